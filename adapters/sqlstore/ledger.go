@@ -1,0 +1,207 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+
+	"github.com/trawlhq/trawl/core/failure"
+	"github.com/trawlhq/trawl/ports"
+)
+
+// WithCredits runs fn with the account row locked (FOR UPDATE on Postgres,
+// an IMMEDIATE transaction on SQLite).
+func (s *Store) WithCredits(ctx context.Context, accountID int64, fn func(ports.LedgerTx) error) error {
+	const op = "sqlstore.WithCredits"
+	ctx, cancel := s.bounded(ctx)
+	defer cancel()
+	return s.inTx(ctx, func(tx *sqlx.Tx) error {
+		row, err := s.lockAccount(ctx, tx, accountID)
+		if err != nil {
+			return notFound(op, "account", err)
+		}
+		return fn(&ledgerTx{s: s, ctx: ctx, tx: tx, state: row.credits()})
+	})
+}
+
+type ledgerTx struct {
+	s     *Store
+	ctx   context.Context
+	tx    *sqlx.Tx
+	state ports.CreditState
+}
+
+func (l *ledgerTx) State() ports.CreditState { return l.state }
+
+func (l *ledgerTx) SaveState(c ports.CreditState) error {
+	_, err := l.tx.ExecContext(l.ctx, l.s.q(`UPDATE accounts SET plan = ?, plan_anchor = ?, period_start = ?, used = ?, allowance_used = ?, topup = ?, updated_at = ? WHERE id = ?`),
+		c.Plan, msPtr(c.PlanAnchor), msPtr(c.PeriodStart), c.Used, c.AllowanceUsed, c.TopUp, ms(time.Now()), l.state.AccountID)
+	if err == nil {
+		l.state = c
+	}
+	return err
+}
+
+func (l *ledgerTx) HeldAmount(now time.Time) (int64, error) {
+	var n sql.NullInt64
+	err := l.tx.GetContext(l.ctx, &n, l.s.q(`SELECT SUM(amount) FROM holds WHERE account_id = ? AND expires_at > ?`), l.state.AccountID, ms(now))
+	return n.Int64, err
+}
+
+func (l *ledgerTx) DeleteExpiredHolds(now time.Time) error {
+	_, err := l.tx.ExecContext(l.ctx, l.s.q(`DELETE FROM holds WHERE account_id = ? AND expires_at <= ?`), l.state.AccountID, ms(now))
+	return err
+}
+
+func (l *ledgerTx) PutHold(h ports.Hold) error {
+	_, err := l.tx.ExecContext(l.ctx, l.s.q(`INSERT INTO holds (id, account_id, token_id, amount, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)`),
+		h.ID, h.AccountID, h.TokenID, h.Amount, ms(h.CreatedAt), ms(h.ExpiresAt))
+	return err
+}
+
+type holdRow struct {
+	ID        string `db:"id"`
+	AccountID int64  `db:"account_id"`
+	TokenID   int64  `db:"token_id"`
+	Amount    int64  `db:"amount"`
+	CreatedAt int64  `db:"created_at"`
+	ExpiresAt int64  `db:"expires_at"`
+}
+
+func (l *ledgerTx) Hold(id string) (ports.Hold, error) {
+	var r holdRow
+	err := l.tx.GetContext(l.ctx, &r, l.s.q(`SELECT id, account_id, token_id, amount, created_at, expires_at FROM holds WHERE id = ? AND account_id = ?`), id, l.state.AccountID)
+	if err != nil {
+		return ports.Hold{}, notFound("sqlstore.Hold", "hold", err)
+	}
+	return ports.Hold{ID: r.ID, AccountID: r.AccountID, TokenID: r.TokenID, Amount: r.Amount, CreatedAt: fromMS(r.CreatedAt), ExpiresAt: fromMS(r.ExpiresAt)}, nil
+}
+
+func (l *ledgerTx) DeleteHold(id string) error {
+	res, err := l.tx.ExecContext(l.ctx, l.s.q(`DELETE FROM holds WHERE id = ? AND account_id = ?`), id, l.state.AccountID)
+	if err != nil {
+		return err
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return failure.E("sqlstore.DeleteHold", failure.NotFound, "hold not found")
+	}
+	return nil
+}
+
+func (l *ledgerTx) TokenLive(tokenID int64) (bool, error) {
+	var n int
+	err := l.tx.GetContext(l.ctx, &n, l.s.q(`SELECT COUNT(*) FROM tokens WHERE id = ? AND account_id = ?`), tokenID, l.state.AccountID)
+	return n > 0, err
+}
+
+func (l *ledgerTx) AddTransaction(t ports.Transaction) (ports.Transaction, error) {
+	meta, err := json.Marshal(t.Metadata)
+	if err != nil {
+		return t, err
+	}
+	t.AccountID = l.state.AccountID
+	err = l.tx.GetContext(l.ctx, &t.ID, l.s.q(`INSERT INTO transactions (account_id, service_type, service_name, credits, balance_after, created_at, metadata)
+		VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id`),
+		t.AccountID, t.ServiceType, t.ServiceName, t.Credits, t.BalanceAfter, ms(t.CreatedAt), string(meta))
+	t.CreatedAt = fromMS(ms(t.CreatedAt))
+	return t, err
+}
+
+func (l *ledgerTx) MarkCheckoutPaid(sessionID string, at time.Time) (bool, error) {
+	res, err := l.tx.ExecContext(l.ctx, l.s.q(`UPDATE checkout_sessions SET paid_at = ? WHERE id = ? AND account_id = ? AND paid_at IS NULL`),
+		ms(at), sessionID, l.state.AccountID)
+	if err != nil {
+		return false, err
+	}
+	n, err := res.RowsAffected()
+	return n == 1, err
+}
+
+type transactionRow struct {
+	ID           int64  `db:"id"`
+	AccountID    int64  `db:"account_id"`
+	ServiceType  string `db:"service_type"`
+	ServiceName  string `db:"service_name"`
+	Credits      int64  `db:"credits"`
+	BalanceAfter int64  `db:"balance_after"`
+	CreatedAt    int64  `db:"created_at"`
+	Metadata     string `db:"metadata"`
+}
+
+// Transactions lists newest first.
+func (s *Store) Transactions(ctx context.Context, accountID int64, limit, offset int) ([]ports.Transaction, int, error) {
+	const op = "sqlstore.Transactions"
+	ctx, cancel := s.bounded(ctx)
+	defer cancel()
+	var total int
+	if err := s.db.GetContext(ctx, &total, s.q(`SELECT COUNT(*) FROM transactions WHERE account_id = ?`), accountID); err != nil {
+		return nil, 0, failure.Wrap(op, err)
+	}
+	var rows []transactionRow
+	err := s.db.SelectContext(ctx, &rows, s.q(`SELECT id, account_id, service_type, service_name, credits, balance_after, created_at, metadata
+		FROM transactions WHERE account_id = ? ORDER BY id DESC LIMIT ? OFFSET ?`), accountID, limit, offset)
+	if err != nil {
+		return nil, 0, failure.Wrap(op, err)
+	}
+	out := make([]ports.Transaction, len(rows))
+	for i, r := range rows {
+		out[i] = ports.Transaction{ID: r.ID, AccountID: r.AccountID, ServiceType: r.ServiceType, ServiceName: r.ServiceName,
+			Credits: r.Credits, BalanceAfter: r.BalanceAfter, CreatedAt: fromMS(r.CreatedAt)}
+		_ = json.Unmarshal([]byte(r.Metadata), &out[i].Metadata)
+	}
+	return out, total, nil
+}
+
+// ReadCredits reads the credit row and the live holds without locking.
+func (s *Store) ReadCredits(ctx context.Context, accountID int64, now time.Time) (ports.CreditState, int64, error) {
+	const op = "sqlstore.ReadCredits"
+	ctx, cancel := s.bounded(ctx)
+	defer cancel()
+	var r accountRow
+	if err := s.db.GetContext(ctx, &r, s.q(`SELECT `+accountCols+` FROM accounts WHERE id = ?`), accountID); err != nil {
+		return ports.CreditState{}, 0, notFound(op, "account", err)
+	}
+	var held sql.NullInt64
+	if err := s.db.GetContext(ctx, &held, s.q(`SELECT SUM(amount) FROM holds WHERE account_id = ? AND expires_at > ?`), accountID, ms(now)); err != nil {
+		return ports.CreditState{}, 0, failure.Wrap(op, err)
+	}
+	return r.credits(), held.Int64, nil
+}
+
+// CreateCheckoutSession stores a new checkout session.
+func (s *Store) CreateCheckoutSession(ctx context.Context, cs ports.CheckoutSession) error {
+	ctx, cancel := s.bounded(ctx)
+	defer cancel()
+	_, err := s.db.ExecContext(ctx, s.q(`INSERT INTO checkout_sessions (id, account_id, credits, amount_cents, currency, created_at) VALUES (?, ?, ?, ?, ?, ?)`),
+		cs.ID, cs.AccountID, cs.Credits, cs.AmountCents, cs.Currency, ms(cs.CreatedAt))
+	if isUnique(err) {
+		return failure.E("sqlstore.CreateCheckoutSession", failure.Conflict, "session exists")
+	}
+	return failure.Wrap("sqlstore.CreateCheckoutSession", err)
+}
+
+type sessionRow struct {
+	ID          string        `db:"id"`
+	AccountID   int64         `db:"account_id"`
+	Credits     int64         `db:"credits"`
+	AmountCents int64         `db:"amount_cents"`
+	Currency    string        `db:"currency"`
+	CreatedAt   int64         `db:"created_at"`
+	PaidAt      sql.NullInt64 `db:"paid_at"`
+}
+
+// CheckoutSession finds a checkout session.
+func (s *Store) CheckoutSession(ctx context.Context, id string) (ports.CheckoutSession, error) {
+	ctx, cancel := s.bounded(ctx)
+	defer cancel()
+	var r sessionRow
+	err := s.db.GetContext(ctx, &r, s.q(`SELECT id, account_id, credits, amount_cents, currency, created_at, paid_at FROM checkout_sessions WHERE id = ?`), id)
+	if err != nil {
+		return ports.CheckoutSession{}, notFound("sqlstore.CheckoutSession", "checkout session", err)
+	}
+	return ports.CheckoutSession{ID: r.ID, AccountID: r.AccountID, Credits: r.Credits, AmountCents: r.AmountCents,
+		Currency: r.Currency, CreatedAt: fromMS(r.CreatedAt), PaidAt: timePtr(r.PaidAt)}, nil
+}

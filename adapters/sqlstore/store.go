@@ -1,0 +1,243 @@
+// Package sqlstore implements Trawl's store ports on SQL with sqlx: SQLite
+// (modernc.org/sqlite, pure Go: the embedded default) and PostgreSQL
+// (lib/pq). Both dialects share every query; migrations are embedded.
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+	"github.com/lib/pq"
+	"github.com/pressly/goose/v3"
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
+
+	"github.com/trawlhq/trawl/core/failure"
+	"github.com/trawlhq/trawl/ports"
+)
+
+//go:embed migrations
+var migrations embed.FS
+
+// Dialect is the SQL flavour of a store.
+type Dialect string
+
+const (
+	SQLite   Dialect = "sqlite"
+	Postgres Dialect = "postgres"
+)
+
+// Store implements the store ports over one database.
+type Store struct {
+	db           *sqlx.DB
+	dialect      Dialect
+	queryTimeout time.Duration
+}
+
+var (
+	_ ports.AccountStore     = (*Store)(nil)
+	_ ports.TokenStore       = (*Store)(nil)
+	_ ports.LedgerStore      = (*Store)(nil)
+	_ ports.IdempotencyStore = (*Store)(nil)
+)
+
+// Options configure Open.
+type Options struct {
+	// DatabaseURL selects PostgreSQL when it starts with postgres:// or
+	// postgresql://, and SQLite for sqlite:// or a file path.
+	DatabaseURL string
+	// DataDir holds trawl.db when DatabaseURL is empty.
+	DataDir string
+	// QueryTimeout bounds every statement (default 10 s).
+	QueryTimeout time.Duration
+}
+
+// SQLitePath is where the embedded store lives inside a data dir.
+func SQLitePath(dataDir string) string { return filepath.Join(dataDir, "trawl.db") }
+
+// Open connects and applies the embedded migrations.
+func Open(ctx context.Context, o Options) (*Store, error) {
+	s, err := Connect(o)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.Migrate(ctx); err != nil {
+		s.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// Connect opens the database without migrating.
+func Connect(o Options) (*Store, error) {
+	timeout := o.QueryTimeout
+	if timeout <= 0 {
+		timeout = 10 * time.Second
+	}
+	dsn := strings.TrimSpace(o.DatabaseURL)
+	switch {
+	case strings.HasPrefix(dsn, "postgres://"), strings.HasPrefix(dsn, "postgresql://"):
+		db, err := sqlx.Open("postgres", dsn)
+		if err != nil {
+			return nil, fmt.Errorf("open postgres: %w", err)
+		}
+		db.SetMaxOpenConns(32)
+		db.SetMaxIdleConns(32)
+		db.SetConnMaxIdleTime(5 * time.Minute)
+		return &Store{db: db, dialect: Postgres, queryTimeout: timeout}, nil
+	default:
+		path := strings.TrimPrefix(strings.TrimPrefix(dsn, "sqlite://"), "sqlite:")
+		if path == "" {
+			dir := o.DataDir
+			if dir == "" {
+				dir = "trawl-data"
+			}
+			if err := os.MkdirAll(dir, 0o700); err != nil {
+				return nil, fmt.Errorf("create data dir: %w", err)
+			}
+			path = SQLitePath(dir)
+		}
+		// WAL lets readers run beside the one writer; every transaction
+		// begins IMMEDIATE so the credit rules get an exclusive, consistent
+		// view (the SQLite counterpart of SELECT ... FOR UPDATE); the busy
+		// timeout makes other processes (admin commands) wait, not fail.
+		q := url.Values{}
+		q.Add("_pragma", "busy_timeout(10000)")
+		q.Add("_pragma", "journal_mode(WAL)")
+		q.Add("_pragma", "synchronous(NORMAL)")
+		q.Add("_pragma", "foreign_keys(1)")
+		q.Set("_txlock", "immediate")
+		db, err := sqlx.Open("sqlite", "file:"+path+"?"+q.Encode())
+		if err != nil {
+			return nil, fmt.Errorf("open sqlite: %w", err)
+		}
+		db.SetMaxOpenConns(8)
+		db.SetMaxIdleConns(8)
+		return &Store{db: db, dialect: SQLite, queryTimeout: timeout}, nil
+	}
+}
+
+// Dialect reports the database in use.
+func (s *Store) Dialect() Dialect { return s.dialect }
+
+// DB exposes the handle for health checks and tests.
+func (s *Store) DB() *sqlx.DB { return s.db }
+
+// Close closes the database.
+func (s *Store) Close() error { return s.db.Close() }
+
+// Ping checks the database answers (readiness).
+func (s *Store) Ping(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, s.queryTimeout)
+	defer cancel()
+	return s.db.PingContext(ctx)
+}
+
+// Migrate applies the embedded migrations of the store's dialect.
+func (s *Store) Migrate(ctx context.Context) error {
+	sub, err := fs.Sub(migrations, "migrations/"+string(s.dialect))
+	if err != nil {
+		return err
+	}
+	d := goose.DialectSQLite3
+	if s.dialect == Postgres {
+		d = goose.DialectPostgres
+	}
+	p, err := goose.NewProvider(d, s.db.DB, sub)
+	if err != nil {
+		return fmt.Errorf("migrations: %w", err)
+	}
+	if _, err := p.Up(ctx); err != nil {
+		return fmt.Errorf("migrate: %w", err)
+	}
+	return nil
+}
+
+// execer is what both *sqlx.DB and *sqlx.Tx offer: queries run the same
+// inside or outside a transaction.
+type execer interface {
+	sqlx.ExtContext
+	GetContext(ctx context.Context, dest any, query string, args ...any) error
+	SelectContext(ctx context.Context, dest any, query string, args ...any) error
+}
+
+func (s *Store) bounded(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(ctx, s.queryTimeout)
+}
+
+// inTx runs fn in a transaction, committing on nil and rolling back otherwise
+// (and on panic).
+func (s *Store) inTx(ctx context.Context, fn func(tx *sqlx.Tx) error) (err error) {
+	tx, err := s.db.BeginTxx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("begin: %w", err)
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			_ = tx.Rollback()
+			panic(p)
+		}
+		if err != nil {
+			_ = tx.Rollback()
+			return
+		}
+		err = tx.Commit()
+	}()
+	return fn(tx)
+}
+
+// q rebinds ? placeholders for the dialect.
+func (s *Store) q(query string) string {
+	if s.dialect == Postgres {
+		return sqlx.Rebind(sqlx.DOLLAR, query)
+	}
+	return query
+}
+
+func isUnique(err error) bool {
+	var pe *pq.Error
+	if errors.As(err, &pe) {
+		return pe.Code == "23505"
+	}
+	var se *sqlite.Error
+	if errors.As(err, &se) {
+		return se.Code() == sqlite3.SQLITE_CONSTRAINT_UNIQUE || se.Code() == sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY
+	}
+	return false
+}
+
+func notFound(op, what string, err error) error {
+	if errors.Is(err, sql.ErrNoRows) {
+		return failure.E(op, failure.NotFound, what+" not found")
+	}
+	return failure.Wrap(op, err)
+}
+
+func ms(t time.Time) int64 { return t.UnixMilli() }
+
+func fromMS(v int64) time.Time { return time.UnixMilli(v).UTC() }
+
+func msPtr(t *time.Time) sql.NullInt64 {
+	if t == nil {
+		return sql.NullInt64{}
+	}
+	return sql.NullInt64{Int64: t.UnixMilli(), Valid: true}
+}
+
+func timePtr(v sql.NullInt64) *time.Time {
+	if !v.Valid {
+		return nil
+	}
+	t := fromMS(v.Int64)
+	return &t
+}

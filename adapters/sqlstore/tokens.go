@@ -1,0 +1,117 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+
+	"github.com/trawlhq/trawl/core/failure"
+	"github.com/trawlhq/trawl/ports"
+)
+
+type tokenRow struct {
+	ID         int64         `db:"id"`
+	AccountID  int64         `db:"account_id"`
+	Name       string        `db:"name"`
+	Hash       string        `db:"hash"`
+	Preview    string        `db:"preview"`
+	LastUsedAt sql.NullInt64 `db:"last_used_at"`
+	CreatedAt  int64         `db:"created_at"`
+}
+
+const tokenCols = `id, account_id, name, hash, preview, last_used_at, created_at`
+
+func (r tokenRow) token() ports.Token {
+	return ports.Token{ID: r.ID, AccountID: r.AccountID, Name: r.Name, Hash: r.Hash, Preview: r.Preview,
+		LastUsedAt: timePtr(r.LastUsedAt), CreatedAt: fromMS(r.CreatedAt)}
+}
+
+// lockAccount takes the account's row lock for the rest of tx. On SQLite the
+// transaction already began IMMEDIATE and holds the write lock.
+func (s *Store) lockAccount(ctx context.Context, tx *sqlx.Tx, accountID int64) (accountRow, error) {
+	query := `SELECT ` + accountCols + ` FROM accounts WHERE id = ?`
+	if s.dialect == Postgres {
+		query += ` FOR UPDATE`
+	}
+	var r accountRow
+	err := tx.GetContext(ctx, &r, s.q(query), accountID)
+	return r, err
+}
+
+// CreateToken inserts a token within the cap, atomically.
+func (s *Store) CreateToken(ctx context.Context, t ports.Token, maxActive int) (ports.Token, error) {
+	const op = "sqlstore.CreateToken"
+	ctx, cancel := s.bounded(ctx)
+	defer cancel()
+	var id int64
+	err := s.inTx(ctx, func(tx *sqlx.Tx) error {
+		if _, err := s.lockAccount(ctx, tx, t.AccountID); err != nil {
+			return notFound(op, "account", err)
+		}
+		var n int
+		if err := tx.GetContext(ctx, &n, s.q(`SELECT COUNT(*) FROM tokens WHERE account_id = ?`), t.AccountID); err != nil {
+			return err
+		}
+		if n >= maxActive {
+			return failure.E(op, failure.Conflict, "token limit reached")
+		}
+		return tx.GetContext(ctx, &id, s.q(`INSERT INTO tokens (account_id, name, hash, preview, created_at) VALUES (?, ?, ?, ?, ?) RETURNING id`),
+			t.AccountID, t.Name, t.Hash, t.Preview, ms(t.CreatedAt))
+	})
+	if err != nil {
+		return ports.Token{}, failure.Wrap(op, err)
+	}
+	t.ID = id
+	t.CreatedAt = fromMS(ms(t.CreatedAt))
+	return t, nil
+}
+
+// TokenByHash finds a live token.
+func (s *Store) TokenByHash(ctx context.Context, hash string) (ports.Token, error) {
+	ctx, cancel := s.bounded(ctx)
+	defer cancel()
+	var r tokenRow
+	if err := s.db.GetContext(ctx, &r, s.q(`SELECT `+tokenCols+` FROM tokens WHERE hash = ?`), hash); err != nil {
+		return ports.Token{}, notFound("sqlstore.TokenByHash", "token", err)
+	}
+	return r.token(), nil
+}
+
+// ListTokens lists an account's tokens by id.
+func (s *Store) ListTokens(ctx context.Context, accountID int64) ([]ports.Token, error) {
+	ctx, cancel := s.bounded(ctx)
+	defer cancel()
+	var rows []tokenRow
+	if err := s.db.SelectContext(ctx, &rows, s.q(`SELECT `+tokenCols+` FROM tokens WHERE account_id = ? ORDER BY id`), accountID); err != nil {
+		return nil, failure.Wrap("sqlstore.ListTokens", err)
+	}
+	out := make([]ports.Token, len(rows))
+	for i, r := range rows {
+		out[i] = r.token()
+	}
+	return out, nil
+}
+
+// DeleteToken revokes a token.
+func (s *Store) DeleteToken(ctx context.Context, accountID, tokenID int64) error {
+	ctx, cancel := s.bounded(ctx)
+	defer cancel()
+	res, err := s.db.ExecContext(ctx, s.q(`DELETE FROM tokens WHERE id = ? AND account_id = ?`), tokenID, accountID)
+	if err != nil {
+		return failure.Wrap("sqlstore.DeleteToken", err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return failure.E("sqlstore.DeleteToken", failure.NotFound, "token not found")
+	}
+	return nil
+}
+
+// TouchToken records a use.
+func (s *Store) TouchToken(ctx context.Context, tokenID int64, at time.Time) error {
+	ctx, cancel := s.bounded(ctx)
+	defer cancel()
+	_, err := s.db.ExecContext(ctx, s.q(`UPDATE tokens SET last_used_at = ? WHERE id = ?`), ms(at), tokenID)
+	return failure.Wrap("sqlstore.TouchToken", err)
+}

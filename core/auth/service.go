@@ -1,0 +1,168 @@
+package auth
+
+import (
+	"context"
+	"crypto/subtle"
+	"errors"
+	"fmt"
+	"net/mail"
+	"strings"
+	"time"
+
+	"github.com/trawlhq/trawl/core/billing"
+	"github.com/trawlhq/trawl/core/failure"
+	"github.com/trawlhq/trawl/ports"
+)
+
+// LastUsedResolution is how stale last_used_at may get: a token is touched at
+// most once per this interval, so authentication is not a write per request.
+const LastUsedResolution = time.Minute
+
+// Service authenticates requests and runs the account and token use cases.
+type Service struct {
+	accounts ports.AccountStore
+	tokens   ports.TokenStore
+	clock    ports.Clock
+}
+
+// NewService builds the auth service.
+func NewService(accounts ports.AccountStore, tokens ports.TokenStore, clock ports.Clock) (*Service, error) {
+	if accounts == nil || tokens == nil || clock == nil {
+		return nil, errors.New("auth.NewService: accounts, tokens and clock are required")
+	}
+	return &Service{accounts: accounts, tokens: tokens, clock: clock}, nil
+}
+
+func unauthenticated(op string, cause error) error {
+	return failure.E(op, failure.Unauthenticated, "Unauthenticated.", cause)
+}
+
+// Authenticate resolves an Authorization header to a principal.
+func (s *Service) Authenticate(ctx context.Context, header string) (ports.Principal, error) {
+	const op = "auth.Authenticate"
+	secret, ok := ParseBearer(header)
+	if !ok {
+		return ports.Principal{}, unauthenticated(op, nil)
+	}
+	hash := HashSecret(secret)
+	tok, err := s.tokens.TokenByHash(ctx, hash)
+	if failure.Is(err, failure.NotFound) {
+		return ports.Principal{}, unauthenticated(op, nil)
+	}
+	if err != nil {
+		return ports.Principal{}, failure.Wrap(op, err)
+	}
+	// The lookup is by an index on the hash; compare again in constant time
+	// so no code path depends on how much of a hash matched.
+	if subtle.ConstantTimeCompare([]byte(tok.Hash), []byte(hash)) != 1 {
+		return ports.Principal{}, unauthenticated(op, nil)
+	}
+	acct, err := s.accounts.AccountByID(ctx, tok.AccountID)
+	if failure.Is(err, failure.NotFound) {
+		return ports.Principal{}, unauthenticated(op, nil)
+	}
+	if err != nil {
+		return ports.Principal{}, failure.Wrap(op, err)
+	}
+	now := s.clock.Now()
+	if tok.LastUsedAt == nil || now.Sub(*tok.LastUsedAt) >= LastUsedResolution {
+		// Best effort: a failed touch must not fail the request.
+		if err := s.tokens.TouchToken(ctx, tok.ID, now); err == nil {
+			tok.LastUsedAt = &now
+		}
+	}
+	return ports.Principal{Account: acct, Token: tok}, nil
+}
+
+// NormalizeEmail lower-cases and validates an email address.
+func NormalizeEmail(email string) (string, error) {
+	e := strings.ToLower(strings.TrimSpace(email))
+	addr, err := mail.ParseAddress(e)
+	if err != nil || addr.Address != e || !strings.Contains(e, "@") {
+		return "", failure.Invalidf("auth.NormalizeEmail", "email", "The email must be a valid email address.")
+	}
+	return e, nil
+}
+
+// CreateAccount creates an account, verified, on a plan ("" or "none" for none).
+func (s *Service) CreateAccount(ctx context.Context, email, name, plan string) (ports.Account, error) {
+	const op = "auth.CreateAccount"
+	e, err := NormalizeEmail(email)
+	if err != nil {
+		return ports.Account{}, err
+	}
+	p, ok := billing.PlanByName(plan)
+	if !ok {
+		return ports.Account{}, failure.Invalidf(op, "plan", "The plan must be one of: %s.", strings.Join(billing.PlanNames(), ", "))
+	}
+	if strings.TrimSpace(name) == "" {
+		name = strings.SplitN(e, "@", 2)[0]
+	}
+	now := s.clock.Now()
+	return s.accounts.CreateAccount(ctx, ports.Account{
+		Name: strings.TrimSpace(name), Email: e, Plan: p.Name,
+		EmailVerifiedAt: &now, CreatedAt: now, UpdatedAt: now,
+	})
+}
+
+// AccountByEmail finds an account by email.
+func (s *Service) AccountByEmail(ctx context.Context, email string) (ports.Account, error) {
+	e, err := NormalizeEmail(email)
+	if err != nil {
+		return ports.Account{}, err
+	}
+	return s.accounts.AccountByEmail(ctx, e)
+}
+
+// NewToken is a token just created: the only moment its secret is known.
+type NewToken struct {
+	Token  ports.Token
+	Secret string
+}
+
+// CreateToken issues a token for an account, within its plan's cap on active tokens.
+func (s *Service) CreateToken(ctx context.Context, accountID int64, name string) (NewToken, error) {
+	const op = "auth.CreateToken"
+	acct, err := s.accounts.AccountByID(ctx, accountID)
+	if err != nil {
+		return NewToken{}, failure.Wrap(op, err)
+	}
+	name = strings.TrimSpace(name)
+	if name == "" {
+		name = "default"
+	}
+	if len(name) > 100 {
+		return NewToken{}, failure.Invalidf(op, "name", "The name may not be greater than 100 characters.")
+	}
+	secret, err := NewSecret()
+	if err != nil {
+		return NewToken{}, failure.Wrap(op, err)
+	}
+	plan := billing.MustPlan(acct.Plan)
+	tok, err := s.tokens.CreateToken(ctx, ports.Token{
+		AccountID: acct.ID, Name: name, Hash: HashSecret(secret), Preview: Preview(secret), CreatedAt: s.clock.Now(),
+	}, plan.MaxTokens)
+	if failure.Is(err, failure.Conflict) {
+		return NewToken{}, failure.E(op, failure.Conflict,
+			fmt.Sprintf("The %s plan allows %d active token(s); delete one first.", plan.DisplayName, plan.MaxTokens), err)
+	}
+	if err != nil {
+		return NewToken{}, failure.Wrap(op, err)
+	}
+	return NewToken{Token: tok, Secret: secret}, nil
+}
+
+// ListTokens lists an account's tokens (never their secrets).
+func (s *Service) ListTokens(ctx context.Context, accountID int64) ([]ports.Token, error) {
+	return s.tokens.ListTokens(ctx, accountID)
+}
+
+// DeleteToken revokes a token at once.
+func (s *Service) DeleteToken(ctx context.Context, accountID, tokenID int64) error {
+	return s.tokens.DeleteToken(ctx, accountID, tokenID)
+}
+
+// ListAccounts lists every account.
+func (s *Service) ListAccounts(ctx context.Context) ([]ports.Account, error) {
+	return s.accounts.ListAccounts(ctx)
+}

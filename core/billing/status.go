@@ -1,0 +1,143 @@
+package billing
+
+import (
+	"math"
+	"strconv"
+	"time"
+
+	"github.com/trawlhq/trawl/ports"
+)
+
+// Renew applies the monthly reset lazily: when now lies past the period the
+// counters belong to, they restart at zero. Top-up credits are untouched.
+// It reports whether anything changed.
+func Renew(s ports.CreditState, now time.Time) (ports.CreditState, bool) {
+	if s.Plan == "" || s.PlanAnchor == nil {
+		return s, false
+	}
+	start, _ := PeriodAt(*s.PlanAnchor, now)
+	if s.PeriodStart != nil && !s.PeriodStart.Before(start) {
+		return s, false
+	}
+	s.PeriodStart = &start
+	s.Used = 0
+	s.AllowanceUsed = 0
+	return s, true
+}
+
+// Balance is the allowance left this period plus the top-up credits.
+func Balance(s ports.CreditState) int64 {
+	left := MustPlan(s.Plan).MonthlyCredits - s.AllowanceUsed
+	if left < 0 {
+		left = 0
+	}
+	return left + s.TopUp
+}
+
+// Spend splits a charge between the allowance (first) and the top-ups. ok is
+// false when the balance does not cover it; the state is then unchanged.
+func Spend(s ports.CreditState, credits int64) (ports.CreditState, bool) {
+	if credits < 0 || Balance(s) < credits {
+		return s, false
+	}
+	left := MustPlan(s.Plan).MonthlyCredits - s.AllowanceUsed
+	if left < 0 {
+		left = 0
+	}
+	fromAllowance := min(credits, left)
+	s.AllowanceUsed += fromAllowance
+	s.TopUp -= credits - fromAllowance
+	s.Used += credits
+	return s, true
+}
+
+// Status is the credit status object of the spec.
+type Status struct {
+	Balance          int64
+	FormattedBalance string
+	Limit            int64
+	Used             int64
+	IsLow            bool
+	Threshold        int64
+	PercentageUsed   float64
+	NextRenewal      *time.Time
+}
+
+// LowThresholdFloor is the smallest low-credit threshold.
+const LowThresholdFloor = 50
+
+// Threshold is 20% of the monthly allowance, never below 50.
+func Threshold(limit int64) int64 {
+	return max(LowThresholdFloor, limit*20/100)
+}
+
+// StatusOf derives the credit status of a (renewed) credit row.
+func StatusOf(s ports.CreditState, now time.Time) Status {
+	s, _ = Renew(s, now)
+	limit := MustPlan(s.Plan).MonthlyCredits
+	bal := Balance(s)
+	st := Status{
+		Balance:          bal,
+		FormattedBalance: FormatCredits(bal),
+		Limit:            limit,
+		Used:             s.Used,
+		Threshold:        Threshold(limit),
+	}
+	st.IsLow = bal < st.Threshold
+	if limit > 0 {
+		pct := float64(s.Used) * 100 / float64(limit)
+		st.PercentageUsed = math.Min(100, math.Round(pct*100)/100)
+	}
+	if s.Plan != "" && s.PlanAnchor != nil {
+		_, next := PeriodAt(*s.PlanAnchor, now)
+		st.NextRenewal = &next
+	}
+	return st
+}
+
+// FormatCredits writes n with comma thousands separators: 90000 -> "90,000".
+func FormatCredits(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	neg := false
+	if n < 0 {
+		neg, s = true, s[1:]
+	}
+	var out []byte
+	for i := range len(s) {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			out = append(out, ',')
+		}
+		out = append(out, s[i])
+	}
+	if neg {
+		return "-" + string(out)
+	}
+	return string(out)
+}
+
+// Preview is the cost preview object of the spec.
+type Preview struct {
+	ServiceType          string
+	ServiceName          string
+	CreditCostPerRequest int64
+	Quantity             int64
+	TotalCost            int64
+	CurrentBalance       int64
+	RemainingAfter       int64
+	CanAfford            bool
+}
+
+// PreviewCost prices quantity calls of a service against a balance.
+func PreviewCost(svc Service, quantity, balance int64) Preview {
+	total := svc.Credits * quantity
+	return Preview{
+		ServiceType:          string(svc.Type),
+		ServiceName:          svc.DisplayName,
+		CreditCostPerRequest: svc.Credits,
+		Quantity:             quantity,
+		TotalCost:            total,
+		CurrentBalance:       balance,
+		RemainingAfter:       balance - total,
+		CanAfford:            balance >= total,
+	}
+}

@@ -1,0 +1,171 @@
+// Package credits holds the money rules: the ledger (hold before work, settle
+// on success, release on failure), the billing flow every billed endpoint
+// goes through, and the credits endpoints' use cases.
+package credits
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"time"
+
+	"github.com/trawlhq/trawl/core/billing"
+	"github.com/trawlhq/trawl/core/failure"
+	"github.com/trawlhq/trawl/ports"
+)
+
+// DefaultHoldTTL bounds how long a hold outlives a process that died holding it.
+const DefaultHoldTTL = 10 * time.Minute
+
+// Ledger implements ports.Ledger on top of a LedgerStore. Every change to a
+// balance happens inside LedgerStore.WithCredits, so concurrent calls on the
+// same account are serialised and can never overdraw it.
+type Ledger struct {
+	store ports.LedgerStore
+	clock ports.Clock
+}
+
+var _ ports.Ledger = (*Ledger)(nil)
+
+// NewLedger builds a ledger.
+func NewLedger(store ports.LedgerStore, clock ports.Clock) (*Ledger, error) {
+	if store == nil || clock == nil {
+		return nil, errors.New("credits.NewLedger: store and clock are required")
+	}
+	return &Ledger{store: store, clock: clock}, nil
+}
+
+func newHoldID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	return "hold_" + hex.EncodeToString(b[:])
+}
+
+// Reserve holds r.Amount credits. An account without a plan gets PlanRequired;
+// one whose balance, less the credits already held, is short gets
+// InsufficientCredits with the amounts.
+func (l *Ledger) Reserve(ctx context.Context, r ports.ReserveRequest) (ports.Hold, error) {
+	const op = "ledger.Reserve"
+	if r.Amount <= 0 {
+		return ports.Hold{}, failure.E(op, failure.Internal, "", errors.New("reserve amount must be positive"))
+	}
+	ttl := r.TTL
+	if ttl <= 0 {
+		ttl = DefaultHoldTTL
+	}
+	var hold ports.Hold
+	err := l.store.WithCredits(ctx, r.AccountID, func(tx ports.LedgerTx) error {
+		now := l.clock.Now()
+		state, renewed := billing.Renew(tx.State(), now)
+		if state.Plan == "" {
+			return failure.E(op, failure.PlanRequired, "Plan Required")
+		}
+		if err := tx.DeleteExpiredHolds(now); err != nil {
+			return err
+		}
+		held, err := tx.HeldAmount(now)
+		if err != nil {
+			return err
+		}
+		available := billing.Balance(state) - held
+		if available < r.Amount {
+			e := failure.E(op, failure.InsufficientCredits, "Insufficient Credits")
+			e.Required, e.Balance = r.Amount, max(0, available)
+			return e
+		}
+		if renewed {
+			if err := tx.SaveState(state); err != nil {
+				return err
+			}
+		}
+		hold = ports.Hold{ID: newHoldID(), AccountID: r.AccountID, TokenID: r.TokenID, Amount: r.Amount, CreatedAt: now, ExpiresAt: now.Add(ttl)}
+		return tx.PutHold(hold)
+	})
+	if err != nil {
+		return ports.Hold{}, failure.Wrap(op, err)
+	}
+	return hold, nil
+}
+
+// errTokenRevoked marks a settle refused because the token was deleted while
+// the call ran; the hold is still dropped in the same transaction.
+var errTokenRevoked = errors.New("token revoked")
+
+// Settle charges c.Credits (at most the held amount) and writes one
+// transaction. The token that made the call must still be live: a token
+// deleted mid-request makes the charge fail with Unauthenticated and charges
+// nothing. A hold that expired meanwhile is charged only if the balance still
+// covers it.
+func (l *Ledger) Settle(ctx context.Context, h ports.Hold, c ports.Charge) (ports.Transaction, error) {
+	const op = "ledger.Settle"
+	if c.Credits < 0 || c.Credits > h.Amount {
+		return ports.Transaction{}, failure.E(op, failure.Internal, "", errors.New("charge exceeds hold"))
+	}
+	if c.Credits == 0 {
+		return ports.Transaction{}, l.Release(ctx, h)
+	}
+	var out ports.Transaction
+	revoked := false
+	err := l.store.WithCredits(ctx, h.AccountID, func(tx ports.LedgerTx) error {
+		now := l.clock.Now()
+		if err := tx.DeleteHold(h.ID); err != nil && !failure.Is(err, failure.NotFound) {
+			return err
+		}
+		if h.TokenID != 0 {
+			live, err := tx.TokenLive(h.TokenID)
+			if err != nil {
+				return err
+			}
+			if !live {
+				revoked = true
+				return nil // commit the dropped hold, charge nothing
+			}
+		}
+		state, _ := billing.Renew(tx.State(), now)
+		held, err := tx.HeldAmount(now)
+		if err != nil {
+			return err
+		}
+		// Other holds keep their claim: this charge may use only what they leave.
+		available := billing.Balance(state) - held
+		spent, ok := billing.Spend(state, c.Credits)
+		if !ok || available < c.Credits {
+			e := failure.E(op, failure.InsufficientCredits, "Insufficient Credits")
+			e.Required, e.Balance = c.Credits, max(0, available)
+			return e
+		}
+		if err := tx.SaveState(spent); err != nil {
+			return err
+		}
+		t, err := tx.AddTransaction(ports.Transaction{
+			AccountID:    h.AccountID,
+			ServiceType:  c.ServiceType,
+			ServiceName:  c.ServiceName,
+			Credits:      c.Credits,
+			BalanceAfter: billing.Balance(spent),
+			CreatedAt:    now,
+			Metadata:     c.Metadata,
+		})
+		out = t
+		return err
+	})
+	if err != nil {
+		return ports.Transaction{}, failure.Wrap(op, err)
+	}
+	if revoked {
+		return ports.Transaction{}, failure.E(op, failure.Unauthenticated, "Unauthenticated.", errTokenRevoked)
+	}
+	return out, nil
+}
+
+// Release drops a hold; releasing one that is gone is not an error.
+func (l *Ledger) Release(ctx context.Context, h ports.Hold) error {
+	err := l.store.WithCredits(ctx, h.AccountID, func(tx ports.LedgerTx) error {
+		if err := tx.DeleteHold(h.ID); err != nil && !failure.Is(err, failure.NotFound) {
+			return err
+		}
+		return nil
+	})
+	return failure.Wrap("ledger.Release", err)
+}

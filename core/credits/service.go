@@ -1,0 +1,243 @@
+package credits
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/trawlhq/trawl/core/billing"
+	"github.com/trawlhq/trawl/core/failure"
+	"github.com/trawlhq/trawl/ports"
+)
+
+// Purchase limits of spec 4.13.
+const (
+	MinPurchase = 100
+	MaxPurchase = 10000
+	// MaxPerPage caps per_page of the transactions list (DECISIONS.md).
+	MaxPerPage = 100
+	// MaxPreviewQuantity caps quantity of the preview endpoints.
+	MaxPreviewQuantity = 100
+)
+
+// Pricing of top-ups. The price is shown on the checkout page and passed to
+// the payment provider; it is not part of the API contract.
+type Pricing struct {
+	CentsPer1000Credits int64
+	Currency            string
+}
+
+// DefaultPricing: 1,000 credits for 5.00 USD.
+var DefaultPricing = Pricing{CentsPer1000Credits: 500, Currency: "usd"}
+
+// Service is the use cases of /v1/credits/* and the operator's credit commands.
+type Service struct {
+	store    ports.LedgerStore
+	accounts ports.AccountStore
+	payments ports.PaymentProvider
+	clock    ports.Clock
+	pricing  Pricing
+}
+
+// NewService builds the credits service.
+func NewService(store ports.LedgerStore, accounts ports.AccountStore, payments ports.PaymentProvider, clock ports.Clock, pricing Pricing) (*Service, error) {
+	if store == nil || accounts == nil || payments == nil || clock == nil {
+		return nil, errors.New("credits.NewService: store, accounts, payments and clock are required")
+	}
+	if pricing.CentsPer1000Credits <= 0 || pricing.Currency == "" {
+		pricing = DefaultPricing
+	}
+	return &Service{store: store, accounts: accounts, payments: payments, clock: clock, pricing: pricing}, nil
+}
+
+// Status returns the credit status of an account.
+func (s *Service) Status(ctx context.Context, accountID int64) (billing.Status, error) {
+	state, _, err := s.store.ReadCredits(ctx, accountID, s.clock.Now())
+	if err != nil {
+		return billing.Status{}, failure.Wrap("credits.Status", err)
+	}
+	return billing.StatusOf(state, s.clock.Now()), nil
+}
+
+// Page is one page of transactions.
+type Page struct {
+	Items   []ports.Transaction
+	Page    int
+	PerPage int
+	Total   int
+}
+
+// LastPage is the number of the last page (1 when empty).
+func (p Page) LastPage() int {
+	if p.Total == 0 {
+		return 1
+	}
+	return (p.Total + p.PerPage - 1) / p.PerPage
+}
+
+// ValidatePaging checks per_page (1..100) and page (>= 1).
+func ValidatePaging(page, perPage int) error {
+	var fe failure.FieldErrors
+	if perPage < 1 || perPage > MaxPerPage {
+		fe.Add("per_page", fmt.Sprintf("The per page field must be between 1 and %d.", MaxPerPage))
+	}
+	if page < 1 {
+		fe.Add("page", "The page field must be at least 1.")
+	}
+	return fe.Err("credits.Transactions")
+}
+
+// Transactions lists an account's transactions, newest first.
+func (s *Service) Transactions(ctx context.Context, accountID int64, page, perPage int) (Page, error) {
+	if err := ValidatePaging(page, perPage); err != nil {
+		return Page{}, err
+	}
+	if _, err := s.accounts.AccountByID(ctx, accountID); err != nil {
+		return Page{}, failure.Wrap("credits.Transactions", err)
+	}
+	items, total, err := s.store.Transactions(ctx, accountID, perPage, (page-1)*perPage)
+	if err != nil {
+		return Page{}, failure.Wrap("credits.Transactions", err)
+	}
+	return Page{Items: items, Page: page, PerPage: perPage, Total: total}, nil
+}
+
+// ValidatePreview checks a preview request and returns the priced service.
+func ValidatePreview(serviceType string, quantity int64) (billing.Service, error) {
+	var fe failure.FieldErrors
+	svc, ok := billing.ServiceByType(billing.ServiceType(serviceType))
+	switch {
+	case strings.TrimSpace(serviceType) == "":
+		fe.Add("service_type", "The service type field is required.")
+	case !ok || !svc.Previewable:
+		fe.Add("service_type", "The selected service type is invalid. Allowed: "+strings.Join(billing.PreviewableTypes(), ", ")+".")
+	}
+	if quantity < 1 || quantity > MaxPreviewQuantity {
+		fe.Add("quantity", fmt.Sprintf("The quantity field must be between 1 and %d.", MaxPreviewQuantity))
+	}
+	return svc, fe.Err("credits.Preview")
+}
+
+// Preview prices quantity calls of a service against the account's balance.
+func (s *Service) Preview(ctx context.Context, accountID int64, serviceType string, quantity int64) (billing.Preview, error) {
+	svc, err := ValidatePreview(serviceType, quantity)
+	if err != nil {
+		return billing.Preview{}, err
+	}
+	st, err := s.Status(ctx, accountID)
+	if err != nil {
+		return billing.Preview{}, err
+	}
+	return billing.PreviewCost(svc, quantity, st.Balance), nil
+}
+
+// ValidatePurchase checks the credits of a top-up.
+func ValidatePurchase(credits int64) error {
+	if credits < MinPurchase || credits > MaxPurchase {
+		return failure.Invalidf("credits.Purchase", "credits", "The credits field must be between %d and %d.", MinPurchase, MaxPurchase)
+	}
+	return nil
+}
+
+// PriceCents is the price of a top-up in the smallest currency unit, rounded up.
+func (s *Service) PriceCents(credits int64) int64 {
+	return (credits*s.pricing.CentsPer1000Credits + 999) / 1000
+}
+
+// Purchase opens a hosted checkout for a one-time top-up. Credits are added
+// by CompletePurchase once the payment is done.
+func (s *Service) Purchase(ctx context.Context, account ports.Account, credits int64) (ports.Checkout, error) {
+	if err := ValidatePurchase(credits); err != nil {
+		return ports.Checkout{}, err
+	}
+	co, err := s.payments.CreateCheckout(ctx, ports.CheckoutRequest{
+		AccountID:   account.ID,
+		Email:       account.Email,
+		Credits:     credits,
+		AmountCents: s.PriceCents(credits),
+		Currency:    s.pricing.Currency,
+	})
+	if err != nil {
+		return ports.Checkout{}, failure.Wrap("credits.Purchase", err)
+	}
+	return co, nil
+}
+
+// CompletePurchase adds a paid session's credits to the account's top-ups,
+// exactly once: completing a session again adds nothing and reports false.
+func (s *Service) CompletePurchase(ctx context.Context, sessionID string) (bool, error) {
+	const op = "credits.CompletePurchase"
+	sess, err := s.store.CheckoutSession(ctx, sessionID)
+	if err != nil {
+		return false, failure.Wrap(op, err)
+	}
+	added := false
+	err = s.store.WithCredits(ctx, sess.AccountID, func(tx ports.LedgerTx) error {
+		now := s.clock.Now()
+		first, err := tx.MarkCheckoutPaid(sess.ID, now)
+		if err != nil || !first {
+			return err
+		}
+		added = true
+		return addTopUp(tx, now, sess.Credits, billing.TopUp, ports.TransactionMetadata{SessionID: sess.ID})
+	})
+	return added, failure.Wrap(op, err)
+}
+
+// Grant adds top-up credits by operator decision, recorded as a transaction.
+func (s *Service) Grant(ctx context.Context, accountID, credits int64) error {
+	if credits <= 0 {
+		return failure.Invalidf("credits.Grant", "credits", "The credits to grant must be positive.")
+	}
+	err := s.store.WithCredits(ctx, accountID, func(tx ports.LedgerTx) error {
+		return addTopUp(tx, s.clock.Now(), credits, billing.Grant, ports.TransactionMetadata{})
+	})
+	return failure.Wrap("credits.Grant", err)
+}
+
+func addTopUp(tx ports.LedgerTx, now time.Time, credits int64, kind billing.ServiceType, meta ports.TransactionMetadata) error {
+	svc, _ := billing.ServiceByType(kind)
+	state, _ := billing.Renew(tx.State(), now)
+	state.TopUp += credits
+	if err := tx.SaveState(state); err != nil {
+		return err
+	}
+	_, err := tx.AddTransaction(ports.Transaction{
+		AccountID:    state.AccountID,
+		ServiceType:  string(svc.Type),
+		ServiceName:  svc.DisplayName,
+		Credits:      -credits,
+		BalanceAfter: billing.Balance(state),
+		CreatedAt:    now,
+		Metadata:     meta,
+	})
+	return err
+}
+
+// SetPlan moves an account to a plan. A new subscription starts a new period
+// now with a fresh allowance; top-up credits are kept. Setting the plan the
+// account already has changes nothing.
+func (s *Service) SetPlan(ctx context.Context, accountID int64, planName string) error {
+	plan, ok := billing.PlanByName(planName)
+	if !ok {
+		return failure.Invalidf("credits.SetPlan", "plan", "The plan must be one of: %s.", strings.Join(billing.PlanNames(), ", "))
+	}
+	err := s.store.WithCredits(ctx, accountID, func(tx ports.LedgerTx) error {
+		state := tx.State()
+		if state.Plan == plan.Name {
+			return nil
+		}
+		now := s.clock.Now()
+		state.Plan = plan.Name
+		state.Used, state.AllowanceUsed = 0, 0
+		if plan.Name == "" {
+			state.PlanAnchor, state.PeriodStart = nil, nil
+		} else {
+			state.PlanAnchor, state.PeriodStart = &now, &now
+		}
+		return tx.SaveState(state)
+	})
+	return failure.Wrap("credits.SetPlan", err)
+}

@@ -1,0 +1,68 @@
+// Package ratelimit holds the per-minute limits: which endpoint group a
+// request counts against, and how many requests a plan may make per group.
+package ratelimit
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/trawlhq/trawl/core/billing"
+)
+
+// Group is a set of endpoints sharing one per-minute budget.
+type Group string
+
+const (
+	Content     Group = "content"
+	Prompt      Group = "prompt"
+	Scrape      Group = "scrape"
+	Serp        Group = "serp"
+	SerpContent Group = "serp_content"
+	Map         Group = "map"
+	Bulk        Group = "bulk"
+)
+
+// Window is the sliding window of every limit.
+const Window = time.Minute
+
+// WarnPercent: at or above this share of the limit, responses carry X-RateLimit-Warning.
+const WarnPercent = 80
+
+// BasicPerMinute is the Basic plan's limit per group (spec 8 and DECISIONS.md);
+// other plans multiply it by their RateMultiplier.
+var BasicPerMinute = map[Group]int{
+	Content:     15,
+	Prompt:      8,
+	Scrape:      15,
+	Serp:        10,
+	SerpContent: 5,
+	Map:         10,
+	Bulk:        5,
+}
+
+// Table is the limit table in force; operators may override entries.
+type Table map[Group]int
+
+// DefaultTable returns a copy of the Basic limits.
+func DefaultTable() Table {
+	t := Table{}
+	for g, n := range BasicPerMinute {
+		t[g] = n
+	}
+	return t
+}
+
+// Limit is the per-minute limit of a plan for a group.
+func (t Table) Limit(plan string, g Group) int {
+	return t[g] * billing.MustPlan(plan).RateMultiplier
+}
+
+// Key identifies the counter of one token in one group.
+func Key(tokenID int64, g Group) string {
+	return fmt.Sprintf("t%d:%s", tokenID, g)
+}
+
+// Warn reports whether used of limit deserves the approaching-limit warning.
+func Warn(used, limit int) bool {
+	return limit > 0 && used*100 >= limit*WarnPercent
+}

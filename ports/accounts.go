@@ -1,0 +1,61 @@
+package ports
+
+import (
+	"context"
+	"time"
+)
+
+// Account is a customer of Trawl: one credit balance, one plan, several tokens.
+type Account struct {
+	ID              int64
+	Name            string
+	Email           string
+	Plan            string // "basic", "pro", "business", or "" for no plan
+	EmailVerifiedAt *time.Time
+	CreatedAt       time.Time
+	UpdatedAt       time.Time
+}
+
+// Token is an API token record. The secret itself is never stored: only its
+// SHA-256 (Hash, hex) and a short Preview.
+type Token struct {
+	ID         int64
+	AccountID  int64
+	Name       string
+	Hash       string
+	Preview    string
+	LastUsedAt *time.Time
+	CreatedAt  time.Time
+}
+
+// AccountStore keeps accounts.
+type AccountStore interface {
+	// CreateAccount inserts a new account with its credit row; an email already
+	// taken is a failure.Conflict.
+	CreateAccount(ctx context.Context, a Account) (Account, error)
+	AccountByID(ctx context.Context, id int64) (Account, error)
+	AccountByEmail(ctx context.Context, email string) (Account, error)
+	ListAccounts(ctx context.Context) ([]Account, error)
+	CountAccounts(ctx context.Context) (int, error)
+}
+
+// TokenStore keeps API tokens.
+type TokenStore interface {
+	// CreateToken inserts t unless the account already holds maxActive tokens
+	// (failure.Conflict); the check and the insert are atomic.
+	CreateToken(ctx context.Context, t Token, maxActive int) (Token, error)
+	// TokenByHash finds a live token by the hex SHA-256 of its secret.
+	TokenByHash(ctx context.Context, hash string) (Token, error)
+	ListTokens(ctx context.Context, accountID int64) ([]Token, error)
+	// DeleteToken revokes a token at once; failure.NotFound if the account has no such token.
+	DeleteToken(ctx context.Context, accountID, tokenID int64) error
+	// TouchToken records a use of the token.
+	TouchToken(ctx context.Context, tokenID int64, at time.Time) error
+}
+
+// Principal is who is calling: the account and the token that authenticated
+// the request. TokenID 0 means the system itself (operator commands, jobs).
+type Principal struct {
+	Account Account
+	Token   Token
+}

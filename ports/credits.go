@@ -1,0 +1,185 @@
+package ports
+
+import (
+	"context"
+	"time"
+)
+
+// CreditState is the credit row of one account: the plan and its current
+// period, what was charged in the period, and the top-up credits left.
+type CreditState struct {
+	AccountID   int64
+	Plan string
+	// PlanAnchor is when the plan was subscribed: periods are anchor + k months.
+	PlanAnchor *time.Time
+	// PeriodStart is the start of the period the counters below belong to.
+	PeriodStart *time.Time
+	// Used is every credit charged in the current period (allowance and top-up).
+	Used int64
+	// AllowanceUsed is the part of Used drawn from the monthly allowance.
+	AllowanceUsed int64
+	// TopUp is the purchased or granted credits left; they survive renewals.
+	TopUp int64
+}
+
+// Hold reserves credits for a call in progress. Holds expire so that a
+// process dying mid-call cannot freeze a balance forever.
+type Hold struct {
+	ID        string
+	AccountID int64
+	TokenID   int64 // 0 for holds made by the system (bulk jobs, operators)
+	Amount    int64
+	CreatedAt time.Time
+	ExpiresAt time.Time
+}
+
+// TransactionMetadata is what a transaction records about the call.
+type TransactionMetadata struct {
+	URL       string `json:"url,omitempty"`
+	Query     string `json:"query,omitempty"`
+	JobID     string `json:"job_id,omitempty"`
+	RequestID string `json:"request_id,omitempty"`
+	SessionID string `json:"session_id,omitempty"`
+}
+
+// Transaction is one credit event: a charge (Credits > 0 spent) or a top-up.
+type Transaction struct {
+	ID           int64
+	AccountID    int64
+	ServiceType  string
+	ServiceName  string
+	Credits      int64 // positive: credits spent; negative: credits added
+	BalanceAfter int64
+	CreatedAt    time.Time
+	Metadata     TransactionMetadata
+}
+
+// CheckoutSession is a one-time top-up purchase waiting for payment.
+type CheckoutSession struct {
+	ID          string
+	AccountID   int64
+	Credits     int64
+	AmountCents int64
+	Currency    string
+	CreatedAt   time.Time
+	PaidAt      *time.Time
+}
+
+// LedgerStore gives the credit rules a consistent, exclusive view of one
+// account's credits. The rules themselves live in core/credits.
+type LedgerStore interface {
+	// WithCredits runs fn in one transaction holding the account's credit row
+	// locked against every other WithCredits on the same account, in this
+	// process or another. fn's error rolls everything back.
+	WithCredits(ctx context.Context, accountID int64, fn func(LedgerTx) error) error
+	// Transactions lists an account's transactions newest first, and the total count.
+	Transactions(ctx context.Context, accountID int64, limit, offset int) ([]Transaction, int, error)
+	// ReadCredits returns the credit row and the held amount without locking.
+	ReadCredits(ctx context.Context, accountID int64, now time.Time) (CreditState, int64, error)
+	CreateCheckoutSession(ctx context.Context, s CheckoutSession) error
+	CheckoutSession(ctx context.Context, id string) (CheckoutSession, error)
+}
+
+// LedgerTx is the locked view handed to WithCredits.
+type LedgerTx interface {
+	State() CreditState
+	SaveState(CreditState) error
+	// HeldAmount sums the holds of the account that have not expired at now.
+	HeldAmount(now time.Time) (int64, error)
+	DeleteExpiredHolds(now time.Time) error
+	PutHold(Hold) error
+	Hold(id string) (Hold, error)
+	DeleteHold(id string) error
+	// TokenLive reports whether the token still exists (was not deleted).
+	TokenLive(tokenID int64) (bool, error)
+	AddTransaction(Transaction) (Transaction, error)
+	// MarkCheckoutPaid marks the session paid; false if it already was.
+	MarkCheckoutPaid(sessionID string, at time.Time) (bool, error)
+}
+
+// ReserveRequest asks the ledger to hold credits before work starts.
+type ReserveRequest struct {
+	AccountID int64
+	TokenID   int64
+	Amount    int64
+	TTL       time.Duration // 0: the ledger's default
+}
+
+// Charge says what a settled call costs and how to record it.
+type Charge struct {
+	Credits     int64
+	ServiceType string
+	ServiceName string
+	Metadata    TransactionMetadata
+}
+
+// Ledger moves credits: Reserve before work, Settle on success, Release on failure.
+type Ledger interface {
+	Reserve(ctx context.Context, r ReserveRequest) (Hold, error)
+	// Settle turns a hold into a charge of at most the held amount, writing one
+	// transaction; a zero-credit charge releases the hold.
+	Settle(ctx context.Context, h Hold, c Charge) (Transaction, error)
+	Release(ctx context.Context, h Hold) error
+}
+
+// IdempotencyRecord remembers the response to a billed call made with an
+// Idempotency-Key, so a retry gets the same answer without a second charge.
+type IdempotencyRecord struct {
+	AccountID   int64
+	Key         string
+	Fingerprint string // what the request was: method, path, query, body digest
+	Done        bool   // false while the first call is still running
+	Status      int
+	ContentType string
+	Body        []byte
+	CreatedAt   time.Time
+	ExpiresAt   time.Time
+}
+
+// IdempotencyStore keeps idempotency records.
+type IdempotencyStore interface {
+	// BeginIdempotent claims rec's (AccountID, Key). If a record that has not
+	// expired at rec.CreatedAt exists, it is returned with claimed false.
+	BeginIdempotent(ctx context.Context, rec IdempotencyRecord) (existing IdempotencyRecord, claimed bool, err error)
+	// CompleteIdempotent stores the response of a claimed key.
+	CompleteIdempotent(ctx context.Context, accountID int64, key string, status int, contentType string, body []byte) error
+	// AbandonIdempotent forgets a claimed key whose call failed, so it can be retried.
+	AbandonIdempotent(ctx context.Context, accountID int64, key string) error
+}
+
+// RateDecision is the answer of a rate limiter for one request.
+type RateDecision struct {
+	Allowed    bool
+	Limit      int
+	Used       int // requests counted in the window, this one included when allowed
+	Remaining  int
+	RetryAfter time.Duration // when not allowed: until a slot frees
+	Reset      time.Duration // until the window holds no request of now
+}
+
+// RateLimiter counts requests per key in a sliding window.
+type RateLimiter interface {
+	Allow(ctx context.Context, key string, limit int, window time.Duration) (RateDecision, error)
+}
+
+// CheckoutRequest asks a payment provider for a hosted checkout page.
+type CheckoutRequest struct {
+	AccountID   int64
+	Email       string
+	Credits     int64
+	AmountCents int64
+	Currency    string
+}
+
+// Checkout is a hosted checkout session.
+type Checkout struct {
+	SessionID string
+	URL       string
+}
+
+// PaymentProvider creates hosted checkout sessions. Completion comes back
+// through core/credits.Service.CompletePurchase (a provider webhook or the
+// local provider's pay page), which adds the credits exactly once.
+type PaymentProvider interface {
+	CreateCheckout(ctx context.Context, r CheckoutRequest) (Checkout, error)
+}
