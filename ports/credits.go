@@ -8,8 +8,8 @@ import (
 // CreditState is the credit row of one account: the plan and its current
 // period, what was charged in the period, and the top-up credits left.
 type CreditState struct {
-	AccountID   int64
-	Plan string
+	AccountID int64
+	Plan      string
 	// PlanAnchor is when the plan was subscribed: periods are anchor + k months.
 	PlanAnchor *time.Time
 	// PeriodStart is the start of the period the counters below belong to.
