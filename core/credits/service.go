@@ -241,3 +241,12 @@ func (s *Service) SetPlan(ctx context.Context, accountID int64, planName string)
 	})
 	return failure.Wrap("credits.SetPlan", err)
 }
+
+// CheckoutSession returns a checkout session (for the local checkout page).
+func (s *Service) CheckoutSession(ctx context.Context, id string) (ports.CheckoutSession, error) {
+	cs, err := s.store.CheckoutSession(ctx, id)
+	if failure.Is(err, failure.NotFound) {
+		return cs, failure.E("credits.CheckoutSession", failure.NotFound, "Checkout session not found.")
+	}
+	return cs, failure.Wrap("credits.CheckoutSession", err)
+}

@@ -32,6 +32,8 @@ const (
 	Unavailable
 	// Conflict: the request collides with another one in flight or with stored state.
 	Conflict
+	// TooLarge: the request body is over the size limit.
+	TooLarge
 )
 
 var kindNames = map[Kind]string{
@@ -44,6 +46,7 @@ var kindNames = map[Kind]string{
 	RateLimited:         "rate_limited",
 	Unavailable:         "unavailable",
 	Conflict:            "conflict",
+	TooLarge:            "too_large",
 }
 
 func (k Kind) String() string {

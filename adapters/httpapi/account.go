@@ -1,0 +1,232 @@
+package httpapi
+
+import (
+	"net/http"
+
+	"github.com/trawlhq/trawl/core/billing"
+	"github.com/trawlhq/trawl/core/credits"
+	"github.com/trawlhq/trawl/core/failure"
+	"github.com/trawlhq/trawl/ports"
+)
+
+type userJSON struct {
+	ID              int64   `json:"id"`
+	Name            string  `json:"name"`
+	Email           string  `json:"email"`
+	EmailVerifiedAt *string `json:"email_verified_at"`
+	CreatedAt       string  `json:"created_at"`
+	UpdatedAt       string  `json:"updated_at"`
+}
+
+func (a *API) getUser(w http.ResponseWriter, r *http.Request) {
+	acct := principal(r.Context()).Account
+	writeJSON(w, http.StatusOK, userJSON{
+		ID: acct.ID, Name: acct.Name, Email: acct.Email, EmailVerifiedAt: isoPtr(acct.EmailVerifiedAt),
+		CreatedAt: iso(acct.CreatedAt), UpdatedAt: iso(acct.UpdatedAt),
+	})
+}
+
+type statusJSON struct {
+	Balance          int64   `json:"balance"`
+	FormattedBalance string  `json:"formatted_balance"`
+	Limit            int64   `json:"limit"`
+	Used             int64   `json:"used"`
+	IsLow            bool    `json:"is_low"`
+	Threshold        int64   `json:"threshold"`
+	PercentageUsed   float64 `json:"percentage_used"`
+	NextRenewal      *string `json:"next_renewal"`
+}
+
+func toStatusJSON(s billing.Status) statusJSON {
+	return statusJSON{
+		Balance: s.Balance, FormattedBalance: s.FormattedBalance, Limit: s.Limit, Used: s.Used,
+		IsLow: s.IsLow, Threshold: s.Threshold, PercentageUsed: s.PercentageUsed, NextRenewal: isoPtr(s.NextRenewal),
+	}
+}
+
+// status loads the caller's credit status; an account that vanished is a 404.
+func (a *API) status(w http.ResponseWriter, r *http.Request) (billing.Status, bool) {
+	st, err := a.credits.Status(r.Context(), principal(r.Context()).Account.ID)
+	if err != nil {
+		if failure.Is(err, failure.NotFound) {
+			err = failure.E("httpapi.status", failure.NotFound, "Account not found.")
+		}
+		a.writeError(w, r, err)
+		return st, false
+	}
+	quotaHeader(w, st.Balance, st.Limit, st.IsLow)
+	return st, true
+}
+
+func (a *API) getCredits(w http.ResponseWriter, r *http.Request) {
+	st, ok := a.status(w, r)
+	if !ok {
+		return
+	}
+	writeJSON(w, http.StatusOK, struct {
+		Balance          int64      `json:"balance"`
+		FormattedBalance string     `json:"formatted_balance"`
+		Limit            int64      `json:"limit"`
+		Used             int64      `json:"used"`
+		Status           statusJSON `json:"status"`
+	}{st.Balance, st.FormattedBalance, st.Limit, st.Used, toStatusJSON(st)})
+}
+
+func (a *API) usageStats(w http.ResponseWriter, r *http.Request) {
+	if st, ok := a.status(w, r); ok {
+		writeJSON(w, http.StatusOK, toStatusJSON(st))
+	}
+}
+
+type transactionJSON struct {
+	ID           int64                     `json:"id"`
+	ServiceType  string                    `json:"service_type"`
+	ServiceName  string                    `json:"service_name"`
+	Credits      int64                     `json:"credits"`
+	BalanceAfter int64                     `json:"balance_after"`
+	CreatedAt    string                    `json:"created_at"`
+	Metadata     ports.TransactionMetadata `json:"metadata"`
+}
+
+type linksJSON struct {
+	First string  `json:"first"`
+	Last  string  `json:"last"`
+	Prev  *string `json:"prev"`
+	Next  *string `json:"next"`
+}
+
+// paginatorJSON is Laravel's LengthAwarePaginator envelope.
+type paginatorJSON struct {
+	Data         []transactionJSON `json:"data"`
+	CurrentPage  int               `json:"current_page"`
+	LastPage     int               `json:"last_page"`
+	PerPage      int               `json:"per_page"`
+	Total        int               `json:"total"`
+	From         *int              `json:"from"`
+	To           *int              `json:"to"`
+	Path         string            `json:"path"`
+	FirstPageURL string            `json:"first_page_url"`
+	LastPageURL  string            `json:"last_page_url"`
+	PrevPageURL  *string           `json:"prev_page_url"`
+	NextPageURL  *string           `json:"next_page_url"`
+	Links        linksJSON         `json:"links"`
+}
+
+func (a *API) listTransactions(w http.ResponseWriter, r *http.Request) {
+	var fe failure.FieldErrors
+	perPage := queryInt(&fe, r, "per_page", 20)
+	page := queryInt(&fe, r, "page", 1)
+	if err := fe.Err("httpapi.listTransactions"); err != nil {
+		a.writeError(w, r, err)
+		return
+	}
+	p, err := a.credits.Transactions(r.Context(), principal(r.Context()).Account.ID, page, perPage)
+	if err != nil {
+		if failure.Is(err, failure.NotFound) {
+			err = failure.E("httpapi.listTransactions", failure.NotFound, "Account not found.")
+		}
+		a.writeError(w, r, err)
+		return
+	}
+	out := paginatorJSON{Data: make([]transactionJSON, len(p.Items)), CurrentPage: p.Page, LastPage: p.LastPage(), PerPage: p.PerPage, Total: p.Total}
+	for i, t := range p.Items {
+		out.Data[i] = transactionJSON{ID: t.ID, ServiceType: t.ServiceType, ServiceName: t.ServiceName, Credits: t.Credits,
+			BalanceAfter: t.BalanceAfter, CreatedAt: iso(t.CreatedAt), Metadata: t.Metadata}
+	}
+	if len(p.Items) > 0 {
+		from := (p.Page-1)*p.PerPage + 1
+		to := from + len(p.Items) - 1
+		out.From, out.To = &from, &to
+	}
+	out.Path = absoluteURL(r, "/v1/credits/transactions")
+	pageURL := func(n int) string { return pageLink(out.Path, n, p.PerPage) }
+	out.FirstPageURL, out.LastPageURL = pageURL(1), pageURL(out.LastPage)
+	if p.Page > 1 {
+		prev := pageURL(min(p.Page-1, out.LastPage))
+		out.PrevPageURL = &prev
+	}
+	if p.Page < out.LastPage {
+		next := pageURL(p.Page + 1)
+		out.NextPageURL = &next
+	}
+	out.Links = linksJSON{First: out.FirstPageURL, Last: out.LastPageURL, Prev: out.PrevPageURL, Next: out.NextPageURL}
+	writeJSON(w, http.StatusOK, out)
+}
+
+type previewJSON struct {
+	ServiceType          string `json:"service_type"`
+	ServiceName          string `json:"service_name"`
+	CreditCostPerRequest int64  `json:"credit_cost_per_request"`
+	Quantity             int64  `json:"quantity"`
+	TotalCost            int64  `json:"total_cost"`
+	CurrentBalance       int64  `json:"current_balance"`
+	RemainingAfter       int64  `json:"remaining_after"`
+	CanAfford            bool   `json:"can_afford"`
+}
+
+func (a *API) preview(w http.ResponseWriter, r *http.Request) (previewJSON, bool) {
+	b, err := decodeBody(r)
+	if err != nil {
+		a.writeError(w, r, err)
+		return previewJSON{}, false
+	}
+	var fe failure.FieldErrors
+	st, _ := b.String(&fe, "service_type")
+	qty, _ := b.Int(&fe, "quantity", 1)
+	if err := fe.Err("httpapi.preview"); err != nil {
+		a.writeError(w, r, err)
+		return previewJSON{}, false
+	}
+	p, err := a.credits.Preview(r.Context(), principal(r.Context()).Account.ID, st, qty)
+	if err != nil {
+		a.writeError(w, r, err)
+		return previewJSON{}, false
+	}
+	return previewJSON{p.ServiceType, p.ServiceName, p.CreditCostPerRequest, p.Quantity, p.TotalCost, p.CurrentBalance, p.RemainingAfter, p.CanAfford}, true
+}
+
+func (a *API) previewCost(w http.ResponseWriter, r *http.Request) {
+	if p, ok := a.preview(w, r); ok {
+		writeJSON(w, http.StatusOK, p)
+	}
+}
+
+func (a *API) canAfford(w http.ResponseWriter, r *http.Request) {
+	if p, ok := a.preview(w, r); ok {
+		writeJSON(w, http.StatusOK, map[string]any{"can_afford": p.CanAfford, "preview": p})
+	}
+}
+
+func (a *API) purchase(w http.ResponseWriter, r *http.Request) {
+	b, err := decodeBody(r)
+	if err != nil {
+		a.writeError(w, r, err)
+		return
+	}
+	var fe failure.FieldErrors
+	n, present := b.Int(&fe, "credits", 0)
+	if !present {
+		fe.Add("credits", "The credits field is required.")
+	}
+	if err := fe.Err("httpapi.purchase"); err != nil {
+		a.writeError(w, r, err)
+		return
+	}
+	co, err := a.credits.Purchase(r.Context(), principal(r.Context()).Account, n)
+	if err != nil {
+		a.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]string{"checkout_url": co.URL, "session_id": co.SessionID})
+}
+
+// Bill runs a billed call for the request's principal and flags a low balance.
+func (a *API) Bill(w http.ResponseWriter, r *http.Request, c credits.Call, work credits.Work) (credits.Receipt, error) {
+	c.Principal = principal(r.Context())
+	c.RequestID = requestID(r.Context())
+	rc, err := a.biller.Run(r.Context(), c, work)
+	if err == nil {
+		quotaHeader(w, rc.Balance, billing.MustPlan(c.Principal.Account.Plan).MonthlyCredits, rc.IsLow)
+	}
+	return rc, err
+}

@@ -1,0 +1,125 @@
+// Package httpapi is Trawl's REST JSON delivery: it decodes a request, calls
+// the core, maps the error through errmap and encodes the answer. Nothing
+// else happens here.
+package httpapi
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"net/http"
+
+	"github.com/trawlhq/trawl/core/auth"
+	"github.com/trawlhq/trawl/core/credits"
+	"github.com/trawlhq/trawl/core/idempotency"
+	"github.com/trawlhq/trawl/core/ratelimit"
+	"github.com/trawlhq/trawl/ports"
+)
+
+// Deps is what the API needs.
+type Deps struct {
+	Auth        *auth.Service
+	Credits     *credits.Service
+	Biller      *credits.Biller
+	Idempotency *idempotency.Service
+	Limiter     ports.RateLimiter
+	Limits      ratelimit.Table
+	Logger      *slog.Logger
+	// Ready reports whether the service can take traffic (database reachable).
+	Ready func(context.Context) error
+	// MaxBodyBytes caps request bodies (default 1 MiB).
+	MaxBodyBytes int64
+	Version      string
+}
+
+// API is the HTTP handler set.
+type API struct {
+	auth    *auth.Service
+	credits *credits.Service
+	biller  *credits.Biller
+	idem    *idempotency.Service
+	limiter ports.RateLimiter
+	limits  ratelimit.Table
+	log     *slog.Logger
+	ready   func(context.Context) error
+	maxBody int64
+	version string
+	mux     *http.ServeMux
+}
+
+// Route is an extra route mounted by a capability (content, search, ...).
+type Route struct {
+	Pattern string
+	Handler http.Handler
+}
+
+// New builds the API; it fails on a missing dependency.
+func New(d Deps) (*API, error) {
+	if d.Auth == nil || d.Credits == nil || d.Biller == nil || d.Idempotency == nil || d.Limiter == nil {
+		return nil, errors.New("httpapi.New: auth, credits, biller, idempotency and limiter are required")
+	}
+	if d.Logger == nil {
+		d.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	if d.Limits == nil {
+		d.Limits = ratelimit.DefaultTable()
+	}
+	if d.MaxBodyBytes <= 0 {
+		d.MaxBodyBytes = 1 << 20
+	}
+	if d.Ready == nil {
+		d.Ready = func(context.Context) error { return nil }
+	}
+	a := &API{
+		auth: d.Auth, credits: d.Credits, biller: d.Biller, idem: d.Idempotency, limiter: d.Limiter, limits: d.Limits,
+		log: d.Logger, ready: d.Ready, maxBody: d.MaxBodyBytes, version: d.Version, mux: http.NewServeMux(),
+	}
+	a.routes()
+	return a, nil
+}
+
+// ServeHTTP serves the API.
+func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) { a.outer(a.mux).ServeHTTP(w, r) }
+
+// Handler returns the API with every per-request concern applied once.
+func (a *API) Handler() http.Handler { return a.outer(a.mux) }
+
+// Billed mounts a billed endpoint: authenticated, rate-limited in its group,
+// idempotent under an Idempotency-Key.
+func (a *API) Billed(pattern string, group ratelimit.Group, h http.HandlerFunc) {
+	a.mux.HandleFunc(pattern, a.authed(a.limited(group, a.idempotent(h))))
+}
+
+func (a *API) routes() {
+	m := a.mux
+	m.HandleFunc("GET /healthz", a.healthz)
+	m.HandleFunc("GET /readyz", a.readyz)
+	m.HandleFunc("GET /user", a.authed(a.getUser))
+	m.HandleFunc("GET /v1/credits", a.authed(a.getCredits))
+	m.HandleFunc("GET /v1/credits/transactions", a.authed(a.listTransactions))
+	m.HandleFunc("POST /v1/credits/preview-cost", a.authed(a.previewCost))
+	m.HandleFunc("POST /v1/credits/can-afford", a.authed(a.canAfford))
+	m.HandleFunc("GET /v1/credits/usage-stats", a.authed(a.usageStats))
+	m.HandleFunc("POST /v1/credits/purchase", a.authed(a.purchase))
+	m.HandleFunc("GET /checkout/{session}", a.checkoutPage)
+	m.HandleFunc("POST /checkout/{session}/pay", a.checkoutPay)
+	m.HandleFunc("/", a.notFound)
+}
+
+func (a *API) notFound(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusNotFound, map[string]string{"message": "Not Found", "error": "Not Found"})
+}
+
+func (a *API) healthz(w http.ResponseWriter, _ *http.Request) {
+	writeJSON(w, http.StatusOK, map[string]string{"status": "ok", "version": a.version})
+}
+
+func (a *API) readyz(w http.ResponseWriter, r *http.Request) {
+	if err := a.ready(r.Context()); err != nil {
+		a.log.WarnContext(r.Context(), "not ready", "err", err)
+		writeJSON(w, http.StatusServiceUnavailable, map[string]string{"message": "Not ready"})
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]string{"status": "ready"})
+}

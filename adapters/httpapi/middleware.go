@@ -1,0 +1,264 @@
+package httpapi
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"log/slog"
+	"math"
+	"net/http"
+	"runtime/debug"
+	"strconv"
+	"time"
+
+	"github.com/trawlhq/trawl/core/billing"
+	"github.com/trawlhq/trawl/core/failure"
+	"github.com/trawlhq/trawl/core/idempotency"
+	"github.com/trawlhq/trawl/core/ratelimit"
+	"github.com/trawlhq/trawl/ports"
+)
+
+type ctxKey int
+
+const (
+	keyRequestID ctxKey = iota
+	keyPrincipal
+	keyLogInfo
+)
+
+// logInfo lets inner handlers tell the access log who called.
+type logInfo struct{ accountID, tokenID int64 }
+
+func requestID(ctx context.Context) string {
+	id, _ := ctx.Value(keyRequestID).(string)
+	return id
+}
+
+func principal(ctx context.Context) ports.Principal {
+	p, _ := ctx.Value(keyPrincipal).(ports.Principal)
+	return p
+}
+
+// saneRequestID accepts a client's id of 1-128 characters of [A-Za-z0-9._:-].
+func saneRequestID(s string) bool {
+	if len(s) == 0 || len(s) > 128 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == '.' || c == ':') {
+			return false
+		}
+	}
+	return true
+}
+
+func newRequestID() string {
+	var b [12]byte
+	_, _ = rand.Read(b[:])
+	return "req_" + hex.EncodeToString(b[:])
+}
+
+// statusRecorder remembers the status a handler wrote.
+type statusRecorder struct {
+	http.ResponseWriter
+	status int
+	bytes  int
+}
+
+func (s *statusRecorder) WriteHeader(code int) {
+	if s.status == 0 {
+		s.status = code
+	}
+	s.ResponseWriter.WriteHeader(code)
+}
+
+func (s *statusRecorder) Write(b []byte) (int, error) {
+	if s.status == 0 {
+		s.status = http.StatusOK
+	}
+	n, err := s.ResponseWriter.Write(b)
+	s.bytes += n
+	return n, err
+}
+
+func (s *statusRecorder) Unwrap() http.ResponseWriter { return s.ResponseWriter }
+
+// outer wraps every request: request id, body limit, panic recovery, access log.
+func (a *API) outer(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		id := r.Header.Get("X-Request-Id")
+		if !saneRequestID(id) {
+			id = newRequestID()
+		}
+		w.Header().Set("X-Request-Id", id)
+		info := &logInfo{}
+		ctx := context.WithValue(context.WithValue(r.Context(), keyRequestID, id), keyLogInfo, info)
+		r = r.WithContext(ctx)
+		if r.Body != nil {
+			r.Body = http.MaxBytesReader(w, r.Body, a.maxBody)
+		}
+		rec := &statusRecorder{ResponseWriter: w}
+		defer func() {
+			if p := recover(); p != nil {
+				if p == http.ErrAbortHandler {
+					panic(p)
+				}
+				a.log.ErrorContext(ctx, "panic serving request", "panic", fmt.Sprint(p), "stack", string(debug.Stack()), "request_id", id)
+				if rec.status == 0 {
+					a.writeError(rec, r, failure.E("httpapi", failure.Internal, "", fmt.Errorf("panic: %v", p)))
+				}
+			}
+			attrs := []any{
+				slog.String("method", r.Method), slog.String("path", r.URL.Path), slog.Int("status", rec.status),
+				slog.Duration("duration", time.Since(start)), slog.String("request_id", id), slog.Int("bytes", rec.bytes),
+			}
+			if info.accountID != 0 {
+				attrs = append(attrs, slog.Int64("account_id", info.accountID), slog.Int64("token_id", info.tokenID))
+			}
+			a.log.LogAttrs(ctx, slog.LevelInfo, "request", toAttrs(attrs)...)
+		}()
+		next.ServeHTTP(rec, r)
+	})
+}
+
+func toAttrs(args []any) []slog.Attr {
+	out := make([]slog.Attr, 0, len(args))
+	for _, a := range args {
+		if at, ok := a.(slog.Attr); ok {
+			out = append(out, at)
+		}
+	}
+	return out
+}
+
+// authed requires a valid Bearer token and puts the principal in the context.
+func (a *API) authed(next http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		p, err := a.auth.Authenticate(r.Context(), r.Header.Get("Authorization"))
+		if err != nil {
+			a.writeError(w, r, err)
+			return
+		}
+		if info, ok := r.Context().Value(keyLogInfo).(*logInfo); ok {
+			info.accountID, info.tokenID = p.Account.ID, p.Token.ID
+		}
+		next(w, r.WithContext(context.WithValue(r.Context(), keyPrincipal, p)))
+	}
+}
+
+// limited applies the per-minute limit of a group, with advisory headers.
+func (a *API) limited(group ratelimit.Group, next http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		p := principal(r.Context())
+		limit := a.limits.Limit(p.Account.Plan, group)
+		d, err := a.limiter.Allow(r.Context(), ratelimit.Key(p.Token.ID, group), limit, ratelimit.Window)
+		if err != nil {
+			a.writeError(w, r, failure.Wrap("httpapi.limited", err))
+			return
+		}
+		h := w.Header()
+		h.Set("RateLimit-Limit", strconv.Itoa(d.Limit))
+		h.Set("RateLimit-Remaining", strconv.Itoa(d.Remaining))
+		h.Set("RateLimit-Reset", strconv.Itoa(ceilSeconds(d.Reset)))
+		if ratelimit.Warn(d.Used, d.Limit) {
+			h.Set("X-RateLimit-Warning", fmt.Sprintf("%d of %d requests per minute used for %s", d.Used, d.Limit, group))
+		}
+		if !d.Allowed {
+			e := failure.E("httpapi.limited", failure.RateLimited, "Too Many Requests")
+			e.RetryAfterSeconds = max(1, ceilSeconds(d.RetryAfter))
+			a.writeError(w, r, e)
+			return
+		}
+		next(w, r)
+	}
+}
+
+func ceilSeconds(d time.Duration) int {
+	if d <= 0 {
+		return 0
+	}
+	return int(math.Ceil(d.Seconds()))
+}
+
+// captureWriter keeps a copy of the response for the idempotency store.
+type captureWriter struct {
+	http.ResponseWriter
+	status int
+	buf    bytes.Buffer
+}
+
+func (c *captureWriter) WriteHeader(code int) {
+	if c.status == 0 {
+		c.status = code
+	}
+	c.ResponseWriter.WriteHeader(code)
+}
+
+func (c *captureWriter) Write(b []byte) (int, error) {
+	if c.status == 0 {
+		c.status = http.StatusOK
+	}
+	c.buf.Write(b)
+	return c.ResponseWriter.Write(b)
+}
+
+// idempotent replays the stored answer of a billed call retried with the same
+// Idempotency-Key, so a retry is never charged twice.
+func (a *API) idempotent(next http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		key := r.Header.Get(idempotency.Header)
+		if key == "" {
+			next(w, r)
+			return
+		}
+		var raw []byte
+		if r.Body != nil {
+			b, err := io.ReadAll(r.Body)
+			if err != nil {
+				a.writeError(w, r, failure.E("httpapi.idempotent", failure.TooLarge, "The request body is too large."))
+				return
+			}
+			raw = b
+			r.Body = io.NopCloser(bytes.NewReader(raw))
+		}
+		p := principal(r.Context())
+		fp := idempotency.Fingerprint(r.Method, r.URL.Path, r.URL.RawQuery, raw)
+		replay, err := a.idem.Begin(r.Context(), p.Account.ID, key, fp)
+		if err != nil {
+			a.writeError(w, r, err)
+			return
+		}
+		if replay != nil {
+			w.Header().Set("Content-Type", replay.ContentType)
+			w.Header().Set("Idempotent-Replayed", "true")
+			w.WriteHeader(replay.Status)
+			_, _ = w.Write(replay.Body)
+			return
+		}
+		cw := &captureWriter{ResponseWriter: w}
+		done := false
+		defer func() {
+			ctx := context.WithoutCancel(r.Context())
+			if done && cw.status >= 200 && cw.status < 300 {
+				_ = a.idem.Complete(ctx, p.Account.ID, key, cw.status, cw.Header().Get("Content-Type"), cw.buf.Bytes())
+				return
+			}
+			_ = a.idem.Abandon(ctx, p.Account.ID, key)
+		}()
+		next(cw, r)
+		done = true
+	}
+}
+
+// quotaHeader flags a low balance on a response.
+func quotaHeader(w http.ResponseWriter, balance, limit int64, low bool) {
+	if low {
+		w.Header().Set("X-Monthly-Quota-Warning", fmt.Sprintf("%s credits left, below the low threshold of %s",
+			billing.FormatCredits(balance), billing.FormatCredits(billing.Threshold(limit))))
+	}
+}

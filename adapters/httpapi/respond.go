@@ -1,0 +1,160 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/trawlhq/trawl/adapters/errmap"
+	"github.com/trawlhq/trawl/core/failure"
+)
+
+// writeJSON encodes v with a status.
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(v)
+}
+
+// writeError maps err through the one kind table and writes the body shape
+// of DECISIONS.md for that status. Internal details are logged, never sent.
+func (a *API) writeError(w http.ResponseWriter, r *http.Request, err error) {
+	kind := failure.KindOf(err)
+	entry := errmap.Lookup(kind)
+	fe, _ := failure.As(err)
+	msg := entry.Message
+	if fe != nil && fe.Message != "" && kind != failure.Internal {
+		msg = fe.Message
+	}
+	body := map[string]any{"message": msg}
+	switch kind {
+	case failure.Invalid:
+		errs := map[string][]string{}
+		if fe != nil {
+			errs = fe.Fields
+		}
+		body["errors"] = errs
+	case failure.InsufficientCredits:
+		if fe != nil {
+			body["required"], body["balance"] = fe.Required, fe.Balance
+		}
+	case failure.RateLimited:
+		secs := 1
+		if fe != nil && fe.RetryAfterSeconds > 0 {
+			secs = fe.RetryAfterSeconds
+		}
+		w.Header().Set("Retry-After", strconv.Itoa(secs))
+	case failure.NotFound:
+		// The credits endpoints promise {"error": ...}; every 404 carries both keys.
+		body["error"] = msg
+	case failure.Internal:
+		a.log.ErrorContext(r.Context(), "request failed", "err", err, "request_id", requestID(r.Context()))
+	}
+	writeJSON(w, entry.HTTPStatus, body)
+}
+
+// iso formats a timestamp as the API's clients expect (Laravel's shape):
+// UTC, microseconds, Z.
+func iso(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000000Z07:00") }
+
+func isoPtr(t *time.Time) *string {
+	if t == nil {
+		return nil
+	}
+	s := iso(*t)
+	return &s
+}
+
+// body is a decoded JSON object whose fields are read one by one, so each
+// type error names its field. Unknown fields are ignored.
+type body map[string]json.RawMessage
+
+func decodeBody(r *http.Request) (body, error) {
+	const op = "httpapi.decode"
+	b := body{}
+	if r.Body == nil {
+		return b, nil
+	}
+	dec := json.NewDecoder(r.Body)
+	if err := dec.Decode(&b); err != nil {
+		var tooBig *http.MaxBytesError
+		switch {
+		case errors.As(err, &tooBig):
+			return nil, failure.E(op, failure.TooLarge, fmt.Sprintf("The request body may not be larger than %d bytes.", tooBig.Limit))
+		case errors.Is(err, io.EOF):
+			return body{}, nil
+		default:
+			return nil, failure.Invalidf(op, "body", "The request body must be a JSON object.")
+		}
+	}
+	return b, nil
+}
+
+func humanField(name string) string { return strings.ReplaceAll(name, "_", " ") }
+
+// Int reads an integer field; JSON numbers and numeric strings are accepted
+// (as form-minded clients send them), fractions are not.
+func (b body) Int(fe *failure.FieldErrors, name string, def int64) (int64, bool) {
+	raw, ok := b[name]
+	if !ok || string(raw) == "null" {
+		return def, false
+	}
+	v, good := parseInt(raw)
+	if !good {
+		fe.Add(name, fmt.Sprintf("The %s field must be an integer.", humanField(name)))
+		return def, true
+	}
+	return v, true
+}
+
+func parseInt(raw json.RawMessage) (int64, bool) {
+	var f float64
+	if err := json.Unmarshal(raw, &f); err != nil {
+		var s string
+		if json.Unmarshal(raw, &s) != nil {
+			return 0, false
+		}
+		n, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
+		return n, err == nil
+	}
+	if f != math.Trunc(f) || math.Abs(f) > 1<<53 {
+		return 0, false
+	}
+	return int64(f), true
+}
+
+// String reads a string field.
+func (b body) String(fe *failure.FieldErrors, name string) (string, bool) {
+	raw, ok := b[name]
+	if !ok || string(raw) == "null" {
+		return "", false
+	}
+	var s string
+	if err := json.Unmarshal(raw, &s); err != nil {
+		fe.Add(name, fmt.Sprintf("The %s field must be a string.", humanField(name)))
+		return "", true
+	}
+	return s, true
+}
+
+// queryInt reads an integer query parameter.
+func queryInt(fe *failure.FieldErrors, r *http.Request, name string, def int) int {
+	s := strings.TrimSpace(r.URL.Query().Get(name))
+	if s == "" {
+		return def
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		fe.Add(name, fmt.Sprintf("The %s field must be an integer.", humanField(name)))
+		return def
+	}
+	return n
+}

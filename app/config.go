@@ -1,0 +1,142 @@
+// Package app is Trawl's composition root: configuration, one fx module per
+// adapter, the server's lifecycle and the command line. It holds no rules.
+package app
+
+import (
+	"fmt"
+	"net"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Config is everything an operator can set. Flags win over environment
+// variables, which win over defaults.
+type Config struct {
+	Addr        string        // TRAWL_ADDR, --addr
+	DataDir     string        // TRAWL_DATA_DIR, --data-dir
+	DatabaseURL string        // TRAWL_DATABASE_URL, --database
+	Resolve     []string      // TRAWL_FETCH_RESOLVE (comma-separated), --resolve (repeatable)
+	PublicURL   string        // TRAWL_PUBLIC_URL: base of links Trawl hands out
+	LogLevel    string        // TRAWL_LOG_LEVEL: debug, info, warn, error
+	LogFormat   string        // TRAWL_LOG_FORMAT: text or json
+	MaxBody     int64         // TRAWL_MAX_BODY_BYTES
+	Shutdown    time.Duration // TRAWL_SHUTDOWN_TIMEOUT
+	PriceCents  int64         // TRAWL_TOPUP_CENTS_PER_1000
+	Currency    string        // TRAWL_TOPUP_CURRENCY
+	Bootstrap   bool          // TRAWL_BOOTSTRAP: create local@localhost on an empty store
+}
+
+// DefaultConfig is the configuration with no flags and no environment.
+func DefaultConfig() Config {
+	return Config{
+		Addr: "127.0.0.1:8080", DataDir: "./trawl-data", LogLevel: "info", LogFormat: "text",
+		MaxBody: 1 << 20, Shutdown: 15 * time.Second, PriceCents: 500, Currency: "usd", Bootstrap: true,
+	}
+}
+
+// FromEnv overlays TRAWL_* variables on c.
+func (c Config) FromEnv(getenv func(string) string) (Config, error) {
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	str := func(name string, dst *string) {
+		if v := strings.TrimSpace(getenv(name)); v != "" {
+			*dst = v
+		}
+	}
+	str("TRAWL_ADDR", &c.Addr)
+	str("TRAWL_DATA_DIR", &c.DataDir)
+	str("TRAWL_DATABASE_URL", &c.DatabaseURL)
+	str("TRAWL_PUBLIC_URL", &c.PublicURL)
+	str("TRAWL_LOG_LEVEL", &c.LogLevel)
+	str("TRAWL_LOG_FORMAT", &c.LogFormat)
+	str("TRAWL_TOPUP_CURRENCY", &c.Currency)
+	if v := getenv("TRAWL_FETCH_RESOLVE"); strings.TrimSpace(v) != "" {
+		for _, part := range strings.Split(v, ",") {
+			if p := strings.TrimSpace(part); p != "" {
+				c.Resolve = append(c.Resolve, p)
+			}
+		}
+	}
+	for name, dst := range map[string]*int64{"TRAWL_MAX_BODY_BYTES": &c.MaxBody, "TRAWL_TOPUP_CENTS_PER_1000": &c.PriceCents} {
+		if v := strings.TrimSpace(getenv(name)); v != "" {
+			n, err := strconv.ParseInt(v, 10, 64)
+			if err != nil || n <= 0 {
+				return c, fmt.Errorf("%s must be a positive integer, got %q", name, v)
+			}
+			*dst = n
+		}
+	}
+	if v := strings.TrimSpace(getenv("TRAWL_SHUTDOWN_TIMEOUT")); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d <= 0 {
+			return c, fmt.Errorf("TRAWL_SHUTDOWN_TIMEOUT must be a duration such as 15s, got %q", v)
+		}
+		c.Shutdown = d
+	}
+	if v := strings.TrimSpace(getenv("TRAWL_BOOTSTRAP")); v != "" {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			return c, fmt.Errorf("TRAWL_BOOTSTRAP must be true or false, got %q", v)
+		}
+		c.Bootstrap = b
+	}
+	return c, nil
+}
+
+// Validate checks the configuration before anything starts.
+func (c Config) Validate() error {
+	if _, _, err := net.SplitHostPort(c.Addr); err != nil {
+		return fmt.Errorf("address %q: want host:port", c.Addr)
+	}
+	for _, r := range c.Resolve {
+		if _, err := ParseResolve(r); err != nil {
+			return err
+		}
+	}
+	switch c.LogFormat {
+	case "text", "json":
+	default:
+		return fmt.Errorf("log format %q: want text or json", c.LogFormat)
+	}
+	return nil
+}
+
+// PublicBase is the external base URL, defaulting to the listen address.
+func (c Config) PublicBase() string {
+	if c.PublicURL != "" {
+		return strings.TrimRight(c.PublicURL, "/")
+	}
+	host, port, _ := net.SplitHostPort(c.Addr)
+	if host == "" || host == "0.0.0.0" || host == "::" {
+		host = "127.0.0.1"
+	}
+	return "http://" + net.JoinHostPort(host, port)
+}
+
+// ResolveEntry is one --resolve override: requests to Host:Port dial Addr,
+// like curl's --resolve. It is how tests reach local fixture servers.
+type ResolveEntry struct {
+	Host string
+	Port string
+	Addr string // ip:port
+}
+
+// ParseResolve parses host:port=ip:port.
+func ParseResolve(s string) (ResolveEntry, error) {
+	left, right, ok := strings.Cut(strings.TrimSpace(s), "=")
+	if !ok {
+		return ResolveEntry{}, fmt.Errorf("resolve %q: want host:port=ip:port", s)
+	}
+	host, port, err := net.SplitHostPort(left)
+	if err != nil || host == "" {
+		return ResolveEntry{}, fmt.Errorf("resolve %q: want host:port=ip:port", s)
+	}
+	ip, ipPort, err := net.SplitHostPort(right)
+	if err != nil || net.ParseIP(ip) == nil {
+		return ResolveEntry{}, fmt.Errorf("resolve %q: the target must be ip:port", s)
+	}
+	return ResolveEntry{Host: strings.ToLower(host), Port: port, Addr: net.JoinHostPort(ip, ipPort)}, nil
+}

@@ -1,0 +1,174 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"strings"
+	"time"
+
+	"go.uber.org/fx"
+
+	"github.com/trawlhq/trawl/adapters/clock"
+	"github.com/trawlhq/trawl/adapters/httpapi"
+	"github.com/trawlhq/trawl/adapters/payment"
+	"github.com/trawlhq/trawl/adapters/ratelimit"
+	"github.com/trawlhq/trawl/adapters/sqlstore"
+	"github.com/trawlhq/trawl/core/auth"
+	"github.com/trawlhq/trawl/core/credits"
+	"github.com/trawlhq/trawl/core/idempotency"
+	coreratelimit "github.com/trawlhq/trawl/core/ratelimit"
+	"github.com/trawlhq/trawl/ports"
+)
+
+// Version is set at build time.
+var Version = "dev"
+
+// NewLogger builds the structured logger of a configuration.
+func NewLogger(c Config, w io.Writer) *slog.Logger {
+	var lvl slog.Level
+	_ = lvl.UnmarshalText([]byte(strings.ToUpper(c.LogLevel)))
+	opts := &slog.HandlerOptions{Level: lvl}
+	if c.LogFormat == "json" {
+		return slog.New(slog.NewJSONHandler(w, opts))
+	}
+	return slog.New(slog.NewTextHandler(w, opts))
+}
+
+// OpenStore opens (and migrates) the configured store.
+func OpenStore(ctx context.Context, c Config) (*sqlstore.Store, error) {
+	return sqlstore.Open(ctx, sqlstore.Options{DatabaseURL: c.DatabaseURL, DataDir: c.DataDir})
+}
+
+// Services are the core use cases, built from plain constructors: usable with
+// or without fx.
+type Services struct {
+	Auth        *auth.Service
+	Credits     *credits.Service
+	Ledger      *credits.Ledger
+	Biller      *credits.Biller
+	Idempotency *idempotency.Service
+}
+
+// NewServices builds the core over a store.
+func NewServices(c Config, store *sqlstore.Store, clk ports.Clock, payments ports.PaymentProvider) (Services, error) {
+	var s Services
+	var err error
+	if s.Auth, err = auth.NewService(store, store, clk); err != nil {
+		return s, err
+	}
+	if s.Ledger, err = credits.NewLedger(store, clk); err != nil {
+		return s, err
+	}
+	if s.Biller, err = credits.NewBiller(s.Ledger, store, clk); err != nil {
+		return s, err
+	}
+	pricing := credits.Pricing{CentsPer1000Credits: c.PriceCents, Currency: c.Currency}
+	if s.Credits, err = credits.NewService(store, store, payments, clk, pricing); err != nil {
+		return s, err
+	}
+	s.Idempotency, err = idempotency.NewService(store, clk)
+	return s, err
+}
+
+// StoreModule provides the SQL store under each store port.
+func StoreModule() fx.Option {
+	return fx.Module("store",
+		fx.Provide(
+			func(lc fx.Lifecycle, c Config) (*sqlstore.Store, error) {
+				s, err := OpenStore(context.Background(), c)
+				if err != nil {
+					return nil, err
+				}
+				lc.Append(fx.StopHook(s.Close))
+				return s, nil
+			},
+			fx.Annotate(func(s *sqlstore.Store) *sqlstore.Store { return s }, fx.As(new(ports.AccountStore)), fx.As(new(ports.TokenStore)),
+				fx.As(new(ports.LedgerStore)), fx.As(new(ports.IdempotencyStore))),
+		),
+	)
+}
+
+// ClockModule provides the system clock.
+func ClockModule() fx.Option {
+	return fx.Module("clock", fx.Provide(fx.Annotate(func() clock.System { return clock.System{} }, fx.As(new(ports.Clock)))))
+}
+
+// RateLimitModule provides the in-memory limiter.
+func RateLimitModule() fx.Option {
+	return fx.Module("ratelimit", fx.Provide(fx.Annotate(ratelimit.NewMemory, fx.As(new(ports.RateLimiter)))))
+}
+
+// PaymentModule provides the local payment provider.
+func PaymentModule() fx.Option {
+	return fx.Module("payment", fx.Provide(fx.Annotate(
+		func(store ports.LedgerStore, clk ports.Clock, c Config) (*payment.Local, error) {
+			return payment.NewLocal(store, clk, c.PublicBase())
+		}, fx.As(new(ports.PaymentProvider)))))
+}
+
+// CoreModule provides the core services.
+func CoreModule() fx.Option {
+	return fx.Module("core", fx.Provide(NewServices))
+}
+
+// HTTPModule provides the API and runs the HTTP server for the app's lifetime.
+func HTTPModule() fx.Option {
+	return fx.Module("http",
+		fx.Provide(func(s Services, store *sqlstore.Store, lim ports.RateLimiter, log *slog.Logger, c Config) (*httpapi.API, error) {
+			return httpapi.New(httpapi.Deps{
+				Auth: s.Auth, Credits: s.Credits, Biller: s.Biller, Idempotency: s.Idempotency, Limiter: lim,
+				Limits: coreratelimit.DefaultTable(), Logger: log, Ready: store.Ping, MaxBodyBytes: c.MaxBody, Version: Version,
+			})
+		}),
+		fx.Provide(NewHTTPServer),
+		fx.Invoke(func(*http.Server) {}),
+	)
+}
+
+// NewHTTPServer binds the listener on start and drains connections on stop.
+func NewHTTPServer(lc fx.Lifecycle, api *httpapi.API, c Config, log *slog.Logger) *http.Server {
+	srv := &http.Server{
+		Addr:              c.Addr,
+		Handler:           api.Handler(),
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       30 * time.Second,
+		WriteTimeout:      5 * time.Minute, // a sync bulk run or a search with content takes a while
+		IdleTimeout:       2 * time.Minute,
+		MaxHeaderBytes:    64 << 10,
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+	}
+	lc.Append(fx.Hook{
+		OnStart: func(context.Context) error {
+			ln, err := net.Listen("tcp", c.Addr)
+			if err != nil {
+				return fmt.Errorf("listen on %s: %w", c.Addr, err)
+			}
+			log.Info("trawl listening", "addr", ln.Addr().String(), "public_url", c.PublicBase(), "version", Version)
+			go func() {
+				if err := srv.Serve(ln); err != nil && err != http.ErrServerClosed {
+					log.Error("http server stopped", "err", err)
+				}
+			}()
+			return nil
+		},
+		OnStop: func(ctx context.Context) error {
+			log.Info("shutting down: draining connections")
+			return srv.Shutdown(ctx)
+		},
+	})
+	return srv
+}
+
+// ServerOptions is the whole server as fx options.
+func ServerOptions(c Config, log *slog.Logger) fx.Option {
+	return fx.Options(
+		fx.Supply(c, log),
+		fx.NopLogger,
+		fx.StopTimeout(c.Shutdown),
+		StoreModule(), ClockModule(), RateLimitModule(), PaymentModule(), CoreModule(), HTTPModule(),
+	)
+}
