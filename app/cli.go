@@ -431,4 +431,3 @@ func (c CLI) json(v any) error {
 	enc.SetIndent("", "  ")
 	return enc.Encode(v)
 }
-
