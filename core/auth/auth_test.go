@@ -1,0 +1,166 @@
+package auth_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/trawlhq/trawl/core/auth"
+	"github.com/trawlhq/trawl/core/failure"
+	"github.com/trawlhq/trawl/testkit"
+	"github.com/trawlhq/trawl/testkit/memstore"
+)
+
+func TestSecretFormat(t *testing.T) {
+	seen := map[string]bool{}
+	for range 200 {
+		s, err := auth.NewSecret()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(s) != 46 || !strings.HasPrefix(s, "trawl_") || !auth.WellFormed(s) || seen[s] {
+			t.Fatalf("bad or repeated secret %q", s)
+		}
+		seen[s] = true
+		h := auth.HashSecret(s)
+		if len(h) != 64 || strings.Contains(h, s[6:]) {
+			t.Fatalf("hash %q", h)
+		}
+	}
+}
+
+func TestPreview(t *testing.T) {
+	s := "trawl_AbCd" + strings.Repeat("0", 32) + "WxYz"
+	if got := auth.Preview(s); got != "trawl_AbCd...WxYz" {
+		t.Errorf("Preview = %q", got)
+	}
+}
+
+func TestParseBearer(t *testing.T) {
+	good := "trawl_" + strings.Repeat("a", 40)
+	for _, c := range []struct {
+		header string
+		ok     bool
+	}{
+		{"Bearer " + good, true},
+		{"bearer " + good, true},
+		{"BEARER   " + good + "  ", true},
+		{"", false},
+		{good, false},
+		{"Basic " + good, false},
+		{"Bearer ", false},
+		{"Bearer trawl_short", false},
+		{"Bearer " + good + "x", false},
+		{"Bearer " + strings.Replace(good, "a", "-", 1), false},
+		{"Bearer sk_" + strings.Repeat("a", 43), false},
+	} {
+		_, ok := auth.ParseBearer(c.header)
+		if ok != c.ok {
+			t.Errorf("ParseBearer(%q) ok = %v, want %v", c.header, ok, c.ok)
+		}
+	}
+}
+
+var t0 = time.Date(2026, 4, 1, 8, 0, 0, 0, time.UTC)
+
+func newService(t *testing.T) (*auth.Service, *memstore.Store, *testkit.Clock) {
+	store := memstore.New()
+	clock := testkit.NewClock(t0)
+	svc, err := auth.NewService(store, store, clock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return svc, store, clock
+}
+
+func TestAuthenticate(t *testing.T) {
+	svc, store, clock := newService(t)
+	ctx := context.Background()
+	acct, err := svc.CreateAccount(ctx, "  Dev@Example.COM ", "", "basic")
+	if err != nil || acct.Email != "dev@example.com" || acct.Name != "dev" || acct.Plan != "basic" {
+		t.Fatalf("CreateAccount = %+v, %v", acct, err)
+	}
+	tok, err := svc.CreateToken(ctx, acct.ID, "ci")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := svc.Authenticate(ctx, "Bearer "+tok.Secret)
+	if err != nil || p.Account.ID != acct.ID || p.Token.ID != tok.Token.ID {
+		t.Fatalf("Authenticate = %+v, %v", p, err)
+	}
+	stored, _ := store.TokenByHash(ctx, auth.HashSecret(tok.Secret))
+	if stored.LastUsedAt == nil || !stored.LastUsedAt.Equal(t0) {
+		t.Fatalf("first use not recorded: %v", stored.LastUsedAt)
+	}
+	clock.Advance(30 * time.Second)
+	_, _ = svc.Authenticate(ctx, "Bearer "+tok.Secret)
+	stored, _ = store.TokenByHash(ctx, auth.HashSecret(tok.Secret))
+	if !stored.LastUsedAt.Equal(t0) {
+		t.Fatal("last_used_at written again within a minute")
+	}
+	clock.Advance(31 * time.Second)
+	_, _ = svc.Authenticate(ctx, "Bearer "+tok.Secret)
+	stored, _ = store.TokenByHash(ctx, auth.HashSecret(tok.Secret))
+	if !stored.LastUsedAt.Equal(t0.Add(61 * time.Second)) {
+		t.Fatalf("last_used_at not refreshed after a minute: %v", stored.LastUsedAt)
+	}
+
+	for _, h := range []string{"", "Bearer nope", "Bearer trawl_" + strings.Repeat("Z", 40)} {
+		if _, err := svc.Authenticate(ctx, h); !failure.Is(err, failure.Unauthenticated) {
+			t.Errorf("Authenticate(%q) = %v", h, err)
+		}
+	}
+	if err := svc.DeleteToken(ctx, acct.ID, tok.Token.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.Authenticate(ctx, "Bearer "+tok.Secret); !failure.Is(err, failure.Unauthenticated) {
+		t.Fatalf("deleted token: %v", err)
+	}
+}
+
+func TestTokenCapPerPlan(t *testing.T) {
+	svc, _, _ := newService(t)
+	ctx := context.Background()
+	for plan, cap := range map[string]int{"": 1, "basic": 1, "pro": 3, "business": 5} {
+		acct, err := svc.CreateAccount(ctx, "cap-"+plan+"@example.com", "", plan)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range cap {
+			if _, err := svc.CreateToken(ctx, acct.ID, ""); err != nil {
+				t.Fatalf("%s token %d: %v", plan, i+1, err)
+			}
+		}
+		_, err = svc.CreateToken(ctx, acct.ID, "")
+		if !failure.Is(err, failure.Conflict) || !strings.Contains(err.Error(), "allows") {
+			t.Errorf("%s over cap: %v", plan, err)
+		}
+	}
+}
+
+func TestCreateAccountValidation(t *testing.T) {
+	svc, _, _ := newService(t)
+	ctx := context.Background()
+	for _, c := range []struct{ email, plan, field string }{
+		{"not-an-email", "basic", "email"},
+		{"a b@example.com", "basic", "email"},
+		{"Name <x@example.com>", "basic", "email"},
+		{"ok@example.com", "gold", "plan"},
+	} {
+		_, err := svc.CreateAccount(ctx, c.email, "", c.plan)
+		if names := failure.FieldNames(err); len(names) != 1 || names[0] != c.field {
+			t.Errorf("CreateAccount(%q, %q) = %v", c.email, c.plan, err)
+		}
+	}
+	if _, err := svc.CreateAccount(ctx, "dup@example.com", "", "none"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.CreateAccount(ctx, "DUP@example.com", "", "none"); !failure.Is(err, failure.Conflict) {
+		t.Fatalf("duplicate (case-insensitive) email: %v", err)
+	}
+	acct, _ := svc.AccountByEmail(ctx, "dup@example.com")
+	if _, err := svc.CreateToken(ctx, acct.ID, strings.Repeat("n", 101)); !failure.Is(err, failure.Invalid) {
+		t.Fatalf("long token name: %v", err)
+	}
+}

@@ -1,0 +1,50 @@
+package failure_test
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/trawlhq/trawl/core/failure"
+)
+
+func TestKindSurvivesWrapping(t *testing.T) {
+	base := failure.E("store.Get", failure.NotFound, "account not found")
+	wrapped := fmt.Errorf("loading: %w", failure.Wrap("svc.Load", base))
+	if !failure.Is(wrapped, failure.NotFound) || failure.KindOf(wrapped) != failure.NotFound {
+		t.Fatalf("kind lost: %v", wrapped)
+	}
+	if failure.KindOf(errors.New("plain")) != failure.Internal || failure.Is(nil, failure.Internal) {
+		t.Fatal("plain errors are Internal; nil is nothing")
+	}
+	if failure.Wrap("op", nil) != nil {
+		t.Fatal("Wrap(nil) must be nil")
+	}
+	cause := errors.New("disk full")
+	e := failure.E("op", failure.Unavailable, "try later", cause)
+	if !errors.Is(e, cause) || !strings.Contains(e.Error(), "disk full") || !strings.Contains(e.Error(), "unavailable") {
+		t.Fatalf("cause lost: %v", e)
+	}
+}
+
+func TestFieldErrors(t *testing.T) {
+	var fe failure.FieldErrors
+	if !fe.Empty() || fe.Err("op") != nil {
+		t.Fatal("empty FieldErrors is no error")
+	}
+	fe.Add("url", "The url field is required.")
+	fe.Add("limit", "The limit must be between 1 and 1000.")
+	fe.Add("url", "second")
+	err := fe.Err("op")
+	e, ok := failure.As(err)
+	if !ok || e.Kind != failure.Invalid || e.Message != "The url field is required." || len(e.Fields["url"]) != 2 {
+		t.Fatalf("err = %+v", e)
+	}
+	if names := failure.FieldNames(err); len(names) != 2 || names[0] != "limit" || names[1] != "url" {
+		t.Fatalf("FieldNames = %v", names)
+	}
+	if failure.Invalid.String() != "invalid" || failure.Kind(200).String() != "kind(200)" {
+		t.Fatal("kind names")
+	}
+}
