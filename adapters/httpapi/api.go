@@ -79,11 +79,42 @@ func New(d Deps) (*API, error) {
 	return a, nil
 }
 
-// ServeHTTP serves the API.
-func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) { a.outer(a.mux).ServeHTTP(w, r) }
-
 // Handler returns the API with every per-request concern applied once.
-func (a *API) Handler() http.Handler { return a.outer(a.mux) }
+func (a *API) Handler() http.Handler { return a.outer(http.HandlerFunc(a.dispatch)) }
+
+// dispatch routes a request; what no route takes gets a JSON 404 or 405
+// instead of the mux's plain-text one.
+func (a *API) dispatch(w http.ResponseWriter, r *http.Request) {
+	h, pattern := a.mux.Handler(r)
+	if pattern != "" {
+		a.mux.ServeHTTP(w, r) // fills the path values
+		return
+	}
+	probe := &headerProbe{header: http.Header{}}
+	h.ServeHTTP(probe, r)
+	switch probe.status {
+	case http.StatusMethodNotAllowed:
+		w.Header().Set("Allow", probe.header.Get("Allow"))
+		writeJSON(w, http.StatusMethodNotAllowed, map[string]string{"message": "Method Not Allowed"})
+	case http.StatusNotFound, 0:
+		writeJSON(w, http.StatusNotFound, map[string]string{"message": "Not Found", "error": "Not Found"})
+	default: // the mux's own redirects (path cleaning)
+		for k, v := range probe.header {
+			w.Header()[k] = v
+		}
+		w.WriteHeader(probe.status)
+	}
+}
+
+// headerProbe records what the mux's fallback handler would answer.
+type headerProbe struct {
+	header http.Header
+	status int
+}
+
+func (p *headerProbe) Header() http.Header         { return p.header }
+func (p *headerProbe) Write(b []byte) (int, error) { return len(b), nil }
+func (p *headerProbe) WriteHeader(code int)        { p.status = code }
 
 // Billed mounts a billed endpoint: authenticated, rate-limited in its group,
 // idempotent under an Idempotency-Key.
@@ -104,11 +135,6 @@ func (a *API) routes() {
 	m.HandleFunc("POST /v1/credits/purchase", a.authed(a.purchase))
 	m.HandleFunc("GET /checkout/{session}", a.checkoutPage)
 	m.HandleFunc("POST /checkout/{session}/pay", a.checkoutPay)
-	m.HandleFunc("/", a.notFound)
-}
-
-func (a *API) notFound(w http.ResponseWriter, r *http.Request) {
-	writeJSON(w, http.StatusNotFound, map[string]string{"message": "Not Found", "error": "Not Found"})
 }
 
 func (a *API) healthz(w http.ResponseWriter, _ *http.Request) {

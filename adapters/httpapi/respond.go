@@ -158,3 +158,9 @@ func queryInt(fe *failure.FieldErrors, r *http.Request, name string, def int) in
 	}
 	return n
 }
+
+// WriteError writes err as the API does; capabilities mounted with Billed use it.
+func (a *API) WriteError(w http.ResponseWriter, r *http.Request, err error) { a.writeError(w, r, err) }
+
+// WriteJSON writes a JSON answer.
+func WriteJSON(w http.ResponseWriter, status int, v any) { writeJSON(w, status, v) }

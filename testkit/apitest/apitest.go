@@ -1,0 +1,176 @@
+// Package apitest starts Trawl's real HTTP API over a chosen store with a
+// settable clock, and gives tests accounts, tokens and a small client.
+package apitest
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/trawlhq/trawl/adapters/httpapi"
+	"github.com/trawlhq/trawl/adapters/payment"
+	"github.com/trawlhq/trawl/adapters/ratelimit"
+	"github.com/trawlhq/trawl/core/auth"
+	"github.com/trawlhq/trawl/core/credits"
+	"github.com/trawlhq/trawl/core/idempotency"
+	coreratelimit "github.com/trawlhq/trawl/core/ratelimit"
+	"github.com/trawlhq/trawl/ports"
+	"github.com/trawlhq/trawl/testkit"
+	"github.com/trawlhq/trawl/testkit/storetest"
+)
+
+// Env is a running API.
+type Env struct {
+	T       testing.TB
+	Store   storetest.Stores
+	Clock   *testkit.Clock
+	API     *httpapi.API
+	Server  *httptest.Server
+	Auth    *auth.Service
+	Credits *credits.Service
+	Biller  *credits.Biller
+}
+
+// Options adjust the environment before the API is built.
+type Options struct {
+	Payments ports.PaymentProvider
+	Ledger   ports.LedgerStore
+	// Mount adds routes to the API before the server starts.
+	Mount func(*httpapi.API)
+}
+
+// Start builds the API over store and serves it.
+func Start(t testing.TB, store storetest.Stores, o Options) *Env {
+	t.Helper()
+	e := &Env{T: t, Store: store, Clock: testkit.NewClock(time.Date(2026, 6, 15, 12, 0, 0, 0, time.UTC))}
+	e.Server = httptest.NewUnstartedServer(nil)
+	ledgerStore := o.Ledger
+	if ledgerStore == nil {
+		ledgerStore = store
+	}
+	pay := o.Payments
+	if pay == nil {
+		var err error
+		pay, err = payment.NewLocal(store, e.Clock, "http://"+e.Server.Listener.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	var err error
+	e.Auth, _ = auth.NewService(store, store, e.Clock)
+	ledger, _ := credits.NewLedger(store, e.Clock)
+	e.Biller, _ = credits.NewBiller(ledger, store, e.Clock)
+	e.Credits, _ = credits.NewService(ledgerStore, store, pay, e.Clock, credits.DefaultPricing)
+	idem, _ := idempotency.NewService(store, e.Clock)
+	lim, _ := ratelimit.NewMemory(e.Clock)
+	e.API, err = httpapi.New(httpapi.Deps{Auth: e.Auth, Credits: e.Credits, Biller: e.Biller, Idempotency: idem, Limiter: lim, Limits: coreratelimit.DefaultTable(), Version: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.Mount != nil {
+		o.Mount(e.API)
+	}
+	e.Server.Config.Handler = e.API.Handler()
+	e.Server.Start()
+	t.Cleanup(e.Server.Close)
+	return e
+}
+
+// Account creates an account on a plan and returns it with a token secret.
+func (e *Env) Account(email, plan string) (ports.Account, string) {
+	e.T.Helper()
+	ctx := context.Background()
+	a, err := e.Auth.CreateAccount(ctx, email, "", plan)
+	if err != nil {
+		e.T.Fatal(err)
+	}
+	tok, err := e.Auth.CreateToken(ctx, a.ID, "test")
+	if err != nil {
+		e.T.Fatal(err)
+	}
+	return a, tok.Secret
+}
+
+// Response is a decoded answer.
+type Response struct {
+	Status int
+	Header http.Header
+	Body   []byte
+}
+
+// JSON decodes the body into a map.
+func (r Response) JSON(t testing.TB) map[string]any {
+	t.Helper()
+	var m map[string]any
+	if err := json.Unmarshal(r.Body, &m); err != nil {
+		t.Fatalf("body is not a JSON object (%v): %s", err, r.Body)
+	}
+	return m
+}
+
+// Do sends a request; body may be nil, a string or a value to encode.
+func (e *Env) Do(method, path, token string, body any, headers ...string) Response {
+	e.T.Helper()
+	var rd io.Reader
+	switch b := body.(type) {
+	case nil:
+	case string:
+		rd = strings.NewReader(b)
+	case []byte:
+		rd = bytes.NewReader(b)
+	default:
+		raw, _ := json.Marshal(b)
+		rd = bytes.NewReader(raw)
+	}
+	req, err := http.NewRequest(method, e.Server.URL+path, rd)
+	if err != nil {
+		e.T.Fatal(err)
+	}
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	if rd != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	for i := 0; i+1 < len(headers); i += 2 {
+		req.Header.Set(headers[i], headers[i+1])
+	}
+	res, err := e.Server.Client().Do(req)
+	if err != nil {
+		e.T.Fatal(err)
+	}
+	defer res.Body.Close()
+	raw, _ := io.ReadAll(res.Body)
+	return Response{Status: res.StatusCode, Header: res.Header, Body: raw}
+}
+
+// BilledRoute mounts a billed route whose work costs n credits, or fails
+// with err: it stands for any billed endpoint.
+func BilledRoute(pattern string, group coreratelimit.Group, n int64, fail func(*http.Request) error) func(*httpapi.API) {
+	return func(a *httpapi.API) {
+		a.Billed(pattern, group, func(w http.ResponseWriter, r *http.Request) {
+			_, err := a.Bill(w, r, credits.Call{Service: "content", MaxCredits: n}, func(context.Context) (int64, ports.TransactionMetadata, error) {
+				if fail != nil {
+					if err := fail(r); err != nil {
+						return 0, ports.TransactionMetadata{}, err
+					}
+				}
+				return n, ports.TransactionMetadata{URL: r.URL.Query().Get("url")}, nil
+			})
+			if err != nil {
+				a.WriteError(w, r, err)
+				return
+			}
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = w.Write([]byte(`{"ok":true,"url":` + strings.TrimSpace(string(mustJSON(r.URL.Query().Get("url")))) + `}`))
+		})
+	}
+}
+
+func mustJSON(v any) []byte { b, _ := json.Marshal(v); return b }
