@@ -3,8 +3,6 @@ package sqlstore
 import (
 	"context"
 
-	"github.com/jmoiron/sqlx"
-
 	"github.com/trawlhq/trawl/core/failure"
 	"github.com/trawlhq/trawl/ports"
 )
@@ -28,7 +26,7 @@ func (s *Store) BeginIdempotent(ctx context.Context, rec ports.IdempotencyRecord
 	defer cancel()
 	var existing ports.IdempotencyRecord
 	claimed := false
-	err := s.inTx(ctx, func(tx *sqlx.Tx) error {
+	err := s.inTx(ctx, func(tx execer) error {
 		if _, err := tx.ExecContext(ctx, s.q(`DELETE FROM idempotency_keys WHERE account_id = ? AND key = ? AND expires_at <= ?`),
 			rec.AccountID, rec.Key, ms(rec.CreatedAt)); err != nil {
 			return err

@@ -6,8 +6,6 @@ import (
 	"encoding/json"
 	"time"
 
-	"github.com/jmoiron/sqlx"
-
 	"github.com/trawlhq/trawl/core/failure"
 	"github.com/trawlhq/trawl/ports"
 )
@@ -18,7 +16,7 @@ func (s *Store) WithCredits(ctx context.Context, accountID int64, fn func(ports.
 	const op = "sqlstore.WithCredits"
 	ctx, cancel := s.bounded(ctx)
 	defer cancel()
-	return s.inTx(ctx, func(tx *sqlx.Tx) error {
+	return s.inTx(ctx, func(tx execer) error {
 		row, err := s.lockAccount(ctx, tx, accountID)
 		if err != nil {
 			return notFound(op, "account", err)
@@ -30,7 +28,7 @@ func (s *Store) WithCredits(ctx context.Context, accountID int64, fn func(ports.
 type ledgerTx struct {
 	s     *Store
 	ctx   context.Context
-	tx    *sqlx.Tx
+	tx    execer
 	state ports.CreditState
 }
 

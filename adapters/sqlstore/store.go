@@ -166,7 +166,7 @@ func (s *Store) Migrate(ctx context.Context) error {
 // execer is what both *sqlx.DB and *sqlx.Tx offer: queries run the same
 // inside or outside a transaction.
 type execer interface {
-	sqlx.ExtContext
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
 	GetContext(ctx context.Context, dest any, query string, args ...any) error
 	SelectContext(ctx context.Context, dest any, query string, args ...any) error
 }
@@ -177,7 +177,7 @@ func (s *Store) bounded(ctx context.Context) (context.Context, context.CancelFun
 
 // inTx runs fn in a transaction, committing on nil and rolling back otherwise
 // (and on panic).
-func (s *Store) inTx(ctx context.Context, fn func(tx *sqlx.Tx) error) (err error) {
+func (s *Store) inTx(ctx context.Context, fn func(tx execer) error) (err error) {
 	tx, err := s.db.BeginTxx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("begin: %w", err)

@@ -5,8 +5,6 @@ import (
 	"database/sql"
 	"time"
 
-	"github.com/jmoiron/sqlx"
-
 	"github.com/trawlhq/trawl/core/failure"
 	"github.com/trawlhq/trawl/ports"
 )
@@ -30,13 +28,13 @@ func (r tokenRow) token() ports.Token {
 
 // lockAccount takes the account's row lock for the rest of tx. On SQLite the
 // transaction already began IMMEDIATE and holds the write lock.
-func (s *Store) lockAccount(ctx context.Context, tx *sqlx.Tx, accountID int64) (accountRow, error) {
+func (s *Store) lockAccount(ctx context.Context, q execer, accountID int64) (accountRow, error) {
 	query := `SELECT ` + accountCols + ` FROM accounts WHERE id = ?`
 	if s.dialect == Postgres {
 		query += ` FOR UPDATE`
 	}
 	var r accountRow
-	err := tx.GetContext(ctx, &r, s.q(query), accountID)
+	err := q.GetContext(ctx, &r, s.q(query), accountID)
 	return r, err
 }
 
@@ -46,7 +44,7 @@ func (s *Store) CreateToken(ctx context.Context, t ports.Token, maxActive int) (
 	ctx, cancel := s.bounded(ctx)
 	defer cancel()
 	var id int64
-	err := s.inTx(ctx, func(tx *sqlx.Tx) error {
+	err := s.inTx(ctx, func(tx execer) error {
 		if _, err := s.lockAccount(ctx, tx, t.AccountID); err != nil {
 			return notFound(op, "account", err)
 		}

@@ -205,7 +205,7 @@ func testLedgerTx(t *testing.T, s Stores) {
 			return err
 		}
 		if tx.State().TopUp != 70 {
-			return fmt.Errorf("State after SaveState = %+v", tx.State())
+			return fmt.Errorf("after SaveState, state = %+v", tx.State())
 		}
 		for i, exp := range []time.Duration{time.Minute, time.Hour, -time.Second} {
 			if err := tx.PutHold(ports.Hold{ID: fmt.Sprintf("h%d", i), AccountID: a.ID, TokenID: tok.ID, Amount: int64(10 * (i + 1)), CreatedAt: t0, ExpiresAt: t0.Add(exp)}); err != nil {
@@ -213,14 +213,14 @@ func testLedgerTx(t *testing.T, s Stores) {
 			}
 		}
 		if n, err := tx.HeldAmount(t0); err != nil || n != 30 {
-			return fmt.Errorf("HeldAmount = %d, %v; want 30 (expired hold excluded)", n, err)
+			return fmt.Errorf("held amount = %d, %v; want 30 (expired hold excluded)", n, err)
 		}
 		if n, _ := tx.HeldAmount(t0.Add(2 * time.Minute)); n != 20 {
-			return fmt.Errorf("HeldAmount later = %d, want 20", n)
+			return fmt.Errorf("held amount later = %d, want 20", n)
 		}
 		h, err := tx.Hold("h1")
 		if err != nil || h.Amount != 20 || h.TokenID != tok.ID || !h.ExpiresAt.Equal(t0.Add(time.Hour)) {
-			return fmt.Errorf("Hold = %+v, %v", h, err)
+			return fmt.Errorf("hold = %+v, %v", h, err)
 		}
 		if err := tx.DeleteExpiredHolds(t0); err != nil {
 			return err

@@ -1,0 +1,51 @@
+# Trawl: `make help` lists the targets.
+SHELL   := /usr/bin/env bash
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+LDFLAGS := -X github.com/trawlhq/trawl/app.Version=$(VERSION)
+ADDR    ?= 127.0.0.1:8080
+DATA    ?= ./trawl-data
+
+.DEFAULT_GOAL := help
+
+.PHONY: help
+help: ## List the targets
+	@awk 'BEGIN{FS=":.*## "} /^[a-zA-Z0-9_-]+:.*## /{printf "  %-16s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
+
+.PHONY: build
+build: ## Build bin/trawl
+	go build -ldflags "$(LDFLAGS)" -o bin/trawl ./app/cmd/trawl
+
+.PHONY: run
+run: build ## Build and start the server on the embedded SQLite store (prints a token on first start)
+	./bin/trawl serve --addr $(ADDR) --data-dir $(DATA)
+
+.PHONY: test
+test: ## Run every test with the race detector (Postgres tests skip locally if it is unreachable; CI=true makes them fail)
+	go test -race -count=1 ./...
+
+.PHONY: test-short
+test-short: ## Run the tests quickly, without the race detector
+	go test -count=1 ./...
+
+.PHONY: lint
+lint: ## go vet and staticcheck
+	go vet ./...
+	go tool staticcheck ./...
+
+.PHONY: fmt
+fmt: ## Format the code
+	gofmt -w $$(git ls-files '*.go')
+
+.PHONY: generate
+generate: ## Regenerate generated code (mocks)
+	go tool mockery
+
+.PHONY: checkgenerate
+checkgenerate: generate ## Fail if generated code is out of date
+	@git diff --exit-code -- testkit/mocks || { echo "generated code is out of date: run make generate"; exit 1; }
+	@test -z "$$(git status --porcelain -- testkit/mocks)" || { echo "untracked generated files: run make generate and commit"; git status --porcelain -- testkit/mocks; exit 1; }
+
+.PHONY: bench
+bench: ## Print the performance figures: HTTP load, ledger throughput, Go benchmarks
+	go run ./app/cmd/trawl-bench
+	go test -run '^$$' -bench . -benchmem ./adapters/... ./core/...

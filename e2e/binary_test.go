@@ -1,0 +1,271 @@
+// Package e2e starts the real trawl binary and talks to it over HTTP.
+package e2e
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/trawlhq/trawl/testkit/pgtest"
+)
+
+var (
+	buildOnce sync.Once
+	binPath   string
+	buildErr  error
+)
+
+// binary builds app/cmd/trawl once per test run.
+func binary(t *testing.T) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "trawl-e2e-bin")
+		if err != nil {
+			buildErr = err
+			return
+		}
+		binPath = filepath.Join(dir, "trawl")
+		out, err := exec.Command("go", "build", "-o", binPath, "github.com/trawlhq/trawl/app/cmd/trawl").CombinedOutput()
+		if err != nil {
+			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
+	return binPath
+}
+
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
+// server is a running trawl serve.
+type server struct {
+	cmd    *exec.Cmd
+	base   string
+	stdout *syncBuffer
+	stderr *syncBuffer
+	done   chan error
+}
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+func start(t *testing.T, store []string) *server {
+	t.Helper()
+	addr := freeAddr(t)
+	args := append([]string{"serve", "--addr", addr}, store...)
+	cmd := exec.Command(binary(t), args...)
+	cmd.Env = append(os.Environ(), "TRAWL_LOG_FORMAT=json")
+	s := &server{cmd: cmd, base: "http://" + addr, stdout: &syncBuffer{}, stderr: &syncBuffer{}, done: make(chan error, 1)}
+	cmd.Stdout, cmd.Stderr = s.stdout, s.stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { s.done <- cmd.Wait() }()
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		<-s.done
+		if t.Failed() {
+			t.Logf("server stdout:\n%s\nstderr:\n%s", s.stdout, s.stderr)
+		}
+	})
+	deadline := time.Now().Add(20 * time.Second)
+	for time.Now().Before(deadline) {
+		res, err := http.Get(s.base + "/readyz")
+		if err == nil {
+			res.Body.Close()
+			if res.StatusCode == 200 {
+				return s
+			}
+		}
+		select {
+		case err := <-s.done:
+			t.Fatalf("server exited early: %v\n%s", err, s.stderr)
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+	t.Fatalf("server not ready:\n%s", s.stderr)
+	return nil
+}
+
+func (s *server) stop(t *testing.T) {
+	t.Helper()
+	_ = s.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case err := <-s.done:
+		s.done <- err
+		if err != nil {
+			t.Fatalf("exit after SIGTERM: %v\n%s", err, s.stderr)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("no exit 20 s after SIGTERM")
+	}
+}
+
+var tokenRE = regexp.MustCompile(`trawl_[0-9A-Za-z]{40}`)
+
+func get(t *testing.T, url, token string) (int, map[string]any) {
+	t.Helper()
+	req, _ := http.NewRequest("GET", url, nil)
+	req.Header.Set("Authorization", "Bearer "+token)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	raw, _ := io.ReadAll(res.Body)
+	var m map[string]any
+	_ = json.Unmarshal(raw, &m)
+	return res.StatusCode, m
+}
+
+func admin(t *testing.T, store []string, args ...string) string {
+	t.Helper()
+	out, err := exec.Command(binary(t), append(args, store...)...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("trawl %v: %v\n%s", args, err, out)
+	}
+	return string(out)
+}
+
+func exercise(t *testing.T, store []string) {
+	s := start(t, store)
+	token := tokenRE.FindString(s.stdout.String())
+	if token == "" {
+		t.Fatalf("no bootstrap token printed:\n%s", s.stdout)
+	}
+	if !strings.Contains(s.stdout.String(), "curl -H \"Authorization: Bearer "+token+"\" "+s.base+"/v1/credits") {
+		t.Errorf("no curl example:\n%s", s.stdout)
+	}
+	if strings.Contains(s.stderr.String(), token) || strings.Contains(s.stderr.String(), token[6:]) {
+		t.Fatal("the token secret reached the logs")
+	}
+	code, user := get(t, s.base+"/user", token)
+	if code != 200 || user["email"] != "local@localhost" {
+		t.Fatalf("/user = %d %v", code, user)
+	}
+	code, cr := get(t, s.base+"/v1/credits", token)
+	if code != 200 || cr["balance"] != float64(90000) || cr["formatted_balance"] != "90,000" {
+		t.Fatalf("/v1/credits = %d %v", code, cr)
+	}
+
+	// Admin commands work against the store the server is using.
+	out := admin(t, store, "tokens", "create", "--email", "local@localhost", "--name", "ci", "--json")
+	var created map[string]any
+	if err := json.Unmarshal([]byte(out), &created); err != nil || created["token"] == nil || created["preview"] == nil || created["id"] == nil || created["name"] != "ci" {
+		t.Fatalf("tokens create --json = %s", out)
+	}
+	second := created["token"].(string)
+	if code, _ := get(t, s.base+"/user", second); code != 200 {
+		t.Fatalf("new token refused: %d", code)
+	}
+	out = admin(t, store, "tokens", "list", "--email", "local@localhost", "--json")
+	if strings.Contains(out, second) || strings.Contains(out, token) || !strings.Contains(out, "last_used_at") {
+		t.Fatalf("tokens list leaks a secret or lacks fields:\n%s", out)
+	}
+	admin(t, store, "credits", "grant", "--email", "local@localhost", "--credits", "500")
+	if _, cr := get(t, s.base+"/v1/credits", token); cr["balance"] != float64(90500) {
+		t.Fatalf("grant not visible to the server: %v", cr)
+	}
+	admin(t, store, "tokens", "delete", "--email", "local@localhost", "--id", fmt.Sprint(created["id"]))
+	if code, _ := get(t, s.base+"/user", second); code != 401 {
+		t.Fatalf("deleted token still works: %d", code)
+	}
+	admin(t, store, "accounts", "create", "--email", "new@example.com", "--plan", "pro")
+	out = admin(t, store, "accounts", "list", "--json")
+	if !strings.Contains(out, "new@example.com") || !strings.Contains(out, `"plan": "pro"`) {
+		t.Fatalf("accounts list:\n%s", out)
+	}
+	admin(t, store, "accounts", "set-plan", "--email", "new@example.com", "--plan", "business")
+
+	// Structured logs: one JSON line per request, with the request id.
+	sc := bufio.NewScanner(strings.NewReader(s.stderr.String()))
+	requests := 0
+	for sc.Scan() {
+		var line map[string]any
+		if json.Unmarshal(sc.Bytes(), &line) == nil && line["msg"] == "request" && line["request_id"] != nil {
+			requests++
+		}
+	}
+	if requests < 5 {
+		t.Fatalf("%d request log lines:\n%s", requests, s.stderr)
+	}
+	s.stop(t)
+
+	// A second start on the same store prints no secret.
+	s2 := start(t, store)
+	if tokenRE.MatchString(s2.stdout.String()) {
+		t.Fatalf("restart printed a token:\n%s", s2.stdout)
+	}
+	if code, _ := get(t, s2.base+"/user", token); code != 200 {
+		t.Fatalf("bootstrap token lost across restart: %d", code)
+	}
+	s2.stop(t)
+}
+
+func TestBinarySQLite(t *testing.T) {
+	exercise(t, []string{"--data-dir", t.TempDir()})
+}
+
+func TestBinaryPostgres(t *testing.T) {
+	exercise(t, []string{"--database", pgtest.NewDatabase(t)})
+}
+
+func TestCLIUsage(t *testing.T) {
+	bin := binary(t)
+	for _, c := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{nil, 2, "Usage:"},
+		{[]string{"bogus"}, 2, "unknown command"},
+		{[]string{"version"}, 0, "trawl "},
+		{[]string{"tokens", "create", "--data-dir", t.TempDir()}, 2, "needs --email"},
+		{[]string{"accounts", "create", "--email", "nope", "--data-dir", t.TempDir()}, 1, "valid email"},
+		{[]string{"serve", "--resolve", "bad", "--data-dir", t.TempDir()}, 2, "host:port=ip:port"},
+		{[]string{"tokens", "list", "--email", "ghost@example.com", "--data-dir", t.TempDir()}, 1, "no account"},
+		{[]string{"migrate", "--data-dir", t.TempDir()}, 0, "migrations applied (sqlite)"},
+	} {
+		cmd := exec.Command(bin, c.args...)
+		out, _ := cmd.CombinedOutput()
+		if cmd.ProcessState.ExitCode() != c.code || !strings.Contains(string(out), c.want) {
+			t.Errorf("trawl %v: exit %d, output %q; want exit %d containing %q", c.args, cmd.ProcessState.ExitCode(), out, c.code, c.want)
+		}
+	}
+}
