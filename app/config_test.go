@@ -8,7 +8,7 @@ import (
 func TestConfigFromEnv(t *testing.T) {
 	env := map[string]string{
 		"TRAWL_ADDR": "0.0.0.0:9000", "TRAWL_DATA_DIR": "/var/trawl", "TRAWL_DATABASE_URL": "postgres://x@y/z",
-		"TRAWL_FETCH_RESOLVE": "site.test:80=127.0.0.1:18080, api.test:443=127.0.0.1:18443 ,",
+		"TRAWL_FETCH_RESOLVE":    "site.test:80=127.0.0.1:18080, api.test:443=127.0.0.1:18443 ,",
 		"TRAWL_SHUTDOWN_TIMEOUT": "3s", "TRAWL_BOOTSTRAP": "false", "TRAWL_MAX_BODY_BYTES": "2048",
 	}
 	c, err := DefaultConfig().FromEnv(func(k string) string { return env[k] })
