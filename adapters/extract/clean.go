@@ -1,0 +1,116 @@
+package extract
+
+import (
+	"strings"
+
+	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
+)
+
+// boilerLines are whole-block texts that are page furniture, not prose.
+var boilerLines = []string{
+	"advertisement", "advertisements", "sponsored", "sponsored content", "ad", "ads", "story continues below",
+	"story continues below advertisement", "continue reading below", "article continues below", "skip advertisement",
+	"share", "share this", "share this article", "share this story", "share on facebook", "share on twitter", "tweet",
+	"email", "print", "comments", "comment", "read more", "read more:", "see also", "related", "related:",
+	"related articles", "related stories", "more from", "recommended", "you may also like", "follow us",
+	"subscribe", "sign up", "sign up for our newsletter", "back to top", "click to enlarge", "enlarge this image",
+	"toggle caption", "hide caption", "image", "photo", "video", "loading", "loading...", "close", "menu",
+	"listen to this article", "copy link", "copied", "download", "next", "previous",
+}
+
+var boilerSet = func() map[string]bool {
+	m := map[string]bool{}
+	for _, s := range boilerLines {
+		m[s] = true
+	}
+	return m
+}()
+
+func isBoilerLine(text string) bool {
+	t := strings.ToLower(strings.TrimSpace(text))
+	t = strings.TrimRight(t, " :.»›→")
+	return boilerSet[t]
+}
+
+// cleanConditionally removes, inside the chosen content, the blocks that do
+// not read like the article: link lists, share bars, empty wrappers, image
+// galleries without prose, forms.
+func cleanConditionally(root *html.Node) {
+	var walk func(*html.Node)
+	walk = func(n *html.Node) {
+		for c := n.FirstChild; c != nil; {
+			next := c.NextSibling
+			if c.Type == html.ElementNode {
+				walk(c) // children first: a wrapper is judged after its junk is gone
+				if shouldDrop(c) {
+					n.RemoveChild(c)
+				}
+			}
+			c = next
+		}
+	}
+	walk(root)
+}
+
+func shouldDrop(n *html.Node) bool {
+	switch n.DataAtom {
+	case atom.Div, atom.Section, atom.Ul, atom.Ol, atom.Dl, atom.Table, atom.Aside, atom.Figure, atom.Form,
+		atom.Nav, atom.Header, atom.Footer, atom.Span, atom.Li, atom.P:
+	default:
+		return false
+	}
+	st := measure(n)
+	text := innerText(n)
+	if st.chars == 0 {
+		// Keep images and rules; drop empty wrappers.
+		return findFirst(n, atom.Img) == nil && findFirst(n, atom.Picture) == nil && n.DataAtom != atom.P
+	}
+	if isBoilerLine(text) {
+		return true
+	}
+	weight := classWeight(n)
+	ld := st.linkDensity()
+	switch n.DataAtom {
+	case atom.P, atom.Span:
+		// A paragraph that is only a link ("Read more: ...") is navigation.
+		return st.chars < 200 && ld > 0.8 && weight <= 0
+	case atom.Li:
+		return false
+	}
+	paras, imgs, lis, headings := 0, 0, 0, 0
+	elements(n, func(e *html.Node) bool {
+		switch e.DataAtom {
+		case atom.P:
+			paras++
+		case atom.Img:
+			imgs++
+		case atom.Li:
+			lis++
+		case atom.H1, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6:
+			headings++
+		}
+		return true
+	})
+	isList := n.DataAtom == atom.Ul || n.DataAtom == atom.Ol || n.DataAtom == atom.Dl
+	if st.commas >= 10 && weight >= 0 && ld < 0.6 {
+		return false // well-punctuated prose, even with many inline links
+	}
+	switch {
+	case weight < 0 && st.chars < 1000:
+		return true
+	case isList && ld > 0.5:
+		return true
+	case !isList && lis > paras+1 && ld > 0.3:
+		return true
+	case weight < 25 && ld > 0.33 && st.chars < 1500:
+		return true
+	case weight >= 25 && ld > 0.6:
+		return true
+	case imgs > 1 && paras == 0 && st.chars < 200:
+		return true
+	case st.chars < 40 && headings == 0 && imgs == 0 && !strings.ContainsAny(text, ".!?") && !isList && n.DataAtom != atom.Table:
+		return true
+	}
+	return false
+}

@@ -1,0 +1,61 @@
+package extract
+
+import (
+	"bytes"
+	"strings"
+
+	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
+)
+
+// mainContent parses a page and returns a detached element holding its main
+// content, and the parsed document (for metadata).
+func mainContent(page []byte) (content *html.Node, doc *html.Node, err error) {
+	doc, err = html.Parse(bytes.NewReader(page))
+	if err != nil {
+		return nil, nil, err
+	}
+	body := findFirst(doc, atom.Body)
+	if body == nil {
+		body = doc
+	}
+	title := strings.ToLower(innerText(orEmpty(findFirst(doc, atom.Title))))
+	prepare(body)
+	paragraphize(body)
+	removeBoilerplate(body)
+	top, cands := topCandidate(body)
+	if top == nil {
+		return nil, doc, nil
+	}
+	parts := gatherSiblings(top, cands)
+	content = &html.Node{Type: html.ElementNode, Data: "div", DataAtom: atom.Div}
+	for _, p := range parts {
+		p.Parent.RemoveChild(p)
+		content.AppendChild(p)
+	}
+	dropTitleHeading(content, title)
+	cleanConditionally(content)
+	return content, doc, nil
+}
+
+func orEmpty(n *html.Node) *html.Node {
+	if n == nil {
+		return &html.Node{Type: html.DocumentNode}
+	}
+	return n
+}
+
+// dropTitleHeading removes a leading h1 (the page title shown again above
+// the article): the content is the article's body.
+func dropTitleHeading(content *html.Node, title string) {
+	elements(content, func(n *html.Node) bool {
+		if n.DataAtom == atom.H1 {
+			t := strings.ToLower(innerText(n))
+			if t != "" && (title == "" || strings.Contains(title, t) || strings.Contains(t, title)) {
+				remove(n)
+			}
+			return false
+		}
+		return true
+	})
+}

@@ -1,0 +1,354 @@
+package extract
+
+import (
+	"strings"
+
+	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
+)
+
+// Words in class and id attributes. They are generic web vocabulary, not
+// names of particular sites.
+var (
+	unlikelyWords = []string{
+		"-ad-", "ad-break", "agegate", "ai2html", "banner", "breadcrumb", "combx", "comment", "community", "consent",
+		"cookie", "cover-wrap", "disqus", "extra", "footer", "gdpr", "header", "legends", "masthead", "menu", "navbar",
+		"newsletter", "outbrain", "pager", "pagination", "popular", "popup", "promo", "recommend", "related", "remark",
+		"replies", "rss", "share", "sharing", "shoutbox", "sidebar", "signup", "skyscraper", "social", "sponsor",
+		"subscribe", "supplemental", "taboola", "toolbar", "trending", "nav-", "-nav", "navigation", "paywall", "modal",
+	}
+	maybeWords    = []string{"article", "body", "column", "content", "main", "shadow", "story", "entry", "post", "text", "blog", "prose"}
+	positiveWords = []string{"article", "body", "content", "entry", "hentry", "h-entry", "main", "page", "post", "text", "blog", "story", "prose"}
+	negativeWords = []string{
+		"-ad-", "hidden", "banner", "combx", "comment", "com-", "contact", "foot", "footnote", "gdpr", "masthead", "media",
+		"meta", "outbrain", "promo", "related", "scroll", "share", "shoutbox", "sidebar", "skyscraper", "sponsor",
+		"shopping", "tags", "tool", "widget", "byline", "author", "dateline", "subscribe", "newsletter", "social",
+		"caption", "credit", "recirc", "signup", "popular", "trending", "recommend",
+	}
+	boilerRoles = map[string]bool{
+		"navigation": true, "complementary": true, "contentinfo": true, "banner": true, "menu": true, "menubar": true,
+		"search": true, "dialog": true, "alertdialog": true, "toolbar": true,
+	}
+)
+
+func containsAny(s string, words []string) bool {
+	for _, w := range words {
+		if strings.Contains(s, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// classWeight is readability's signal: +25 for content-like names, -25 for
+// boilerplate-like ones, for the class and the id separately.
+func classWeight(n *html.Node) int {
+	w := 0
+	for _, v := range []string{attr(n, "class"), attr(n, "id")} {
+		if v == "" {
+			continue
+		}
+		v = strings.ToLower(v)
+		if containsAny(v, negativeWords) {
+			w -= 25
+		}
+		if containsAny(v, positiveWords) {
+			w += 25
+		}
+	}
+	return w
+}
+
+var droppedTags = map[atom.Atom]bool{
+	atom.Script: true, atom.Style: true, atom.Noscript: true, atom.Template: true, atom.Svg: true, atom.Math: false,
+	atom.Iframe: true, atom.Object: true, atom.Embed: true, atom.Canvas: true, atom.Button: true, atom.Input: true,
+	atom.Select: true, atom.Textarea: true, atom.Link: true, atom.Meta: true, atom.Dialog: true, atom.Head: true,
+	atom.Title: true, atom.Base: true, atom.Audio: true, atom.Video: true, atom.Source: true, atom.Track: true,
+	atom.Map: true, atom.Area: true, atom.Label: true, atom.Option: true, atom.Datalist: true, atom.Output: true,
+	atom.Progress: true, atom.Meter: true,
+}
+
+func isHidden(n *html.Node) bool {
+	if hasAttr(n, "hidden") || strings.EqualFold(attr(n, "aria-hidden"), "true") {
+		return true
+	}
+	if st := attr(n, "style"); st != "" {
+		st = strings.ToLower(strings.ReplaceAll(st, " ", ""))
+		if strings.Contains(st, "display:none") || strings.Contains(st, "visibility:hidden") {
+			return true
+		}
+	}
+	return false
+}
+
+// prepare drops what is never content: scripts, styles, forms controls,
+// embedded frames, comments and hidden elements.
+func prepare(root *html.Node) {
+	var walk func(*html.Node)
+	walk = func(n *html.Node) {
+		for c := n.FirstChild; c != nil; {
+			next := c.NextSibling
+			switch c.Type {
+			case html.CommentNode, html.DoctypeNode:
+				n.RemoveChild(c)
+			case html.ElementNode:
+				if droppedTags[c.DataAtom] || (c.DataAtom != atom.Body && c.DataAtom != atom.Html && isHidden(c)) {
+					n.RemoveChild(c)
+				} else {
+					walk(c)
+				}
+			}
+			c = next
+		}
+	}
+	walk(root)
+}
+
+// proseChars maps every element to the unlinked characters of the prose
+// below it: text of <p>-like blocks when the page writes in paragraphs, all
+// unlinked text when it does not (div-and-br pages). Boilerplate removal
+// refuses to drop a block holding much of it, whatever the block's name says.
+func proseChars(root *html.Node) map[*html.Node]int {
+	para := map[*html.Node]int{}
+	plain := map[*html.Node]int{}
+	var walk func(*html.Node) (int, int)
+	walk = func(n *html.Node) (int, int) {
+		pt, tt := 0, 0
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			switch c.Type {
+			case html.TextNode:
+				if n.DataAtom != atom.A {
+					k, _ := countText(c.Data)
+					tt += k
+				}
+			case html.ElementNode:
+				if c.DataAtom == atom.A {
+					continue
+				}
+				if c.DataAtom == atom.P || c.DataAtom == atom.Pre || c.DataAtom == atom.Blockquote {
+					st := measure(c)
+					pt += st.chars - st.linkChars
+					tt += st.chars - st.linkChars
+					continue
+				}
+				a, b := walk(c)
+				pt, tt = pt+a, tt+b
+			}
+		}
+		para[n], plain[n] = pt, tt
+		return pt, tt
+	}
+	walk(root)
+	if para[root] >= 500 {
+		return para
+	}
+	return plain
+}
+
+// removeBoilerplate drops navigation, asides, footers and blocks whose
+// names say they are chrome, unless they hold a large share of the prose.
+func removeBoilerplate(body *html.Node) {
+	pc := proseChars(body)
+	total := pc[body]
+	guard := func(n *html.Node) bool { return total > 0 && float64(pc[n]) >= 0.3*float64(total) }
+	elements(body, func(n *html.Node) bool {
+		switch n.DataAtom {
+		case atom.Nav, atom.Aside, atom.Footer, atom.Menu, atom.Header:
+			if !guard(n) {
+				remove(n)
+				return false
+			}
+			return true
+		case atom.Article, atom.Main, atom.Body, atom.Html, atom.Table, atom.Tbody, atom.Tr, atom.Td, atom.Th:
+			return true
+		}
+		if role := strings.ToLower(attr(n, "role")); boilerRoles[role] && !guard(n) {
+			remove(n)
+			return false
+		}
+		if ci := classID(n); ci != "" && containsAny(ci, unlikelyWords) && !containsAny(ci, maybeWords) && !guard(n) {
+			remove(n)
+			return false
+		}
+		return true
+	})
+}
+
+type candidate struct {
+	node  *html.Node
+	score float64
+}
+
+func tagScore(a atom.Atom) float64 {
+	switch a {
+	case atom.Div, atom.Article, atom.Section, atom.Main:
+		return 5
+	case atom.Pre, atom.Td, atom.Blockquote:
+		return 3
+	case atom.Address, atom.Ol, atom.Ul, atom.Dl, atom.Dd, atom.Dt, atom.Li, atom.Form:
+		return -3
+	case atom.H1, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6, atom.Th:
+		return -5
+	}
+	return 0
+}
+
+// isTextBlock: an element that holds prose directly: a paragraph, or a
+// div/section/td whose children are all inline.
+func isTextBlock(n *html.Node) bool {
+	switch n.DataAtom {
+	case atom.P, atom.Pre:
+		return true
+	case atom.Div, atom.Section, atom.Td, atom.Blockquote, atom.Article, atom.Span:
+		return !hasBlockChild(n)
+	}
+	return false
+}
+
+// topCandidate scores text blocks and credits their ancestors, readability
+// style: the element collecting most well-punctuated, unlinked prose wins.
+func topCandidate(body *html.Node) (*html.Node, map[*html.Node]*candidate) {
+	cands := map[*html.Node]*candidate{}
+	var order []*candidate
+	elements(body, func(n *html.Node) bool {
+		if !isTextBlock(n) {
+			return true
+		}
+		st := measure(n)
+		if st.chars < 25 {
+			return false
+		}
+		score := 1 + float64(st.commas) + min(3, float64(st.chars)/100)
+		level := 0
+		for a := n.Parent; a != nil && a.Type == html.ElementNode && level < 5; a = a.Parent {
+			c, ok := cands[a]
+			if !ok {
+				c = &candidate{node: a, score: tagScore(a.DataAtom) + float64(classWeight(a))}
+				cands[a] = c
+				order = append(order, c)
+			}
+			div := 1.0
+			switch {
+			case level == 1:
+				div = 2
+			case level > 1:
+				div = float64(level) * 3
+			}
+			c.score += score / div
+			level++
+		}
+		return false
+	})
+	var best *candidate
+	for _, c := range order {
+		c.score *= 1 - measure(c.node).linkDensity()
+		if best == nil || c.score > best.score {
+			best = c
+		}
+	}
+	if best == nil {
+		return nil, cands
+	}
+	top := best.node
+	// Climb while the parent scores nearly as well: the article is often
+	// split across sibling wrappers under one parent.
+	for p := top.Parent; p != nil && p.DataAtom != atom.Body && p.Type == html.ElementNode; p = p.Parent {
+		pc, ok := cands[p]
+		if !ok || pc.score < best.score*0.75 {
+			break
+		}
+		top = p
+	}
+	return top, cands
+}
+
+// gatherSiblings adds to the top candidate its siblings that look like
+// more of the same article.
+func gatherSiblings(top *html.Node, cands map[*html.Node]*candidate) []*html.Node {
+	if top.Parent == nil {
+		return []*html.Node{top}
+	}
+	topScore := 0.0
+	if c, ok := cands[top]; ok {
+		topScore = c.score
+	}
+	threshold := max(10, topScore*0.2)
+	topClass := attr(top, "class")
+	var out []*html.Node
+	for s := top.Parent.FirstChild; s != nil; s = s.NextSibling {
+		if s.Type != html.ElementNode {
+			continue
+		}
+		if s == top {
+			out = append(out, s)
+			continue
+		}
+		bonus := 0.0
+		if topClass != "" && attr(s, "class") == topClass {
+			bonus = topScore * 0.2
+		}
+		if c, ok := cands[s]; ok && c.score+bonus >= threshold {
+			out = append(out, s)
+			continue
+		}
+		if s.DataAtom == atom.P {
+			st := measure(s)
+			text := innerText(s)
+			ld := st.linkDensity()
+			if (st.chars > 80 && ld < 0.25) || (st.chars > 0 && st.chars <= 80 && ld == 0 && strings.ContainsAny(text, ".!?")) {
+				out = append(out, s)
+			}
+		}
+	}
+	return out
+}
+
+// paragraphize wraps each run of inline content (text, links, emphasis,
+// <br>) that sits directly in a block container beside other blocks into a
+// <p>, so prose written without paragraphs is scored and kept like prose
+// written with them.
+func paragraphize(root *html.Node) {
+	elements(root, func(n *html.Node) bool {
+		switch n.DataAtom {
+		case atom.Div, atom.Section, atom.Article, atom.Main, atom.Td, atom.Blockquote, atom.Body, atom.Form:
+		default:
+			return !(n.DataAtom == atom.P || isHeading(n.DataAtom) || n.DataAtom == atom.Pre)
+		}
+		if !hasBlockChild(n) {
+			return true
+		}
+		var run []*html.Node
+		flush := func(before *html.Node) {
+			if len(run) == 0 {
+				return
+			}
+			hasText := false
+			for _, r := range run {
+				if r.Type == html.TextNode && strings.TrimSpace(r.Data) != "" || r.Type == html.ElementNode && r.DataAtom != atom.Br {
+					hasText = true
+					break
+				}
+			}
+			if hasText {
+				p := &html.Node{Type: html.ElementNode, Data: "p", DataAtom: atom.P}
+				n.InsertBefore(p, before)
+				for _, r := range run {
+					n.RemoveChild(r)
+					p.AppendChild(r)
+				}
+			}
+			run = run[:0]
+		}
+		for c := n.FirstChild; c != nil; {
+			next := c.NextSibling
+			if isBlock(c) {
+				flush(c)
+			} else if c.Type == html.TextNode || c.Type == html.ElementNode {
+				run = append(run, c)
+			}
+			c = next
+		}
+		flush(nil)
+		return true
+	})
+}

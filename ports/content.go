@@ -1,0 +1,39 @@
+package ports
+
+import "context"
+
+// Metadata is the page-level metadata of the Content object. Every field is
+// a string, empty when the page does not say.
+type Metadata struct {
+	Title         string
+	Description   string
+	Keywords      string
+	Author        string
+	Language      string
+	Favicon       string // absolute URL
+	OGImage       string // absolute URL
+	OGImageWidth  string
+	OGImageHeight string
+	OGTitle       string
+	OGType        string
+}
+
+// ExtractRequest is a fetched page to extract.
+type ExtractRequest struct {
+	URL  string // the final URL of the page: relative links resolve against it
+	HTML []byte // UTF-8
+}
+
+// Extracted is a page's main content.
+type Extracted struct {
+	HTML     string // clean, sanitised HTML of the main content
+	Markdown string
+	Text     string // plain text, blocks separated by blank lines
+	Metadata Metadata
+}
+
+// Extractor finds the main content of a page. A page without main content is
+// a failure.Unavailable error.
+type Extractor interface {
+	Extract(ctx context.Context, r ExtractRequest) (Extracted, error)
+}
