@@ -29,8 +29,29 @@ var boilerSet = func() map[string]bool {
 
 func isBoilerLine(text string) bool {
 	t := strings.ToLower(strings.TrimSpace(text))
-	t = strings.TrimRight(t, " :.»›→")
-	return boilerSet[t]
+	if boilerSet[strings.TrimRight(t, " :.»›→")] {
+		return true
+	}
+	n := runeLen(t)
+	words := strings.Fields(t)
+	switch {
+	case n < 300 && (strings.Contains(t, "©") || strings.Contains(t, "all rights reserved") || strings.HasPrefix(t, "copyright")):
+		return true // copyright notices
+	case strings.HasSuffix(t, ":") && len(words) <= 2:
+		return true // a label ("Trending:") whose list was removed
+	case n < 100 && strings.HasPrefix(t, "by ") && len(words) <= 12 && !strings.ContainsAny(t, ".!?\""):
+		return true // a byline
+	}
+	return false
+}
+
+// isCaption: figure captions and photo credits describe an image, not the story.
+func isCaption(n *html.Node) bool {
+	if n.DataAtom == atom.Figcaption {
+		return true
+	}
+	ci := classID(n)
+	return ci != "" && (strings.Contains(ci, "caption") || strings.Contains(ci, "credit")) && !containsAny(ci, []string{"article", "body", "content"})
 }
 
 // cleanConditionally removes, inside the chosen content, the blocks that do
@@ -55,10 +76,15 @@ func cleanConditionally(root *html.Node) {
 
 func shouldDrop(n *html.Node) bool {
 	switch n.DataAtom {
-	case atom.Div, atom.Section, atom.Ul, atom.Ol, atom.Dl, atom.Table, atom.Aside, atom.Figure, atom.Form,
-		atom.Nav, atom.Header, atom.Footer, atom.Span, atom.Li, atom.P:
+	case atom.Div, atom.Section, atom.Ul, atom.Ol, atom.Dl, atom.Table, atom.Figure, atom.Form,
+		atom.Header, atom.Span, atom.Li, atom.P, atom.Figcaption:
+	case atom.Aside, atom.Nav, atom.Footer:
+		return true // tangential by definition
 	default:
-		return false
+		return isCaption(n) && measure(n).chars < 400
+	}
+	if isCaption(n) {
+		return measure(n).chars < 400
 	}
 	st := measure(n)
 	text := innerText(n)
@@ -69,12 +95,15 @@ func shouldDrop(n *html.Node) bool {
 	if isBoilerLine(text) {
 		return true
 	}
+	if holdsQuote(n) {
+		return false
+	}
 	weight := classWeight(n)
 	ld := st.linkDensity()
 	switch n.DataAtom {
 	case atom.P, atom.Span:
 		// A paragraph that is only a link ("Read more: ...") is navigation.
-		return st.chars < 200 && ld > 0.8 && weight <= 0
+		return st.chars < 200 && ld > 0.8
 	case atom.Li:
 		return false
 	}

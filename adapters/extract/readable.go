@@ -150,10 +150,18 @@ func proseChars(root *html.Node) map[*html.Node]int {
 func removeBoilerplate(body *html.Node) {
 	pc := proseChars(body)
 	total := pc[body]
-	guard := func(n *html.Node) bool { return total > 0 && float64(pc[n]) >= 0.3*float64(total) }
+	guardAt := func(n *html.Node, share float64) bool { return total > 0 && float64(pc[n]) >= share*float64(total) }
+	guard := func(n *html.Node) bool { return guardAt(n, 0.3) }
 	elements(body, func(n *html.Node) bool {
 		switch n.DataAtom {
-		case atom.Nav, atom.Aside, atom.Footer, atom.Menu, atom.Header:
+		case atom.Nav, atom.Aside, atom.Footer, atom.Menu:
+			// Semantic chrome: kept only when it holds most of the prose.
+			if !guardAt(n, 0.5) {
+				remove(n)
+				return false
+			}
+			return true
+		case atom.Header:
 			if !guard(n) {
 				remove(n)
 				return false
@@ -166,7 +174,7 @@ func removeBoilerplate(body *html.Node) {
 			remove(n)
 			return false
 		}
-		if ci := classID(n); ci != "" && containsAny(ci, unlikelyWords) && !containsAny(ci, maybeWords) && !guard(n) {
+		if ci := classID(n); ci != "" && containsAny(ci, unlikelyWords) && !containsAny(ci, maybeWords) && !guard(n) && !holdsQuote(n) {
 			remove(n)
 			return false
 		}
@@ -351,4 +359,18 @@ func paragraphize(root *html.Node) {
 		flush(nil)
 		return true
 	})
+}
+
+// holdsQuote: an embedded quotation (a post or a tweet quoted in the story)
+// is part of the story even when its wrapper is named like a social widget.
+func holdsQuote(n *html.Node) bool {
+	q := n
+	if n.DataAtom != atom.Blockquote {
+		q = findFirst(n, atom.Blockquote)
+	}
+	if q == nil {
+		return false
+	}
+	st := measure(q)
+	return st.chars >= 40 && float64(st.chars) >= 0.5*float64(measure(n).chars)
 }
