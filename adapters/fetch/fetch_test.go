@@ -1,0 +1,294 @@
+package fetch_test
+
+import (
+	"bytes"
+	"compress/gzip"
+	"compress/zlib"
+	"context"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/netip"
+	"net/url"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/andybalholm/brotli"
+
+	"github.com/trawlhq/trawl/adapters/fetch"
+	"github.com/trawlhq/trawl/core/failure"
+	"github.com/trawlhq/trawl/ports"
+	"github.com/trawlhq/trawl/testkit/sites"
+)
+
+func client(o fetch.Options, ss ...*sites.Site) *fetch.Client {
+	if o.Resolve == nil {
+		o.Resolve = sites.Resolve(ss...)
+	}
+	if o.LookupIP == nil {
+		o.LookupIP = func(_ context.Context, host string) ([]netip.Addr, error) {
+			switch host {
+			case "metadata.test":
+				return []netip.Addr{netip.MustParseAddr("169.254.169.254")}, nil
+			case "mixed.test":
+				return []netip.Addr{netip.MustParseAddr("93.184.216.34"), netip.MustParseAddr("10.0.0.5")}, nil
+			case "v6loop.test":
+				return []netip.Addr{netip.MustParseAddr("::ffff:127.0.0.1")}, nil
+			}
+			return nil, &net.DNSError{Err: "no such host", Name: host, IsNotFound: true}
+		}
+	}
+	return fetch.New(o)
+}
+
+func wantKind(t *testing.T, err error, kind failure.Kind, msgHas string) {
+	t.Helper()
+	fe, ok := failure.As(err)
+	if !ok || fe.Kind != kind || !strings.Contains(fe.Message, msgHas) {
+		t.Fatalf("err = %v; want %s containing %q", err, kind, msgHas)
+	}
+}
+
+func TestFetchPageAndHeaders(t *testing.T) {
+	s := sites.New(t, "blog.test")
+	var ua, accept, lang atomic.Value
+	s.Mux.HandleFunc("/post", func(w http.ResponseWriter, r *http.Request) {
+		ua.Store(r.Header.Get("User-Agent"))
+		accept.Store(r.Header.Get("Accept"))
+		lang.Store(r.Header.Get("Accept-Language"))
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.WriteHeader(200)
+		_, _ = w.Write([]byte("<html><body><p>héllo</p></body></html>"))
+	})
+	c := client(fetch.Options{}, s)
+	res, err := c.Fetch(context.Background(), ports.FetchRequest{URL: s.URL("/post")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.StatusCode != 200 || res.ContentType != "text/html" || !strings.Contains(string(res.Body), "héllo") || res.FinalURL != "http://blog.test/post" || res.Charset != "utf-8" {
+		t.Fatalf("res = %+v", res)
+	}
+	if !strings.Contains(ua.Load().(string), "Chrome/") || !strings.Contains(accept.Load().(string), "text/html") || lang.Load().(string) == "" {
+		t.Fatalf("headers: ua=%q accept=%q lang=%q", ua.Load(), accept.Load(), lang.Load())
+	}
+	// Keep-alive: a second fetch reuses the connection.
+	if _, err := c.Fetch(context.Background(), ports.FetchRequest{URL: s.URL("/post")}); err != nil {
+		t.Fatal(err)
+	}
+	if n := s.Conns.Load(); n != 1 {
+		t.Fatalf("%d connections for two fetches; keep-alive not reused", n)
+	}
+}
+
+func TestNon2xxIsAResponse(t *testing.T) {
+	s := sites.New(t, "blog.test")
+	s.Mux.HandleFunc("/gone", func(w http.ResponseWriter, _ *http.Request) { http.Error(w, "gone", http.StatusGone) })
+	res, err := client(fetch.Options{}, s).Fetch(context.Background(), ports.FetchRequest{URL: s.URL("/gone")})
+	if err != nil || res.StatusCode != 410 {
+		t.Fatalf("410 page: %+v %v", res, err)
+	}
+}
+
+func TestDecoding(t *testing.T) {
+	page := "<html><body><p>" + strings.Repeat("compressed text ", 200) + "</p></body></html>"
+	s := sites.New(t, "zip.test")
+	encode := map[string]func([]byte) []byte{
+		"gzip": func(b []byte) []byte {
+			var buf bytes.Buffer
+			zw := gzip.NewWriter(&buf)
+			zw.Write(b)
+			zw.Close()
+			return buf.Bytes()
+		},
+		"br": func(b []byte) []byte {
+			var buf bytes.Buffer
+			zw := brotli.NewWriter(&buf)
+			zw.Write(b)
+			zw.Close()
+			return buf.Bytes()
+		},
+		"deflate": func(b []byte) []byte {
+			var buf bytes.Buffer
+			zw := zlib.NewWriter(&buf)
+			zw.Write(b)
+			zw.Close()
+			return buf.Bytes()
+		},
+	}
+	var gotAE atomic.Value
+	for enc, fn := range encode {
+		s.Mux.HandleFunc("/"+enc, func(w http.ResponseWriter, r *http.Request) {
+			gotAE.Store(r.Header.Get("Accept-Encoding"))
+			w.Header().Set("Content-Encoding", enc)
+			w.Header().Set("Content-Type", "text/html")
+			w.Write(fn([]byte(page)))
+		})
+	}
+	c := client(fetch.Options{}, s)
+	for enc := range encode {
+		res, err := c.Fetch(context.Background(), ports.FetchRequest{URL: s.URL("/" + enc)})
+		if err != nil || string(res.Body) != page {
+			t.Errorf("%s: %d bytes, %v", enc, len(res.Body), err)
+		}
+	}
+	if ae := gotAE.Load().(string); !strings.Contains(ae, "br") || !strings.Contains(ae, "gzip") {
+		t.Errorf("Accept-Encoding = %q", ae)
+	}
+}
+
+func TestCharsets(t *testing.T) {
+	s := sites.New(t, "old.test")
+	latin1 := []byte("<html><head><meta charset=\"iso-8859-1\"></head><body><p>Caf\xe9 cr\xe8me</p></body></html>")
+	s.Mux.HandleFunc("/meta", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		w.Write(latin1)
+	})
+	s.Mux.HandleFunc("/header", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=windows-1251")
+		w.Write([]byte("<p>\xcf\xf0\xe8\xe2\xe5\xf2</p>"))
+	})
+	s.Mux.HandleFunc("/sjis", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=Shift_JIS")
+		w.Write([]byte("<p>\x82\xb1\x82\xf1\x82\xc9\x82\xbf\x82\xcd</p>"))
+	})
+	c := client(fetch.Options{}, s)
+	for path, want := range map[string]string{"/meta": "Café crème", "/header": "Привет", "/sjis": "こんにちは"} {
+		res, err := c.Fetch(context.Background(), ports.FetchRequest{URL: s.URL(path)})
+		if err != nil || !strings.Contains(string(res.Body), want) {
+			t.Errorf("%s: %q (%s), %v", path, res.Body, res.Charset, err)
+		}
+	}
+}
+
+func TestRedirects(t *testing.T) {
+	s := sites.New(t, "hop.test")
+	other := sites.New(t, "land.test")
+	other.Handle("/final", "text/html", "<p>landed</p>")
+	s.Mux.HandleFunc("/a", func(w http.ResponseWriter, r *http.Request) { http.Redirect(w, r, "/b", http.StatusFound) })
+	s.Mux.HandleFunc("/b", func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, "http://land.test/final", http.StatusMovedPermanently)
+	})
+	s.Mux.HandleFunc("/loop", func(w http.ResponseWriter, r *http.Request) { http.Redirect(w, r, "/loop", http.StatusFound) })
+	s.Mux.HandleFunc("/to-loopback", func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, "http://127.0.0.1/admin", http.StatusFound)
+	})
+	s.Mux.HandleFunc("/to-metadata", func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, "http://metadata.test/latest/meta-data/", http.StatusFound)
+	})
+	s.Mux.HandleFunc("/to-port", func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, "http://land.test:8080/x", http.StatusFound)
+	})
+	s.Mux.HandleFunc("/to-ftp", func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, "ftp://land.test/x", http.StatusFound)
+	})
+	c := client(fetch.Options{}, s, other)
+	res, err := c.Fetch(context.Background(), ports.FetchRequest{URL: s.URL("/a")})
+	if err != nil || res.FinalURL != "http://land.test/final" || res.Redirects != 2 || string(res.Body) != "<p>landed</p>" {
+		t.Fatalf("redirect chain: %+v %v", res, err)
+	}
+	_, err = c.Fetch(context.Background(), ports.FetchRequest{URL: s.URL("/loop")})
+	wantKind(t, err, failure.Unavailable, "more than 10 redirects")
+	_, err = c.Fetch(context.Background(), ports.FetchRequest{URL: s.URL("/to-loopback")})
+	wantKind(t, err, failure.Invalid, "non-public")
+	_, err = c.Fetch(context.Background(), ports.FetchRequest{URL: s.URL("/to-metadata"), Field: "sitemap"})
+	wantKind(t, err, failure.Invalid, "non-public")
+	if names := failure.FieldNames(err); len(names) != 1 || names[0] != "sitemap" {
+		t.Fatalf("the error names %v, want the request's field", names)
+	}
+	_, err = c.Fetch(context.Background(), ports.FetchRequest{URL: s.URL("/to-port")})
+	wantKind(t, err, failure.Unavailable, "default port")
+	_, err = c.Fetch(context.Background(), ports.FetchRequest{URL: s.URL("/to-ftp")})
+	wantKind(t, err, failure.Unavailable, "does not follow")
+}
+
+func TestPrivateTargets(t *testing.T) {
+	c := client(fetch.Options{})
+	for _, u := range []string{"http://metadata.test/latest/", "http://mixed.test/", "http://v6loop.test/", "http://localhost/", "http://127.0.0.1/", "http://[::1]/"} {
+		_, err := c.Fetch(context.Background(), ports.FetchRequest{URL: u})
+		if !failure.Is(err, failure.Invalid) {
+			t.Errorf("%s: %v, want 422", u, err)
+		}
+	}
+	_, err := c.Fetch(context.Background(), ports.FetchRequest{URL: "http://nowhere.test/"})
+	wantKind(t, err, failure.Unavailable, "nowhere.test was not found")
+}
+
+// TestDialTimeGuard: a name that resolves to a public address when checked
+// and to loopback when dialled (DNS rebinding) is refused at dial time.
+func TestDialTimeGuard(t *testing.T) {
+	target := sites.New(t, "inner.test")
+	target.Handle("/", "text/html", "secret")
+	_, port, _ := net.SplitHostPort(target.Addr())
+	var calls atomic.Int32
+	c := fetch.New(fetch.Options{LookupIP: func(context.Context, string) ([]netip.Addr, error) {
+		if calls.Add(1) == 1 {
+			return []netip.Addr{netip.MustParseAddr("93.184.216.34")}, nil
+		}
+		return []netip.Addr{netip.MustParseAddr("127.0.0.1")}, nil
+	}})
+	_, err := c.Fetch(context.Background(), ports.FetchRequest{URL: "http://rebind.test/"})
+	if !failure.Is(err, failure.Invalid) {
+		t.Fatalf("rebinding: %v, want 422", err)
+	}
+	if target.Hits.Load() != 0 {
+		t.Fatalf("the loopback server was reached (port %s)", port)
+	}
+}
+
+func TestLimits(t *testing.T) {
+	s := sites.New(t, "big.test")
+	s.Mux.HandleFunc("/huge", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		w.Write(bytes.Repeat([]byte("x"), 2<<20))
+	})
+	s.Mux.HandleFunc("/bomb", func(w http.ResponseWriter, _ *http.Request) {
+		var buf bytes.Buffer
+		zw := gzip.NewWriter(&buf)
+		zw.Write(bytes.Repeat([]byte("a"), 50<<20))
+		zw.Close()
+		w.Header().Set("Content-Encoding", "gzip")
+		w.Write(buf.Bytes())
+	})
+	s.Mux.HandleFunc("/slow", func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-time.After(3 * time.Second):
+		case <-r.Context().Done():
+		}
+	})
+	c := client(fetch.Options{MaxBytes: 1 << 20, Timeout: 300 * time.Millisecond}, s)
+	_, err := c.Fetch(context.Background(), ports.FetchRequest{URL: s.URL("/huge")})
+	wantKind(t, err, failure.Unavailable, "larger than")
+	_, err = c.Fetch(context.Background(), ports.FetchRequest{URL: s.URL("/bomb")})
+	wantKind(t, err, failure.Unavailable, "larger than")
+	start := time.Now()
+	_, err = c.Fetch(context.Background(), ports.FetchRequest{URL: s.URL("/slow")})
+	wantKind(t, err, failure.Unavailable, "did not answer")
+	if time.Since(start) > 2*time.Second {
+		t.Fatal("the total timeout was not applied")
+	}
+	if res, err := c.Fetch(context.Background(), ports.FetchRequest{URL: s.URL("/huge"), MaxBytes: 4 << 20}); err != nil || len(res.Body) != 2<<20 {
+		t.Fatalf("a per-request cap above the default: %d bytes, %v", len(res.Body), err)
+	}
+}
+
+func TestProxy(t *testing.T) {
+	var proxied atomic.Int32
+	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		proxied.Add(1)
+		if r.URL.Host != "far.test" {
+			http.Error(w, "bad target "+r.URL.Host, 400)
+			return
+		}
+		w.Header().Set("Content-Type", "text/html")
+		w.Write([]byte("<p>via proxy</p>"))
+	}))
+	defer proxy.Close()
+	pu, _ := url.Parse(proxy.URL)
+	c := fetch.New(fetch.Options{Proxy: pu})
+	res, err := c.Fetch(context.Background(), ports.FetchRequest{URL: "http://far.test/page"})
+	if err != nil || string(res.Body) != "<p>via proxy</p>" || proxied.Load() != 1 {
+		t.Fatalf("proxy: %+v %v (%d proxied)", res, err, proxied.Load())
+	}
+}
