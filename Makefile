@@ -3,6 +3,8 @@ SHELL   := /usr/bin/env bash
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X github.com/trawlhq/trawl/app.Version=$(VERSION)
 ADDR    ?= 127.0.0.1:8080
+DIR     ?= testdata/extraction/dev
+FUZZTIME ?= 15s
 DATA    ?= ./trawl-data
 
 .DEFAULT_GOAL := help
@@ -26,6 +28,14 @@ test: ## Run every test with the race detector (Postgres tests skip locally if i
 .PHONY: test-short
 test-short: ## Run the tests quickly, without the race detector
 	go test -count=1 ./...
+
+.PHONY: bench-extract
+bench-extract: ## Extraction quality and speed beside go-trafilatura and go-readability (DIR=split dir)
+	go run ./app/cmd/trawl-bench-extract -dir $(DIR)
+
+.PHONY: fuzz
+fuzz: ## Run the fuzz tests for FUZZTIME each
+	go test -run '^$$' -fuzz FuzzParse -fuzztime $(FUZZTIME) ./core/weburl/
 
 .PHONY: lint
 lint: ## go vet and staticcheck

@@ -9,33 +9,39 @@ import (
 )
 
 // mainContent parses a page and returns a detached element holding its main
-// content, and the parsed document (for metadata).
+// content, and the parsed document.
 func mainContent(page []byte) (content *html.Node, doc *html.Node, err error) {
 	doc, err = html.Parse(bytes.NewReader(page))
 	if err != nil {
 		return nil, nil, err
 	}
+	return mainContentOf(doc, innerText(orEmpty(findFirst(doc, atom.Title)))), doc, nil
+}
+
+// mainContentOf finds the main content of a parsed document (which it
+// changes) and returns it detached in a new <div>, or nil.
+func mainContentOf(doc *html.Node, pageTitle string) *html.Node {
 	body := findFirst(doc, atom.Body)
 	if body == nil {
 		body = doc
 	}
-	title := strings.ToLower(innerText(orEmpty(findFirst(doc, atom.Title))))
+	title := strings.ToLower(pageTitle)
 	prepare(body)
 	paragraphize(body)
 	removeBoilerplate(body)
 	top, cands := topCandidate(body)
 	if top == nil {
-		return nil, doc, nil
+		return nil
 	}
 	parts := gatherSiblings(top, cands)
-	content = &html.Node{Type: html.ElementNode, Data: "div", DataAtom: atom.Div}
+	content := &html.Node{Type: html.ElementNode, Data: "div", DataAtom: atom.Div}
 	for _, p := range parts {
 		p.Parent.RemoveChild(p)
 		content.AppendChild(p)
 	}
 	dropTitleHeading(content, title)
 	cleanConditionally(content)
-	return content, doc, nil
+	return content
 }
 
 func orEmpty(n *html.Node) *html.Node {

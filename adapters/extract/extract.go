@@ -1,0 +1,173 @@
+// Package extract finds the main content of a web page and renders it as
+// clean HTML, Markdown and text, with the page's metadata. The algorithm is
+// Trawl's own: readability-style scoring of prose over a DOM cleaned of
+// chrome, guarded so that a block holding much of the prose is never dropped
+// for its name, then a pass that removes link lists, captions, bylines and
+// furniture from the chosen content.
+package extract
+
+import (
+	"bytes"
+	"context"
+	"net/url"
+	"strings"
+
+	"github.com/JohannesKaufmann/html-to-markdown/v2/converter"
+	"github.com/JohannesKaufmann/html-to-markdown/v2/plugin/base"
+	"github.com/JohannesKaufmann/html-to-markdown/v2/plugin/commonmark"
+	"github.com/JohannesKaufmann/html-to-markdown/v2/plugin/strikethrough"
+	"github.com/JohannesKaufmann/html-to-markdown/v2/plugin/table"
+	"github.com/abadojack/whatlanggo"
+	"github.com/microcosm-cc/bluemonday"
+	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
+
+	"github.com/trawlhq/trawl/core/failure"
+	"github.com/trawlhq/trawl/ports"
+)
+
+// MinTextChars is the least text a page must yield to have main content.
+const MinTextChars = 50
+
+// Extractor implements ports.Extractor. It is safe for concurrent use.
+type Extractor struct {
+	policy *bluemonday.Policy
+	md     *converter.Converter
+}
+
+var _ ports.Extractor = (*Extractor)(nil)
+
+// New builds an extractor.
+func New() *Extractor {
+	return &Extractor{policy: newPolicy(), md: newMarkdown()}
+}
+
+func newPolicy() *bluemonday.Policy {
+	p := bluemonday.NewPolicy()
+	p.AllowElements("p", "br", "hr", "h1", "h2", "h3", "h4", "h5", "h6", "blockquote", "pre", "code", "em", "strong",
+		"b", "i", "u", "s", "del", "ins", "sub", "sup", "small", "mark", "abbr", "cite", "q", "kbd", "samp", "var",
+		"ul", "ol", "li", "dl", "dt", "dd", "table", "thead", "tbody", "tfoot", "tr", "th", "td", "caption",
+		"figure", "figcaption", "div", "section", "time")
+	p.AllowAttrs("href").OnElements("a")
+	p.AllowAttrs("src", "alt", "title", "width", "height").OnElements("img")
+	p.AllowAttrs("colspan", "rowspan").OnElements("td", "th")
+	p.AllowAttrs("start").OnElements("ol")
+	p.AllowAttrs("datetime").OnElements("time")
+	p.AllowURLSchemes("http", "https", "mailto")
+	p.RequireParseableURLs(true)
+	p.AllowRelativeURLs(false)
+	return p
+}
+
+func newMarkdown() *converter.Converter {
+	return converter.NewConverter(converter.WithPlugins(
+		base.NewBasePlugin(), commonmark.NewCommonmarkPlugin(), table.NewTablePlugin(), strikethrough.NewStrikethroughPlugin(),
+	))
+}
+
+// Extract implements ports.Extractor.
+func (e *Extractor) Extract(ctx context.Context, r ports.ExtractRequest) (ports.Extracted, error) {
+	const op = "extract.Extract"
+	base, _ := url.Parse(r.URL)
+	doc, err := html.Parse(bytes.NewReader(r.HTML))
+	if err != nil {
+		return ports.Extracted{}, failure.E(op, failure.Unavailable, "The page could not be parsed as HTML.", err)
+	}
+	if b := findFirst(doc, atom.Base); b != nil && base != nil {
+		if href := attr(b, "href"); href != "" {
+			if bu, err := base.Parse(href); err == nil {
+				base = bu
+			}
+		}
+	}
+	meta := metadata(doc, base)
+	if err := ctx.Err(); err != nil {
+		return ports.Extracted{}, failure.Wrap(op, err)
+	}
+	content := mainContentOf(doc, meta.Title)
+	text := ""
+	if content != nil {
+		text = renderText(content)
+	}
+	if reason := blockReason(r.HTML, meta.Title, runeLen(text)); reason != "" {
+		return ports.Extracted{}, failure.E(op, failure.Unavailable, "The page could not be extracted: the site answered with "+reason+" instead of the page.")
+	}
+	if content == nil || runeLen(text) < MinTextChars {
+		return ports.Extracted{}, failure.E(op, failure.Unavailable, "The page could not be extracted: no main content was found.")
+	}
+	absolutize(content, base)
+	var buf bytes.Buffer
+	for c := content.FirstChild; c != nil; c = c.NextSibling {
+		if err := html.Render(&buf, c); err != nil {
+			return ports.Extracted{}, failure.Wrap(op, err)
+		}
+	}
+	clean := strings.TrimSpace(e.policy.Sanitize(buf.String()))
+	opts := []converter.ConvertOptionFunc{converter.WithContext(ctx)}
+	if base != nil {
+		opts = append(opts, converter.WithDomain(base.Scheme+"://"+base.Host))
+	}
+	md, err := e.md.ConvertString(clean, opts...)
+	if err != nil {
+		return ports.Extracted{}, failure.Wrap(op, err)
+	}
+	if meta.Language == "" {
+		meta.Language = detectLanguage(text)
+	}
+	return ports.Extracted{HTML: clean, Markdown: strings.TrimSpace(md), Text: text, Metadata: meta}, nil
+}
+
+// detectLanguage guesses the ISO 639-1 code of a text when the page does not
+// declare one; "" when unsure.
+func detectLanguage(text string) string {
+	if len(text) > 4000 {
+		text = text[:4000]
+	}
+	info := whatlanggo.Detect(text)
+	if !info.IsReliable() {
+		return ""
+	}
+	return info.Lang.Iso6391()
+}
+
+// lazyAttrs hold the real image URL on lazily loaded images.
+var lazyAttrs = []string{"data-src", "data-lazy-src", "data-original", "data-url", "data-hi-res-src", "data-lazy"}
+
+// absolutize makes links and images absolute and picks the real source of
+// lazily loaded images.
+func absolutize(root *html.Node, base *url.URL) {
+	elements(root, func(n *html.Node) bool {
+		switch n.DataAtom {
+		case atom.A:
+			if href := attr(n, "href"); href != "" {
+				if strings.HasPrefix(strings.TrimSpace(href), "#") {
+					setAttr(n, "href", "")
+				} else {
+					setAttr(n, "href", absolute(base, href))
+				}
+			}
+		case atom.Img:
+			src := attr(n, "src")
+			if src == "" || strings.HasPrefix(src, "data:") {
+				for _, k := range lazyAttrs {
+					if v := attr(n, k); v != "" && !strings.HasPrefix(v, "data:") {
+						src = v
+						break
+					}
+				}
+			}
+			if src == "" || strings.HasPrefix(src, "data:") {
+				if ss := attr(n, "srcset"); ss == "" {
+					ss = attr(n, "data-srcset")
+					if ss != "" {
+						src = strings.Fields(strings.SplitN(ss, ",", 2)[0])[0]
+					}
+				} else {
+					src = strings.Fields(strings.SplitN(ss, ",", 2)[0])[0]
+				}
+			}
+			setAttr(n, "src", absolute(base, src))
+		}
+		return true
+	})
+}
