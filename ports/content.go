@@ -37,3 +37,11 @@ type Extracted struct {
 type Extractor interface {
 	Extract(ctx context.Context, r ExtractRequest) (Extracted, error)
 }
+
+// SitemapDiscoverer finds the URLs a site lists in its sitemaps: those
+// declared in robots.txt, else /sitemap.xml and /sitemap_index.xml, with
+// indexes followed. URLs come in sitemap order and may repeat. A site with
+// no readable sitemap is a failure.Unavailable.
+type SitemapDiscoverer interface {
+	Discover(ctx context.Context, origin string) ([]string, error)
+}
