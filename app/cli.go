@@ -234,7 +234,12 @@ func openEnv(ctx context.Context, cfg Config) (env, error) {
 		store.Close()
 		return env{}, err
 	}
-	svc, err := NewServices(cfg, store, clk, pay)
+	out, err := NewOutbound(cfg)
+	if err != nil {
+		store.Close()
+		return env{}, err
+	}
+	svc, err := NewServices(cfg, store, clk, pay, out)
 	if err != nil {
 		store.Close()
 		return env{}, err

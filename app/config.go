@@ -5,6 +5,7 @@ package app
 import (
 	"fmt"
 	"net"
+	"net/url"
 	"os"
 	"strconv"
 	"strings"
@@ -26,6 +27,11 @@ type Config struct {
 	PriceCents  int64         // TRAWL_TOPUP_CENTS_PER_1000
 	Currency    string        // TRAWL_TOPUP_CURRENCY
 	Bootstrap   bool          // TRAWL_BOOTSTRAP: create local@localhost on an empty store
+
+	FetchConnectTimeout time.Duration // TRAWL_FETCH_CONNECT_TIMEOUT
+	FetchTimeout        time.Duration // TRAWL_FETCH_TIMEOUT
+	FetchMaxBytes       int64         // TRAWL_FETCH_MAX_BYTES
+	FetchProxy          string        // TRAWL_FETCH_PROXY
 }
 
 // DefaultConfig is the configuration with no flags and no environment.
@@ -33,6 +39,7 @@ func DefaultConfig() Config {
 	return Config{
 		Addr: "127.0.0.1:8080", DataDir: "./trawl-data", LogLevel: "info", LogFormat: "text",
 		MaxBody: 1 << 20, Shutdown: 15 * time.Second, PriceCents: 500, Currency: "usd", Bootstrap: true,
+		FetchConnectTimeout: 10 * time.Second, FetchTimeout: 30 * time.Second, FetchMaxBytes: 10 << 20,
 	}
 }
 
@@ -53,6 +60,7 @@ func (c Config) FromEnv(getenv func(string) string) (Config, error) {
 	str("TRAWL_LOG_LEVEL", &c.LogLevel)
 	str("TRAWL_LOG_FORMAT", &c.LogFormat)
 	str("TRAWL_TOPUP_CURRENCY", &c.Currency)
+	str("TRAWL_FETCH_PROXY", &c.FetchProxy)
 	if v := getenv("TRAWL_FETCH_RESOLVE"); strings.TrimSpace(v) != "" {
 		for _, part := range strings.Split(v, ",") {
 			if p := strings.TrimSpace(part); p != "" {
@@ -60,7 +68,7 @@ func (c Config) FromEnv(getenv func(string) string) (Config, error) {
 			}
 		}
 	}
-	for name, dst := range map[string]*int64{"TRAWL_MAX_BODY_BYTES": &c.MaxBody, "TRAWL_TOPUP_CENTS_PER_1000": &c.PriceCents} {
+	for name, dst := range map[string]*int64{"TRAWL_MAX_BODY_BYTES": &c.MaxBody, "TRAWL_TOPUP_CENTS_PER_1000": &c.PriceCents, "TRAWL_FETCH_MAX_BYTES": &c.FetchMaxBytes} {
 		if v := strings.TrimSpace(getenv(name)); v != "" {
 			n, err := strconv.ParseInt(v, 10, 64)
 			if err != nil || n <= 0 {
@@ -69,12 +77,14 @@ func (c Config) FromEnv(getenv func(string) string) (Config, error) {
 			*dst = n
 		}
 	}
-	if v := strings.TrimSpace(getenv("TRAWL_SHUTDOWN_TIMEOUT")); v != "" {
-		d, err := time.ParseDuration(v)
-		if err != nil || d <= 0 {
-			return c, fmt.Errorf("TRAWL_SHUTDOWN_TIMEOUT must be a duration such as 15s, got %q", v)
+	for name, dst := range map[string]*time.Duration{"TRAWL_SHUTDOWN_TIMEOUT": &c.Shutdown, "TRAWL_FETCH_TIMEOUT": &c.FetchTimeout, "TRAWL_FETCH_CONNECT_TIMEOUT": &c.FetchConnectTimeout} {
+		if v := strings.TrimSpace(getenv(name)); v != "" {
+			d, err := time.ParseDuration(v)
+			if err != nil || d <= 0 {
+				return c, fmt.Errorf("%s must be a duration such as 15s, got %q", name, v)
+			}
+			*dst = d
 		}
-		c.Shutdown = d
 	}
 	if v := strings.TrimSpace(getenv("TRAWL_BOOTSTRAP")); v != "" {
 		b, err := strconv.ParseBool(v)
@@ -94,6 +104,11 @@ func (c Config) Validate() error {
 	for _, r := range c.Resolve {
 		if _, err := ParseResolve(r); err != nil {
 			return err
+		}
+	}
+	if c.FetchProxy != "" {
+		if u, err := url.Parse(c.FetchProxy); err != nil || (u.Scheme != "http" && u.Scheme != "https" && u.Scheme != "socks5") || u.Host == "" {
+			return fmt.Errorf("fetch proxy %q: want http://host:port, https://host:port or socks5://host:port", c.FetchProxy)
 		}
 	}
 	switch c.LogFormat {
@@ -139,4 +154,15 @@ func ParseResolve(s string) (ResolveEntry, error) {
 		return ResolveEntry{}, fmt.Errorf("resolve %q: the target must be ip:port", s)
 	}
 	return ResolveEntry{Host: strings.ToLower(host), Port: port, Addr: net.JoinHostPort(ip, ipPort)}, nil
+}
+
+// ResolveMap turns the --resolve entries into the fetcher's override map.
+func (c Config) ResolveMap() map[string]string {
+	m := map[string]string{}
+	for _, r := range c.Resolve {
+		if e, err := ParseResolve(r); err == nil {
+			m[net.JoinHostPort(e.Host, e.Port)] = e.Addr
+		}
+	}
+	return m
 }

@@ -7,20 +7,26 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
 	"strings"
 	"time"
 
 	"go.uber.org/fx"
 
 	"github.com/trawlhq/trawl/adapters/clock"
+	"github.com/trawlhq/trawl/adapters/extract"
+	"github.com/trawlhq/trawl/adapters/fetch"
 	"github.com/trawlhq/trawl/adapters/httpapi"
 	"github.com/trawlhq/trawl/adapters/payment"
 	"github.com/trawlhq/trawl/adapters/ratelimit"
+	sitemapadapter "github.com/trawlhq/trawl/adapters/sitemap"
 	"github.com/trawlhq/trawl/adapters/sqlstore"
 	"github.com/trawlhq/trawl/core/auth"
+	"github.com/trawlhq/trawl/core/content"
 	"github.com/trawlhq/trawl/core/credits"
 	"github.com/trawlhq/trawl/core/idempotency"
 	coreratelimit "github.com/trawlhq/trawl/core/ratelimit"
+	"github.com/trawlhq/trawl/core/sitemap"
 	"github.com/trawlhq/trawl/ports"
 )
 
@@ -51,10 +57,37 @@ type Services struct {
 	Ledger      *credits.Ledger
 	Biller      *credits.Biller
 	Idempotency *idempotency.Service
+	Content     *content.Service
+	Sitemap     *sitemap.Service
 }
 
-// NewServices builds the core over a store.
-func NewServices(c Config, store *sqlstore.Store, clk ports.Clock, payments ports.PaymentProvider) (Services, error) {
+// Outbound are the adapters that reach the web.
+type Outbound struct {
+	Fetcher    ports.Fetcher
+	Extractor  ports.Extractor
+	Discoverer ports.SitemapDiscoverer
+}
+
+// NewOutbound builds the web-facing adapters of a configuration.
+func NewOutbound(c Config) (Outbound, error) {
+	o := fetch.Options{ConnectTimeout: c.FetchConnectTimeout, Timeout: c.FetchTimeout, MaxBytes: c.FetchMaxBytes, Resolve: c.ResolveMap()}
+	if c.FetchProxy != "" {
+		u, err := url.Parse(c.FetchProxy)
+		if err != nil {
+			return Outbound{}, err
+		}
+		o.Proxy = u
+	}
+	f := fetch.New(o)
+	d, err := sitemapadapter.New(f, sitemapadapter.Limits{})
+	if err != nil {
+		return Outbound{}, err
+	}
+	return Outbound{Fetcher: f, Extractor: extract.New(), Discoverer: d}, nil
+}
+
+// NewServices builds the core over a store and the outbound adapters.
+func NewServices(c Config, store *sqlstore.Store, clk ports.Clock, payments ports.PaymentProvider, out Outbound) (Services, error) {
 	var s Services
 	var err error
 	if s.Auth, err = auth.NewService(store, store, clk); err != nil {
@@ -70,7 +103,13 @@ func NewServices(c Config, store *sqlstore.Store, clk ports.Clock, payments port
 	if s.Credits, err = credits.NewService(store, store, payments, clk, pricing); err != nil {
 		return s, err
 	}
-	s.Idempotency, err = idempotency.NewService(store, clk)
+	if s.Idempotency, err = idempotency.NewService(store, clk); err != nil {
+		return s, err
+	}
+	if s.Content, err = content.NewService(out.Fetcher, out.Extractor, s.Biller); err != nil {
+		return s, err
+	}
+	s.Sitemap, err = sitemap.NewService(out.Discoverer, s.Biller)
 	return s, err
 }
 
@@ -110,6 +149,11 @@ func PaymentModule() fx.Option {
 		}, fx.As(new(ports.PaymentProvider)))))
 }
 
+// OutboundModule provides the fetcher, the extractor and sitemap discovery.
+func OutboundModule() fx.Option {
+	return fx.Module("outbound", fx.Provide(NewOutbound))
+}
+
 // CoreModule provides the core services.
 func CoreModule() fx.Option {
 	return fx.Module("core", fx.Provide(NewServices))
@@ -121,6 +165,7 @@ func HTTPModule() fx.Option {
 		fx.Provide(func(s Services, store *sqlstore.Store, lim ports.RateLimiter, log *slog.Logger, c Config) (*httpapi.API, error) {
 			return httpapi.New(httpapi.Deps{
 				Auth: s.Auth, Credits: s.Credits, Biller: s.Biller, Idempotency: s.Idempotency, Limiter: lim,
+				Content: s.Content, Sitemap: s.Sitemap,
 				Limits: coreratelimit.DefaultTable(), Logger: log, Ready: store.Ping, MaxBodyBytes: c.MaxBody, Version: Version,
 			})
 		}),
@@ -169,6 +214,6 @@ func ServerOptions(c Config, log *slog.Logger) fx.Option {
 		fx.Supply(c, log),
 		fx.NopLogger,
 		fx.StopTimeout(c.Shutdown),
-		StoreModule(), ClockModule(), RateLimitModule(), PaymentModule(), CoreModule(), HTTPModule(),
+		StoreModule(), ClockModule(), RateLimitModule(), PaymentModule(), OutboundModule(), CoreModule(), HTTPModule(),
 	)
 }

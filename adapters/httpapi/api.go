@@ -11,9 +11,11 @@ import (
 	"net/http"
 
 	"github.com/trawlhq/trawl/core/auth"
+	"github.com/trawlhq/trawl/core/content"
 	"github.com/trawlhq/trawl/core/credits"
 	"github.com/trawlhq/trawl/core/idempotency"
 	"github.com/trawlhq/trawl/core/ratelimit"
+	"github.com/trawlhq/trawl/core/sitemap"
 	"github.com/trawlhq/trawl/ports"
 )
 
@@ -23,6 +25,8 @@ type Deps struct {
 	Credits     *credits.Service
 	Biller      *credits.Biller
 	Idempotency *idempotency.Service
+	Content     *content.Service
+	Sitemap     *sitemap.Service
 	Limiter     ports.RateLimiter
 	Limits      ratelimit.Table
 	Logger      *slog.Logger
@@ -39,6 +43,8 @@ type API struct {
 	credits *credits.Service
 	biller  *credits.Biller
 	idem    *idempotency.Service
+	content *content.Service
+	sitemap *sitemap.Service
 	limiter ports.RateLimiter
 	limits  ratelimit.Table
 	log     *slog.Logger
@@ -56,8 +62,8 @@ type Route struct {
 
 // New builds the API; it fails on a missing dependency.
 func New(d Deps) (*API, error) {
-	if d.Auth == nil || d.Credits == nil || d.Biller == nil || d.Idempotency == nil || d.Limiter == nil {
-		return nil, errors.New("httpapi.New: auth, credits, biller, idempotency and limiter are required")
+	if d.Auth == nil || d.Credits == nil || d.Biller == nil || d.Idempotency == nil || d.Limiter == nil || d.Content == nil || d.Sitemap == nil {
+		return nil, errors.New("httpapi.New: auth, credits, biller, idempotency, limiter, content and sitemap are required")
 	}
 	if d.Logger == nil {
 		d.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -72,7 +78,8 @@ func New(d Deps) (*API, error) {
 		d.Ready = func(context.Context) error { return nil }
 	}
 	a := &API{
-		auth: d.Auth, credits: d.Credits, biller: d.Biller, idem: d.Idempotency, limiter: d.Limiter, limits: d.Limits,
+		auth: d.Auth, credits: d.Credits, biller: d.Biller, idem: d.Idempotency, content: d.Content, sitemap: d.Sitemap,
+		limiter: d.Limiter, limits: d.Limits,
 		log: d.Logger, ready: d.Ready, maxBody: d.MaxBodyBytes, version: d.Version, mux: http.NewServeMux(),
 	}
 	a.routes()
@@ -135,6 +142,7 @@ func (a *API) routes() {
 	m.HandleFunc("POST /v1/credits/purchase", a.authed(a.purchase))
 	m.HandleFunc("GET /checkout/{session}", a.checkoutPage)
 	m.HandleFunc("POST /checkout/{session}/pay", a.checkoutPay)
+	a.pageRoutes()
 }
 
 func (a *API) healthz(w http.ResponseWriter, _ *http.Request) {

@@ -7,19 +7,26 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/trawlhq/trawl/adapters/extract"
+	"github.com/trawlhq/trawl/adapters/fetch"
 	"github.com/trawlhq/trawl/adapters/httpapi"
 	"github.com/trawlhq/trawl/adapters/payment"
 	"github.com/trawlhq/trawl/adapters/ratelimit"
+	sitemapadapter "github.com/trawlhq/trawl/adapters/sitemap"
 	"github.com/trawlhq/trawl/core/auth"
+	"github.com/trawlhq/trawl/core/content"
 	"github.com/trawlhq/trawl/core/credits"
 	"github.com/trawlhq/trawl/core/idempotency"
 	coreratelimit "github.com/trawlhq/trawl/core/ratelimit"
+	"github.com/trawlhq/trawl/core/sitemap"
 	"github.com/trawlhq/trawl/ports"
 	"github.com/trawlhq/trawl/testkit"
 	"github.com/trawlhq/trawl/testkit/storetest"
@@ -35,6 +42,8 @@ type Env struct {
 	Auth    *auth.Service
 	Credits *credits.Service
 	Biller  *credits.Biller
+	Content *content.Service
+	Fetcher *fetch.Client
 }
 
 // Options adjust the environment before the API is built.
@@ -43,6 +52,20 @@ type Options struct {
 	Ledger   ports.LedgerStore
 	// Mount adds routes to the API before the server starts.
 	Mount func(*httpapi.API)
+	// Resolve sends fixture host names to local servers (sites.Resolve).
+	Resolve map[string]string
+}
+
+// LookupIP is the test resolver: every name fails to resolve except a few
+// that stand for hostile DNS answers. Tests never touch the real DNS.
+func LookupIP(_ context.Context, host string) ([]netip.Addr, error) {
+	switch host {
+	case "metadata.test":
+		return []netip.Addr{netip.MustParseAddr("169.254.169.254")}, nil
+	case "intranet.test":
+		return []netip.Addr{netip.MustParseAddr("10.0.0.8")}, nil
+	}
+	return nil, &net.DNSError{Err: "no such host", Name: host, IsNotFound: true}
 }
 
 // Start builds the API over store and serves it.
@@ -69,7 +92,12 @@ func Start(t testing.TB, store storetest.Stores, o Options) *Env {
 	e.Credits, _ = credits.NewService(ledgerStore, store, pay, e.Clock, credits.DefaultPricing)
 	idem, _ := idempotency.NewService(store, e.Clock)
 	lim, _ := ratelimit.NewMemory(e.Clock)
-	e.API, err = httpapi.New(httpapi.Deps{Auth: e.Auth, Credits: e.Credits, Biller: e.Biller, Idempotency: idem, Limiter: lim, Limits: coreratelimit.DefaultTable(), Version: "test"})
+	e.Fetcher = fetch.New(fetch.Options{Resolve: o.Resolve, LookupIP: LookupIP, Timeout: 5 * time.Second})
+	disc, _ := sitemapadapter.New(e.Fetcher, sitemapadapter.Limits{})
+	e.Content, _ = content.NewService(e.Fetcher, extract.New(), e.Biller)
+	sm, _ := sitemap.NewService(disc, e.Biller)
+	e.API, err = httpapi.New(httpapi.Deps{Auth: e.Auth, Credits: e.Credits, Biller: e.Biller, Idempotency: idem, Limiter: lim,
+		Limits: coreratelimit.DefaultTable(), Version: "test", Content: e.Content, Sitemap: sm})
 	if err != nil {
 		t.Fatal(err)
 	}

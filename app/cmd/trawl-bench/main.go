@@ -173,12 +173,17 @@ func load(h http.Handler, token string, c int, d time.Duration) result {
 func build(s *sqlstore.Store) (http.Handler, string, app.Services, error) {
 	clk := clock.System{}
 	pay, _ := payment.NewLocal(s, clk, "http://127.0.0.1")
-	svc, err := app.NewServices(app.DefaultConfig(), s, clk, pay)
+	out, err := app.NewOutbound(app.DefaultConfig())
+	if err != nil {
+		return nil, "", app.Services{}, err
+	}
+	svc, err := app.NewServices(app.DefaultConfig(), s, clk, pay, out)
 	if err != nil {
 		return nil, "", svc, err
 	}
 	lim, _ := ratelimit.NewMemory(clk)
-	api, err := httpapi.New(httpapi.Deps{Auth: svc.Auth, Credits: svc.Credits, Biller: svc.Biller, Idempotency: svc.Idempotency, Limiter: lim})
+	api, err := httpapi.New(httpapi.Deps{Auth: svc.Auth, Credits: svc.Credits, Biller: svc.Biller, Idempotency: svc.Idempotency,
+		Limiter: lim, Content: svc.Content, Sitemap: svc.Sitemap})
 	if err != nil {
 		return nil, "", svc, err
 	}

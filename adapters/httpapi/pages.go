@@ -1,0 +1,121 @@
+package httpapi
+
+import (
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/trawlhq/trawl/core/billing"
+	"github.com/trawlhq/trawl/core/content"
+	"github.com/trawlhq/trawl/core/credits"
+	"github.com/trawlhq/trawl/core/failure"
+	"github.com/trawlhq/trawl/core/ratelimit"
+	"github.com/trawlhq/trawl/core/sitemap"
+)
+
+func (a *API) pageRoutes() {
+	a.Billed("GET /v1/scrape", ratelimit.Scrape, a.scrape)
+	a.Billed("GET /v1/content", ratelimit.Content, a.getContent)
+	a.Billed("GET /v1/map", ratelimit.Map, a.mapSite)
+}
+
+// call starts a billed call for the request's principal.
+func (a *API) call(r *http.Request) credits.Call {
+	return credits.Call{Principal: principal(r.Context()), RequestID: requestID(r.Context())}
+}
+
+// billed writes the answer of a billed call: the error, or the value with the
+// low-balance header.
+func (a *API) billed(w http.ResponseWriter, r *http.Request, rc credits.Receipt, err error, v any) {
+	if err != nil {
+		a.writeError(w, r, err)
+		return
+	}
+	p := principal(r.Context())
+	quotaHeader(w, rc.Balance, billing.MustPlan(p.Account.Plan).MonthlyCredits, rc.IsLow)
+	writeJSON(w, http.StatusOK, v)
+}
+
+type scrapeJSON struct {
+	URL         string `json:"url"`
+	FinalURL    string `json:"final_url"`
+	StatusCode  int    `json:"statusCode"`
+	ContentType string `json:"contentType"`
+	HTML        string `json:"html"`
+}
+
+func (a *API) scrape(w http.ResponseWriter, r *http.Request) {
+	raw, rc, err := a.content.Scrape(r.Context(), a.call(r), r.URL.Query().Get("url"))
+	a.billed(w, r, rc, err, scrapeJSON{raw.URL, raw.FinalURL, raw.StatusCode, raw.ContentType, raw.HTML})
+}
+
+// MetadataJSON is the metadata object of the Content object.
+type MetadataJSON struct {
+	Title         string `json:"title"`
+	Description   string `json:"description"`
+	Keywords      string `json:"keywords"`
+	Author        string `json:"author"`
+	Language      string `json:"language"`
+	Favicon       string `json:"favicon"`
+	OGImage       string `json:"ogImage"`
+	OGImageWidth  string `json:"ogImageWidth"`
+	OGImageHeight string `json:"ogImageHeight"`
+	OGTitle       string `json:"ogTitle"`
+	OGType        string `json:"ogType"`
+}
+
+// ContentJSON is the Content object of the spec.
+type ContentJSON struct {
+	URL          string       `json:"url"`
+	Success      bool         `json:"success"`
+	StatusCode   int          `json:"statusCode"`
+	ErrorMessage *string      `json:"errorMessage"`
+	HTML         string       `json:"html"`
+	Markdown     string       `json:"markdown"`
+	Metadata     MetadataJSON `json:"metadata"`
+}
+
+// ToContentJSON renders a page as the Content object.
+func ToContentJSON(p content.Page) ContentJSON {
+	m := p.Metadata
+	out := ContentJSON{
+		URL: p.URL, Success: p.Success, StatusCode: p.StatusCode, HTML: p.HTML, Markdown: p.Markdown,
+		Metadata: MetadataJSON{m.Title, m.Description, m.Keywords, m.Author, m.Language, m.Favicon, m.OGImage, m.OGImageWidth, m.OGImageHeight, m.OGTitle, m.OGType},
+	}
+	if !p.Success {
+		msg := p.ErrorMessage
+		out.ErrorMessage = &msg
+	}
+	return out
+}
+
+func (a *API) getContent(w http.ResponseWriter, r *http.Request) {
+	page, rc, err := a.content.Content(r.Context(), a.call(r), r.URL.Query().Get("url"))
+	a.billed(w, r, rc, err, ToContentJSON(page))
+}
+
+type mapJSON struct {
+	URL       string   `json:"url"`
+	Total     int      `json:"total"`
+	Truncated bool     `json:"truncated"`
+	Sources   []string `json:"sources"`
+	URLs      []string `json:"urls"`
+}
+
+func (a *API) mapSite(w http.ResponseWriter, r *http.Request) {
+	limit := sitemap.DefaultLimit
+	if s := strings.TrimSpace(r.URL.Query().Get("limit")); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil {
+			a.writeError(w, r, failure.Invalidf("httpapi.map", "limit", "The limit must be an integer."))
+			return
+		}
+		limit = n
+	}
+	res, rc, err := a.sitemap.Map(r.Context(), a.call(r), r.URL.Query().Get("url"), limit)
+	if res.URLs == nil {
+		res.URLs = []string{}
+	}
+	a.billed(w, r, rc, err, mapJSON{res.URL, res.Total, res.Truncated, res.Sources, res.URLs})
+}
+
