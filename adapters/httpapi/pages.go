@@ -118,4 +118,3 @@ func (a *API) mapSite(w http.ResponseWriter, r *http.Request) {
 	}
 	a.billed(w, r, rc, err, mapJSON{res.URL, res.Total, res.Truncated, res.Sources, res.URLs})
 }
-

@@ -96,7 +96,9 @@ func TestURLRulesOnEveryEndpoint(t *testing.T) {
 	}
 }
 
-func urlQuery(s string) string { return strings.NewReplacer("%", "%25", "&", "%26", "#", "%23", " ", "%20", "+", "%2B").Replace(s) }
+func urlQuery(s string) string {
+	return strings.NewReplacer("%", "%25", "&", "%26", "#", "%23", " ", "%20", "+", "%2B").Replace(s)
+}
 
 func TestContentEndpoint(t *testing.T) {
 	e, tok, _ := pagesEnv(t)
