@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/trawlhq/trawl/testkit/pgtest"
+	"github.com/trawlhq/trawl/testkit/sites"
 )
 
 var (
@@ -244,6 +245,35 @@ func TestBinarySQLite(t *testing.T) {
 
 func TestBinaryPostgres(t *testing.T) {
 	exercise(t, []string{"--database", pgtest.NewDatabase(t)})
+}
+
+// TestBinaryFetchesThroughResolve: --resolve sends a made-up host to a
+// local fixture site, so the real binary can scrape, extract and map it.
+func TestBinaryFetchesThroughResolve(t *testing.T) {
+	site := sites.New(t, "fixture.test")
+	article, err := os.ReadFile("../testdata/pages/article.html")
+	if err != nil {
+		t.Fatal(err)
+	}
+	site.Handle("/tide-pools", "text/html", string(article))
+	site.Handle("/sitemap.xml", "application/xml", `<urlset><url><loc>http://fixture.test/tide-pools</loc></url></urlset>`)
+	store := []string{"--data-dir", t.TempDir()}
+	s := start(t, append(store, "--resolve", sites.ResolveFlags(site)[0]))
+	token := tokenRE.FindString(s.stdout.String())
+	code, c := get(t, s.base+"/v1/content?url=http://fixture.test/tide-pools", token)
+	if md, _ := c["markdown"].(string); code != 200 || !strings.Contains(md, "## Three ways to keep cool") {
+		t.Fatalf("content = %d %v", code, c)
+	}
+	code, m := get(t, s.base+"/v1/map?url=http://fixture.test/", token)
+	if code != 200 || m["total"] != float64(1) {
+		t.Fatalf("map = %d %v", code, m)
+	}
+	// Without an override a loopback target stays refused.
+	code, _ = get(t, s.base+"/v1/scrape?url=http://localhost/", token)
+	if code != 422 {
+		t.Fatalf("localhost = %d", code)
+	}
+	s.stop(t)
 }
 
 func TestCLIUsage(t *testing.T) {
