@@ -1,22 +1,11 @@
 package extract
 
 import (
-	"bytes"
 	"strings"
 
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
 )
-
-// mainContent parses a page and returns a detached element holding its main
-// content, and the parsed document.
-func mainContent(page []byte) (content *html.Node, doc *html.Node, err error) {
-	doc, err = html.Parse(bytes.NewReader(page))
-	if err != nil {
-		return nil, nil, err
-	}
-	return mainContentOf(doc, innerText(orEmpty(findFirst(doc, atom.Title)))), doc, nil
-}
 
 // mainContentOf finds the main content of a parsed document (which it
 // changes) and returns it detached in a new <div>, or nil.
@@ -42,13 +31,6 @@ func mainContentOf(doc *html.Node, pageTitle string) *html.Node {
 	dropTitleHeading(content, title)
 	cleanConditionally(content)
 	return content
-}
-
-func orEmpty(n *html.Node) *html.Node {
-	if n == nil {
-		return &html.Node{Type: html.DocumentNode}
-	}
-	return n
 }
 
 // dropTitleHeading removes a leading h1 (the page title shown again above
