@@ -1,0 +1,231 @@
+package search
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/PuerkitoBio/goquery"
+
+	"github.com/trawlhq/trawl/ports"
+)
+
+// Bing is the Bing adapter.
+type Bing struct {
+	base   string
+	client *engineClient
+}
+
+var _ ports.SearchEngine = (*Bing)(nil)
+
+// NewBing builds the adapter; base "" means https://www.bing.com.
+func NewBing(base string, o ClientOptions) *Bing {
+	return &Bing{base: baseURL(base, "https://www.bing.com"), client: newEngineClient(o)}
+}
+
+// Name implements ports.SearchEngine.
+func (b *Bing) Name() string { return "bing" }
+
+// RequestURL builds the search URL. Bing takes a market (hl-gl), not a
+// free-form location; loc is added to the query's locale hint only.
+func (b *Bing) RequestURL(q ports.SearchQuery) string {
+	v := url.Values{}
+	v.Set("q", q.Q)
+	v.Set("count", "10")
+	if q.HL != "" {
+		v.Set("setlang", q.HL)
+	}
+	if q.GL != "" {
+		v.Set("cc", strings.ToUpper(q.GL))
+	}
+	if q.HL != "" && q.GL != "" {
+		v.Set("mkt", strings.ToLower(q.HL)+"-"+strings.ToUpper(q.GL))
+	}
+	if q.Loc != "" {
+		v.Set("location", q.Loc)
+	}
+	return b.base + "/search?" + v.Encode()
+}
+
+// Search implements ports.SearchEngine.
+func (b *Bing) Search(ctx context.Context, q ports.SearchQuery) (ports.SearchResults, error) {
+	start := time.Now()
+	body, status, err := b.client.get(ctx, "bing", b.RequestURL(q), http.Header{"Cookie": {"SRCHHPGUSR=ADLT=DEMOTE&NRSLT=10; _EDGE_CD=m=en-us"}})
+	if err != nil {
+		return ports.SearchResults{}, err
+	}
+	res, perr := ParseBing(body)
+	if err := outcome("bing", status, perr); err != nil {
+		return ports.SearchResults{}, err
+	}
+	res.TimeTaken = time.Since(start)
+	if res.QueryDisplayed == "" {
+		res.QueryDisplayed = q.Q
+	}
+	return res, nil
+}
+
+var bingBase, _ = url.Parse("https://www.bing.com/")
+
+var bingBlockMarkers = [][]byte{[]byte(`id="b_captcha"`), []byte("/challengepage"), []byte("verify you are human"), []byte("unusual traffic"), []byte("captcha")}
+
+// bingTarget decodes Bing's click-tracking links (/ck/a?...&u=a1<base64url>)
+// and refuses links back into Bing.
+func bingTarget(href string) string {
+	u, err := bingBase.Parse(strings.TrimSpace(href))
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") {
+		return ""
+	}
+	host := strings.ToLower(u.Hostname())
+	if strings.HasSuffix(host, "bing.com") {
+		if strings.HasPrefix(u.Path, "/ck/a") {
+			enc := u.Query().Get("u")
+			if strings.HasPrefix(enc, "a1") {
+				enc = enc[2:]
+			}
+			raw, err := base64.RawURLEncoding.DecodeString(strings.TrimRight(enc, "="))
+			if err != nil {
+				raw, err = base64.StdEncoding.DecodeString(enc)
+			}
+			if err == nil && (bytes.HasPrefix(raw, []byte("http://")) || bytes.HasPrefix(raw, []byte("https://"))) {
+				return string(raw)
+			}
+			return ""
+		}
+		for _, p := range []string{"/search", "/images/search", "/videos/search", "/news/search", "/maps", "/aclick", "/aclk", "/fd/", "/shop"} {
+			if strings.HasPrefix(u.Path, p) {
+				return ""
+			}
+		}
+	}
+	if strings.HasSuffix(host, "microsofttranslator.com") {
+		return ""
+	}
+	return u.String()
+}
+
+// ParseBing reads a Bing result page: li.b_algo results (classic and the
+// current layout with its site-name header), "People also ask" items
+// (data-query), related searches and the result count.
+func ParseBing(page []byte) (ports.SearchResults, error) {
+	doc, err := goquery.NewDocumentFromReader(bytes.NewReader(page))
+	if err != nil {
+		return ports.SearchResults{}, err
+	}
+	res := ports.SearchResults{}
+	if v, ok := doc.Find(`#sb_form_q, input[name="q"]`).First().Attr("value"); ok {
+		res.QueryDisplayed = strings.TrimSpace(v)
+	}
+	res.TotalResults = parseCount(text(doc.Find(".sb_count").First()))
+	pos := 0
+	seen := map[string]bool{}
+	items := doc.Find("li.b_algo")
+	if items.Length() == 0 {
+		items = doc.Find("#b_results > li").FilterFunction(func(_ int, s *goquery.Selection) bool { return s.Find("h2 a[href]").Length() > 0 })
+	}
+	items.Each(func(_ int, li *goquery.Selection) {
+		a := li.Find("h2 a[href]").First()
+		href, _ := a.Attr("href")
+		link := bingTarget(href)
+		if link == "" || seen[link] {
+			return
+		}
+		seen[link] = true
+		pos++
+		res.Organic = append(res.Organic, bingResult(pos, li, a, link))
+	})
+	if len(res.Organic) == 0 && doc.Find("li.b_no").Length() == 0 && blockedPage(page, bingBlockMarkers) {
+		return ports.SearchResults{}, ErrBlocked
+	}
+	qseen := map[string]bool{}
+	doc.Find(`[data-tag="RelatedQnA.Item"], .df_alsoAsk[data-query]`).Each(func(_ int, s *goquery.Selection) {
+		q, _ := s.Attr("data-query")
+		if q == "" {
+			q = text(s.Find(".b_expansion_text").First())
+		}
+		if q == "" || qseen[q] {
+			return
+		}
+		qseen[q] = true
+		ans := text(s.Find(".rqnaContent, .df_qntext, .b_expansion_content, [data-tag=\"RelatedQnA.Answer\"]").First())
+		ans = strings.TrimSpace(strings.TrimPrefix(ans, q))
+		if ans == "" {
+			ans = answerOf(s, q)
+		}
+		ans = strings.TrimSpace(strings.TrimSuffix(ans, "See all results for this question"))
+		if len(ans) < 20 {
+			ans = ""
+		}
+		res.RelatedQuestions = append(res.RelatedQuestions, ports.RelatedQuestion{Question: q, Answer: ans})
+	})
+	rseen := map[string]bool{}
+	doc.Find(".b_rs a[href], #brsv3 a[href], .b_rrsr a[href]").Each(func(_ int, s *goquery.Selection) {
+		q := text(s)
+		href, _ := s.Attr("href")
+		link := absolute(bingBase, href)
+		if q == "" || link == "" || rseen[strings.ToLower(q)] {
+			return
+		}
+		rseen[strings.ToLower(q)] = true
+		rs := ports.RelatedSearch{Query: q, Link: link}
+		if img := s.Find("img").First(); img.Length() > 0 {
+			rs.Image = imgSrc(bingBase, img)
+		}
+		res.RelatedSearches = append(res.RelatedSearches, rs)
+	})
+	return res, nil
+}
+
+func bingResult(pos int, li, a *goquery.Selection, link string) ports.OrganicResult {
+	r := ports.OrganicResult{Position: pos, Title: text(a), Link: link, DisplayedLink: text(li.Find("cite").First())}
+	if r.DisplayedLink == "" {
+		r.DisplayedLink = displayFromLink(link)
+	}
+	header := li.Find(".b_tpcn, .b_attribution").First()
+	r.Source = text(li.Find(".tptt").First())
+	if r.Source == "" {
+		if v, ok := li.Find("a.tilk").First().Attr("aria-label"); ok {
+			r.Source = strings.TrimSpace(v)
+		}
+	}
+	if r.Source == "" {
+		r.Source = hostOf(link)
+	}
+	if img := li.Find(".b_tpcn img, .wr_fav img, .b_favicon img").First(); img.Length() > 0 {
+		r.Favicon = imgSrc(bingBase, img)
+	}
+	if r.Favicon == "" {
+		if u, err := url.Parse(link); err == nil {
+			r.Favicon = u.Scheme + "://" + u.Host + "/favicon.ico"
+		}
+	}
+	for _, sel := range []string{".b_caption p", "p.b_lineclamp1, p.b_lineclamp2, p.b_lineclamp3, p.b_lineclamp4", ".b_algoSlug", ".b_caption", ".b_snippet"} {
+		if t := text(li.Find(sel).First()); t != "" {
+			r.Snippet = t
+			break
+		}
+	}
+	li.Find("img").EachWithBreak(func(_ int, img *goquery.Selection) bool {
+		if header.Length() > 0 && contains(header.Get(0), img.Get(0)) || img.Closest(".wr_fav, .b_favicon, h2").Length() > 0 {
+			return true
+		}
+		r.Thumbnail = imgSrc(bingBase, img)
+		return r.Thumbnail == ""
+	})
+	seen := map[string]bool{link: true}
+	li.Find(".b_deep a[href], .b_vlist2col a[href], .b_algoSitelinks a[href], .b_sitelinks a[href]").Each(func(_ int, s *goquery.Selection) {
+		href, _ := s.Attr("href")
+		t := bingTarget(href)
+		title := text(s)
+		if t == "" || title == "" || seen[t] {
+			return
+		}
+		seen[t] = true
+		r.Sitelinks = append(r.Sitelinks, ports.Sitelink{Title: title, Link: t})
+	})
+	return r
+}

@@ -1,0 +1,166 @@
+package search
+
+import (
+	"net/url"
+	"strings"
+
+	"github.com/PuerkitoBio/goquery"
+	"golang.org/x/net/html"
+
+	"github.com/trawlhq/trawl/ports"
+)
+
+// resultBlocks turns result anchors into organic results. Each result's
+// block is the largest ancestor of its anchor that holds no other result
+// anchor; snippet, displayed link, favicon, thumbnail and sitelinks are read
+// from it.
+func resultBlocks(anchors []*html.Node, targets map[*html.Node]string, base *url.URL, target func(string) string) []ports.OrganicResult {
+	if len(anchors) == 0 {
+		return nil
+	}
+	isAnchor := map[*html.Node]bool{}
+	for _, a := range anchors {
+		isAnchor[a] = true
+	}
+	root := anchors[0]
+	for root.Parent != nil {
+		root = root.Parent
+	}
+	counts := map[*html.Node]int{}
+	var count func(*html.Node) int
+	count = func(n *html.Node) int {
+		c := 0
+		if isAnchor[n] {
+			c = 1
+		}
+		for ch := n.FirstChild; ch != nil; ch = ch.NextSibling {
+			c += count(ch)
+		}
+		counts[n] = c
+		return c
+	}
+	count(root)
+	out := make([]ports.OrganicResult, 0, len(anchors))
+	for i, a := range anchors {
+		block := a
+		for block.Parent != nil && block.Parent.Type == html.ElementNode && counts[block.Parent] == 1 && block.Parent.Data != "body" {
+			block = block.Parent
+		}
+		out = append(out, readBlock(i+1, a, block, targets[a], base, target))
+	}
+	return out
+}
+
+func contains(outer, inner *html.Node) bool {
+	for n := inner; n != nil; n = n.Parent {
+		if n == outer {
+			return true
+		}
+	}
+	return false
+}
+
+var sitelinkNoise = map[string]bool{"cached": true, "similar": true, "translate this page": true, "more results": true, "": true}
+
+func readBlock(pos int, a, block *html.Node, link string, base *url.URL, target func(string) string) ports.OrganicResult {
+	as := goquery.NewDocumentFromNode(a).Selection
+	bs := goquery.NewDocumentFromNode(block).Selection
+	heading := as.Find(`h3, [role="heading"]`).First()
+	r := ports.OrganicResult{Position: pos, Title: text(heading), Link: link}
+
+	// Displayed link: a <cite>, else the URL-looking text inside the link.
+	if c := bs.Find("cite").First(); c.Length() > 0 {
+		r.DisplayedLink = text(c)
+	}
+	rest := strings.TrimSpace(strings.Replace(text(as), r.Title, "", 1))
+	if r.DisplayedLink == "" {
+		as.Find(`[role="text"], span, div`).EachWithBreak(func(_ int, s *goquery.Selection) bool {
+			t := text(s)
+			if s.Children().Length() == 0 && (strings.Contains(t, "›") || strings.HasPrefix(t, "http") || strings.HasPrefix(t, "www.")) && t != r.Title {
+				r.DisplayedLink = t
+				return false
+			}
+			return true
+		})
+	}
+	if r.DisplayedLink == "" {
+		r.DisplayedLink = displayFromLink(link)
+	}
+	// Source: the site name shown in the link beside the title and URL.
+	src := strings.TrimSpace(strings.Replace(rest, r.DisplayedLink, "", 1))
+	if src != "" && len([]rune(src)) <= 60 && !strings.Contains(src, "›") && !strings.HasPrefix(src, "http") {
+		r.Source = src
+	} else {
+		r.Source = hostOf(link)
+	}
+	// Favicon: an image inside the link; else the site's own.
+	as.Find("img").EachWithBreak(func(_ int, img *goquery.Selection) bool {
+		if contains(heading.Get(0), img.Get(0)) {
+			return true
+		}
+		r.Favicon = imgSrc(base, img)
+		return r.Favicon == ""
+	})
+	if r.Favicon == "" {
+		if u, err := url.Parse(link); err == nil {
+			r.Favicon = u.Scheme + "://" + u.Host + "/favicon.ico"
+		}
+	}
+	// Thumbnail: an image of the block outside the link.
+	bs.Find("img").EachWithBreak(func(_ int, img *goquery.Selection) bool {
+		if contains(a, img.Get(0)) {
+			return true
+		}
+		r.Thumbnail = imgSrc(base, img)
+		return r.Thumbnail == ""
+	})
+	// Sitelinks: the other links of the block that leave the engine.
+	seen := map[string]bool{link: true}
+	bs.Find("a[href]").Each(func(_ int, s *goquery.Selection) {
+		n := s.Get(0)
+		if n == a || contains(a, n) {
+			return
+		}
+		href, _ := s.Attr("href")
+		t := target(href)
+		title := text(s)
+		if t == "" || seen[t] || sitelinkNoise[strings.ToLower(title)] || len([]rune(title)) > 80 {
+			return
+		}
+		seen[t] = true
+		r.Sitelinks = append(r.Sitelinks, ports.Sitelink{Title: title, Link: t})
+	})
+	r.Snippet = snippetOf(bs, a, r.DisplayedLink, r.Sitelinks)
+	return r
+}
+
+// snippetOf picks the longest text of the block that is neither the link
+// nor the displayed URL, reading each candidate without the text of the
+// sitelinks it may hold: the description under the title.
+func snippetOf(block *goquery.Selection, a *html.Node, displayed string, sitelinks []ports.Sitelink) string {
+	links := map[string]bool{}
+	for _, sl := range sitelinks {
+		links[sl.Title] = true
+	}
+	best := ""
+	block.Find("div, span, p").Each(func(_ int, s *goquery.Selection) {
+		n := s.Get(0)
+		if contains(a, n) || contains(n, a) || s.Find("cite").Length() > 0 {
+			return
+		}
+		t := text(s)
+		if len(links) > 0 && s.Find("a[href]").Length() > 0 {
+			c := s.Clone()
+			c.Find("a[href]").Each(func(_ int, l *goquery.Selection) {
+				if links[text(l)] {
+					l.Remove()
+				}
+			})
+			t = text(c)
+		}
+		if len(t) > len(best) && t != displayed {
+			best = t
+		}
+	})
+	return best
+}

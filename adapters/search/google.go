@@ -1,0 +1,229 @@
+package search
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/PuerkitoBio/goquery"
+	"golang.org/x/net/html"
+
+	"github.com/trawlhq/trawl/ports"
+)
+
+// Google is the Google adapter.
+type Google struct {
+	base   string
+	client *engineClient
+}
+
+var _ ports.SearchEngine = (*Google)(nil)
+
+// NewGoogle builds the adapter; base "" means https://www.google.com.
+func NewGoogle(base string, o ClientOptions) *Google {
+	return &Google{base: baseURL(base, "https://www.google.com"), client: newEngineClient(o)}
+}
+
+// Name implements ports.SearchEngine.
+func (g *Google) Name() string { return "google" }
+
+// googleConsent pre-answers the EU consent interstitial so results come back.
+const googleConsent = "CONSENT=YES+cb.20240101-00-p0.en+FX+000; SOCS=CAESEwgDEgk0ODE3Nzk3MjQaAmVuIAEaBgiA_LyaBg"
+
+// RequestURL builds the search URL.
+func (g *Google) RequestURL(q ports.SearchQuery) string {
+	v := url.Values{}
+	v.Set("q", q.Q)
+	v.Set("num", "10")
+	v.Set("ie", "UTF-8")
+	v.Set("oe", "UTF-8")
+	if q.HL != "" {
+		v.Set("hl", q.HL)
+	}
+	if q.GL != "" {
+		v.Set("gl", q.GL)
+	}
+	if q.Loc != "" {
+		v.Set("uule", UULE(q.Loc))
+	}
+	return g.base + "/search?" + v.Encode()
+}
+
+// UULE encodes a free-form location the way Google's uule parameter wants it.
+func UULE(loc string) string {
+	const key = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+	b := []byte(loc)
+	if len(b) >= len(key) {
+		b = b[:len(key)-1]
+	}
+	return "w+CAIQICI" + string(key[len(b)]) + base64.StdEncoding.EncodeToString(b)
+}
+
+// Search implements ports.SearchEngine.
+func (g *Google) Search(ctx context.Context, q ports.SearchQuery) (ports.SearchResults, error) {
+	start := time.Now()
+	body, status, err := g.client.get(ctx, "google", g.RequestURL(q), http.Header{"Cookie": {googleConsent}})
+	if err != nil {
+		return ports.SearchResults{}, err
+	}
+	res, perr := ParseGoogle(body)
+	if err := outcome("google", status, perr); err != nil {
+		return ports.SearchResults{}, err
+	}
+	res.TimeTaken = time.Since(start)
+	if res.QueryDisplayed == "" {
+		res.QueryDisplayed = q.Q
+	}
+	return res, nil
+}
+
+var googleBase, _ = url.Parse("https://www.google.com/")
+
+// Block pages (the /sorry/ captcha, the consent wall) carry these; normal
+// pages may too (a hidden consent form), so they count only when the page
+// has no result.
+var googleBlockMarkers = [][]byte{
+	[]byte("/sorry/index"), []byte(`id="captcha-form"`), []byte("g-recaptcha"), []byte("unusual traffic from your computer network"),
+	[]byte("<title>before you continue"),
+}
+
+func blockedPage(page []byte, markers [][]byte) bool {
+	lower := bytes.ToLower(page)
+	for _, m := range markers {
+		if bytes.Contains(lower, bytes.ToLower(m)) {
+			return true
+		}
+	}
+	return false
+}
+
+// ParseGoogle reads a Google result page: the desktop JavaScript layout, the
+// basic (no-JS, gbv=1) layouts and the mobile layout. Results are found by
+// structure, not by generated class names: a link holding a heading (<h3>
+// or role="heading") whose target leaves Google is an organic result; the
+// block around it, up to where the next result starts, holds its snippet,
+// displayed link, favicon, thumbnail and sitelinks.
+func ParseGoogle(page []byte) (ports.SearchResults, error) {
+	doc, err := goquery.NewDocumentFromReader(bytes.NewReader(page))
+	if err != nil {
+		return ports.SearchResults{}, err
+	}
+	res := ports.SearchResults{QueryDisplayed: googleQuery(doc)}
+	res.TotalResults = parseCount(text(doc.Find("#result-stats, #resultStats").First()))
+	paa := googlePAAScope(doc)
+	anchors, targets := googleResultAnchors(doc, paa)
+	if len(anchors) == 0 && blockedPage(page, googleBlockMarkers) {
+		return ports.SearchResults{}, ErrBlocked
+	}
+	res.Organic = resultBlocks(anchors, targets, googleBase, googleTarget)
+	res.RelatedQuestions = googleQuestions(doc, paa)
+	res.RelatedSearches = googleRelated(doc, anchors, paa, res.QueryDisplayed)
+	return res, nil
+}
+
+func googleQuery(doc *goquery.Document) string {
+	for _, sel := range []string{`textarea[name="q"]`, `input[name="q"]`} {
+		s := doc.Find(sel).First()
+		if v, ok := s.Attr("value"); ok && strings.TrimSpace(v) != "" {
+			return strings.TrimSpace(v)
+		}
+		if t := text(s); t != "" {
+			return t
+		}
+	}
+	title := text(doc.Find("title").First())
+	if i := strings.LastIndex(title, " - "); i > 0 {
+		return strings.TrimSpace(title[:i])
+	}
+	return ""
+}
+
+// googleTarget unwraps Google's redirect links and refuses links that stay
+// inside Google search itself.
+func googleTarget(href string) string {
+	href = strings.TrimSpace(href)
+	if href == "" || strings.HasPrefix(href, "#") || strings.HasPrefix(href, "javascript:") {
+		return ""
+	}
+	u, err := googleBase.Parse(href)
+	if err != nil {
+		return ""
+	}
+	host := strings.ToLower(u.Hostname())
+	isGoogle := host == "google.com" || strings.HasSuffix(host, ".google.com") || strings.Contains(host, ".google.")
+	if isGoogle && (u.Path == "/url" || u.Path == "/interstitial" || u.Path == "/aclk") {
+		for _, k := range []string{"q", "url", "adurl"} {
+			if t := u.Query().Get(k); strings.HasPrefix(t, "http://") || strings.HasPrefix(t, "https://") {
+				return t
+			}
+		}
+		return ""
+	}
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return ""
+	}
+	if isGoogle {
+		for _, p := range []string{"/search", "/imgres", "/preferences", "/advanced_search", "/setprefs", "/webhp", "/sorry", "/httpservice", "/complete", "/travel", "/finance"} {
+			if strings.HasPrefix(u.Path, p) {
+				return ""
+			}
+		}
+	}
+	if host == "webcache.googleusercontent.com" || strings.HasPrefix(host, "translate.google.") {
+		return ""
+	}
+	return u.String()
+}
+
+// googlePAAScope marks the "People also ask" blocks: links inside them are
+// answer sources, not organic results.
+func googlePAAScope(doc *goquery.Document) map[*html.Node]bool {
+	scope := map[*html.Node]bool{}
+	doc.Find(".related-question-pair, [data-q]").Each(func(_ int, s *goquery.Selection) {
+		scope[s.Get(0)] = true
+	})
+	if c := paaContainer(doc); c != nil {
+		scope[c] = true
+	}
+	return scope
+}
+
+func insideScope(n *html.Node, scope map[*html.Node]bool) bool {
+	for a := n; a != nil; a = a.Parent {
+		if scope[a] {
+			return true
+		}
+	}
+	return false
+}
+
+func googleResultAnchors(doc *goquery.Document, paa map[*html.Node]bool) ([]*html.Node, map[*html.Node]string) {
+	var anchors []*html.Node
+	targets := map[*html.Node]string{}
+	seen := map[string]bool{}
+	doc.Find("a[href]").Each(func(_ int, a *goquery.Selection) {
+		if a.Find(`h3, [role="heading"]`).Length() == 0 {
+			return
+		}
+		href, _ := a.Attr("href")
+		t := googleTarget(href)
+		n := a.Get(0)
+		if t == "" || seen[t] || insideScope(n, paa) || inCarousel(a) {
+			return
+		}
+		seen[t] = true
+		anchors = append(anchors, n)
+		targets[n] = t
+	})
+	return anchors, targets
+}
+
+// inCarousel: cards of "Top stories", videos and similar carousels are not
+// web results.
+func inCarousel(a *goquery.Selection) bool {
+	return a.Closest("g-scrolling-carousel, g-inner-card, g-section-with-header, [role=\"listitem\"] g-inner-card, [data-init-vis]").Length() > 0
+}

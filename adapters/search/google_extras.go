@@ -1,0 +1,177 @@
+package search
+
+import (
+	"net/url"
+	"strings"
+
+	"github.com/PuerkitoBio/goquery"
+	"golang.org/x/net/html"
+
+	"github.com/trawlhq/trawl/ports"
+)
+
+var paaLabels = []string{"people also ask", "andra frågar även", "autres questions posées", "nutzer fragen auch", "otras preguntas de los usuarios", "altre domande"}
+
+// paaContainer finds, in basic layouts without data-q attributes, the block
+// under a "People also ask" label that holds the questions.
+func paaContainer(doc *goquery.Document) *html.Node {
+	var label *goquery.Selection
+	doc.Find("span, div, h2").EachWithBreak(func(_ int, s *goquery.Selection) bool {
+		if s.Children().Length() > 0 {
+			return true
+		}
+		t := strings.ToLower(text(s))
+		for _, l := range paaLabels {
+			if t == l {
+				label = s
+				return false
+			}
+		}
+		return true
+	})
+	if label == nil {
+		return nil
+	}
+	for p := label.Parent(); p.Length() > 0 && goquery.NodeName(p) != "body"; p = p.Parent() {
+		if len(questionNodes(p)) >= 2 {
+			return p.Get(0)
+		}
+	}
+	return nil
+}
+
+// questionNodes are the deepest elements whose text is a question.
+func questionNodes(s *goquery.Selection) []*goquery.Selection {
+	var out []*goquery.Selection
+	s.Find("div, span").Each(func(_ int, e *goquery.Selection) {
+		t := text(e)
+		if !strings.HasSuffix(t, "?") || len(t) > 200 || len(t) < 8 {
+			return
+		}
+		deepest := true
+		e.Children().Each(func(_ int, c *goquery.Selection) {
+			if text(c) == t {
+				deepest = false
+			}
+		})
+		if deepest {
+			out = append(out, e)
+		}
+	})
+	return out
+}
+
+func googleQuestions(doc *goquery.Document, _ map[*html.Node]bool) []ports.RelatedQuestion {
+	var out []ports.RelatedQuestion
+	seen := map[string]bool{}
+	add := func(q, a string) {
+		q = strings.TrimSpace(q)
+		if q == "" || seen[strings.ToLower(q)] {
+			return
+		}
+		seen[strings.ToLower(q)] = true
+		a = strings.TrimSpace(a)
+		if len(a) < 20 {
+			a = ""
+		}
+		out = append(out, ports.RelatedQuestion{Question: q, Answer: a})
+	}
+	// Desktop and mobile: the question is an attribute of its block.
+	doc.Find("[data-q]").Each(func(_ int, s *goquery.Selection) {
+		q, _ := s.Attr("data-q")
+		add(q, answerOf(s, q))
+	})
+	if len(out) > 0 {
+		return out
+	}
+	// Older desktop pages: a related-question-pair block per question.
+	doc.Find(".related-question-pair").Each(func(_ int, s *goquery.Selection) {
+		if qs := questionNodes(s); len(qs) > 0 {
+			q := text(qs[0])
+			add(q, answerOf(s, q))
+		}
+	})
+	if len(out) > 0 {
+		return out
+	}
+	// Basic layouts: questions under the label, each followed by its answer.
+	if c := paaContainer(doc); c != nil {
+		cs := goquery.NewDocumentFromNode(c).Selection
+		qs := questionNodes(cs)
+		for _, q := range qs {
+			item := q
+			for p := q.Parent(); p.Length() > 0 && p.Get(0) != c && len(questionNodes(p)) == 1; p = p.Parent() {
+				item = p
+			}
+			qt := text(q)
+			add(qt, answerOf(item, qt))
+		}
+	}
+	return out
+}
+
+// answerOf is the block's text without the question, when the page carries
+// an answer at all.
+func answerOf(block *goquery.Selection, question string) string {
+	t := text(block)
+	if strings.HasPrefix(t, question) {
+		for strings.HasPrefix(t, question) { // headers repeat the question above the answer
+			t = strings.TrimSpace(strings.TrimPrefix(t, question))
+		}
+	} else {
+		t = strings.TrimSpace(strings.Replace(t, question, "", 1))
+	}
+	if len(t) > 2000 {
+		t = t[:2000]
+	}
+	return t
+}
+
+// googleRelated reads the suggested searches: links back to Google search
+// with a query, below the first result, that are not tabs, filters, pages or
+// spelling fixes.
+func googleRelated(doc *goquery.Document, anchors []*html.Node, paa map[*html.Node]bool, query string) []ports.RelatedSearch {
+	var first *html.Node
+	if len(anchors) > 0 {
+		first = anchors[0]
+	}
+	passed := first == nil
+	var out []ports.RelatedSearch
+	seen := map[string]bool{strings.ToLower(strings.TrimSpace(query)): true}
+	doc.Find("a[href]").Each(func(_ int, s *goquery.Selection) {
+		n := s.Get(0)
+		if !passed {
+			if n == first {
+				passed = true
+			}
+			return
+		}
+		href, _ := s.Attr("href")
+		u, err := googleBase.Parse(href)
+		if err != nil || u.Path != "/search" || !strings.HasSuffix(strings.ToLower(u.Hostname()), "google.com") && !strings.Contains(u.Hostname(), "google.") {
+			return
+		}
+		v := u.Query()
+		if v.Get("q") == "" || v.Get("tbm") != "" || v.Get("tbs") != "" || v.Get("udm") != "" || v.Get("start") != "" || v.Get("spell") != "" || v.Get("stick") != "" {
+			return
+		}
+		if insideScope(n, paa) || s.Closest("#rhs").Length() > 0 { // the knowledge panel's entities are not searches
+			return
+		}
+		q := text(s)
+		if q == "" || len([]rune(q)) > 120 {
+			q = v.Get("q")
+		}
+		key := strings.ToLower(q)
+		if seen[key] {
+			return
+		}
+		seen[key] = true
+		rs := ports.RelatedSearch{Query: q, Link: "https://www.google.com/search?" + url.Values{"q": {v.Get("q")}}.Encode()}
+		if img := s.Find("img").First(); img.Length() > 0 {
+			rs.Image = imgSrc(googleBase, img)
+		}
+		out = append(out, rs)
+	})
+	return out
+}
