@@ -32,6 +32,18 @@ type Config struct {
 	FetchTimeout        time.Duration // TRAWL_FETCH_TIMEOUT
 	FetchMaxBytes       int64         // TRAWL_FETCH_MAX_BYTES
 	FetchProxy          string        // TRAWL_FETCH_PROXY
+
+	SearchGoogleURL     string        // TRAWL_SEARCH_GOOGLE_URL
+	SearchBingURL       string        // TRAWL_SEARCH_BING_URL
+	SearchDuckDuckGoURL string        // TRAWL_SEARCH_DUCKDUCKGO_URL
+	SearchProxy         string        // TRAWL_SEARCH_PROXY
+	SearchTimeout       time.Duration // TRAWL_SEARCH_TIMEOUT
+
+	LLMBaseURL      string        // TRAWL_LLM_BASE_URL
+	LLMAPIKey       string        // TRAWL_LLM_API_KEY
+	LLMModel        string        // TRAWL_LLM_MODEL
+	LLMTimeout      time.Duration // TRAWL_LLM_TIMEOUT (per attempt)
+	LLMContextChars int64         // TRAWL_LLM_CONTEXT_CHARS
 }
 
 // DefaultConfig is the configuration with no flags and no environment.
@@ -40,6 +52,7 @@ func DefaultConfig() Config {
 		Addr: "127.0.0.1:8080", DataDir: "./trawl-data", LogLevel: "info", LogFormat: "text",
 		MaxBody: 1 << 20, Shutdown: 15 * time.Second, PriceCents: 500, Currency: "usd", Bootstrap: true,
 		FetchConnectTimeout: 10 * time.Second, FetchTimeout: 30 * time.Second, FetchMaxBytes: 10 << 20,
+		SearchTimeout: 15 * time.Second, LLMTimeout: 60 * time.Second, LLMContextChars: 24000,
 	}
 }
 
@@ -61,6 +74,13 @@ func (c Config) FromEnv(getenv func(string) string) (Config, error) {
 	str("TRAWL_LOG_FORMAT", &c.LogFormat)
 	str("TRAWL_TOPUP_CURRENCY", &c.Currency)
 	str("TRAWL_FETCH_PROXY", &c.FetchProxy)
+	str("TRAWL_SEARCH_GOOGLE_URL", &c.SearchGoogleURL)
+	str("TRAWL_SEARCH_BING_URL", &c.SearchBingURL)
+	str("TRAWL_SEARCH_DUCKDUCKGO_URL", &c.SearchDuckDuckGoURL)
+	str("TRAWL_SEARCH_PROXY", &c.SearchProxy)
+	str("TRAWL_LLM_BASE_URL", &c.LLMBaseURL)
+	str("TRAWL_LLM_API_KEY", &c.LLMAPIKey)
+	str("TRAWL_LLM_MODEL", &c.LLMModel)
 	if v := getenv("TRAWL_FETCH_RESOLVE"); strings.TrimSpace(v) != "" {
 		for _, part := range strings.Split(v, ",") {
 			if p := strings.TrimSpace(part); p != "" {
@@ -68,7 +88,7 @@ func (c Config) FromEnv(getenv func(string) string) (Config, error) {
 			}
 		}
 	}
-	for name, dst := range map[string]*int64{"TRAWL_MAX_BODY_BYTES": &c.MaxBody, "TRAWL_TOPUP_CENTS_PER_1000": &c.PriceCents, "TRAWL_FETCH_MAX_BYTES": &c.FetchMaxBytes} {
+	for name, dst := range map[string]*int64{"TRAWL_MAX_BODY_BYTES": &c.MaxBody, "TRAWL_TOPUP_CENTS_PER_1000": &c.PriceCents, "TRAWL_FETCH_MAX_BYTES": &c.FetchMaxBytes, "TRAWL_LLM_CONTEXT_CHARS": &c.LLMContextChars} {
 		if v := strings.TrimSpace(getenv(name)); v != "" {
 			n, err := strconv.ParseInt(v, 10, 64)
 			if err != nil || n <= 0 {
@@ -77,7 +97,7 @@ func (c Config) FromEnv(getenv func(string) string) (Config, error) {
 			*dst = n
 		}
 	}
-	for name, dst := range map[string]*time.Duration{"TRAWL_SHUTDOWN_TIMEOUT": &c.Shutdown, "TRAWL_FETCH_TIMEOUT": &c.FetchTimeout, "TRAWL_FETCH_CONNECT_TIMEOUT": &c.FetchConnectTimeout} {
+	for name, dst := range map[string]*time.Duration{"TRAWL_SHUTDOWN_TIMEOUT": &c.Shutdown, "TRAWL_FETCH_TIMEOUT": &c.FetchTimeout, "TRAWL_FETCH_CONNECT_TIMEOUT": &c.FetchConnectTimeout, "TRAWL_SEARCH_TIMEOUT": &c.SearchTimeout, "TRAWL_LLM_TIMEOUT": &c.LLMTimeout} {
 		if v := strings.TrimSpace(getenv(name)); v != "" {
 			d, err := time.ParseDuration(v)
 			if err != nil || d <= 0 {
@@ -106,9 +126,21 @@ func (c Config) Validate() error {
 			return err
 		}
 	}
-	if c.FetchProxy != "" {
-		if u, err := url.Parse(c.FetchProxy); err != nil || (u.Scheme != "http" && u.Scheme != "https" && u.Scheme != "socks5") || u.Host == "" {
-			return fmt.Errorf("fetch proxy %q: want http://host:port, https://host:port or socks5://host:port", c.FetchProxy)
+	for name, p := range map[string]string{"TRAWL_FETCH_PROXY": c.FetchProxy, "TRAWL_SEARCH_PROXY": c.SearchProxy} {
+		if p == "" {
+			continue
+		}
+		if u, err := url.Parse(p); err != nil || (u.Scheme != "http" && u.Scheme != "https" && u.Scheme != "socks5") || u.Host == "" {
+			return fmt.Errorf("%s %q: want http://host:port, https://host:port or socks5://host:port", name, p)
+		}
+	}
+	for name, b := range map[string]string{"TRAWL_SEARCH_GOOGLE_URL": c.SearchGoogleURL, "TRAWL_SEARCH_BING_URL": c.SearchBingURL,
+		"TRAWL_SEARCH_DUCKDUCKGO_URL": c.SearchDuckDuckGoURL, "TRAWL_LLM_BASE_URL": c.LLMBaseURL} {
+		if b == "" {
+			continue
+		}
+		if u, err := url.Parse(b); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return fmt.Errorf("%s %q: want an http(s) base URL", name, b)
 		}
 	}
 	switch c.LogFormat {

@@ -17,15 +17,19 @@ import (
 	"github.com/trawlhq/trawl/adapters/extract"
 	"github.com/trawlhq/trawl/adapters/fetch"
 	"github.com/trawlhq/trawl/adapters/httpapi"
+	"github.com/trawlhq/trawl/adapters/llm"
 	"github.com/trawlhq/trawl/adapters/payment"
 	"github.com/trawlhq/trawl/adapters/ratelimit"
+	searchadapter "github.com/trawlhq/trawl/adapters/search"
 	sitemapadapter "github.com/trawlhq/trawl/adapters/sitemap"
 	"github.com/trawlhq/trawl/adapters/sqlstore"
 	"github.com/trawlhq/trawl/core/auth"
 	"github.com/trawlhq/trawl/core/content"
 	"github.com/trawlhq/trawl/core/credits"
 	"github.com/trawlhq/trawl/core/idempotency"
+	"github.com/trawlhq/trawl/core/prompt"
 	coreratelimit "github.com/trawlhq/trawl/core/ratelimit"
+	"github.com/trawlhq/trawl/core/search"
 	"github.com/trawlhq/trawl/core/sitemap"
 	"github.com/trawlhq/trawl/ports"
 )
@@ -59,6 +63,8 @@ type Services struct {
 	Idempotency *idempotency.Service
 	Content     *content.Service
 	Sitemap     *sitemap.Service
+	Search      *search.Service
+	Prompt      *prompt.Service
 }
 
 // Outbound are the adapters that reach the web.
@@ -66,6 +72,16 @@ type Outbound struct {
 	Fetcher    ports.Fetcher
 	Extractor  ports.Extractor
 	Discoverer ports.SitemapDiscoverer
+	Engines    []ports.SearchEngine
+	LLM        ports.LLM
+}
+
+func proxyURL(raw string) *url.URL {
+	if raw == "" {
+		return nil
+	}
+	u, _ := url.Parse(raw)
+	return u
 }
 
 // NewOutbound builds the web-facing adapters of a configuration.
@@ -83,7 +99,14 @@ func NewOutbound(c Config) (Outbound, error) {
 	if err != nil {
 		return Outbound{}, err
 	}
-	return Outbound{Fetcher: f, Extractor: extract.New(), Discoverer: d}, nil
+	so := searchadapter.ClientOptions{Timeout: c.SearchTimeout, Proxy: proxyURL(c.SearchProxy)}
+	engines := []ports.SearchEngine{
+		searchadapter.NewGoogle(c.SearchGoogleURL, so),
+		searchadapter.NewBing(c.SearchBingURL, so),
+		searchadapter.NewDuckDuckGo(c.SearchDuckDuckGoURL, so),
+	}
+	model := llm.NewOpenAI(llm.Options{BaseURL: c.LLMBaseURL, APIKey: c.LLMAPIKey, Model: c.LLMModel, AttemptTimeout: c.LLMTimeout})
+	return Outbound{Fetcher: f, Extractor: extract.New(), Discoverer: d, Engines: engines, LLM: model}, nil
 }
 
 // NewServices builds the core over a store and the outbound adapters.
@@ -109,7 +132,13 @@ func NewServices(c Config, store *sqlstore.Store, clk ports.Clock, payments port
 	if s.Content, err = content.NewService(out.Fetcher, out.Extractor, s.Biller); err != nil {
 		return s, err
 	}
-	s.Sitemap, err = sitemap.NewService(out.Discoverer, s.Biller)
+	if s.Sitemap, err = sitemap.NewService(out.Discoverer, s.Biller); err != nil {
+		return s, err
+	}
+	if s.Search, err = search.NewService(out.Engines, s.Content, s.Biller); err != nil {
+		return s, err
+	}
+	s.Prompt, err = prompt.NewService(out.LLM, s.Content, s.Biller, int(c.LLMContextChars))
 	return s, err
 }
 
@@ -165,7 +194,7 @@ func HTTPModule() fx.Option {
 		fx.Provide(func(s Services, store *sqlstore.Store, lim ports.RateLimiter, log *slog.Logger, c Config) (*httpapi.API, error) {
 			return httpapi.New(httpapi.Deps{
 				Auth: s.Auth, Credits: s.Credits, Biller: s.Biller, Idempotency: s.Idempotency, Limiter: lim,
-				Content: s.Content, Sitemap: s.Sitemap,
+				Content: s.Content, Sitemap: s.Sitemap, Search: s.Search, Prompt: s.Prompt,
 				Limits: coreratelimit.DefaultTable(), Logger: log, Ready: store.Ping, MaxBodyBytes: c.MaxBody, Version: Version,
 			})
 		}),

@@ -14,7 +14,9 @@ import (
 	"github.com/trawlhq/trawl/core/content"
 	"github.com/trawlhq/trawl/core/credits"
 	"github.com/trawlhq/trawl/core/idempotency"
+	"github.com/trawlhq/trawl/core/prompt"
 	"github.com/trawlhq/trawl/core/ratelimit"
+	"github.com/trawlhq/trawl/core/search"
 	"github.com/trawlhq/trawl/core/sitemap"
 	"github.com/trawlhq/trawl/ports"
 )
@@ -27,6 +29,8 @@ type Deps struct {
 	Idempotency *idempotency.Service
 	Content     *content.Service
 	Sitemap     *sitemap.Service
+	Search      *search.Service
+	Prompt      *prompt.Service
 	Limiter     ports.RateLimiter
 	Limits      ratelimit.Table
 	Logger      *slog.Logger
@@ -45,6 +49,8 @@ type API struct {
 	idem    *idempotency.Service
 	content *content.Service
 	sitemap *sitemap.Service
+	search  *search.Service
+	prompt  *prompt.Service
 	limiter ports.RateLimiter
 	limits  ratelimit.Table
 	log     *slog.Logger
@@ -62,8 +68,8 @@ type Route struct {
 
 // New builds the API; it fails on a missing dependency.
 func New(d Deps) (*API, error) {
-	if d.Auth == nil || d.Credits == nil || d.Biller == nil || d.Idempotency == nil || d.Limiter == nil || d.Content == nil || d.Sitemap == nil {
-		return nil, errors.New("httpapi.New: auth, credits, biller, idempotency, limiter, content and sitemap are required")
+	if d.Auth == nil || d.Credits == nil || d.Biller == nil || d.Idempotency == nil || d.Limiter == nil || d.Content == nil || d.Sitemap == nil || d.Search == nil || d.Prompt == nil {
+		return nil, errors.New("httpapi.New: auth, credits, biller, idempotency, limiter, content, sitemap, search and prompt are required")
 	}
 	if d.Logger == nil {
 		d.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -78,7 +84,7 @@ func New(d Deps) (*API, error) {
 		d.Ready = func(context.Context) error { return nil }
 	}
 	a := &API{
-		auth: d.Auth, credits: d.Credits, biller: d.Biller, idem: d.Idempotency, content: d.Content, sitemap: d.Sitemap,
+		auth: d.Auth, credits: d.Credits, biller: d.Biller, idem: d.Idempotency, content: d.Content, sitemap: d.Sitemap, search: d.Search, prompt: d.Prompt,
 		limiter: d.Limiter, limits: d.Limits,
 		log: d.Logger, ready: d.Ready, maxBody: d.MaxBodyBytes, version: d.Version, mux: http.NewServeMux(),
 	}
@@ -143,6 +149,7 @@ func (a *API) routes() {
 	m.HandleFunc("GET /checkout/{session}", a.checkoutPage)
 	m.HandleFunc("POST /checkout/{session}/pay", a.checkoutPay)
 	a.pageRoutes()
+	a.searchRoutes()
 }
 
 func (a *API) healthz(w http.ResponseWriter, _ *http.Request) {

@@ -18,14 +18,18 @@ import (
 	"github.com/trawlhq/trawl/adapters/extract"
 	"github.com/trawlhq/trawl/adapters/fetch"
 	"github.com/trawlhq/trawl/adapters/httpapi"
+	"github.com/trawlhq/trawl/adapters/llm"
 	"github.com/trawlhq/trawl/adapters/payment"
 	"github.com/trawlhq/trawl/adapters/ratelimit"
+	searchadapter "github.com/trawlhq/trawl/adapters/search"
 	sitemapadapter "github.com/trawlhq/trawl/adapters/sitemap"
 	"github.com/trawlhq/trawl/core/auth"
 	"github.com/trawlhq/trawl/core/content"
 	"github.com/trawlhq/trawl/core/credits"
 	"github.com/trawlhq/trawl/core/idempotency"
+	"github.com/trawlhq/trawl/core/prompt"
 	coreratelimit "github.com/trawlhq/trawl/core/ratelimit"
+	"github.com/trawlhq/trawl/core/search"
 	"github.com/trawlhq/trawl/core/sitemap"
 	"github.com/trawlhq/trawl/ports"
 	"github.com/trawlhq/trawl/testkit"
@@ -54,6 +58,10 @@ type Options struct {
 	Mount func(*httpapi.API)
 	// Resolve sends fixture host names to local servers (sites.Resolve).
 	Resolve map[string]string
+	// Engines are the base URLs of the search engines by name (fake servers).
+	Engines map[string]string
+	// LLMBaseURL points at an OpenAI-compatible server ("" = none configured).
+	LLMBaseURL string
 }
 
 // LookupIP is the test resolver: every name fails to resolve except a few
@@ -96,8 +104,23 @@ func Start(t testing.TB, store storetest.Stores, o Options) *Env {
 	disc, _ := sitemapadapter.New(e.Fetcher, sitemapadapter.Limits{})
 	e.Content, _ = content.NewService(e.Fetcher, extract.New(), e.Biller)
 	sm, _ := sitemap.NewService(disc, e.Biller)
+	so := searchadapter.ClientOptions{Timeout: 5 * time.Second}
+	noNet := "http://127.0.0.1:1" // an engine a test did not configure fails at once
+	base := func(name string) string {
+		if u := o.Engines[name]; u != "" {
+			return u
+		}
+		return noNet
+	}
+	engines := []ports.SearchEngine{searchadapter.NewGoogle(base("google"), so), searchadapter.NewBing(base("bing"), so), searchadapter.NewDuckDuckGo(base("duckduckgo"), so)}
+	srch, err := search.NewService(engines, e.Content, e.Biller)
+	if err != nil {
+		t.Fatal(err)
+	}
+	model := llm.NewOpenAI(llm.Options{BaseURL: o.LLMBaseURL, Model: "test-model", BaseBackoff: time.Millisecond, AttemptTimeout: 5 * time.Second})
+	pr, _ := prompt.NewService(model, e.Content, e.Biller, 2000)
 	e.API, err = httpapi.New(httpapi.Deps{Auth: e.Auth, Credits: e.Credits, Biller: e.Biller, Idempotency: idem, Limiter: lim,
-		Limits: coreratelimit.DefaultTable(), Version: "test", Content: e.Content, Sitemap: sm})
+		Limits: coreratelimit.DefaultTable(), Version: "test", Content: e.Content, Sitemap: sm, Search: srch, Prompt: pr})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -184,7 +184,7 @@ func build(s *sqlstore.Store) (http.Handler, string, app.Services, error) {
 	}
 	lim, _ := ratelimit.NewMemory(clk)
 	api, err := httpapi.New(httpapi.Deps{Auth: svc.Auth, Credits: svc.Credits, Biller: svc.Biller, Idempotency: svc.Idempotency,
-		Limiter: lim, Content: svc.Content, Sitemap: svc.Sitemap})
+		Limiter: lim, Content: svc.Content, Sitemap: svc.Sitemap, Search: svc.Search, Prompt: svc.Prompt})
 	if err != nil {
 		return nil, "", svc, err
 	}

@@ -1,0 +1,156 @@
+package httpapi
+
+import (
+	"math"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/trawlhq/trawl/core/domainrule"
+	"github.com/trawlhq/trawl/core/failure"
+	"github.com/trawlhq/trawl/core/prompt"
+	"github.com/trawlhq/trawl/core/ratelimit"
+	"github.com/trawlhq/trawl/core/search"
+)
+
+func (a *API) searchRoutes() {
+	a.Billed("GET /v1/serp", ratelimit.Serp, a.serp)
+	a.Billed("GET /v1/serp/content", ratelimit.SerpContent, a.serpContent)
+	a.Billed("POST /v1/prompt", ratelimit.Prompt, a.runPrompt)
+}
+
+type sitelinkJSON struct {
+	Title string `json:"title"`
+	Link  string `json:"link"`
+}
+
+type organicJSON struct {
+	Position      int            `json:"position"`
+	Title         string         `json:"title"`
+	Link          string         `json:"link"`
+	Snippet       string         `json:"snippet"`
+	DisplayedLink string         `json:"displayed_link"`
+	Thumbnail     *string        `json:"thumbnail"`
+	Favicon       string         `json:"favicon"`
+	Sitelinks     []sitelinkJSON `json:"sitelinks"`
+	Source        string         `json:"source"`
+	Content       *ContentJSON   `json:"content,omitempty"`
+}
+
+type questionJSON struct {
+	Question string `json:"question"`
+	Answer   string `json:"answer,omitempty"`
+}
+
+type relatedJSON struct {
+	Query string `json:"query"`
+	Link  string `json:"link"`
+	Image string `json:"image,omitempty"`
+}
+
+type serpJSON struct {
+	SearchParameters  map[string]string `json:"search_parameters"`
+	SearchInformation struct {
+		QueryDisplayed string  `json:"query_displayed"`
+		TotalResults   int64   `json:"total_results"`
+		TimeTaken      float64 `json:"time_taken"`
+	} `json:"search_information"`
+	OrganicResults   []organicJSON  `json:"organic_results"`
+	RelatedQuestions []questionJSON `json:"related_questions"`
+	RelatedSearches  []relatedJSON  `json:"related_searches"`
+}
+
+func searchRequest(r *http.Request) search.Request {
+	q := r.URL.Query()
+	return search.Request{Q: q.Get("q"), Loc: q.Get("loc"), HL: q.Get("hl"), GL: q.Get("gl"), Engine: q.Get("engine")}
+}
+
+func toSerpJSON(req search.Request, res search.Results) serpJSON {
+	var out serpJSON
+	out.SearchParameters = map[string]string{"engine": res.Engine, "q": strings.TrimSpace(req.Q)}
+	for k, v := range map[string]string{"loc": req.Loc, "hl": req.HL, "gl": req.GL} {
+		if v != "" {
+			out.SearchParameters[k] = v
+		}
+	}
+	r := res.Results
+	out.SearchInformation.QueryDisplayed = r.QueryDisplayed
+	out.SearchInformation.TotalResults = r.TotalResults
+	out.SearchInformation.TimeTaken = math.Round(r.TimeTaken.Seconds()*100) / 100
+	out.OrganicResults = make([]organicJSON, 0, len(r.Organic))
+	for _, o := range r.Organic {
+		j := organicJSON{Position: o.Position, Title: o.Title, Link: o.Link, Snippet: o.Snippet, DisplayedLink: o.DisplayedLink, Favicon: o.Favicon, Source: o.Source}
+		if o.Thumbnail != "" {
+			th := o.Thumbnail
+			j.Thumbnail = &th
+		}
+		for _, sl := range o.Sitelinks {
+			j.Sitelinks = append(j.Sitelinks, sitelinkJSON{sl.Title, sl.Link})
+		}
+		if p, ok := res.Contents[o.Position]; ok {
+			c := ToContentJSON(p)
+			j.Content = &c
+		}
+		out.OrganicResults = append(out.OrganicResults, j)
+	}
+	out.RelatedQuestions = make([]questionJSON, 0, len(r.RelatedQuestions))
+	for _, q := range r.RelatedQuestions {
+		out.RelatedQuestions = append(out.RelatedQuestions, questionJSON{q.Question, q.Answer})
+	}
+	out.RelatedSearches = make([]relatedJSON, 0, len(r.RelatedSearches))
+	for _, s := range r.RelatedSearches {
+		out.RelatedSearches = append(out.RelatedSearches, relatedJSON{s.Query, s.Link, s.Image})
+	}
+	return out
+}
+
+func (a *API) serp(w http.ResponseWriter, r *http.Request) {
+	req := searchRequest(r)
+	res, rc, err := a.search.Search(r.Context(), a.call(r), req)
+	a.billed(w, r, rc, err, toSerpJSON(req, res))
+}
+
+// listParam reads an array query parameter given as name[]=a&name[]=b,
+// name=a&name=b, name[0]=a, or name=a,b.
+func listParam(r *http.Request, name string) []string {
+	var vals []string
+	for k, v := range r.URL.Query() {
+		if k == name || k == name+"[]" || (strings.HasPrefix(k, name+"[") && strings.HasSuffix(k, "]")) {
+			vals = append(vals, v...)
+		}
+	}
+	return domainrule.ParseList(vals)
+}
+
+func (a *API) serpContent(w http.ResponseWriter, r *http.Request) {
+	req := search.ContentRequest{Request: searchRequest(r), MaxContent: search.DefaultMaxContent}
+	if s := strings.TrimSpace(r.URL.Query().Get("max_content")); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil {
+			a.writeError(w, r, failure.Invalidf("httpapi.serpContent", "max_content", "The max content must be an integer."))
+			return
+		}
+		req.MaxContent = n
+	}
+	req.Filter = domainrule.Filter{Whitelist: listParam(r, "whitelist_domains"), Blacklist: listParam(r, "blacklist_domains")}
+	res, rc, err := a.search.SearchContent(r.Context(), a.call(r), req)
+	a.billed(w, r, rc, err, toSerpJSON(req.Request, res))
+}
+
+func (a *API) runPrompt(w http.ResponseWriter, r *http.Request) {
+	b, err := decodeBody(r)
+	if err != nil {
+		a.writeError(w, r, err)
+		return
+	}
+	var fe failure.FieldErrors
+	text, _ := b.String(&fe, "prompt")
+	pageURL, _ := b.String(&fe, "url")
+	if err := fe.Err("httpapi.prompt"); err != nil {
+		a.writeError(w, r, err)
+		return
+	}
+	answer, rc, err := a.prompt.Prompt(r.Context(), a.call(r), prompt.Request{Prompt: text, URL: pageURL})
+	a.billed(w, r, rc, err, map[string]string{"response": answer})
+}
+

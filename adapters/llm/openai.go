@@ -1,0 +1,185 @@
+// Package llm holds the LLM adapters. OpenAI speaks the chat-completions
+// protocol that OpenAI, Ollama, vLLM and llama.cpp's server all serve.
+package llm
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/trawlhq/trawl/core/failure"
+	"github.com/trawlhq/trawl/ports"
+)
+
+// Options configure the adapter.
+type Options struct {
+	BaseURL        string        // e.g. https://api.openai.com/v1 or http://127.0.0.1:11434/v1
+	APIKey         string        // sent as a Bearer token when set
+	Model          string        // e.g. gpt-4o-mini, llama3.1
+	AttemptTimeout time.Duration // per HTTP attempt; default 60 s
+	MaxRetries     int           // retries on 429, 5xx and timeouts; default 3
+	MaxTokens      int           // 0: the server's default
+	BaseBackoff    time.Duration // default 500 ms, doubled per retry
+}
+
+// OpenAI implements ports.LLM.
+type OpenAI struct {
+	opts Options
+	http *http.Client
+}
+
+var _ ports.LLM = (*OpenAI)(nil)
+
+// NewOpenAI builds the adapter.
+func NewOpenAI(o Options) *OpenAI {
+	if o.AttemptTimeout <= 0 {
+		o.AttemptTimeout = 60 * time.Second
+	}
+	if o.MaxRetries < 0 {
+		o.MaxRetries = 0
+	} else if o.MaxRetries == 0 {
+		o.MaxRetries = 3
+	}
+	if o.BaseBackoff <= 0 {
+		o.BaseBackoff = 500 * time.Millisecond
+	}
+	o.BaseURL = strings.TrimRight(o.BaseURL, "/")
+	return &OpenAI{opts: o, http: &http.Client{}}
+}
+
+// Configured reports whether a model server is set.
+func (o *OpenAI) Configured() bool { return o.opts.BaseURL != "" && o.opts.Model != "" }
+
+type chatRequest struct {
+	Model     string        `json:"model"`
+	Messages  []chatMessage `json:"messages"`
+	MaxTokens int           `json:"max_tokens,omitempty"`
+	Stream    bool          `json:"stream"`
+}
+
+type chatMessage struct {
+	Role    string `json:"role"`
+	Content string `json:"content"`
+}
+
+type chatResponse struct {
+	Choices []struct {
+		Message chatMessage `json:"message"`
+	} `json:"choices"`
+	Error *struct {
+		Message string `json:"message"`
+	} `json:"error"`
+}
+
+// errRetry marks an attempt worth repeating.
+type errRetry struct {
+	err   error
+	after time.Duration // the server's Retry-After, if any
+}
+
+func (e *errRetry) Error() string { return e.err.Error() }
+
+// Complete implements ports.LLM: it retries on 429, 5xx and timeouts with
+// exponential backoff (honouring Retry-After) for as long as the caller's
+// deadline allows.
+func (o *OpenAI) Complete(ctx context.Context, messages []ports.ChatMessage) (string, error) {
+	const op = "llm.Complete"
+	if !o.Configured() {
+		return "", failure.E(op, failure.Unavailable, "No response could be produced: no language model is configured on this server (TRAWL_LLM_BASE_URL and TRAWL_LLM_MODEL).")
+	}
+	req := chatRequest{Model: o.opts.Model, MaxTokens: o.opts.MaxTokens}
+	for _, m := range messages {
+		req.Messages = append(req.Messages, chatMessage{Role: m.Role, Content: m.Content})
+	}
+	body, err := json.Marshal(req)
+	if err != nil {
+		return "", failure.Wrap(op, err)
+	}
+	var last error
+	for attempt := 0; attempt <= o.opts.MaxRetries; attempt++ {
+		if attempt > 0 {
+			wait := o.opts.BaseBackoff << (attempt - 1)
+			var re *errRetry
+			if errors.As(last, &re) && re.after > 0 {
+				wait = re.after
+			}
+			wait += time.Duration(rand.Int64N(int64(wait)/4 + 1))
+			if dl, ok := ctx.Deadline(); ok && time.Until(dl) < wait {
+				break // no time left for another attempt
+			}
+			select {
+			case <-ctx.Done():
+				return "", unavailable(ctx.Err())
+			case <-time.After(wait):
+			}
+		}
+		text, err := o.attempt(ctx, body)
+		if err == nil {
+			return text, nil
+		}
+		last = err
+		var re *errRetry
+		if !errors.As(err, &re) {
+			return "", err
+		}
+	}
+	return "", unavailable(last)
+}
+
+func unavailable(cause error) error {
+	msg := "No response could be produced: the language model did not answer."
+	var re *errRetry
+	if errors.As(cause, &re) && strings.Contains(re.err.Error(), "429") {
+		msg = "No response could be produced: the language model is rate-limiting requests."
+	}
+	return failure.E("llm.Complete", failure.Unavailable, msg, cause)
+}
+
+func (o *OpenAI) attempt(ctx context.Context, body []byte) (string, error) {
+	ctx, cancel := context.WithTimeout(ctx, o.opts.AttemptTimeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, o.opts.BaseURL+"/chat/completions", bytes.NewReader(body))
+	if err != nil {
+		return "", failure.Wrap("llm.attempt", err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	if o.opts.APIKey != "" {
+		req.Header.Set("Authorization", "Bearer "+o.opts.APIKey)
+	}
+	res, err := o.http.Do(req)
+	if err != nil {
+		return "", &errRetry{err: err}
+	}
+	defer res.Body.Close()
+	raw, err := io.ReadAll(io.LimitReader(res.Body, 4<<20))
+	if err != nil {
+		return "", &errRetry{err: err}
+	}
+	if res.StatusCode == http.StatusTooManyRequests || res.StatusCode >= 500 {
+		after, _ := strconv.Atoi(res.Header.Get("Retry-After"))
+		return "", &errRetry{err: fmt.Errorf("model server answered %d", res.StatusCode), after: time.Duration(after) * time.Second}
+	}
+	var cr chatResponse
+	if err := json.Unmarshal(raw, &cr); err != nil {
+		return "", failure.E("llm", failure.Unavailable, "No response could be produced: the language model's answer could not be read.", err)
+	}
+	if res.StatusCode >= 400 {
+		detail := ""
+		if cr.Error != nil {
+			detail = cr.Error.Message
+		}
+		return "", failure.E("llm", failure.Unavailable, "No response could be produced: the language model refused the request.", fmt.Errorf("status %d: %s", res.StatusCode, detail))
+	}
+	if len(cr.Choices) == 0 || strings.TrimSpace(cr.Choices[0].Message.Content) == "" {
+		return "", failure.E("llm", failure.Unavailable, "No response could be produced: the model returned no text.")
+	}
+	return cr.Choices[0].Message.Content, nil
+}
