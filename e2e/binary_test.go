@@ -19,6 +19,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/trawlhq/trawl/testkit/fakellm"
+	"github.com/trawlhq/trawl/testkit/fakesearch"
 	"github.com/trawlhq/trawl/testkit/pgtest"
 	"github.com/trawlhq/trawl/testkit/sites"
 )
@@ -272,6 +274,57 @@ func TestBinaryFetchesThroughResolve(t *testing.T) {
 	code, _ = get(t, s.base+"/v1/scrape?url=http://localhost/", token)
 	if code != 422 {
 		t.Fatalf("localhost = %d", code)
+	}
+	s.stop(t)
+}
+
+// TestBinarySearchWithContent: the binary searches a local engine
+// (TRAWL_SEARCH_GOOGLE_URL), extracts the results' pages from a local site
+// (--resolve) and answers a prompt through a local model server.
+func TestBinarySearchWithContent(t *testing.T) {
+	site := sites.New(t, "fixture.test")
+	article, err := os.ReadFile("../testdata/pages/article.html")
+	if err != nil {
+		t.Fatal(err)
+	}
+	site.Handle("/tide-pools", "text/html", string(article))
+	engine := fakesearch.New(t, "google")
+	engine.Serve(fakesearch.Result{Title: "Tide pools", Link: "http://fixture.test/tide-pools", Snippet: "How pools survive."},
+		fakesearch.Result{Title: "Elsewhere", Link: "http://other.test/", Snippet: "Filtered out."})
+	model := fakellm.New(t)
+	t.Setenv("TRAWL_SEARCH_GOOGLE_URL", engine.URL)
+	t.Setenv("TRAWL_LLM_BASE_URL", model.BaseURL())
+	t.Setenv("TRAWL_LLM_MODEL", "e2e-model")
+	s := start(t, []string{"--data-dir", t.TempDir(), "--resolve", sites.ResolveFlags(site)[0]})
+	token := tokenRE.FindString(s.stdout.String())
+	code, m := get(t, s.base+"/v1/serp/content?q=tide+pools&whitelist_domains[]=fixture.test", token)
+	if code != 200 {
+		t.Fatalf("serp/content = %d %v", code, m)
+	}
+	org := m["organic_results"].([]any)
+	first, second := org[0].(map[string]any), org[1].(map[string]any)
+	c, _ := first["content"].(map[string]any)
+	if len(org) != 2 || c == nil || c["success"] != true || !strings.Contains(c["markdown"].(string), "Three ways to keep cool") {
+		t.Fatalf("first result content = %v", first)
+	}
+	if _, has := second["content"]; has {
+		t.Fatal("a result outside the whitelist was fetched")
+	}
+	code, cr := get(t, s.base+"/v1/credits", token)
+	if code != 200 || cr["balance"] != float64(90000-7) {
+		t.Fatalf("balance %v, want 5 + 2", cr["balance"])
+	}
+	req, _ := http.NewRequest("POST", s.base+"/v1/prompt", strings.NewReader(`{"prompt":"What keeps pools cool?","url":"http://fixture.test/tide-pools"}`))
+	req.Header.Set("Authorization", "Bearer "+token)
+	req.Header.Set("Content-Type", "application/json")
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	if res.StatusCode != 200 || !strings.Contains(string(body), "[e2e-model] You asked: What keeps pools cool?") {
+		t.Fatalf("prompt = %d %s", res.StatusCode, body)
 	}
 	s.stop(t)
 }

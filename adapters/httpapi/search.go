@@ -153,4 +153,3 @@ func (a *API) runPrompt(w http.ResponseWriter, r *http.Request) {
 	answer, rc, err := a.prompt.Prompt(r.Context(), a.call(r), prompt.Request{Prompt: text, URL: pageURL})
 	a.billed(w, r, rc, err, map[string]string{"response": answer})
 }
-
