@@ -83,10 +83,7 @@ func bingTarget(href string) string {
 	host := strings.ToLower(u.Hostname())
 	if strings.HasSuffix(host, "bing.com") {
 		if strings.HasPrefix(u.Path, "/ck/a") {
-			enc := u.Query().Get("u")
-			if strings.HasPrefix(enc, "a1") {
-				enc = enc[2:]
-			}
+			enc := strings.TrimPrefix(u.Query().Get("u"), "a1")
 			raw, err := base64.RawURLEncoding.DecodeString(strings.TrimRight(enc, "="))
 			if err != nil {
 				raw, err = base64.StdEncoding.DecodeString(enc)

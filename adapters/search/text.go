@@ -8,13 +8,10 @@ import (
 	"unicode"
 
 	"github.com/PuerkitoBio/goquery"
-	"golang.org/x/net/html"
 )
 
 // text is the whitespace-collapsed text of a selection.
 func text(s *goquery.Selection) string { return strings.Join(strings.Fields(s.Text()), " ") }
-
-func nodeText(n *html.Node) string { return text(goquery.NewDocumentFromNode(n).Selection) }
 
 // countRE finds a number written with locale separators: 1,234,567 /
 // 1.234.567 / 1 234 567 (thin and no-break spaces too) / 1'234'567.
