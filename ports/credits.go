@@ -52,6 +52,9 @@ type Transaction struct {
 	BalanceAfter int64
 	CreatedAt    time.Time
 	Metadata     TransactionMetadata
+	// ChargeKey makes a charge happen at most once per account (bulk job
+	// URLs use job:index); "" for ordinary charges.
+	ChargeKey string
 }
 
 // CheckoutSession is a one-time top-up purchase waiting for payment.
@@ -90,6 +93,10 @@ type LedgerTx interface {
 	PutHold(Hold) error
 	Hold(id string) (Hold, error)
 	DeleteHold(id string) error
+	// UpdateHold changes what a hold still reserves.
+	UpdateHold(id string, amount int64) error
+	// Charged reports whether a transaction with this charge key exists.
+	Charged(key string) (bool, error)
 	// TokenLive reports whether the token still exists (was not deleted).
 	TokenLive(tokenID int64) (bool, error)
 	AddTransaction(Transaction) (Transaction, error)
@@ -120,6 +127,11 @@ type Ledger interface {
 	// transaction; a zero-credit charge releases the hold.
 	Settle(ctx context.Context, h Hold, c Charge) (Transaction, error)
 	Release(ctx context.Context, h Hold) error
+	// ChargeHold charges part of a hold that stays open, at most once per
+	// key: a repeated key charges nothing and reports false.
+	ChargeHold(ctx context.Context, h Hold, c Charge, key string) (Transaction, bool, error)
+	// ReleasePart gives back part of an open hold.
+	ReleasePart(ctx context.Context, h Hold, credits int64) error
 }
 
 // IdempotencyRecord remembers the response to a billed call made with an

@@ -89,6 +89,23 @@ func (l *ledgerTx) DeleteHold(id string) error {
 	return nil
 }
 
+func (l *ledgerTx) UpdateHold(id string, amount int64) error {
+	res, err := l.tx.ExecContext(l.ctx, l.s.q(`UPDATE holds SET amount = ? WHERE id = ? AND account_id = ?`), amount, id, l.state.AccountID)
+	if err != nil {
+		return err
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return failure.E("sqlstore.UpdateHold", failure.NotFound, "hold not found")
+	}
+	return nil
+}
+
+func (l *ledgerTx) Charged(key string) (bool, error) {
+	var n int
+	err := l.tx.GetContext(l.ctx, &n, l.s.q(`SELECT COUNT(*) FROM transactions WHERE account_id = ? AND charge_key = ?`), l.state.AccountID, key)
+	return n > 0, err
+}
+
 func (l *ledgerTx) TokenLive(tokenID int64) (bool, error) {
 	var n int
 	err := l.tx.GetContext(l.ctx, &n, l.s.q(`SELECT COUNT(*) FROM tokens WHERE id = ? AND account_id = ?`), tokenID, l.state.AccountID)
@@ -101,9 +118,16 @@ func (l *ledgerTx) AddTransaction(t ports.Transaction) (ports.Transaction, error
 		return t, err
 	}
 	t.AccountID = l.state.AccountID
-	err = l.tx.GetContext(l.ctx, &t.ID, l.s.q(`INSERT INTO transactions (account_id, service_type, service_name, credits, balance_after, created_at, metadata)
-		VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id`),
-		t.AccountID, t.ServiceType, t.ServiceName, t.Credits, t.BalanceAfter, ms(t.CreatedAt), string(meta))
+	var key sql.NullString
+	if t.ChargeKey != "" {
+		key = sql.NullString{String: t.ChargeKey, Valid: true}
+	}
+	err = l.tx.GetContext(l.ctx, &t.ID, l.s.q(`INSERT INTO transactions (account_id, service_type, service_name, credits, balance_after, created_at, metadata, charge_key)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`),
+		t.AccountID, t.ServiceType, t.ServiceName, t.Credits, t.BalanceAfter, ms(t.CreatedAt), string(meta), key)
+	if isUnique(err) {
+		return t, failure.E("sqlstore.AddTransaction", failure.Conflict, "already charged")
+	}
 	t.CreatedAt = fromMS(ms(t.CreatedAt))
 	return t, err
 }

@@ -27,8 +27,11 @@ func openPostgres(t *testing.T) storetest.Stores {
 	return s
 }
 
-func TestContractSQLite(t *testing.T)   { storetest.Run(t, openSQLite) }
-func TestContractPostgres(t *testing.T) { storetest.Run(t, openPostgres) }
+func TestContractSQLite(t *testing.T) { storetest.Run(t, openSQLite); storetest.RunJobs(t, openSQLite) }
+func TestContractPostgres(t *testing.T) {
+	storetest.Run(t, openPostgres)
+	storetest.RunJobs(t, openPostgres)
+}
 
 func TestMigrateTwiceIsHarmless(t *testing.T) {
 	dir := t.TempDir()

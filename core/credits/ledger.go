@@ -169,3 +169,79 @@ func (l *Ledger) Release(ctx context.Context, h ports.Hold) error {
 	})
 	return failure.Wrap("ledger.Release", err)
 }
+
+// ChargeHold charges c.Credits from an open hold, at most once per key: a
+// job's URL retried after a crash finds its key charged and pays nothing.
+// The hold shrinks by the amount and stays open. A hold that expired
+// meanwhile is charged only if the balance still covers it.
+func (l *Ledger) ChargeHold(ctx context.Context, h ports.Hold, c ports.Charge, key string) (ports.Transaction, bool, error) {
+	const op = "ledger.ChargeHold"
+	if key == "" || c.Credits <= 0 {
+		return ports.Transaction{}, false, failure.E(op, failure.Internal, "", errors.New("a keyed charge needs a key and a positive amount"))
+	}
+	var out ports.Transaction
+	charged := false
+	err := l.store.WithCredits(ctx, h.AccountID, func(tx ports.LedgerTx) error {
+		done, err := tx.Charged(key)
+		if err != nil || done {
+			return err
+		}
+		now := l.clock.Now()
+		state, _ := billing.Renew(tx.State(), now)
+		held, err := tx.HeldAmount(now)
+		if err != nil {
+			return err
+		}
+		// This hold's own reservation covers the charge; other holds keep theirs.
+		own := int64(0)
+		if cur, err := tx.Hold(h.ID); err == nil && cur.ExpiresAt.After(now) {
+			own = min(cur.Amount, c.Credits)
+			if err := shrinkHold(tx, cur, own); err != nil {
+				return err
+			}
+		}
+		available := billing.Balance(state) - (held - own)
+		spent, ok := billing.Spend(state, c.Credits)
+		if !ok || available < c.Credits {
+			e := failure.E(op, failure.InsufficientCredits, "Insufficient Credits")
+			e.Required, e.Balance = c.Credits, max(0, available)
+			return e
+		}
+		if err := tx.SaveState(spent); err != nil {
+			return err
+		}
+		t, err := tx.AddTransaction(ports.Transaction{
+			AccountID: h.AccountID, ServiceType: c.ServiceType, ServiceName: c.ServiceName, Credits: c.Credits,
+			BalanceAfter: billing.Balance(spent), CreatedAt: now, Metadata: c.Metadata, ChargeKey: key,
+		})
+		out, charged = t, err == nil
+		return err
+	})
+	if err != nil {
+		return ports.Transaction{}, false, failure.Wrap(op, err)
+	}
+	return out, charged, nil
+}
+
+// ReleasePart gives back part of an open hold (a job's URL that failed).
+func (l *Ledger) ReleasePart(ctx context.Context, h ports.Hold, credits int64) error {
+	err := l.store.WithCredits(ctx, h.AccountID, func(tx ports.LedgerTx) error {
+		cur, err := tx.Hold(h.ID)
+		if failure.Is(err, failure.NotFound) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		return shrinkHold(tx, cur, credits)
+	})
+	return failure.Wrap("ledger.ReleasePart", err)
+}
+
+// shrinkHold lowers a hold by n credits, dropping it when nothing is left.
+func shrinkHold(tx ports.LedgerTx, h ports.Hold, n int64) error {
+	if h.Amount-n <= 0 {
+		return tx.DeleteHold(h.ID)
+	}
+	return tx.UpdateHold(h.ID, h.Amount-n)
+}

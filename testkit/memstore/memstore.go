@@ -24,6 +24,10 @@ type data struct {
 	transactions []ports.Transaction
 	sessions     map[string]ports.CheckoutSession
 	idem         map[string]ports.IdempotencyRecord
+	jobs         map[string]ports.BulkJob
+	jobURLs      map[string][]ports.BulkURL
+	deliveries   []ports.DeliveryAttempt
+	secrets      map[int64]string
 	nextID       int64
 }
 
@@ -36,6 +40,10 @@ func (d *data) clone() *data {
 	c.transactions = slices.Clone(d.transactions)
 	c.sessions = maps.Clone(d.sessions)
 	c.idem = maps.Clone(d.idem)
+	c.jobs = maps.Clone(d.jobs)
+	c.jobURLs = maps.Clone(d.jobURLs)
+	c.secrets = maps.Clone(d.secrets)
+	c.deliveries = slices.Clone(d.deliveries)
 	return &c
 }
 
@@ -57,6 +65,7 @@ func New() *Store {
 	return &Store{d: &data{
 		accounts: map[int64]ports.Account{}, credits: map[int64]ports.CreditState{}, tokens: map[int64]ports.Token{},
 		holds: map[string]ports.Hold{}, sessions: map[string]ports.CheckoutSession{}, idem: map[string]ports.IdempotencyRecord{},
+		jobs: map[string]ports.BulkJob{}, jobURLs: map[string][]ports.BulkURL{}, secrets: map[int64]string{},
 	}}
 }
 
@@ -310,6 +319,25 @@ func (l *ledgerTx) DeleteHold(id string) error {
 	return nil
 }
 
+func (l *ledgerTx) UpdateHold(id string, amount int64) error {
+	h, err := l.Hold(id)
+	if err != nil {
+		return err
+	}
+	h.Amount = amount
+	l.d.holds[id] = h
+	return nil
+}
+
+func (l *ledgerTx) Charged(key string) (bool, error) {
+	for _, t := range l.d.transactions {
+		if t.AccountID == l.state.AccountID && t.ChargeKey != "" && t.ChargeKey == key {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
 func (l *ledgerTx) TokenLive(tokenID int64) (bool, error) {
 	t, ok := l.d.tokens[tokenID]
 	return ok && t.AccountID == l.state.AccountID, nil
@@ -318,6 +346,11 @@ func (l *ledgerTx) TokenLive(tokenID int64) (bool, error) {
 func (l *ledgerTx) AddTransaction(t ports.Transaction) (ports.Transaction, error) {
 	if t.BalanceAfter < 0 {
 		return t, failure.E("memstore.AddTransaction", failure.Internal, "negative balance")
+	}
+	if t.ChargeKey != "" {
+		if done, _ := l.Charged(t.ChargeKey); done {
+			return t, failure.E("memstore.AddTransaction", failure.Conflict, "already charged")
+		}
 	}
 	l.d.nextID++
 	t.ID = l.d.nextID
@@ -426,5 +459,179 @@ func (s *Store) AbandonIdempotent(_ context.Context, accountID int64, key string
 	if rec, ok := s.d.idem[k]; ok && !rec.Done {
 		delete(s.d.idem, k)
 	}
+	return nil
+}
+
+var _ ports.JobStore = (*Store)(nil)
+
+// CreateJob implements ports.JobStore.
+func (s *Store) CreateJob(_ context.Context, j ports.BulkJob, urls []string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.d.jobs[j.ID]; ok {
+		return failure.E("memstore.CreateJob", failure.Conflict, "job exists")
+	}
+	j.URLsCount = len(urls)
+	j.QueuedAt = trunc(j.QueuedAt)
+	s.d.jobs[j.ID] = j
+	list := make([]ports.BulkURL, len(urls))
+	for i, u := range urls {
+		list[i] = ports.BulkURL{JobID: j.ID, Index: i, URL: u, Status: ports.URLPending}
+	}
+	s.d.jobURLs[j.ID] = list
+	return nil
+}
+
+// Job implements ports.JobStore.
+func (s *Store) Job(_ context.Context, id string) (ports.BulkJob, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	j, ok := s.d.jobs[id]
+	if !ok {
+		return ports.BulkJob{}, failure.E("memstore.Job", failure.NotFound, "job not found")
+	}
+	return j, nil
+}
+
+// JobURLs implements ports.JobStore.
+func (s *Store) JobURLs(_ context.Context, id string) ([]ports.BulkURL, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.d.jobURLs[id]), nil
+}
+
+// ClaimJob implements ports.JobStore.
+func (s *Store) ClaimJob(_ context.Context, owner string, now time.Time, lease time.Duration) (ports.BulkJob, bool, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var best *ports.BulkJob
+	for _, j := range s.d.jobs {
+		if (j.Status == ports.JobQueued || j.Status == ports.JobProcessing) && j.LeaseUntil.Before(now) {
+			if best == nil || j.QueuedAt.Before(best.QueuedAt) || (j.QueuedAt.Equal(best.QueuedAt) && j.ID < best.ID) {
+				jj := j
+				best = &jj
+			}
+		}
+	}
+	if best == nil {
+		return ports.BulkJob{}, false, nil
+	}
+	best.Status, best.LeaseOwner, best.LeaseUntil = ports.JobProcessing, owner, trunc(now.Add(lease))
+	if best.StartedAt == nil {
+		t := trunc(now)
+		best.StartedAt = &t
+	}
+	s.d.jobs[best.ID] = *best
+	return *best, true, nil
+}
+
+// RenewLease implements ports.JobStore.
+func (s *Store) RenewLease(_ context.Context, jobID, owner string, until time.Time) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	j, ok := s.d.jobs[jobID]
+	if !ok || j.LeaseOwner != owner || j.Status != ports.JobProcessing {
+		return failure.E("memstore.RenewLease", failure.Conflict, "lease lost")
+	}
+	j.LeaseUntil = trunc(until)
+	s.d.jobs[jobID] = j
+	return nil
+}
+
+// FinishURL implements ports.JobStore.
+func (s *Store) FinishURL(_ context.Context, u ports.BulkURL) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	list := slices.Clone(s.d.jobURLs[u.JobID])
+	if u.Index < 0 || u.Index >= len(list) {
+		return failure.E("memstore.FinishURL", failure.NotFound, "url not found")
+	}
+	u.URL = list[u.Index].URL
+	u.Content = slices.Clone(u.Content)
+	u.FinishedAt = truncPtr(u.FinishedAt)
+	list[u.Index] = u
+	s.d.jobURLs[u.JobID] = list
+	return nil
+}
+
+// FinishJob implements ports.JobStore.
+func (s *Store) FinishJob(_ context.Context, j ports.BulkJob, owner string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	cur, ok := s.d.jobs[j.ID]
+	if !ok || cur.LeaseOwner != owner || cur.Status != ports.JobProcessing {
+		return failure.E("memstore.FinishJob", failure.Conflict, "lease lost")
+	}
+	cur.Status, cur.Error, cur.ArchiveKey = j.Status, j.Error, j.ArchiveKey
+	cur.CompletedAt, cur.FailedAt = truncPtr(j.CompletedAt), truncPtr(j.FailedAt)
+	cur.LeaseOwner, cur.LeaseUntil = "", time.UnixMilli(0).UTC()
+	s.d.jobs[j.ID] = cur
+	return nil
+}
+
+// RecordDelivery implements ports.JobStore.
+func (s *Store) RecordDelivery(_ context.Context, a ports.DeliveryAttempt) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	a.At = trunc(a.At)
+	a.Duration = a.Duration.Truncate(time.Millisecond)
+	s.d.deliveries = append(s.d.deliveries, a)
+	return nil
+}
+
+// Deliveries implements ports.JobStore.
+func (s *Store) Deliveries(_ context.Context, jobID string) ([]ports.DeliveryAttempt, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []ports.DeliveryAttempt
+	for _, a := range s.d.deliveries {
+		if a.JobID == jobID {
+			out = append(out, a)
+		}
+	}
+	return out, nil
+}
+
+// PendingURLs implements ports.JobStore.
+func (s *Store) PendingURLs(context.Context) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	for id, j := range s.d.jobs {
+		if j.Status != ports.JobQueued && j.Status != ports.JobProcessing {
+			continue
+		}
+		for _, u := range s.d.jobURLs[id] {
+			if u.Status == ports.URLPending {
+				n++
+			}
+		}
+	}
+	return n, nil
+}
+
+// WebhookSecret implements ports.JobStore.
+func (s *Store) WebhookSecret(_ context.Context, accountID int64, newSecret func() string) (string, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.d.accounts[accountID]; !ok {
+		return "", failure.E("memstore.WebhookSecret", failure.NotFound, "account not found")
+	}
+	if sec := s.d.secrets[accountID]; sec != "" {
+		return sec, nil
+	}
+	sec := newSecret()
+	s.d.secrets[accountID] = sec
+	return sec, nil
+}
+
+// SetWebhookSecret implements ports.JobStore.
+func (s *Store) SetWebhookSecret(_ context.Context, accountID int64, secret string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.d.accounts[accountID]; !ok {
+		return failure.E("memstore.SetWebhookSecret", failure.NotFound, "account not found")
+	}
+	s.d.secrets[accountID] = secret
 	return nil
 }

@@ -1,0 +1,258 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"time"
+
+	"github.com/trawlhq/trawl/core/failure"
+	"github.com/trawlhq/trawl/ports"
+)
+
+var _ ports.JobStore = (*Store)(nil)
+
+type jobRow struct {
+	ID          string        `db:"id"`
+	AccountID   int64         `db:"account_id"`
+	TokenID     int64         `db:"token_id"`
+	Status      string        `db:"status"`
+	URLSource   string        `db:"url_source"`
+	Sitemap     string        `db:"sitemap"`
+	Email       bool          `db:"email"`
+	CallbackURL string        `db:"callback_url"`
+	Sync        bool          `db:"sync"`
+	HoldID      string        `db:"hold_id"`
+	URLsCount   int           `db:"urls_count"`
+	RequestID   string        `db:"request_id"`
+	Error       string        `db:"error"`
+	ArchiveKey  string        `db:"archive_key"`
+	LeaseOwner  string        `db:"lease_owner"`
+	LeaseUntil  int64         `db:"lease_until"`
+	QueuedAt    int64         `db:"queued_at"`
+	StartedAt   sql.NullInt64 `db:"started_at"`
+	CompletedAt sql.NullInt64 `db:"completed_at"`
+	FailedAt    sql.NullInt64 `db:"failed_at"`
+}
+
+const jobCols = `id, account_id, token_id, status, url_source, sitemap, email, callback_url, sync, hold_id, urls_count, request_id, error, archive_key, lease_owner, lease_until, queued_at, started_at, completed_at, failed_at`
+
+func (r jobRow) job() ports.BulkJob {
+	return ports.BulkJob{ID: r.ID, AccountID: r.AccountID, TokenID: r.TokenID, Status: r.Status, URLSource: r.URLSource, Sitemap: r.Sitemap,
+		Email: r.Email, CallbackURL: r.CallbackURL, Sync: r.Sync, HoldID: r.HoldID, URLsCount: r.URLsCount, RequestID: r.RequestID,
+		Error: r.Error, ArchiveKey: r.ArchiveKey, LeaseOwner: r.LeaseOwner, LeaseUntil: fromMS(r.LeaseUntil), QueuedAt: fromMS(r.QueuedAt),
+		StartedAt: timePtr(r.StartedAt), CompletedAt: timePtr(r.CompletedAt), FailedAt: timePtr(r.FailedAt)}
+}
+
+// CreateJob stores a job and its URLs in one transaction.
+func (s *Store) CreateJob(ctx context.Context, j ports.BulkJob, urls []string) error {
+	ctx, cancel := s.bounded(ctx)
+	defer cancel()
+	err := s.inTx(ctx, func(tx execer) error {
+		_, err := tx.ExecContext(ctx, s.q(`INSERT INTO bulk_jobs (id, account_id, token_id, status, url_source, sitemap, email, callback_url, sync, hold_id, urls_count, request_id, queued_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+			j.ID, j.AccountID, j.TokenID, j.Status, j.URLSource, j.Sitemap, j.Email, j.CallbackURL, j.Sync, j.HoldID, len(urls), j.RequestID, ms(j.QueuedAt))
+		if err != nil {
+			return err
+		}
+		for i, u := range urls {
+			if _, err := tx.ExecContext(ctx, s.q(`INSERT INTO bulk_job_urls (job_id, idx, url) VALUES (?, ?, ?)`), j.ID, i, u); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	return failure.Wrap("sqlstore.CreateJob", err)
+}
+
+// Job reads a job.
+func (s *Store) Job(ctx context.Context, id string) (ports.BulkJob, error) {
+	ctx, cancel := s.bounded(ctx)
+	defer cancel()
+	var r jobRow
+	if err := s.db.GetContext(ctx, &r, s.q(`SELECT `+jobCols+` FROM bulk_jobs WHERE id = ?`), id); err != nil {
+		return ports.BulkJob{}, notFound("sqlstore.Job", "job", err)
+	}
+	return r.job(), nil
+}
+
+type urlRow struct {
+	JobID      string        `db:"job_id"`
+	Index      int           `db:"idx"`
+	URL        string        `db:"url"`
+	Status     string        `db:"status"`
+	StatusCode int           `db:"status_code"`
+	Error      string        `db:"error"`
+	Content    string        `db:"content"`
+	FinishedAt sql.NullInt64 `db:"finished_at"`
+}
+
+// JobURLs lists a job's URLs in order.
+func (s *Store) JobURLs(ctx context.Context, id string) ([]ports.BulkURL, error) {
+	ctx, cancel := s.bounded(ctx)
+	defer cancel()
+	var rows []urlRow
+	if err := s.db.SelectContext(ctx, &rows, s.q(`SELECT job_id, idx, url, status, status_code, error, content, finished_at FROM bulk_job_urls WHERE job_id = ? ORDER BY idx`), id); err != nil {
+		return nil, failure.Wrap("sqlstore.JobURLs", err)
+	}
+	out := make([]ports.BulkURL, len(rows))
+	for i, r := range rows {
+		out[i] = ports.BulkURL{JobID: r.JobID, Index: r.Index, URL: r.URL, Status: r.Status, StatusCode: r.StatusCode, Error: r.Error, FinishedAt: timePtr(r.FinishedAt)}
+		if r.Content != "" {
+			out[i].Content = []byte(r.Content)
+		}
+	}
+	return out, nil
+}
+
+// ClaimJob leases the oldest runnable job. On Postgres, FOR UPDATE SKIP
+// LOCKED lets several processes claim at once without waiting on each other.
+func (s *Store) ClaimJob(ctx context.Context, owner string, now time.Time, lease time.Duration) (ports.BulkJob, bool, error) {
+	ctx, cancel := s.bounded(ctx)
+	defer cancel()
+	var out ports.BulkJob
+	found := false
+	err := s.inTx(ctx, func(tx execer) error {
+		query := `SELECT id FROM bulk_jobs WHERE status IN ('queued', 'processing') AND lease_until < ? ORDER BY queued_at, id LIMIT 1`
+		if s.dialect == Postgres {
+			query += ` FOR UPDATE SKIP LOCKED`
+		}
+		var id string
+		if err := tx.GetContext(ctx, &id, s.q(query), ms(now)); err != nil {
+			if err == sql.ErrNoRows {
+				return nil
+			}
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, s.q(`UPDATE bulk_jobs SET status = 'processing', lease_owner = ?, lease_until = ?, started_at = COALESCE(started_at, ?) WHERE id = ?`),
+			owner, ms(now.Add(lease)), ms(now), id); err != nil {
+			return err
+		}
+		var r jobRow
+		if err := tx.GetContext(ctx, &r, s.q(`SELECT `+jobCols+` FROM bulk_jobs WHERE id = ?`), id); err != nil {
+			return err
+		}
+		out, found = r.job(), true
+		return nil
+	})
+	if err != nil {
+		return ports.BulkJob{}, false, failure.Wrap("sqlstore.ClaimJob", err)
+	}
+	return out, found, nil
+}
+
+// RenewLease extends a lease the owner still holds.
+func (s *Store) RenewLease(ctx context.Context, jobID, owner string, until time.Time) error {
+	ctx, cancel := s.bounded(ctx)
+	defer cancel()
+	res, err := s.db.ExecContext(ctx, s.q(`UPDATE bulk_jobs SET lease_until = ? WHERE id = ? AND lease_owner = ? AND status = 'processing'`), ms(until), jobID, owner)
+	if err != nil {
+		return failure.Wrap("sqlstore.RenewLease", err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return failure.E("sqlstore.RenewLease", failure.Conflict, "lease lost")
+	}
+	return nil
+}
+
+// FinishURL records a URL's outcome.
+func (s *Store) FinishURL(ctx context.Context, u ports.BulkURL) error {
+	ctx, cancel := s.bounded(ctx)
+	defer cancel()
+	_, err := s.db.ExecContext(ctx, s.q(`UPDATE bulk_job_urls SET status = ?, status_code = ?, error = ?, content = ?, finished_at = ? WHERE job_id = ? AND idx = ?`),
+		u.Status, u.StatusCode, u.Error, string(u.Content), msPtr(u.FinishedAt), u.JobID, u.Index)
+	return failure.Wrap("sqlstore.FinishURL", err)
+}
+
+// FinishJob ends a job if the owner still holds its lease.
+func (s *Store) FinishJob(ctx context.Context, j ports.BulkJob, owner string) error {
+	ctx, cancel := s.bounded(ctx)
+	defer cancel()
+	res, err := s.db.ExecContext(ctx, s.q(`UPDATE bulk_jobs SET status = ?, error = ?, archive_key = ?, completed_at = ?, failed_at = ?, lease_owner = '', lease_until = 0
+		WHERE id = ? AND lease_owner = ? AND status = 'processing'`),
+		j.Status, j.Error, j.ArchiveKey, msPtr(j.CompletedAt), msPtr(j.FailedAt), j.ID, owner)
+	if err != nil {
+		return failure.Wrap("sqlstore.FinishJob", err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return failure.E("sqlstore.FinishJob", failure.Conflict, "lease lost")
+	}
+	return nil
+}
+
+// RecordDelivery stores one delivery attempt.
+func (s *Store) RecordDelivery(ctx context.Context, a ports.DeliveryAttempt) error {
+	ctx, cancel := s.bounded(ctx)
+	defer cancel()
+	_, err := s.db.ExecContext(ctx, s.q(`INSERT INTO delivery_attempts (job_id, channel, attempt, target, status_code, error, duration_ms, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`),
+		a.JobID, a.Channel, a.Attempt, a.Target, a.StatusCode, a.Error, a.Duration.Milliseconds(), ms(a.At))
+	return failure.Wrap("sqlstore.RecordDelivery", err)
+}
+
+type deliveryRow struct {
+	JobID      string `db:"job_id"`
+	Channel    string `db:"channel"`
+	Attempt    int    `db:"attempt"`
+	Target     string `db:"target"`
+	StatusCode int    `db:"status_code"`
+	Error      string `db:"error"`
+	DurationMS int64  `db:"duration_ms"`
+	At         int64  `db:"at"`
+}
+
+// Deliveries lists a job's delivery attempts in order.
+func (s *Store) Deliveries(ctx context.Context, jobID string) ([]ports.DeliveryAttempt, error) {
+	ctx, cancel := s.bounded(ctx)
+	defer cancel()
+	var rows []deliveryRow
+	if err := s.db.SelectContext(ctx, &rows, s.q(`SELECT job_id, channel, attempt, target, status_code, error, duration_ms, at FROM delivery_attempts WHERE job_id = ? ORDER BY id`), jobID); err != nil {
+		return nil, failure.Wrap("sqlstore.Deliveries", err)
+	}
+	out := make([]ports.DeliveryAttempt, len(rows))
+	for i, r := range rows {
+		out[i] = ports.DeliveryAttempt{JobID: r.JobID, Channel: r.Channel, Attempt: r.Attempt, Target: r.Target, StatusCode: r.StatusCode,
+			Error: r.Error, Duration: time.Duration(r.DurationMS) * time.Millisecond, At: fromMS(r.At)}
+	}
+	return out, nil
+}
+
+// PendingURLs counts unprocessed URLs of unfinished jobs.
+func (s *Store) PendingURLs(ctx context.Context) (int, error) {
+	ctx, cancel := s.bounded(ctx)
+	defer cancel()
+	var n int
+	err := s.db.GetContext(ctx, &n, `SELECT COUNT(*) FROM bulk_job_urls u JOIN bulk_jobs j ON j.id = u.job_id WHERE u.status = 'pending' AND j.status IN ('queued', 'processing')`)
+	return n, failure.Wrap("sqlstore.PendingURLs", err)
+}
+
+// WebhookSecret returns the account's secret, creating one if needed.
+func (s *Store) WebhookSecret(ctx context.Context, accountID int64, newSecret func() string) (string, error) {
+	ctx, cancel := s.bounded(ctx)
+	defer cancel()
+	var secret string
+	err := s.inTx(ctx, func(tx execer) error {
+		if err := tx.GetContext(ctx, &secret, s.q(`SELECT webhook_secret FROM accounts WHERE id = ?`), accountID); err != nil {
+			return notFound("sqlstore.WebhookSecret", "account", err)
+		}
+		if secret != "" {
+			return nil
+		}
+		secret = newSecret()
+		_, err := tx.ExecContext(ctx, s.q(`UPDATE accounts SET webhook_secret = ? WHERE id = ?`), secret, accountID)
+		return err
+	})
+	return secret, failure.Wrap("sqlstore.WebhookSecret", err)
+}
+
+// SetWebhookSecret replaces the account's secret.
+func (s *Store) SetWebhookSecret(ctx context.Context, accountID int64, secret string) error {
+	ctx, cancel := s.bounded(ctx)
+	defer cancel()
+	res, err := s.db.ExecContext(ctx, s.q(`UPDATE accounts SET webhook_secret = ? WHERE id = ?`), secret, accountID)
+	if err != nil {
+		return failure.Wrap("sqlstore.SetWebhookSecret", err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return failure.E("sqlstore.SetWebhookSecret", failure.NotFound, "account not found")
+	}
+	return nil
+}

@@ -1,0 +1,127 @@
+package ports
+
+import (
+	"context"
+	"time"
+)
+
+// Bulk job states.
+const (
+	JobQueued     = "queued"
+	JobProcessing = "processing"
+	JobCompleted  = "completed"
+	JobFailed     = "failed"
+)
+
+// Bulk URL states.
+const (
+	URLPending   = "pending"
+	URLSucceeded = "succeeded"
+	URLFailed    = "failed"
+)
+
+// BulkJob is an accepted bulk content job.
+type BulkJob struct {
+	ID          string
+	AccountID   int64
+	TokenID     int64
+	Status      string
+	URLSource   string // urls or sitemap
+	Sitemap     string
+	Email       bool
+	CallbackURL string
+	Sync        bool
+	HoldID      string
+	URLsCount   int
+	RequestID   string
+	Error       string
+	ArchiveKey  string
+	QueuedAt    time.Time
+	StartedAt   *time.Time
+	CompletedAt *time.Time
+	FailedAt    *time.Time
+	LeaseOwner  string
+	LeaseUntil  time.Time
+}
+
+// BulkURL is one URL of a job and its outcome.
+type BulkURL struct {
+	JobID      string
+	Index      int
+	URL        string
+	Status     string
+	StatusCode int
+	Error      string
+	Content    []byte // the extracted page, JSON, for deliveries
+	FinishedAt *time.Time
+}
+
+// DeliveryAttempt records one try at delivering a job's results.
+type DeliveryAttempt struct {
+	JobID      string
+	Channel    string // webhook or email
+	Attempt    int
+	Target     string
+	StatusCode int
+	Error      string
+	Duration   time.Duration
+	At         time.Time
+}
+
+// JobStore keeps bulk jobs as a durable queue: workers in any process
+// claim a job with a lease, and a lease that runs out lets another claim it.
+type JobStore interface {
+	CreateJob(ctx context.Context, job BulkJob, urls []string) error
+	Job(ctx context.Context, id string) (BulkJob, error)
+	JobURLs(ctx context.Context, id string) ([]BulkURL, error)
+	// ClaimJob leases the oldest job that is queued, or processing under an
+	// expired lease; ok is false when there is none.
+	ClaimJob(ctx context.Context, owner string, now time.Time, lease time.Duration) (job BulkJob, ok bool, err error)
+	// RenewLease extends a lease the owner still holds; failure.Conflict when lost.
+	RenewLease(ctx context.Context, jobID, owner string, until time.Time) error
+	// FinishURL records a URL's outcome.
+	FinishURL(ctx context.Context, u BulkURL) error
+	// FinishJob ends a job (completed or failed) if the owner still holds it.
+	FinishJob(ctx context.Context, job BulkJob, owner string) error
+	RecordDelivery(ctx context.Context, a DeliveryAttempt) error
+	Deliveries(ctx context.Context, jobID string) ([]DeliveryAttempt, error)
+	// PendingURLs counts the URLs not yet processed across unfinished jobs.
+	PendingURLs(ctx context.Context) (int, error)
+	// WebhookSecret returns the account's secret, creating it with newSecret
+	// when it has none.
+	WebhookSecret(ctx context.Context, accountID int64, newSecret func() string) (string, error)
+	SetWebhookSecret(ctx context.Context, accountID int64, secret string) error
+}
+
+// Webhook is one POST to a callback URL.
+type Webhook struct {
+	URL     string
+	Headers map[string]string
+	Body    []byte
+	Timeout time.Duration
+}
+
+// WebhookSender posts webhooks to public addresses only.
+type WebhookSender interface {
+	// Check refuses a callback URL whose host is not public (failure.Invalid naming field).
+	Check(ctx context.Context, callbackURL, field string) error
+	// Send makes one attempt and returns the receiver's status code.
+	Send(ctx context.Context, w Webhook) (int, error)
+}
+
+// Mail is one message.
+type Mail struct {
+	From, To, Subject string
+	Text, HTML        string
+}
+
+// Mailer sends mail.
+type Mailer interface {
+	Send(ctx context.Context, m Mail) error
+}
+
+// BlobStore keeps delivered files and hands out expiring links to them.
+type BlobStore interface {
+	Put(ctx context.Context, key string, data []byte, contentType string) error
+	URL(ctx context.Context, key string, ttl time.Duration) (string, error)
+}
