@@ -44,4 +44,7 @@ type Extractor interface {
 // no readable sitemap is a failure.Unavailable.
 type SitemapDiscoverer interface {
 	Discover(ctx context.Context, origin string) ([]string, error)
+	// Read reads one sitemap (an index is followed) at most up to max URLs;
+	// a sitemap that cannot be read is failure.Invalid naming field.
+	Read(ctx context.Context, sitemapURL, field string, max int) ([]string, error)
 }

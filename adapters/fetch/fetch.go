@@ -57,7 +57,8 @@ type Options struct {
 type Client struct {
 	opts   Options
 	http   *http.Client
-	dialer *net.Dialer
+	dialer *net.Dialer // guarded: refuses non-public addresses
+	direct *net.Dialer // for resolve overrides only
 }
 
 var _ ports.Fetcher = (*Client)(nil)
@@ -94,6 +95,7 @@ func New(o Options) *Client {
 	o.Resolve = res
 	c := &Client{opts: o}
 	c.dialer = &net.Dialer{Timeout: o.ConnectTimeout, KeepAlive: 30 * time.Second, Control: c.control}
+	c.direct = &net.Dialer{Timeout: o.ConnectTimeout, KeepAlive: 30 * time.Second}
 	tr := &http.Transport{
 		DialContext:           c.dial,
 		ForceAttemptHTTP2:     true,
@@ -125,11 +127,6 @@ func (c *Client) control(_, address string, _ syscall.RawConn) error {
 	ap, err := netip.ParseAddrPort(address)
 	if err != nil {
 		return err
-	}
-	for _, target := range c.opts.Resolve {
-		if target == address {
-			return nil
-		}
 	}
 	if c.opts.Proxy != nil && c.isProxyAddr(address) {
 		return nil
@@ -171,7 +168,7 @@ func (c *Client) isProxyAddr(address string) bool {
 // dial resolves the host itself and connects only to public addresses.
 func (c *Client) dial(ctx context.Context, network, addr string) (net.Conn, error) {
 	if target, ok := c.overridden(addr); ok {
-		return c.dialer.DialContext(ctx, network, target)
+		return c.direct.DialContext(ctx, network, target)
 	}
 	host, port, err := net.SplitHostPort(addr)
 	if err != nil {
@@ -431,4 +428,29 @@ func unavailable(err error, host string, o Options) error {
 		msg = fmt.Sprintf("The page could not be fetched from %s.", host)
 	}
 	return failure.E("fetch", failure.Unavailable, msg, err)
+}
+
+// Transport is the guarded transport, for other outbound calls to
+// caller-supplied addresses (webhooks): the same dial-time address guard and
+// resolve overrides apply.
+func (c *Client) Transport() http.RoundTripper { return c.http.Transport }
+
+// CheckURL refuses a URL whose host is not public (failure.Invalid naming
+// field) or does not resolve (failure.Unavailable). Any port is allowed.
+func (c *Client) CheckURL(ctx context.Context, raw, field string) error {
+	u, err := url.Parse(raw)
+	if err != nil || u.Hostname() == "" {
+		return failure.Invalidf("fetch.CheckURL", field, "The %s must be a valid URL.", field)
+	}
+	if ip, err := netip.ParseAddr(strings.Trim(u.Hostname(), "[]")); err == nil {
+		if _, ok := c.overridden(u.Host); !ok && !weburl.IsPublicIP(ip) {
+			return weburl.NonPublicError(field)
+		}
+		return nil
+	}
+	err = c.checkHost(ctx, u, field)
+	if failure.Is(err, failure.Unavailable) {
+		return failure.Invalidf("fetch.CheckURL", field, "The %s host %s could not be resolved.", field, u.Hostname())
+	}
+	return err
 }

@@ -243,13 +243,13 @@ func TestLimits(t *testing.T) {
 		w.Header().Set("Content-Type", "text/html")
 		w.Write(bytes.Repeat([]byte("x"), 2<<20))
 	})
+	var bomb bytes.Buffer
+	zw := gzip.NewWriter(&bomb)
+	zw.Write(bytes.Repeat([]byte("a"), 50<<20))
+	zw.Close()
 	s.Mux.HandleFunc("/bomb", func(w http.ResponseWriter, _ *http.Request) {
-		var buf bytes.Buffer
-		zw := gzip.NewWriter(&buf)
-		zw.Write(bytes.Repeat([]byte("a"), 50<<20))
-		zw.Close()
 		w.Header().Set("Content-Encoding", "gzip")
-		w.Write(buf.Bytes())
+		w.Write(bomb.Bytes())
 	})
 	s.Mux.HandleFunc("/slow", func(w http.ResponseWriter, r *http.Request) {
 		select {
@@ -257,13 +257,13 @@ func TestLimits(t *testing.T) {
 		case <-r.Context().Done():
 		}
 	})
-	c := client(fetch.Options{MaxBytes: 1 << 20, Timeout: 300 * time.Millisecond}, s)
+	c := client(fetch.Options{MaxBytes: 1 << 20}, s)
 	_, err := c.Fetch(context.Background(), ports.FetchRequest{URL: s.URL("/huge")})
 	wantKind(t, err, failure.Unavailable, "larger than")
 	_, err = c.Fetch(context.Background(), ports.FetchRequest{URL: s.URL("/bomb")})
 	wantKind(t, err, failure.Unavailable, "larger than")
 	start := time.Now()
-	_, err = c.Fetch(context.Background(), ports.FetchRequest{URL: s.URL("/slow")})
+	_, err = client(fetch.Options{Timeout: 300 * time.Millisecond}, s).Fetch(context.Background(), ports.FetchRequest{URL: s.URL("/slow")})
 	wantKind(t, err, failure.Unavailable, "did not answer")
 	if time.Since(start) > 2*time.Second {
 		t.Fatal("the total timeout was not applied")

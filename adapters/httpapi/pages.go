@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/trawlhq/trawl/core/billing"
-	"github.com/trawlhq/trawl/core/content"
 	"github.com/trawlhq/trawl/core/credits"
 	"github.com/trawlhq/trawl/core/failure"
 	"github.com/trawlhq/trawl/core/ratelimit"
@@ -49,49 +48,9 @@ func (a *API) scrape(w http.ResponseWriter, r *http.Request) {
 	a.billed(w, r, rc, err, scrapeJSON{raw.URL, raw.FinalURL, raw.StatusCode, raw.ContentType, raw.HTML})
 }
 
-// MetadataJSON is the metadata object of the Content object.
-type MetadataJSON struct {
-	Title         string `json:"title"`
-	Description   string `json:"description"`
-	Keywords      string `json:"keywords"`
-	Author        string `json:"author"`
-	Language      string `json:"language"`
-	Favicon       string `json:"favicon"`
-	OGImage       string `json:"ogImage"`
-	OGImageWidth  string `json:"ogImageWidth"`
-	OGImageHeight string `json:"ogImageHeight"`
-	OGTitle       string `json:"ogTitle"`
-	OGType        string `json:"ogType"`
-}
-
-// ContentJSON is the Content object of the spec.
-type ContentJSON struct {
-	URL          string       `json:"url"`
-	Success      bool         `json:"success"`
-	StatusCode   int          `json:"statusCode"`
-	ErrorMessage *string      `json:"errorMessage"`
-	HTML         string       `json:"html"`
-	Markdown     string       `json:"markdown"`
-	Metadata     MetadataJSON `json:"metadata"`
-}
-
-// ToContentJSON renders a page as the Content object.
-func ToContentJSON(p content.Page) ContentJSON {
-	m := p.Metadata
-	out := ContentJSON{
-		URL: p.URL, Success: p.Success, StatusCode: p.StatusCode, HTML: p.HTML, Markdown: p.Markdown,
-		Metadata: MetadataJSON{m.Title, m.Description, m.Keywords, m.Author, m.Language, m.Favicon, m.OGImage, m.OGImageWidth, m.OGImageHeight, m.OGTitle, m.OGType},
-	}
-	if !p.Success {
-		msg := p.ErrorMessage
-		out.ErrorMessage = &msg
-	}
-	return out
-}
-
 func (a *API) getContent(w http.ResponseWriter, r *http.Request) {
 	page, rc, err := a.content.Content(r.Context(), a.call(r), r.URL.Query().Get("url"))
-	a.billed(w, r, rc, err, ToContentJSON(page))
+	a.billed(w, r, rc, err, page.Object())
 }
 
 type mapJSON struct {

@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"github.com/trawlhq/trawl/core/content"
 	"math"
 	"net/http"
 	"strconv"
@@ -25,16 +26,16 @@ type sitelinkJSON struct {
 }
 
 type organicJSON struct {
-	Position      int            `json:"position"`
-	Title         string         `json:"title"`
-	Link          string         `json:"link"`
-	Snippet       string         `json:"snippet"`
-	DisplayedLink string         `json:"displayed_link"`
-	Thumbnail     *string        `json:"thumbnail"`
-	Favicon       string         `json:"favicon"`
-	Sitelinks     []sitelinkJSON `json:"sitelinks"`
-	Source        string         `json:"source"`
-	Content       *ContentJSON   `json:"content,omitempty"`
+	Position      int             `json:"position"`
+	Title         string          `json:"title"`
+	Link          string          `json:"link"`
+	Snippet       string          `json:"snippet"`
+	DisplayedLink string          `json:"displayed_link"`
+	Thumbnail     *string         `json:"thumbnail"`
+	Favicon       string          `json:"favicon"`
+	Sitelinks     []sitelinkJSON  `json:"sitelinks"`
+	Source        string          `json:"source"`
+	Content       *content.Object `json:"content,omitempty"`
 }
 
 type questionJSON struct {
@@ -88,7 +89,7 @@ func toSerpJSON(req search.Request, res search.Results) serpJSON {
 			j.Sitelinks = append(j.Sitelinks, sitelinkJSON{sl.Title, sl.Link})
 		}
 		if p, ok := res.Contents[o.Position]; ok {
-			c := ToContentJSON(p)
+			c := p.Object()
 			j.Content = &c
 		}
 		out.OrganicResults = append(out.OrganicResults, j)

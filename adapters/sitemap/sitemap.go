@@ -302,3 +302,25 @@ func cleanLoc(s string) string {
 	}
 	return s
 }
+
+// Read implements ports.SitemapDiscoverer: one sitemap, indexes followed, at
+// most max URLs (max+1 are read so callers can tell "too many").
+func (d *Discoverer) Read(ctx context.Context, sitemapURL, field string, max int) ([]string, error) {
+	lim := d.limits
+	lim.MaxURLs = max + 1
+	r := &run{d: &Discoverer{fetcher: d.fetcher, limits: lim}, visited: map[string]bool{}, sem: make(chan struct{}, lim.Concurrency)}
+	if !r.claim(sitemapURL) {
+		return nil, failure.Invalidf("sitemap.Read", field, "The %s could not be read.", field)
+	}
+	urls, ok := r.read(ctx, sitemapURL, 0)
+	if !ok {
+		msg := fmt.Sprintf("The %s could not be read as an XML sitemap.", field)
+		if fe, isFE := failure.As(r.lastErr); isFE && fe.Kind == failure.Invalid {
+			return nil, r.lastErr
+		} else if isFE && fe.Message != "" {
+			msg = fmt.Sprintf("The %s could not be read: %s", field, strings.TrimPrefix(fe.Message, "The page could not be fetched: "))
+		}
+		return nil, failure.Invalidf("sitemap.Read", field, "%s", msg)
+	}
+	return urls, nil
+}

@@ -48,9 +48,14 @@ func (s *Store) CreateJob(ctx context.Context, j ports.BulkJob, urls []string) e
 	ctx, cancel := s.bounded(ctx)
 	defer cancel()
 	err := s.inTx(ctx, func(tx execer) error {
-		_, err := tx.ExecContext(ctx, s.q(`INSERT INTO bulk_jobs (id, account_id, token_id, status, url_source, sitemap, email, callback_url, sync, hold_id, urls_count, request_id, queued_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
-			j.ID, j.AccountID, j.TokenID, j.Status, j.URLSource, j.Sitemap, j.Email, j.CallbackURL, j.Sync, j.HoldID, len(urls), j.RequestID, ms(j.QueuedAt))
+		leaseUntil := int64(0)
+		if !j.LeaseUntil.IsZero() {
+			leaseUntil = ms(j.LeaseUntil)
+		}
+		_, err := tx.ExecContext(ctx, s.q(`INSERT INTO bulk_jobs (id, account_id, token_id, status, url_source, sitemap, email, callback_url, sync, hold_id, urls_count, request_id, queued_at, lease_owner, lease_until, started_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+			j.ID, j.AccountID, j.TokenID, j.Status, j.URLSource, j.Sitemap, j.Email, j.CallbackURL, j.Sync, j.HoldID, len(urls), j.RequestID, ms(j.QueuedAt),
+			j.LeaseOwner, leaseUntil, msPtr(j.StartedAt))
 		if err != nil {
 			return err
 		}

@@ -136,3 +136,45 @@ func Failed(pageURL string, statusCode int, err error) Page {
 	}
 	return Page{URL: pageURL, Success: false, StatusCode: statusCode, ErrorMessage: msg}
 }
+
+// Object is the Content object of the spec as it travels in JSON: the
+// answer of /v1/content, the content of search results and of bulk
+// deliveries.
+type Object struct {
+	URL          string         `json:"url"`
+	Success      bool           `json:"success"`
+	StatusCode   int            `json:"statusCode"`
+	ErrorMessage *string        `json:"errorMessage"`
+	HTML         string         `json:"html"`
+	Markdown     string         `json:"markdown"`
+	Metadata     MetadataObject `json:"metadata"`
+}
+
+// MetadataObject is the metadata of the Content object.
+type MetadataObject struct {
+	Title         string `json:"title"`
+	Description   string `json:"description"`
+	Keywords      string `json:"keywords"`
+	Author        string `json:"author"`
+	Language      string `json:"language"`
+	Favicon       string `json:"favicon"`
+	OGImage       string `json:"ogImage"`
+	OGImageWidth  string `json:"ogImageWidth"`
+	OGImageHeight string `json:"ogImageHeight"`
+	OGTitle       string `json:"ogTitle"`
+	OGType        string `json:"ogType"`
+}
+
+// Object renders the page as the Content object.
+func (p Page) Object() Object {
+	m := p.Metadata
+	out := Object{
+		URL: p.URL, Success: p.Success, StatusCode: p.StatusCode, HTML: p.HTML, Markdown: p.Markdown,
+		Metadata: MetadataObject{m.Title, m.Description, m.Keywords, m.Author, m.Language, m.Favicon, m.OGImage, m.OGImageWidth, m.OGImageHeight, m.OGTitle, m.OGType},
+	}
+	if !p.Success {
+		msg := p.ErrorMessage
+		out.ErrorMessage = &msg
+	}
+	return out
+}

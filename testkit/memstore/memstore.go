@@ -472,7 +472,7 @@ func (s *Store) CreateJob(_ context.Context, j ports.BulkJob, urls []string) err
 		return failure.E("memstore.CreateJob", failure.Conflict, "job exists")
 	}
 	j.URLsCount = len(urls)
-	j.QueuedAt = trunc(j.QueuedAt)
+	j.QueuedAt, j.LeaseUntil, j.StartedAt = trunc(j.QueuedAt), trunc(j.LeaseUntil), truncPtr(j.StartedAt)
 	s.d.jobs[j.ID] = j
 	list := make([]ports.BulkURL, len(urls))
 	for i, u := range urls {

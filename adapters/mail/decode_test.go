@@ -1,0 +1,7 @@
+package mail_test
+
+import "mime"
+
+type mimeDecoder struct{ mime.WordDecoder }
+
+func (d *mimeDecoder) decode(s string) (string, error) { return d.DecodeHeader(s) }

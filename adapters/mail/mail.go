@@ -1,0 +1,184 @@
+// Package mail sends Trawl's email: over SMTP (STARTTLS when the server
+// offers it, AUTH PLAIN when credentials are given), or, as the embedded
+// default, into an outbox directory of .eml files an operator can open.
+package mail
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"crypto/tls"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"mime"
+	"mime/quotedprintable"
+	"net"
+	"net/mail"
+	"net/smtp"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/trawlhq/trawl/ports"
+)
+
+// Format renders a message as RFC 5322 with text and HTML alternatives.
+func Format(m ports.Mail, now time.Time) ([]byte, error) {
+	from, err := mail.ParseAddress(m.From)
+	if err != nil {
+		return nil, fmt.Errorf("from: %w", err)
+	}
+	to, err := mail.ParseAddress(m.To)
+	if err != nil {
+		return nil, fmt.Errorf("to: %w", err)
+	}
+	var rnd [12]byte
+	_, _ = rand.Read(rnd[:])
+	boundary := "trawl-" + hex.EncodeToString(rnd[:])
+	domain := "trawl.localhost"
+	if i := strings.LastIndex(from.Address, "@"); i >= 0 {
+		domain = from.Address[i+1:]
+	}
+	var b bytes.Buffer
+	h := func(k, v string) { fmt.Fprintf(&b, "%s: %s\r\n", k, v) }
+	h("From", from.String())
+	h("To", to.String())
+	h("Subject", mime.QEncoding.Encode("utf-8", m.Subject))
+	h("Date", now.Format(time.RFC1123Z))
+	h("Message-ID", "<"+hex.EncodeToString(rnd[:])+"@"+domain+">")
+	h("MIME-Version", "1.0")
+	h("Content-Type", `multipart/alternative; boundary="`+boundary+`"`)
+	b.WriteString("\r\n")
+	for _, part := range []struct{ ctype, body string }{{"text/plain", m.Text}, {"text/html", m.HTML}} {
+		if part.body == "" {
+			continue
+		}
+		fmt.Fprintf(&b, "--%s\r\nContent-Type: %s; charset=utf-8\r\nContent-Transfer-Encoding: quoted-printable\r\n\r\n", boundary, part.ctype)
+		qp := quotedprintable.NewWriter(&b)
+		_, _ = qp.Write([]byte(strings.ReplaceAll(part.body, "\n", "\r\n")))
+		_ = qp.Close()
+		b.WriteString("\r\n")
+	}
+	fmt.Fprintf(&b, "--%s--\r\n", boundary)
+	return b.Bytes(), nil
+}
+
+// SMTP sends through an SMTP server: smtp://user:pass@host:port.
+type SMTP struct {
+	addr, host string
+	user, pass string
+	timeout    time.Duration
+	tlsConfig  *tls.Config
+}
+
+var _ ports.Mailer = (*SMTP)(nil)
+
+// NewSMTP parses an smtp:// URL (port 587 when none is given).
+func NewSMTP(raw string) (*SMTP, error) {
+	u, err := url.Parse(raw)
+	if err != nil || u.Scheme != "smtp" || u.Hostname() == "" {
+		return nil, fmt.Errorf("smtp URL %q: want smtp://user:pass@host:port", raw)
+	}
+	port := u.Port()
+	if port == "" {
+		port = "587"
+	}
+	s := &SMTP{addr: net.JoinHostPort(u.Hostname(), port), host: u.Hostname(), timeout: 30 * time.Second, tlsConfig: &tls.Config{ServerName: u.Hostname(), MinVersion: tls.VersionTLS12}}
+	if u.User != nil {
+		s.user = u.User.Username()
+		s.pass, _ = u.User.Password()
+	}
+	return s, nil
+}
+
+// Send implements ports.Mailer: one SMTP conversation.
+func (s *SMTP) Send(ctx context.Context, m ports.Mail) error {
+	msg, err := Format(m, time.Now())
+	if err != nil {
+		return err
+	}
+	from, _ := mail.ParseAddress(m.From)
+	to, _ := mail.ParseAddress(m.To)
+	d := net.Dialer{Timeout: s.timeout}
+	conn, err := d.DialContext(ctx, "tcp", s.addr)
+	if err != nil {
+		return err
+	}
+	deadline := time.Now().Add(s.timeout)
+	if dl, ok := ctx.Deadline(); ok && dl.Before(deadline) {
+		deadline = dl
+	}
+	_ = conn.SetDeadline(deadline)
+	c, err := smtp.NewClient(conn, s.host)
+	if err != nil {
+		conn.Close()
+		return err
+	}
+	defer c.Close()
+	if err := c.Hello("trawl.localhost"); err != nil {
+		return err
+	}
+	if ok, _ := c.Extension("STARTTLS"); ok {
+		if err := c.StartTLS(s.tlsConfig); err != nil {
+			return fmt.Errorf("starttls: %w", err)
+		}
+	}
+	if s.user != "" {
+		if ok, _ := c.Extension("AUTH"); !ok {
+			return errors.New("the SMTP server offers no AUTH")
+		}
+		if err := c.Auth(smtp.PlainAuth("", s.user, s.pass, s.host)); err != nil {
+			return fmt.Errorf("auth: %w", err)
+		}
+	}
+	if err := c.Mail(from.Address); err != nil {
+		return err
+	}
+	if err := c.Rcpt(to.Address); err != nil {
+		return err
+	}
+	w, err := c.Data()
+	if err != nil {
+		return err
+	}
+	if _, err := w.Write(msg); err != nil {
+		return err
+	}
+	if err := w.Close(); err != nil {
+		return err
+	}
+	return c.Quit()
+}
+
+// Outbox writes each message as a .eml file into a directory.
+type Outbox struct{ dir string }
+
+var _ ports.Mailer = (*Outbox)(nil)
+
+// NewOutbox builds an outbox in dir (created if needed).
+func NewOutbox(dir string) (*Outbox, error) {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, err
+	}
+	return &Outbox{dir: dir}, nil
+}
+
+// Send implements ports.Mailer.
+func (o *Outbox) Send(_ context.Context, m ports.Mail) error {
+	now := time.Now().UTC()
+	msg, err := Format(m, now)
+	if err != nil {
+		return err
+	}
+	var rnd [4]byte
+	_, _ = rand.Read(rnd[:])
+	name := now.Format("20060102T150405.000Z") + "-" + hex.EncodeToString(rnd[:]) + ".eml"
+	tmp := filepath.Join(o.dir, "."+name)
+	if err := os.WriteFile(tmp, msg, 0o600); err != nil {
+		return err
+	}
+	return os.Rename(tmp, filepath.Join(o.dir, name))
+}

@@ -1,0 +1,189 @@
+package bulk
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/trawlhq/trawl/core/credits"
+	"github.com/trawlhq/trawl/core/failure"
+	"github.com/trawlhq/trawl/ports"
+)
+
+// HoldTTL bounds how long a job's hold outlives a job nobody resumes.
+const HoldTTL = 24 * time.Hour
+
+// Service accepts bulk jobs and reports on them.
+type Service struct {
+	jobs     ports.JobStore
+	ledger   ports.Ledger
+	sitemaps ports.SitemapDiscoverer
+	webhooks ports.WebhookSender
+	worker   *Worker
+	clock    ports.Clock
+	rate     float64 // URLs per second, for estimates
+}
+
+// NewService builds the service.
+func NewService(jobs ports.JobStore, ledger ports.Ledger, sitemaps ports.SitemapDiscoverer, webhooks ports.WebhookSender, worker *Worker, clock ports.Clock) (*Service, error) {
+	if jobs == nil || ledger == nil || sitemaps == nil || webhooks == nil || worker == nil || clock == nil {
+		return nil, errors.New("bulk.NewService: jobs, ledger, sitemaps, webhooks, worker and clock are required")
+	}
+	return &Service{jobs: jobs, ledger: ledger, sitemaps: sitemaps, webhooks: webhooks, worker: worker, clock: clock, rate: 4}, nil
+}
+
+// Ack is the acknowledgement of an accepted job.
+type Ack struct {
+	Message                 string
+	JobID                   string
+	URLsCount               int
+	URLSource               string
+	DeliveryMethod          string
+	EstimatedCompletionTime string
+	Status                  string
+	QueuedAt                time.Time
+	Sync                    bool // processed inline: answer 200 rather than 202
+}
+
+// NewJobID is a fresh job id.
+func NewJobID() string {
+	var b [12]byte
+	_, _ = rand.Read(b[:])
+	return "job_" + hex.EncodeToString(b[:])
+}
+
+// Submit validates a request, resolves a sitemap, holds 2 credits per URL
+// (the largest possible cost) and queues the job; with sync and at most 10
+// URLs it processes the job inline before answering.
+func (s *Service) Submit(ctx context.Context, call credits.Call, r Request) (Ack, error) {
+	const op = "bulk.Submit"
+	c, err := Validate(r)
+	if err != nil {
+		return Ack{}, err
+	}
+	if c.Source == "sitemap" {
+		urls, err := s.sitemaps.Read(ctx, c.Sitemap, "sitemap", MaxURLs)
+		if err != nil {
+			return Ack{}, err
+		}
+		switch {
+		case len(urls) == 0:
+			return Ack{}, failure.Invalidf(op, "sitemap", "The sitemap lists no URL.")
+		case len(urls) > MaxURLs:
+			return Ack{}, failure.Invalidf(op, "sitemap", "The sitemap lists more than %d URLs; send them in batches with urls.", MaxURLs)
+		}
+		c.URLs, err = s.sitemapURLs(urls)
+		if err != nil {
+			return Ack{}, err
+		}
+	}
+	if c.CallbackURL != "" {
+		if err := s.webhooks.Check(ctx, c.CallbackURL, "callback_url"); err != nil {
+			return Ack{}, err
+		}
+	}
+	hold, err := s.ledger.Reserve(ctx, ports.ReserveRequest{
+		AccountID: call.Principal.Account.ID, TokenID: call.Principal.Token.ID, Amount: int64(CostPerURL * len(c.URLs)), TTL: HoldTTL,
+	})
+	if err != nil {
+		return Ack{}, err
+	}
+	now := s.clock.Now()
+	sync := r.Sync && len(c.URLs) <= SyncThreshold
+	job := ports.BulkJob{
+		ID: NewJobID(), AccountID: call.Principal.Account.ID, TokenID: call.Principal.Token.ID, Status: ports.JobQueued,
+		URLSource: c.Source, Sitemap: c.Sitemap, Email: r.Email, CallbackURL: c.CallbackURL, Sync: sync, HoldID: hold.ID,
+		RequestID: call.RequestID, QueuedAt: now,
+	}
+	if sync {
+		job.Status, job.LeaseOwner, job.LeaseUntil = ports.JobProcessing, "sync-"+job.ID, now.Add(s.worker.opts.Lease)
+		job.StartedAt = &now
+	}
+	if err := s.jobs.CreateJob(ctx, job, c.URLs); err != nil {
+		_ = s.ledger.Release(context.WithoutCancel(ctx), hold)
+		return Ack{}, failure.Wrap(op, err)
+	}
+	ack := Ack{JobID: job.ID, URLsCount: len(c.URLs), URLSource: c.Source, DeliveryMethod: DeliveryMethod(r.Email, c.CallbackURL), Status: ports.JobQueued, QueuedAt: now}
+	if sync {
+		job.URLsCount = len(c.URLs)
+		if err := s.worker.Process(context.WithoutCancel(ctx), job); err != nil {
+			return Ack{}, err
+		}
+		ack.Message, ack.EstimatedCompletionTime, ack.Sync = fmt.Sprintf("Processed %d URL(s); the results were delivered by %s.", len(c.URLs), ack.DeliveryMethod), "Completed", true
+		return ack, nil
+	}
+	ahead, _ := s.jobs.PendingURLs(ctx)
+	ack.EstimatedCompletionTime = Estimate(ahead-len(c.URLs), len(c.URLs), s.rate)
+	ack.Message = fmt.Sprintf("Queued %d URL(s); the results will be delivered by %s.", len(c.URLs), ack.DeliveryMethod)
+	if r.Sync {
+		ack.Message = fmt.Sprintf("More than %d URLs cannot run synchronously: queued %d URL(s) instead; the results will be delivered by %s.", SyncThreshold, len(c.URLs), ack.DeliveryMethod)
+	}
+	s.worker.Wake()
+	return ack, nil
+}
+
+// sitemapURLs applies the URL rules to a sitemap's entries: entries that
+// break them (a raw IP, another port) are dropped, as they could never be
+// fetched.
+func (s *Service) sitemapURLs(urls []string) ([]string, error) {
+	c, err := Validate(Request{URLs: urls, Email: true})
+	if err == nil {
+		return c.URLs, nil
+	}
+	var keep []string
+	for _, u := range urls {
+		if cc, err := Validate(Request{URLs: []string{u}, Email: true}); err == nil {
+			keep = append(keep, cc.URLs...)
+		}
+	}
+	if len(keep) == 0 {
+		return nil, failure.Invalidf("bulk.Submit", "sitemap", "The sitemap lists no URL Trawl can fetch.")
+	}
+	return keep, nil
+}
+
+// Status is a job as its owner sees it.
+type Status struct {
+	Job        ports.BulkJob
+	URLs       []ports.BulkURL
+	Deliveries []ports.DeliveryAttempt
+	Download   string
+}
+
+// Status reads a job of the caller's account; another account's job is NotFound.
+func (s *Service) Status(ctx context.Context, accountID int64, jobID string) (Status, error) {
+	j, err := s.jobs.Job(ctx, jobID)
+	if err != nil || j.AccountID != accountID {
+		return Status{}, failure.E("bulk.Status", failure.NotFound, "Job not found.")
+	}
+	urls, err := s.jobs.JobURLs(ctx, jobID)
+	if err != nil {
+		return Status{}, failure.Wrap("bulk.Status", err)
+	}
+	ds, err := s.jobs.Deliveries(ctx, jobID)
+	if err != nil {
+		return Status{}, failure.Wrap("bulk.Status", err)
+	}
+	st := Status{Job: j, URLs: urls, Deliveries: ds}
+	if j.ArchiveKey != "" {
+		st.Download, _ = s.worker.blobs.URL(ctx, j.ArchiveKey, s.worker.opts.LinkTTL)
+	}
+	return st, nil
+}
+
+// Counts sums a job's URL outcomes.
+func Counts(urls []ports.BulkURL) (processed, succeeded, failed int) {
+	for _, u := range urls {
+		switch u.Status {
+		case ports.URLSucceeded:
+			succeeded++
+		case ports.URLFailed:
+			failed++
+		}
+	}
+	return succeeded + failed, succeeded, failed
+}
+
