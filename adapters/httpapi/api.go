@@ -11,6 +11,7 @@ import (
 	"net/http"
 
 	"github.com/trawlhq/trawl/core/auth"
+	"github.com/trawlhq/trawl/core/bulk"
 	"github.com/trawlhq/trawl/core/content"
 	"github.com/trawlhq/trawl/core/credits"
 	"github.com/trawlhq/trawl/core/idempotency"
@@ -31,9 +32,13 @@ type Deps struct {
 	Sitemap     *sitemap.Service
 	Search      *search.Service
 	Prompt      *prompt.Service
-	Limiter     ports.RateLimiter
-	Limits      ratelimit.Table
-	Logger      *slog.Logger
+	Bulk        *bulk.Service
+	// Files serves /files/ (the local blob store's signed links); nil when
+	// files live elsewhere.
+	Files   http.Handler
+	Limiter ports.RateLimiter
+	Limits  ratelimit.Table
+	Logger  *slog.Logger
 	// Ready reports whether the service can take traffic (database reachable).
 	Ready func(context.Context) error
 	// MaxBodyBytes caps request bodies (default 1 MiB).
@@ -51,6 +56,8 @@ type API struct {
 	sitemap *sitemap.Service
 	search  *search.Service
 	prompt  *prompt.Service
+	bulk    *bulk.Service
+	files   http.Handler
 	limiter ports.RateLimiter
 	limits  ratelimit.Table
 	log     *slog.Logger
@@ -68,8 +75,8 @@ type Route struct {
 
 // New builds the API; it fails on a missing dependency.
 func New(d Deps) (*API, error) {
-	if d.Auth == nil || d.Credits == nil || d.Biller == nil || d.Idempotency == nil || d.Limiter == nil || d.Content == nil || d.Sitemap == nil || d.Search == nil || d.Prompt == nil {
-		return nil, errors.New("httpapi.New: auth, credits, biller, idempotency, limiter, content, sitemap, search and prompt are required")
+	if d.Auth == nil || d.Credits == nil || d.Biller == nil || d.Idempotency == nil || d.Limiter == nil || d.Content == nil || d.Sitemap == nil || d.Search == nil || d.Prompt == nil || d.Bulk == nil {
+		return nil, errors.New("httpapi.New: auth, credits, biller, idempotency, limiter, content, sitemap, search, prompt and bulk are required")
 	}
 	if d.Logger == nil {
 		d.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -84,7 +91,7 @@ func New(d Deps) (*API, error) {
 		d.Ready = func(context.Context) error { return nil }
 	}
 	a := &API{
-		auth: d.Auth, credits: d.Credits, biller: d.Biller, idem: d.Idempotency, content: d.Content, sitemap: d.Sitemap, search: d.Search, prompt: d.Prompt,
+		auth: d.Auth, credits: d.Credits, biller: d.Biller, idem: d.Idempotency, content: d.Content, sitemap: d.Sitemap, search: d.Search, prompt: d.Prompt, bulk: d.Bulk, files: d.Files,
 		limiter: d.Limiter, limits: d.Limits,
 		log: d.Logger, ready: d.Ready, maxBody: d.MaxBodyBytes, version: d.Version, mux: http.NewServeMux(),
 	}
@@ -150,6 +157,7 @@ func (a *API) routes() {
 	m.HandleFunc("POST /checkout/{session}/pay", a.checkoutPay)
 	a.pageRoutes()
 	a.searchRoutes()
+	a.bulkRoutes()
 }
 
 func (a *API) healthz(w http.ResponseWriter, _ *http.Request) {

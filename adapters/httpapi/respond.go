@@ -164,3 +164,19 @@ func (a *API) WriteError(w http.ResponseWriter, r *http.Request, err error) { a.
 
 // WriteJSON writes a JSON answer.
 func WriteJSON(w http.ResponseWriter, status int, v any) { writeJSON(w, status, v) }
+
+// Bool reads a boolean field; true/false, 1/0 and "true"/"false" are accepted.
+func (b body) Bool(fe *failure.FieldErrors, name string) bool {
+	raw, ok := b[name]
+	if !ok || string(raw) == "null" {
+		return false
+	}
+	switch strings.Trim(strings.ToLower(string(raw)), `"`) {
+	case "true", "1":
+		return true
+	case "false", "0", "":
+		return false
+	}
+	fe.Add(name, fmt.Sprintf("The %s field must be true or false.", humanField(name)))
+	return false
+}

@@ -11,19 +11,24 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/trawlhq/trawl/adapters/blob"
 	"github.com/trawlhq/trawl/adapters/extract"
 	"github.com/trawlhq/trawl/adapters/fetch"
 	"github.com/trawlhq/trawl/adapters/httpapi"
 	"github.com/trawlhq/trawl/adapters/llm"
+	"github.com/trawlhq/trawl/adapters/mail"
 	"github.com/trawlhq/trawl/adapters/payment"
 	"github.com/trawlhq/trawl/adapters/ratelimit"
 	searchadapter "github.com/trawlhq/trawl/adapters/search"
 	sitemapadapter "github.com/trawlhq/trawl/adapters/sitemap"
+	"github.com/trawlhq/trawl/adapters/webhook"
 	"github.com/trawlhq/trawl/core/auth"
+	"github.com/trawlhq/trawl/core/bulk"
 	"github.com/trawlhq/trawl/core/content"
 	"github.com/trawlhq/trawl/core/credits"
 	"github.com/trawlhq/trawl/core/idempotency"
@@ -48,6 +53,10 @@ type Env struct {
 	Biller  *credits.Biller
 	Content *content.Service
 	Fetcher *fetch.Client
+	Bulk    *bulk.Service
+	Worker  *bulk.Worker
+	// Outbox is the directory the mailer writes .eml files to.
+	Outbox string
 }
 
 // Options adjust the environment before the API is built.
@@ -62,6 +71,12 @@ type Options struct {
 	Engines map[string]string
 	// LLMBaseURL points at an OpenAI-compatible server ("" = none configured).
 	LLMBaseURL string
+	// Mailer replaces the outbox mailer.
+	Mailer ports.Mailer
+	// NoWorker leaves bulk jobs queued (a test runs the worker itself).
+	NoWorker bool
+	// Worker tunes the bulk worker (tests shorten its waits).
+	Worker bulk.WorkerOptions
 }
 
 // LookupIP is the test resolver: every name fails to resolve except a few
@@ -119,8 +134,44 @@ func Start(t testing.TB, store storetest.Stores, o Options) *Env {
 	}
 	model := llm.NewOpenAI(llm.Options{BaseURL: o.LLMBaseURL, Model: "test-model", BaseBackoff: time.Millisecond, AttemptTimeout: 5 * time.Second})
 	pr, _ := prompt.NewService(model, e.Content, e.Biller, 2000)
+	dir := t.TempDir()
+	e.Outbox = filepath.Join(dir, "outbox")
+	var mailer ports.Mailer = o.Mailer
+	if mailer == nil {
+		mailer, _ = mail.NewOutbox(e.Outbox)
+	}
+	files, err := blob.NewLocal(filepath.Join(dir, "files"), []byte("test-link-secret-0123456789"), "http://"+e.Server.Listener.Addr().String(), e.Clock.Now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hooks, _ := webhook.New(e.Fetcher)
+	jobs := store.(ports.JobStore)
+	wo := o.Worker
+	if wo.Poll == 0 {
+		wo.Poll = 20 * time.Millisecond
+	}
+	if wo.RetryBackoff == 0 {
+		wo.RetryBackoff = 5 * time.Millisecond
+	}
+	if wo.WebhookTimeout == 0 {
+		wo.WebhookTimeout = 2 * time.Second
+	}
+	e.Worker, err = bulk.NewWorker(jobs, store, ledger, e.Content, hooks, mailer, files, e.Clock, nil, wo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.Bulk, err = bulk.NewService(jobs, ledger, disc, hooks, e.Worker, e.Clock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !o.NoWorker {
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan struct{})
+		go func() { e.Worker.Run(ctx); close(done) }()
+		t.Cleanup(func() { cancel(); <-done })
+	}
 	e.API, err = httpapi.New(httpapi.Deps{Auth: e.Auth, Credits: e.Credits, Biller: e.Biller, Idempotency: idem, Limiter: lim,
-		Limits: coreratelimit.DefaultTable(), Version: "test", Content: e.Content, Sitemap: sm, Search: srch, Prompt: pr})
+		Limits: coreratelimit.DefaultTable(), Version: "test", Content: e.Content, Sitemap: sm, Search: srch, Prompt: pr, Bulk: e.Bulk, Files: files})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,121 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"net/http"
+
+	"github.com/trawlhq/trawl/core/bulk"
+	"github.com/trawlhq/trawl/core/failure"
+	"github.com/trawlhq/trawl/core/ratelimit"
+	"github.com/trawlhq/trawl/ports"
+)
+
+func (a *API) bulkRoutes() {
+	a.Billed("POST /v1/content/bulk", ratelimit.Bulk, a.submitBulk)
+	a.mux.HandleFunc("GET /v1/content/bulk/{job_id}", a.authed(a.bulkStatus))
+	if a.files != nil {
+		a.mux.Handle("GET /files/", a.files)
+	}
+}
+
+type ackJSON struct {
+	Message                 string `json:"message"`
+	JobID                   string `json:"job_id"`
+	URLsCount               int    `json:"urls_count"`
+	URLSource               string `json:"url_source"`
+	DeliveryMethod          string `json:"delivery_method"`
+	EstimatedCompletionTime string `json:"estimated_completion_time"`
+	Status                  string `json:"status"`
+	QueuedAt                string `json:"queued_at"`
+}
+
+func (a *API) submitBulk(w http.ResponseWriter, r *http.Request) {
+	b, err := decodeBody(r)
+	if err != nil {
+		a.writeError(w, r, err)
+		return
+	}
+	var fe failure.FieldErrors
+	var req bulk.Request
+	if raw, ok := b["urls"]; ok && string(raw) != "null" {
+		if err := json.Unmarshal(raw, &req.URLs); err != nil {
+			fe.Add("urls", "The urls field must be an array of strings.")
+		}
+	}
+	req.Sitemap, _ = b.String(&fe, "sitemap")
+	req.CallbackURL, _ = b.String(&fe, "callback_url")
+	req.Email = b.Bool(&fe, "email")
+	req.Sync = b.Bool(&fe, "sync")
+	if err := fe.Err("httpapi.submitBulk"); err != nil {
+		a.writeError(w, r, err)
+		return
+	}
+	ack, err := a.bulk.Submit(r.Context(), a.call(r), req)
+	if err != nil {
+		a.writeError(w, r, err)
+		return
+	}
+	status := http.StatusAccepted
+	if ack.Sync {
+		status = http.StatusOK
+	}
+	writeJSON(w, status, ackJSON{ack.Message, ack.JobID, ack.URLsCount, ack.URLSource, ack.DeliveryMethod, ack.EstimatedCompletionTime, ack.Status, iso(ack.QueuedAt)})
+}
+
+type jobURLJSON struct {
+	URL        string  `json:"url"`
+	Status     string  `json:"status"`
+	Success    bool    `json:"success"`
+	StatusCode int     `json:"statusCode"`
+	Error      *string `json:"error"`
+}
+
+type deliveryJSON struct {
+	Channel    string  `json:"channel"`
+	Attempt    int     `json:"attempt"`
+	StatusCode int     `json:"status_code,omitempty"`
+	Error      *string `json:"error"`
+	DurationMS int64   `json:"duration_ms"`
+	At         string  `json:"at"`
+}
+
+func (a *API) bulkStatus(w http.ResponseWriter, r *http.Request) {
+	st, err := a.bulk.Status(r.Context(), principal(r.Context()).Account.ID, r.PathValue("job_id"))
+	if err != nil {
+		a.writeError(w, r, err)
+		return
+	}
+	j := st.Job
+	processed, ok, bad := bulk.Counts(st.URLs)
+	out := map[string]any{
+		"job_id": j.ID, "status": j.Status, "url_source": j.URLSource, "delivery_method": bulk.DeliveryMethod(j.Email, j.CallbackURL),
+		"urls_count": j.URLsCount, "processed_count": processed, "success_count": ok, "failed_count": bad,
+		"queued_at": iso(j.QueuedAt), "started_at": isoPtr(j.StartedAt), "completed_at": isoPtr(j.CompletedAt), "failed_at": isoPtr(j.FailedAt),
+		"error": nil, "download_url": nil, "sync": j.Sync,
+	}
+	if j.Error != "" {
+		out["error"] = j.Error
+	}
+	if st.Download != "" {
+		out["download_url"] = st.Download
+	}
+	urls := make([]jobURLJSON, len(st.URLs))
+	for i, u := range st.URLs {
+		urls[i] = jobURLJSON{URL: u.URL, Status: u.Status, Success: u.Status == ports.URLSucceeded, StatusCode: u.StatusCode}
+		if u.Error != "" {
+			e := u.Error
+			urls[i].Error = &e
+		}
+	}
+	out["results"] = urls
+	ds := make([]deliveryJSON, len(st.Deliveries))
+	for i, d := range st.Deliveries {
+		ds[i] = deliveryJSON{Channel: d.Channel, Attempt: d.Attempt, StatusCode: d.StatusCode, DurationMS: d.Duration.Milliseconds(), At: iso(d.At)}
+		if d.Error != "" {
+			e := d.Error
+			ds[i].Error = &e
+		}
+	}
+	out["deliveries"] = ds
+	writeJSON(w, http.StatusOK, out)
+}
