@@ -20,6 +20,7 @@ import (
 	"github.com/trawlhq/trawl/adapters/payment"
 	"github.com/trawlhq/trawl/adapters/sqlstore"
 	"github.com/trawlhq/trawl/core/billing"
+	"github.com/trawlhq/trawl/core/bulk"
 	"github.com/trawlhq/trawl/core/failure"
 	"github.com/trawlhq/trawl/ports"
 )
@@ -36,6 +37,7 @@ Usage:
   trawl tokens list --email E [--json]
   trawl tokens delete --email E --id ID
   trawl credits grant --email E --credits N
+  trawl webhooks secret --email E [--rotate]
   trawl version
 
 Every command takes --database/--data-dir like serve and works while the
@@ -65,7 +67,7 @@ func (c CLI) Main(args []string) int {
 		err = c.serve(args[1:])
 	case "migrate":
 		err = c.migrate(args[1:])
-	case "accounts", "tokens", "credits":
+	case "accounts", "tokens", "credits", "webhooks":
 		if len(args) < 2 {
 			fmt.Fprint(c.Stderr, usage)
 			return 2
@@ -239,7 +241,7 @@ func openEnv(ctx context.Context, cfg Config) (env, error) {
 		store.Close()
 		return env{}, err
 	}
-	svc, err := NewServices(cfg, store, clk, pay, out)
+	svc, err := NewServices(cfg, store, clk, pay, out, NewLogger(cfg, io.Discard))
 	if err != nil {
 		store.Close()
 		return env{}, err
@@ -277,6 +279,7 @@ func (c CLI) admin(cmd string, args []string) error {
 	asJSON := fs.Bool("json", false, "print JSON")
 	id := fs.Int64("id", 0, "token id")
 	creditsN := fs.Int64("credits", 0, "credits to grant")
+	rotate := fs.Bool("rotate", false, "replace the webhook secret")
 	if err := c.parse(fs, args); err != nil {
 		return err
 	}
@@ -417,6 +420,22 @@ func (c CLI) admin(cmd string, args []string) error {
 			return err
 		}
 		fmt.Fprintf(c.Stdout, "granted %s credits to %s\n", billing.FormatCredits(*creditsN), a.Email)
+	case "webhooks secret":
+		a, err := account()
+		if err != nil {
+			return err
+		}
+		var secret string
+		if *rotate {
+			secret = bulk.NewWebhookSecret()
+			err = e.store.SetWebhookSecret(ctx, a.ID, secret)
+		} else {
+			secret, err = e.store.WebhookSecret(ctx, a.ID, bulk.NewWebhookSecret)
+		}
+		if err != nil {
+			return err
+		}
+		fmt.Fprintln(c.Stdout, secret)
 	default:
 		return usageError{fmt.Errorf("unknown command %q", cmd)}
 	}

@@ -44,6 +44,22 @@ type Config struct {
 	LLMModel        string        // TRAWL_LLM_MODEL
 	LLMTimeout      time.Duration // TRAWL_LLM_TIMEOUT (per attempt)
 	LLMContextChars int64         // TRAWL_LLM_CONTEXT_CHARS
+
+	SMTPURL        string        // TRAWL_SMTP_URL: smtp://user:pass@host:port; empty: .eml outbox in the data dir
+	MailFrom       string        // TRAWL_MAIL_FROM
+	S3Endpoint     string        // TRAWL_S3_ENDPOINT; empty: files in the data dir, served at /files/
+	S3Bucket       string        // TRAWL_S3_BUCKET
+	S3AccessKey    string        // TRAWL_S3_ACCESS_KEY
+	S3SecretKey    string        // TRAWL_S3_SECRET_KEY
+	S3Region       string        // TRAWL_S3_REGION
+	S3Insecure     bool          // TRAWL_S3_INSECURE: plain HTTP to the endpoint
+	LinkTTL        time.Duration // TRAWL_LINK_TTL: lifetime of download links
+	LinkSecret     string        // TRAWL_LINK_SECRET: signs local links (share it between nodes)
+	BulkWorker     bool          // TRAWL_BULK_WORKER: process bulk jobs in this process
+	BulkJobs       int64         // TRAWL_BULK_JOBS: jobs processed at once
+	BulkLease      time.Duration // TRAWL_BULK_LEASE
+	WebhookTimeout time.Duration // TRAWL_WEBHOOK_TIMEOUT (per attempt)
+	WebhookBackoff time.Duration // TRAWL_WEBHOOK_BACKOFF (first wait between attempts)
 }
 
 // DefaultConfig is the configuration with no flags and no environment.
@@ -53,6 +69,8 @@ func DefaultConfig() Config {
 		MaxBody: 1 << 20, Shutdown: 15 * time.Second, PriceCents: 500, Currency: "usd", Bootstrap: true,
 		FetchConnectTimeout: 10 * time.Second, FetchTimeout: 30 * time.Second, FetchMaxBytes: 10 << 20,
 		SearchTimeout: 15 * time.Second, LLMTimeout: 60 * time.Second, LLMContextChars: 24000,
+		MailFrom: "Trawl <no-reply@trawl.localhost>", LinkTTL: 7 * 24 * time.Hour, BulkWorker: true, BulkJobs: 2,
+		BulkLease: time.Minute, WebhookTimeout: 30 * time.Second, WebhookBackoff: 2 * time.Second, S3Region: "us-east-1",
 	}
 }
 
@@ -81,6 +99,14 @@ func (c Config) FromEnv(getenv func(string) string) (Config, error) {
 	str("TRAWL_LLM_BASE_URL", &c.LLMBaseURL)
 	str("TRAWL_LLM_API_KEY", &c.LLMAPIKey)
 	str("TRAWL_LLM_MODEL", &c.LLMModel)
+	str("TRAWL_SMTP_URL", &c.SMTPURL)
+	str("TRAWL_MAIL_FROM", &c.MailFrom)
+	str("TRAWL_S3_ENDPOINT", &c.S3Endpoint)
+	str("TRAWL_S3_BUCKET", &c.S3Bucket)
+	str("TRAWL_S3_ACCESS_KEY", &c.S3AccessKey)
+	str("TRAWL_S3_SECRET_KEY", &c.S3SecretKey)
+	str("TRAWL_S3_REGION", &c.S3Region)
+	str("TRAWL_LINK_SECRET", &c.LinkSecret)
 	if v := getenv("TRAWL_FETCH_RESOLVE"); strings.TrimSpace(v) != "" {
 		for _, part := range strings.Split(v, ",") {
 			if p := strings.TrimSpace(part); p != "" {
@@ -88,7 +114,7 @@ func (c Config) FromEnv(getenv func(string) string) (Config, error) {
 			}
 		}
 	}
-	for name, dst := range map[string]*int64{"TRAWL_MAX_BODY_BYTES": &c.MaxBody, "TRAWL_TOPUP_CENTS_PER_1000": &c.PriceCents, "TRAWL_FETCH_MAX_BYTES": &c.FetchMaxBytes, "TRAWL_LLM_CONTEXT_CHARS": &c.LLMContextChars} {
+	for name, dst := range map[string]*int64{"TRAWL_MAX_BODY_BYTES": &c.MaxBody, "TRAWL_TOPUP_CENTS_PER_1000": &c.PriceCents, "TRAWL_FETCH_MAX_BYTES": &c.FetchMaxBytes, "TRAWL_LLM_CONTEXT_CHARS": &c.LLMContextChars, "TRAWL_BULK_JOBS": &c.BulkJobs} {
 		if v := strings.TrimSpace(getenv(name)); v != "" {
 			n, err := strconv.ParseInt(v, 10, 64)
 			if err != nil || n <= 0 {
@@ -97,7 +123,8 @@ func (c Config) FromEnv(getenv func(string) string) (Config, error) {
 			*dst = n
 		}
 	}
-	for name, dst := range map[string]*time.Duration{"TRAWL_SHUTDOWN_TIMEOUT": &c.Shutdown, "TRAWL_FETCH_TIMEOUT": &c.FetchTimeout, "TRAWL_FETCH_CONNECT_TIMEOUT": &c.FetchConnectTimeout, "TRAWL_SEARCH_TIMEOUT": &c.SearchTimeout, "TRAWL_LLM_TIMEOUT": &c.LLMTimeout} {
+	for name, dst := range map[string]*time.Duration{"TRAWL_SHUTDOWN_TIMEOUT": &c.Shutdown, "TRAWL_FETCH_TIMEOUT": &c.FetchTimeout, "TRAWL_FETCH_CONNECT_TIMEOUT": &c.FetchConnectTimeout, "TRAWL_SEARCH_TIMEOUT": &c.SearchTimeout, "TRAWL_LLM_TIMEOUT": &c.LLMTimeout,
+		"TRAWL_LINK_TTL": &c.LinkTTL, "TRAWL_BULK_LEASE": &c.BulkLease, "TRAWL_WEBHOOK_TIMEOUT": &c.WebhookTimeout, "TRAWL_WEBHOOK_BACKOFF": &c.WebhookBackoff} {
 		if v := strings.TrimSpace(getenv(name)); v != "" {
 			d, err := time.ParseDuration(v)
 			if err != nil || d <= 0 {
@@ -106,12 +133,14 @@ func (c Config) FromEnv(getenv func(string) string) (Config, error) {
 			*dst = d
 		}
 	}
-	if v := strings.TrimSpace(getenv("TRAWL_BOOTSTRAP")); v != "" {
-		b, err := strconv.ParseBool(v)
-		if err != nil {
-			return c, fmt.Errorf("TRAWL_BOOTSTRAP must be true or false, got %q", v)
+	for name, dst := range map[string]*bool{"TRAWL_BOOTSTRAP": &c.Bootstrap, "TRAWL_BULK_WORKER": &c.BulkWorker, "TRAWL_S3_INSECURE": &c.S3Insecure} {
+		if v := strings.TrimSpace(getenv(name)); v != "" {
+			b, err := strconv.ParseBool(v)
+			if err != nil {
+				return c, fmt.Errorf("%s must be true or false, got %q", name, v)
+			}
+			*dst = b
 		}
-		c.Bootstrap = b
 	}
 	return c, nil
 }
@@ -142,6 +171,12 @@ func (c Config) Validate() error {
 		if u, err := url.Parse(b); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 			return fmt.Errorf("%s %q: want an http(s) base URL", name, b)
 		}
+	}
+	if c.SMTPURL != "" && !strings.HasPrefix(c.SMTPURL, "smtp://") {
+		return fmt.Errorf("TRAWL_SMTP_URL %q: want smtp://user:pass@host:port", c.SMTPURL)
+	}
+	if c.S3Endpoint != "" && c.S3Bucket == "" {
+		return fmt.Errorf("TRAWL_S3_BUCKET is required with TRAWL_S3_ENDPOINT")
 	}
 	switch c.LogFormat {
 	case "text", "json":

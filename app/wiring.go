@@ -8,22 +8,27 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"path/filepath"
 	"strings"
 	"time"
 
 	"go.uber.org/fx"
 
+	"github.com/trawlhq/trawl/adapters/blob"
 	"github.com/trawlhq/trawl/adapters/clock"
 	"github.com/trawlhq/trawl/adapters/extract"
 	"github.com/trawlhq/trawl/adapters/fetch"
 	"github.com/trawlhq/trawl/adapters/httpapi"
 	"github.com/trawlhq/trawl/adapters/llm"
+	"github.com/trawlhq/trawl/adapters/mail"
 	"github.com/trawlhq/trawl/adapters/payment"
 	"github.com/trawlhq/trawl/adapters/ratelimit"
 	searchadapter "github.com/trawlhq/trawl/adapters/search"
 	sitemapadapter "github.com/trawlhq/trawl/adapters/sitemap"
+	"github.com/trawlhq/trawl/adapters/webhook"
 	"github.com/trawlhq/trawl/adapters/sqlstore"
 	"github.com/trawlhq/trawl/core/auth"
+	"github.com/trawlhq/trawl/core/bulk"
 	"github.com/trawlhq/trawl/core/content"
 	"github.com/trawlhq/trawl/core/credits"
 	"github.com/trawlhq/trawl/core/idempotency"
@@ -65,6 +70,8 @@ type Services struct {
 	Sitemap     *sitemap.Service
 	Search      *search.Service
 	Prompt      *prompt.Service
+	Bulk        *bulk.Service
+	Worker      *bulk.Worker
 }
 
 // Outbound are the adapters that reach the web.
@@ -74,6 +81,11 @@ type Outbound struct {
 	Discoverer ports.SitemapDiscoverer
 	Engines    []ports.SearchEngine
 	LLM        ports.LLM
+	Webhooks   ports.WebhookSender
+	Mailer     ports.Mailer
+	Blobs      ports.BlobStore
+	// Files serves the local blob store's links; nil with S3.
+	Files http.Handler
 }
 
 func proxyURL(raw string) *url.URL {
@@ -106,11 +118,42 @@ func NewOutbound(c Config) (Outbound, error) {
 		searchadapter.NewDuckDuckGo(c.SearchDuckDuckGoURL, so),
 	}
 	model := llm.NewOpenAI(llm.Options{BaseURL: c.LLMBaseURL, APIKey: c.LLMAPIKey, Model: c.LLMModel, AttemptTimeout: c.LLMTimeout})
-	return Outbound{Fetcher: f, Extractor: extract.New(), Discoverer: d, Engines: engines, LLM: model}, nil
+	out := Outbound{Fetcher: f, Extractor: extract.New(), Discoverer: d, Engines: engines, LLM: model}
+	if out.Webhooks, err = webhook.New(f); err != nil {
+		return Outbound{}, err
+	}
+	if c.SMTPURL != "" {
+		out.Mailer, err = mail.NewSMTP(c.SMTPURL)
+	} else {
+		out.Mailer, err = mail.NewOutbox(filepath.Join(c.DataDir, "outbox"))
+	}
+	if err != nil {
+		return Outbound{}, err
+	}
+	if c.S3Endpoint != "" {
+		s3, err := blob.NewS3(blob.S3Options{Endpoint: c.S3Endpoint, Bucket: c.S3Bucket, AccessKey: c.S3AccessKey, SecretKey: c.S3SecretKey, Region: c.S3Region, Insecure: c.S3Insecure})
+		if err != nil {
+			return Outbound{}, err
+		}
+		out.Blobs = s3
+		return out, nil
+	}
+	secret := []byte(c.LinkSecret)
+	if len(secret) == 0 {
+		if secret, err = blob.LinkSecret(c.DataDir); err != nil {
+			return Outbound{}, err
+		}
+	}
+	local, err := blob.NewLocal(filepath.Join(c.DataDir, "files"), secret, c.PublicBase(), nil)
+	if err != nil {
+		return Outbound{}, err
+	}
+	out.Blobs, out.Files = local, local
+	return out, nil
 }
 
 // NewServices builds the core over a store and the outbound adapters.
-func NewServices(c Config, store *sqlstore.Store, clk ports.Clock, payments ports.PaymentProvider, out Outbound) (Services, error) {
+func NewServices(c Config, store *sqlstore.Store, clk ports.Clock, payments ports.PaymentProvider, out Outbound, log *slog.Logger) (Services, error) {
 	var s Services
 	var err error
 	if s.Auth, err = auth.NewService(store, store, clk); err != nil {
@@ -138,7 +181,16 @@ func NewServices(c Config, store *sqlstore.Store, clk ports.Clock, payments port
 	if s.Search, err = search.NewService(out.Engines, s.Content, s.Biller); err != nil {
 		return s, err
 	}
-	s.Prompt, err = prompt.NewService(out.LLM, s.Content, s.Biller, int(c.LLMContextChars))
+	if s.Prompt, err = prompt.NewService(out.LLM, s.Content, s.Biller, int(c.LLMContextChars)); err != nil {
+		return s, err
+	}
+	s.Worker, err = bulk.NewWorker(store, store, s.Ledger, s.Content, out.Webhooks, out.Mailer, out.Blobs, clk, log, bulk.WorkerOptions{
+		Lease: c.BulkLease, JobsAtOnce: int(c.BulkJobs), WebhookTimeout: c.WebhookTimeout, RetryBackoff: c.WebhookBackoff, LinkTTL: c.LinkTTL, MailFrom: c.MailFrom,
+	})
+	if err != nil {
+		return s, err
+	}
+	s.Bulk, err = bulk.NewService(store, s.Ledger, out.Discoverer, out.Webhooks, s.Worker, clk)
 	return s, err
 }
 
@@ -191,10 +243,10 @@ func CoreModule() fx.Option {
 // HTTPModule provides the API and runs the HTTP server for the app's lifetime.
 func HTTPModule() fx.Option {
 	return fx.Module("http",
-		fx.Provide(func(s Services, store *sqlstore.Store, lim ports.RateLimiter, log *slog.Logger, c Config) (*httpapi.API, error) {
+		fx.Provide(func(s Services, out Outbound, store *sqlstore.Store, lim ports.RateLimiter, log *slog.Logger, c Config) (*httpapi.API, error) {
 			return httpapi.New(httpapi.Deps{
 				Auth: s.Auth, Credits: s.Credits, Biller: s.Biller, Idempotency: s.Idempotency, Limiter: lim,
-				Content: s.Content, Sitemap: s.Sitemap, Search: s.Search, Prompt: s.Prompt,
+				Content: s.Content, Sitemap: s.Sitemap, Search: s.Search, Prompt: s.Prompt, Bulk: s.Bulk, Files: out.Files,
 				Limits: coreratelimit.DefaultTable(), Logger: log, Ready: store.Ping, MaxBodyBytes: c.MaxBody, Version: Version,
 			})
 		}),
@@ -237,12 +289,39 @@ func NewHTTPServer(lc fx.Lifecycle, api *httpapi.API, c Config, log *slog.Logger
 	return srv
 }
 
+// WorkerModule runs the bulk worker for the app's lifetime: jobs another
+// process left behind are resumed once their lease runs out.
+func WorkerModule() fx.Option {
+	return fx.Module("worker", fx.Invoke(func(lc fx.Lifecycle, s Services, c Config, log *slog.Logger) {
+		if !c.BulkWorker {
+			return
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan struct{})
+		lc.Append(fx.Hook{
+			OnStart: func(context.Context) error {
+				go func() { s.Worker.Run(ctx); close(done) }()
+				log.Info("bulk worker started")
+				return nil
+			},
+			OnStop: func(stop context.Context) error {
+				cancel()
+				select {
+				case <-done:
+				case <-stop.Done():
+				}
+				return nil
+			},
+		})
+	}))
+}
+
 // ServerOptions is the whole server as fx options.
 func ServerOptions(c Config, log *slog.Logger) fx.Option {
 	return fx.Options(
 		fx.Supply(c, log),
 		fx.NopLogger,
 		fx.StopTimeout(c.Shutdown),
-		StoreModule(), ClockModule(), RateLimitModule(), PaymentModule(), OutboundModule(), CoreModule(), HTTPModule(),
+		StoreModule(), ClockModule(), RateLimitModule(), PaymentModule(), OutboundModule(), CoreModule(), HTTPModule(), WorkerModule(),
 	)
 }

@@ -174,17 +174,19 @@ func load(h http.Handler, token string, c int, d time.Duration) result {
 func build(s *sqlstore.Store) (http.Handler, string, app.Services, error) {
 	clk := clock.System{}
 	pay, _ := payment.NewLocal(s, clk, "http://127.0.0.1")
-	out, err := app.NewOutbound(app.DefaultConfig())
+	cfg := app.DefaultConfig()
+	cfg.DataDir, _ = os.MkdirTemp("", "trawl-bench-data")
+	out, err := app.NewOutbound(cfg)
 	if err != nil {
 		return nil, "", app.Services{}, err
 	}
-	svc, err := app.NewServices(app.DefaultConfig(), s, clk, pay, out)
+	svc, err := app.NewServices(cfg, s, clk, pay, out, nil)
 	if err != nil {
 		return nil, "", svc, err
 	}
 	lim, _ := ratelimit.NewMemory(clk)
 	api, err := httpapi.New(httpapi.Deps{Auth: svc.Auth, Credits: svc.Credits, Biller: svc.Biller, Idempotency: svc.Idempotency,
-		Limiter: lim, Content: svc.Content, Sitemap: svc.Sitemap, Search: svc.Search, Prompt: svc.Prompt})
+		Limiter: lim, Content: svc.Content, Sitemap: svc.Sitemap, Search: svc.Search, Prompt: svc.Prompt, Bulk: svc.Bulk})
 	if err != nil {
 		return nil, "", svc, err
 	}
