@@ -93,6 +93,7 @@ func main() {
 		fmt.Printf("%-34s %12.0f op/s %12.0f op/s\n", l.name, l.contended, l.spread)
 	}
 	mapFigure()
+	bulkFigure()
 }
 
 func runtimeProcs() int { return runtimeGOMAXPROCS() }
