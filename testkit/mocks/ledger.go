@@ -38,6 +38,90 @@ func (_m *Ledger) EXPECT() *Ledger_Expecter {
 	return &Ledger_Expecter{mock: &_m.Mock}
 }
 
+// ChargeHold provides a mock function for the type Ledger
+func (_mock *Ledger) ChargeHold(ctx context.Context, h ports.Hold, c ports.Charge, key string) (ports.Transaction, bool, error) {
+	ret := _mock.Called(ctx, h, c, key)
+
+	if len(ret) == 0 {
+		panic("no return value specified for ChargeHold")
+	}
+
+	var r0 ports.Transaction
+	var r1 bool
+	var r2 error
+	if returnFunc, ok := ret.Get(0).(func(context.Context, ports.Hold, ports.Charge, string) (ports.Transaction, bool, error)); ok {
+		return returnFunc(ctx, h, c, key)
+	}
+	if returnFunc, ok := ret.Get(0).(func(context.Context, ports.Hold, ports.Charge, string) ports.Transaction); ok {
+		r0 = returnFunc(ctx, h, c, key)
+	} else {
+		r0 = ret.Get(0).(ports.Transaction)
+	}
+	if returnFunc, ok := ret.Get(1).(func(context.Context, ports.Hold, ports.Charge, string) bool); ok {
+		r1 = returnFunc(ctx, h, c, key)
+	} else {
+		r1 = ret.Get(1).(bool)
+	}
+	if returnFunc, ok := ret.Get(2).(func(context.Context, ports.Hold, ports.Charge, string) error); ok {
+		r2 = returnFunc(ctx, h, c, key)
+	} else {
+		r2 = ret.Error(2)
+	}
+	return r0, r1, r2
+}
+
+// Ledger_ChargeHold_Call is a *mock.Call that shadows Run/Return methods with type explicit version for method 'ChargeHold'
+type Ledger_ChargeHold_Call struct {
+	*mock.Call
+}
+
+// ChargeHold is a helper method to define mock.On call
+//   - ctx context.Context
+//   - h ports.Hold
+//   - c ports.Charge
+//   - key string
+func (_e *Ledger_Expecter) ChargeHold(ctx interface{}, h interface{}, c interface{}, key interface{}) *Ledger_ChargeHold_Call {
+	return &Ledger_ChargeHold_Call{Call: _e.mock.On("ChargeHold", ctx, h, c, key)}
+}
+
+func (_c *Ledger_ChargeHold_Call) Run(run func(ctx context.Context, h ports.Hold, c ports.Charge, key string)) *Ledger_ChargeHold_Call {
+	_c.Call.Run(func(args mock.Arguments) {
+		var arg0 context.Context
+		if args[0] != nil {
+			arg0 = args[0].(context.Context)
+		}
+		var arg1 ports.Hold
+		if args[1] != nil {
+			arg1 = args[1].(ports.Hold)
+		}
+		var arg2 ports.Charge
+		if args[2] != nil {
+			arg2 = args[2].(ports.Charge)
+		}
+		var arg3 string
+		if args[3] != nil {
+			arg3 = args[3].(string)
+		}
+		run(
+			arg0,
+			arg1,
+			arg2,
+			arg3,
+		)
+	})
+	return _c
+}
+
+func (_c *Ledger_ChargeHold_Call) Return(transaction ports.Transaction, b bool, err error) *Ledger_ChargeHold_Call {
+	_c.Call.Return(transaction, b, err)
+	return _c
+}
+
+func (_c *Ledger_ChargeHold_Call) RunAndReturn(run func(ctx context.Context, h ports.Hold, c ports.Charge, key string) (ports.Transaction, bool, error)) *Ledger_ChargeHold_Call {
+	_c.Call.Return(run)
+	return _c
+}
+
 // Release provides a mock function for the type Ledger
 func (_mock *Ledger) Release(ctx context.Context, h ports.Hold) error {
 	ret := _mock.Called(ctx, h)
@@ -91,6 +175,69 @@ func (_c *Ledger_Release_Call) Return(err error) *Ledger_Release_Call {
 }
 
 func (_c *Ledger_Release_Call) RunAndReturn(run func(ctx context.Context, h ports.Hold) error) *Ledger_Release_Call {
+	_c.Call.Return(run)
+	return _c
+}
+
+// ReleasePart provides a mock function for the type Ledger
+func (_mock *Ledger) ReleasePart(ctx context.Context, h ports.Hold, credits int64) error {
+	ret := _mock.Called(ctx, h, credits)
+
+	if len(ret) == 0 {
+		panic("no return value specified for ReleasePart")
+	}
+
+	var r0 error
+	if returnFunc, ok := ret.Get(0).(func(context.Context, ports.Hold, int64) error); ok {
+		r0 = returnFunc(ctx, h, credits)
+	} else {
+		r0 = ret.Error(0)
+	}
+	return r0
+}
+
+// Ledger_ReleasePart_Call is a *mock.Call that shadows Run/Return methods with type explicit version for method 'ReleasePart'
+type Ledger_ReleasePart_Call struct {
+	*mock.Call
+}
+
+// ReleasePart is a helper method to define mock.On call
+//   - ctx context.Context
+//   - h ports.Hold
+//   - credits int64
+func (_e *Ledger_Expecter) ReleasePart(ctx interface{}, h interface{}, credits interface{}) *Ledger_ReleasePart_Call {
+	return &Ledger_ReleasePart_Call{Call: _e.mock.On("ReleasePart", ctx, h, credits)}
+}
+
+func (_c *Ledger_ReleasePart_Call) Run(run func(ctx context.Context, h ports.Hold, credits int64)) *Ledger_ReleasePart_Call {
+	_c.Call.Run(func(args mock.Arguments) {
+		var arg0 context.Context
+		if args[0] != nil {
+			arg0 = args[0].(context.Context)
+		}
+		var arg1 ports.Hold
+		if args[1] != nil {
+			arg1 = args[1].(ports.Hold)
+		}
+		var arg2 int64
+		if args[2] != nil {
+			arg2 = args[2].(int64)
+		}
+		run(
+			arg0,
+			arg1,
+			arg2,
+		)
+	})
+	return _c
+}
+
+func (_c *Ledger_ReleasePart_Call) Return(err error) *Ledger_ReleasePart_Call {
+	_c.Call.Return(err)
+	return _c
+}
+
+func (_c *Ledger_ReleasePart_Call) RunAndReturn(run func(ctx context.Context, h ports.Hold, credits int64) error) *Ledger_ReleasePart_Call {
 	_c.Call.Return(run)
 	return _c
 }

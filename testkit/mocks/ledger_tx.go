@@ -98,6 +98,66 @@ func (_c *LedgerTx_AddTransaction_Call) RunAndReturn(run func(transaction ports.
 	return _c
 }
 
+// Charged provides a mock function for the type LedgerTx
+func (_mock *LedgerTx) Charged(key string) (bool, error) {
+	ret := _mock.Called(key)
+
+	if len(ret) == 0 {
+		panic("no return value specified for Charged")
+	}
+
+	var r0 bool
+	var r1 error
+	if returnFunc, ok := ret.Get(0).(func(string) (bool, error)); ok {
+		return returnFunc(key)
+	}
+	if returnFunc, ok := ret.Get(0).(func(string) bool); ok {
+		r0 = returnFunc(key)
+	} else {
+		r0 = ret.Get(0).(bool)
+	}
+	if returnFunc, ok := ret.Get(1).(func(string) error); ok {
+		r1 = returnFunc(key)
+	} else {
+		r1 = ret.Error(1)
+	}
+	return r0, r1
+}
+
+// LedgerTx_Charged_Call is a *mock.Call that shadows Run/Return methods with type explicit version for method 'Charged'
+type LedgerTx_Charged_Call struct {
+	*mock.Call
+}
+
+// Charged is a helper method to define mock.On call
+//   - key string
+func (_e *LedgerTx_Expecter) Charged(key interface{}) *LedgerTx_Charged_Call {
+	return &LedgerTx_Charged_Call{Call: _e.mock.On("Charged", key)}
+}
+
+func (_c *LedgerTx_Charged_Call) Run(run func(key string)) *LedgerTx_Charged_Call {
+	_c.Call.Run(func(args mock.Arguments) {
+		var arg0 string
+		if args[0] != nil {
+			arg0 = args[0].(string)
+		}
+		run(
+			arg0,
+		)
+	})
+	return _c
+}
+
+func (_c *LedgerTx_Charged_Call) Return(b bool, err error) *LedgerTx_Charged_Call {
+	_c.Call.Return(b, err)
+	return _c
+}
+
+func (_c *LedgerTx_Charged_Call) RunAndReturn(run func(key string) (bool, error)) *LedgerTx_Charged_Call {
+	_c.Call.Return(run)
+	return _c
+}
+
 // DeleteExpiredHolds provides a mock function for the type LedgerTx
 func (_mock *LedgerTx) DeleteExpiredHolds(now time.Time) error {
 	ret := _mock.Called(now)
@@ -588,6 +648,63 @@ func (_c *LedgerTx_TokenLive_Call) Return(b bool, err error) *LedgerTx_TokenLive
 }
 
 func (_c *LedgerTx_TokenLive_Call) RunAndReturn(run func(tokenID int64) (bool, error)) *LedgerTx_TokenLive_Call {
+	_c.Call.Return(run)
+	return _c
+}
+
+// UpdateHold provides a mock function for the type LedgerTx
+func (_mock *LedgerTx) UpdateHold(id string, amount int64) error {
+	ret := _mock.Called(id, amount)
+
+	if len(ret) == 0 {
+		panic("no return value specified for UpdateHold")
+	}
+
+	var r0 error
+	if returnFunc, ok := ret.Get(0).(func(string, int64) error); ok {
+		r0 = returnFunc(id, amount)
+	} else {
+		r0 = ret.Error(0)
+	}
+	return r0
+}
+
+// LedgerTx_UpdateHold_Call is a *mock.Call that shadows Run/Return methods with type explicit version for method 'UpdateHold'
+type LedgerTx_UpdateHold_Call struct {
+	*mock.Call
+}
+
+// UpdateHold is a helper method to define mock.On call
+//   - id string
+//   - amount int64
+func (_e *LedgerTx_Expecter) UpdateHold(id interface{}, amount interface{}) *LedgerTx_UpdateHold_Call {
+	return &LedgerTx_UpdateHold_Call{Call: _e.mock.On("UpdateHold", id, amount)}
+}
+
+func (_c *LedgerTx_UpdateHold_Call) Run(run func(id string, amount int64)) *LedgerTx_UpdateHold_Call {
+	_c.Call.Run(func(args mock.Arguments) {
+		var arg0 string
+		if args[0] != nil {
+			arg0 = args[0].(string)
+		}
+		var arg1 int64
+		if args[1] != nil {
+			arg1 = args[1].(int64)
+		}
+		run(
+			arg0,
+			arg1,
+		)
+	})
+	return _c
+}
+
+func (_c *LedgerTx_UpdateHold_Call) Return(err error) *LedgerTx_UpdateHold_Call {
+	_c.Call.Return(err)
+	return _c
+}
+
+func (_c *LedgerTx_UpdateHold_Call) RunAndReturn(run func(id string, amount int64) error) *LedgerTx_UpdateHold_Call {
 	_c.Call.Return(run)
 	return _c
 }

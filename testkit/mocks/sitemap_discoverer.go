@@ -104,3 +104,83 @@ func (_c *SitemapDiscoverer_Discover_Call) RunAndReturn(run func(ctx context.Con
 	_c.Call.Return(run)
 	return _c
 }
+
+// Read provides a mock function for the type SitemapDiscoverer
+func (_mock *SitemapDiscoverer) Read(ctx context.Context, sitemapURL string, field string, max int) ([]string, error) {
+	ret := _mock.Called(ctx, sitemapURL, field, max)
+
+	if len(ret) == 0 {
+		panic("no return value specified for Read")
+	}
+
+	var r0 []string
+	var r1 error
+	if returnFunc, ok := ret.Get(0).(func(context.Context, string, string, int) ([]string, error)); ok {
+		return returnFunc(ctx, sitemapURL, field, max)
+	}
+	if returnFunc, ok := ret.Get(0).(func(context.Context, string, string, int) []string); ok {
+		r0 = returnFunc(ctx, sitemapURL, field, max)
+	} else {
+		if ret.Get(0) != nil {
+			r0 = ret.Get(0).([]string)
+		}
+	}
+	if returnFunc, ok := ret.Get(1).(func(context.Context, string, string, int) error); ok {
+		r1 = returnFunc(ctx, sitemapURL, field, max)
+	} else {
+		r1 = ret.Error(1)
+	}
+	return r0, r1
+}
+
+// SitemapDiscoverer_Read_Call is a *mock.Call that shadows Run/Return methods with type explicit version for method 'Read'
+type SitemapDiscoverer_Read_Call struct {
+	*mock.Call
+}
+
+// Read is a helper method to define mock.On call
+//   - ctx context.Context
+//   - sitemapURL string
+//   - field string
+//   - max int
+func (_e *SitemapDiscoverer_Expecter) Read(ctx interface{}, sitemapURL interface{}, field interface{}, max interface{}) *SitemapDiscoverer_Read_Call {
+	return &SitemapDiscoverer_Read_Call{Call: _e.mock.On("Read", ctx, sitemapURL, field, max)}
+}
+
+func (_c *SitemapDiscoverer_Read_Call) Run(run func(ctx context.Context, sitemapURL string, field string, max int)) *SitemapDiscoverer_Read_Call {
+	_c.Call.Run(func(args mock.Arguments) {
+		var arg0 context.Context
+		if args[0] != nil {
+			arg0 = args[0].(context.Context)
+		}
+		var arg1 string
+		if args[1] != nil {
+			arg1 = args[1].(string)
+		}
+		var arg2 string
+		if args[2] != nil {
+			arg2 = args[2].(string)
+		}
+		var arg3 int
+		if args[3] != nil {
+			arg3 = args[3].(int)
+		}
+		run(
+			arg0,
+			arg1,
+			arg2,
+			arg3,
+		)
+	})
+	return _c
+}
+
+func (_c *SitemapDiscoverer_Read_Call) Return(strings []string, err error) *SitemapDiscoverer_Read_Call {
+	_c.Call.Return(strings, err)
+	return _c
+}
+
+func (_c *SitemapDiscoverer_Read_Call) RunAndReturn(run func(ctx context.Context, sitemapURL string, field string, max int) ([]string, error)) *SitemapDiscoverer_Read_Call {
+	_c.Call.Return(run)
+	return _c
+}
