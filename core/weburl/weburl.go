@@ -103,6 +103,9 @@ func Parse(raw string, r Rules) (*url.URL, error) {
 	if err != nil || !validHostname(ascii) {
 		return nil, fail(msgHost)
 	}
+	if IsRawIP(ascii) { // Unicode forms can normalise into an IP ("0ˣ" -> "0x")
+		return nil, fail(msgRawIP)
+	}
 	if IsLocalName(ascii) {
 		return nil, fail(MsgNonPublic)
 	}
