@@ -38,22 +38,26 @@ fuzz: ## Run the fuzz tests for FUZZTIME each
 	go test -run '^$$' -fuzz FuzzParse -fuzztime $(FUZZTIME) ./core/weburl/
 
 .PHONY: lint
-lint: ## go vet and staticcheck
+lint: ## go vet, staticcheck and buf lint
 	go vet ./...
 	go tool staticcheck ./...
+	go tool buf lint
 
 .PHONY: fmt
 fmt: ## Format the code
 	gofmt -w $$(git ls-files '*.go')
 
 .PHONY: generate
-generate: ## Regenerate generated code (mocks)
+generate: ## Regenerate generated code: protobuf and Connect (buf), mocks (mockery)
+	go tool buf generate
 	go tool mockery
+
+GENERATED := adapters/connectapi/gen testkit/mocks
 
 .PHONY: checkgenerate
 checkgenerate: generate ## Fail if generated code is out of date
-	@git diff --exit-code -- testkit/mocks || { echo "generated code is out of date: run make generate"; exit 1; }
-	@test -z "$$(git status --porcelain -- testkit/mocks)" || { echo "untracked generated files: run make generate and commit"; git status --porcelain -- testkit/mocks; exit 1; }
+	@git diff --exit-code -- $(GENERATED) || { echo "generated code is out of date: run make generate"; exit 1; }
+	@test -z "$$(git status --porcelain -- $(GENERATED))" || { echo "untracked generated files: run make generate and commit"; git status --porcelain -- $(GENERATED); exit 1; }
 
 .PHONY: bench
 bench: ## Print the performance figures: HTTP load, ledger throughput, Go benchmarks

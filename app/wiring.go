@@ -16,6 +16,7 @@ import (
 
 	"github.com/trawlhq/trawl/adapters/blob"
 	"github.com/trawlhq/trawl/adapters/clock"
+	"github.com/trawlhq/trawl/adapters/connectapi"
 	"github.com/trawlhq/trawl/adapters/extract"
 	"github.com/trawlhq/trawl/adapters/fetch"
 	"github.com/trawlhq/trawl/adapters/httpapi"
@@ -244,11 +245,22 @@ func CoreModule() fx.Option {
 func HTTPModule() fx.Option {
 	return fx.Module("http",
 		fx.Provide(func(s Services, out Outbound, store *sqlstore.Store, lim ports.RateLimiter, log *slog.Logger, c Config) (*httpapi.API, error) {
-			return httpapi.New(httpapi.Deps{
+			api, err := httpapi.New(httpapi.Deps{
 				Auth: s.Auth, Credits: s.Credits, Biller: s.Biller, Idempotency: s.Idempotency, Limiter: lim,
 				Content: s.Content, Sitemap: s.Sitemap, Search: s.Search, Prompt: s.Prompt, Bulk: s.Bulk, Files: out.Files,
 				Limits: coreratelimit.DefaultTable(), Logger: log, Ready: store.Ping, MaxBodyBytes: c.MaxBody, Version: Version,
 			})
+			if err != nil {
+				return nil, err
+			}
+			rpc, err := NewConnect(s, lim, store.Ping)
+			if err != nil {
+				return nil, err
+			}
+			for _, r := range rpc.Routes() {
+				api.Mount(r.Pattern, r.Handler)
+			}
+			return api, nil
 		}),
 		fx.Provide(NewHTTPServer),
 		fx.Invoke(func(*http.Server) {}),
@@ -266,6 +278,7 @@ func NewHTTPServer(lc fx.Lifecycle, api *httpapi.API, c Config, log *slog.Logger
 		IdleTimeout:       2 * time.Minute,
 		MaxHeaderBytes:    64 << 10,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+		Protocols:         ServerProtocols(),
 	}
 	lc.Append(fx.Hook{
 		OnStart: func(context.Context) error {
@@ -314,6 +327,23 @@ func WorkerModule() fx.Option {
 			},
 		})
 	}))
+}
+
+// NewConnect builds the Connect RPC surface over the same core services.
+func NewConnect(s Services, lim ports.RateLimiter, ready func(context.Context) error) (*connectapi.Server, error) {
+	return connectapi.New(connectapi.Deps{
+		Auth: s.Auth, Credits: s.Credits, Idempotency: s.Idempotency, Content: s.Content, Sitemap: s.Sitemap, Search: s.Search,
+		Prompt: s.Prompt, Bulk: s.Bulk, Limiter: lim, Limits: coreratelimit.DefaultTable(), RequestID: httpapi.RequestID, Ready: ready,
+	})
+}
+
+// ServerProtocols serves HTTP/1.1 and cleartext HTTP/2 (h2c) on one
+// listener, so Connect, gRPC and gRPC-Web clients reach the JSON API's port.
+func ServerProtocols() *http.Protocols {
+	p := new(http.Protocols)
+	p.SetHTTP1(true)
+	p.SetUnencryptedHTTP2(true)
+	return p
 }
 
 // ServerOptions is the whole server as fx options.

@@ -136,6 +136,10 @@ func (p *headerProbe) Header() http.Header         { return p.header }
 func (p *headerProbe) Write(b []byte) (int, error) { return len(b), nil }
 func (p *headerProbe) WriteHeader(code int)        { p.status = code }
 
+// Mount serves another protocol's handler (the Connect surface) on the same
+// router, behind the same request id, logging, recovery and body limit.
+func (a *API) Mount(pattern string, h http.Handler) { a.mux.Handle(pattern, h) }
+
 // Billed mounts a billed endpoint: authenticated, rate-limited in its group,
 // idempotent under an Idempotency-Key.
 func (a *API) Billed(pattern string, group ratelimit.Group, h http.HandlerFunc) {

@@ -32,6 +32,9 @@ const (
 // logInfo lets inner handlers tell the access log who called.
 type logInfo struct{ accountID, tokenID int64 }
 
+// RequestID is the id of the request being served (X-Request-Id).
+func RequestID(ctx context.Context) string { return requestID(ctx) }
+
 func requestID(ctx context.Context) string {
 	id, _ := ctx.Value(keyRequestID).(string)
 	return id
@@ -86,6 +89,16 @@ func (s *statusRecorder) Write(b []byte) (int, error) {
 }
 
 func (s *statusRecorder) Unwrap() http.ResponseWriter { return s.ResponseWriter }
+
+// Flush lets streaming responses (gRPC reflection) through the recorder.
+func (s *statusRecorder) Flush() {
+	if s.status == 0 {
+		s.status = http.StatusOK
+	}
+	if f, ok := s.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
 
 // outer wraps every request: request id, body limit, panic recovery, access log.
 func (a *API) outer(next http.Handler) http.Handler {

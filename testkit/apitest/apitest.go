@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/trawlhq/trawl/adapters/blob"
+	"github.com/trawlhq/trawl/adapters/connectapi"
 	"github.com/trawlhq/trawl/adapters/extract"
 	"github.com/trawlhq/trawl/adapters/fetch"
 	"github.com/trawlhq/trawl/adapters/httpapi"
@@ -55,6 +56,7 @@ type Env struct {
 	Fetcher *fetch.Client
 	Bulk    *bulk.Service
 	Worker  *bulk.Worker
+	RPC     *connectapi.Server
 	// Outbox is the directory the mailer writes .eml files to.
 	Outbox string
 }
@@ -175,9 +177,20 @@ func Start(t testing.TB, store storetest.Stores, o Options) *Env {
 	if err != nil {
 		t.Fatal(err)
 	}
+	e.RPC, err = connectapi.New(connectapi.Deps{Auth: e.Auth, Credits: e.Credits, Idempotency: idem, Content: e.Content, Sitemap: sm, Search: srch,
+		Prompt: pr, Bulk: e.Bulk, Limiter: lim, Limits: coreratelimit.DefaultTable(), RequestID: httpapi.RequestID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range e.RPC.Routes() {
+		e.API.Mount(r.Pattern, r.Handler)
+	}
 	if o.Mount != nil {
 		o.Mount(e.API)
 	}
+	e.Server.Config.Protocols = new(http.Protocols)
+	e.Server.Config.Protocols.SetHTTP1(true)
+	e.Server.Config.Protocols.SetUnencryptedHTTP2(true)
 	e.Server.Config.Handler = e.API.Handler()
 	e.Server.Start()
 	t.Cleanup(e.Server.Close)

@@ -1,0 +1,283 @@
+package connectapi
+
+import (
+	"context"
+	"math"
+	"time"
+
+	"connectrpc.com/connect"
+
+	trawlv1 "github.com/trawlhq/trawl/adapters/connectapi/gen/trawl/v1"
+	"github.com/trawlhq/trawl/core/billing"
+	"github.com/trawlhq/trawl/core/bulk"
+	"github.com/trawlhq/trawl/core/content"
+	"github.com/trawlhq/trawl/core/domainrule"
+	"github.com/trawlhq/trawl/core/failure"
+	"github.com/trawlhq/trawl/core/prompt"
+	"github.com/trawlhq/trawl/core/search"
+	"github.com/trawlhq/trawl/core/sitemap"
+	"github.com/trawlhq/trawl/ports"
+)
+
+func iso(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000000Z07:00") }
+
+func isoPtr(t *time.Time) string {
+	if t == nil {
+		return ""
+	}
+	return iso(*t)
+}
+
+func contentMsg(p content.Page) *trawlv1.Content {
+	o := p.Object()
+	m := o.Metadata
+	return &trawlv1.Content{Url: o.URL, Success: o.Success, StatusCode: int32(o.StatusCode), ErrorMessage: o.ErrorMessage, Html: o.HTML, Markdown: o.Markdown,
+		Metadata: &trawlv1.Metadata{Title: m.Title, Description: m.Description, Keywords: m.Keywords, Author: m.Author, Language: m.Language, Favicon: m.Favicon,
+			OgImage: m.OGImage, OgImageWidth: m.OGImageWidth, OgImageHeight: m.OGImageHeight, OgTitle: m.OGTitle, OgType: m.OGType}}
+}
+
+type pageHandler struct{ s *Server }
+
+func (h pageHandler) Scrape(ctx context.Context, req *connect.Request[trawlv1.ScrapeRequest]) (*connect.Response[trawlv1.ScrapeResponse], error) {
+	return billed(h.s, ctx, req, func(ctx context.Context) (*trawlv1.ScrapeResponse, error) {
+		raw, _, err := h.s.d.Content.Scrape(ctx, h.s.call(ctx), req.Msg.GetUrl())
+		if err != nil {
+			return nil, err
+		}
+		return &trawlv1.ScrapeResponse{Url: raw.URL, FinalUrl: raw.FinalURL, StatusCode: int32(raw.StatusCode), ContentType: raw.ContentType, Html: raw.HTML}, nil
+	})
+}
+
+func (h pageHandler) GetContent(ctx context.Context, req *connect.Request[trawlv1.GetContentRequest]) (*connect.Response[trawlv1.GetContentResponse], error) {
+	return billed(h.s, ctx, req, func(ctx context.Context) (*trawlv1.GetContentResponse, error) {
+		page, _, err := h.s.d.Content.Content(ctx, h.s.call(ctx), req.Msg.GetUrl())
+		if err != nil {
+			return nil, err
+		}
+		return &trawlv1.GetContentResponse{Content: contentMsg(page)}, nil
+	})
+}
+
+func (h pageHandler) Map(ctx context.Context, req *connect.Request[trawlv1.MapRequest]) (*connect.Response[trawlv1.MapResponse], error) {
+	return billed(h.s, ctx, req, func(ctx context.Context) (*trawlv1.MapResponse, error) {
+		limit := int(req.Msg.GetLimit())
+		if limit == 0 {
+			limit = sitemap.DefaultLimit
+		}
+		res, _, err := h.s.d.Sitemap.Map(ctx, h.s.call(ctx), req.Msg.GetUrl(), limit)
+		if err != nil {
+			return nil, err
+		}
+		return &trawlv1.MapResponse{Url: res.URL, Total: int32(res.Total), Truncated: res.Truncated, Sources: res.Sources, Urls: res.URLs}, nil
+	})
+}
+
+func (h pageHandler) CreateBulkContentJob(ctx context.Context, req *connect.Request[trawlv1.CreateBulkContentJobRequest]) (*connect.Response[trawlv1.CreateBulkContentJobResponse], error) {
+	return billed(h.s, ctx, req, func(ctx context.Context) (*trawlv1.CreateBulkContentJobResponse, error) {
+		m := req.Msg
+		ack, err := h.s.d.Bulk.Submit(ctx, h.s.call(ctx), bulk.Request{URLs: m.GetUrls(), Sitemap: m.GetSitemap(), Email: m.GetEmail(), CallbackURL: m.GetCallbackUrl(), Sync: m.GetSync()})
+		if err != nil {
+			return nil, err
+		}
+		return &trawlv1.CreateBulkContentJobResponse{Message: ack.Message, JobId: ack.JobID, UrlsCount: int32(ack.URLsCount), UrlSource: ack.URLSource,
+			DeliveryMethod: ack.DeliveryMethod, EstimatedCompletionTime: ack.EstimatedCompletionTime, Status: ack.Status, QueuedAt: iso(ack.QueuedAt)}, nil
+	})
+}
+
+func (h pageHandler) GetBulkContentJob(ctx context.Context, req *connect.Request[trawlv1.GetBulkContentJobRequest]) (*connect.Response[trawlv1.GetBulkContentJobResponse], error) {
+	st, err := h.s.d.Bulk.Status(ctx, principal(ctx).Account.ID, req.Msg.GetJobId())
+	if err != nil {
+		return nil, toConnect(err)
+	}
+	j := st.Job
+	processed, ok, bad := bulk.Counts(st.URLs)
+	out := &trawlv1.GetBulkContentJobResponse{JobId: j.ID, Status: j.Status, UrlSource: j.URLSource, DeliveryMethod: bulk.DeliveryMethod(j.Email, j.CallbackURL),
+		UrlsCount: int32(j.URLsCount), ProcessedCount: int32(processed), SuccessCount: int32(ok), FailedCount: int32(bad), QueuedAt: iso(j.QueuedAt),
+		StartedAt: isoPtr(j.StartedAt), CompletedAt: isoPtr(j.CompletedAt), FailedAt: isoPtr(j.FailedAt), Error: j.Error, DownloadUrl: st.Download}
+	for _, u := range st.URLs {
+		out.Results = append(out.Results, &trawlv1.BulkUrlResult{Url: u.URL, Status: u.Status, Success: u.Status == ports.URLSucceeded, StatusCode: int32(u.StatusCode), Error: u.Error})
+	}
+	for _, d := range st.Deliveries {
+		out.Deliveries = append(out.Deliveries, &trawlv1.DeliveryAttempt{Channel: d.Channel, Attempt: int32(d.Attempt), StatusCode: int32(d.StatusCode), Error: d.Error, DurationMs: d.Duration.Milliseconds(), At: iso(d.At)})
+	}
+	return connect.NewResponse(out), nil
+}
+
+type searchHandler struct{ s *Server }
+
+func organicMsgs(res search.Results) []*trawlv1.OrganicResult {
+	var out []*trawlv1.OrganicResult
+	for _, o := range res.Results.Organic {
+		m := &trawlv1.OrganicResult{Position: int32(o.Position), Title: o.Title, Link: o.Link, Snippet: o.Snippet, DisplayedLink: o.DisplayedLink, Favicon: o.Favicon, Source: o.Source}
+		if o.Thumbnail != "" {
+			th := o.Thumbnail
+			m.Thumbnail = &th
+		}
+		for _, sl := range o.Sitelinks {
+			m.Sitelinks = append(m.Sitelinks, &trawlv1.Sitelink{Title: sl.Title, Link: sl.Link})
+		}
+		if p, ok := res.Contents[o.Position]; ok {
+			m.Content = contentMsg(p)
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+func searchParts(res search.Results) (*trawlv1.SearchInformation, []*trawlv1.RelatedQuestion, []*trawlv1.RelatedSearch) {
+	r := res.Results
+	info := &trawlv1.SearchInformation{QueryDisplayed: r.QueryDisplayed, TotalResults: r.TotalResults, TimeTaken: math.Round(r.TimeTaken.Seconds()*100) / 100}
+	var qs []*trawlv1.RelatedQuestion
+	for _, q := range r.RelatedQuestions {
+		qs = append(qs, &trawlv1.RelatedQuestion{Question: q.Question, Answer: q.Answer})
+	}
+	var rs []*trawlv1.RelatedSearch
+	for _, x := range r.RelatedSearches {
+		rs = append(rs, &trawlv1.RelatedSearch{Query: x.Query, Link: x.Link, Image: x.Image})
+	}
+	return info, qs, rs
+}
+
+func (h searchHandler) Search(ctx context.Context, req *connect.Request[trawlv1.SearchRequest]) (*connect.Response[trawlv1.SearchResponse], error) {
+	return billed(h.s, ctx, req, func(ctx context.Context) (*trawlv1.SearchResponse, error) {
+		m := req.Msg
+		res, _, err := h.s.d.Search.Search(ctx, h.s.call(ctx), search.Request{Q: m.GetQ(), Loc: m.GetLoc(), HL: m.GetHl(), GL: m.GetGl(), Engine: m.GetEngine()})
+		if err != nil {
+			return nil, err
+		}
+		info, qs, rs := searchParts(res)
+		return &trawlv1.SearchResponse{Engine: res.Engine, SearchInformation: info, OrganicResults: organicMsgs(res), RelatedQuestions: qs, RelatedSearches: rs}, nil
+	})
+}
+
+func (h searchHandler) SearchContent(ctx context.Context, req *connect.Request[trawlv1.SearchContentRequest]) (*connect.Response[trawlv1.SearchContentResponse], error) {
+	return billed(h.s, ctx, req, func(ctx context.Context) (*trawlv1.SearchContentResponse, error) {
+		m := req.Msg
+		maxContent := int(m.GetMaxContent())
+		if maxContent == 0 {
+			maxContent = search.DefaultMaxContent
+		}
+		res, _, err := h.s.d.Search.SearchContent(ctx, h.s.call(ctx), search.ContentRequest{
+			Request:    search.Request{Q: m.GetQ(), Loc: m.GetLoc(), HL: m.GetHl(), GL: m.GetGl(), Engine: m.GetEngine()},
+			MaxContent: maxContent,
+			Filter:     domainrule.Filter{Whitelist: domainrule.ParseList(m.GetWhitelistDomains()), Blacklist: domainrule.ParseList(m.GetBlacklistDomains())},
+		})
+		if err != nil {
+			return nil, err
+		}
+		info, qs, rs := searchParts(res)
+		return &trawlv1.SearchContentResponse{Engine: res.Engine, SearchInformation: info, OrganicResults: organicMsgs(res), RelatedQuestions: qs, RelatedSearches: rs}, nil
+	})
+}
+
+type promptHandler struct{ s *Server }
+
+func (h promptHandler) Prompt(ctx context.Context, req *connect.Request[trawlv1.PromptRequest]) (*connect.Response[trawlv1.PromptResponse], error) {
+	return billed(h.s, ctx, req, func(ctx context.Context) (*trawlv1.PromptResponse, error) {
+		text, _, err := h.s.d.Prompt.Prompt(ctx, h.s.call(ctx), prompt.Request{Prompt: req.Msg.GetPrompt(), URL: req.Msg.GetUrl()})
+		if err != nil {
+			return nil, err
+		}
+		return &trawlv1.PromptResponse{Response: text}, nil
+	})
+}
+
+type creditsHandler struct{ s *Server }
+
+func statusMsg(st billing.Status) *trawlv1.CreditStatus {
+	m := &trawlv1.CreditStatus{Balance: st.Balance, FormattedBalance: st.FormattedBalance, Limit: st.Limit, Used: st.Used, IsLow: st.IsLow,
+		Threshold: st.Threshold, PercentageUsed: st.PercentageUsed}
+	if st.NextRenewal != nil {
+		nr := iso(*st.NextRenewal)
+		m.NextRenewal = &nr
+	}
+	return m
+}
+
+func (h creditsHandler) status(ctx context.Context) (billing.Status, error) {
+	st, err := h.s.d.Credits.Status(ctx, principal(ctx).Account.ID)
+	if failure.Is(err, failure.NotFound) {
+		err = failure.E("connectapi.status", failure.NotFound, "Account not found.")
+	}
+	return st, err
+}
+
+func (h creditsHandler) GetCredits(ctx context.Context, _ *connect.Request[trawlv1.GetCreditsRequest]) (*connect.Response[trawlv1.GetCreditsResponse], error) {
+	st, err := h.status(ctx)
+	if err != nil {
+		return nil, toConnect(err)
+	}
+	return connect.NewResponse(&trawlv1.GetCreditsResponse{Balance: st.Balance, FormattedBalance: st.FormattedBalance, Limit: st.Limit, Used: st.Used, Status: statusMsg(st)}), nil
+}
+
+func (h creditsHandler) GetUsageStats(ctx context.Context, _ *connect.Request[trawlv1.GetUsageStatsRequest]) (*connect.Response[trawlv1.GetUsageStatsResponse], error) {
+	st, err := h.status(ctx)
+	if err != nil {
+		return nil, toConnect(err)
+	}
+	return connect.NewResponse(&trawlv1.GetUsageStatsResponse{Status: statusMsg(st)}), nil
+}
+
+func (h creditsHandler) ListTransactions(ctx context.Context, req *connect.Request[trawlv1.ListTransactionsRequest]) (*connect.Response[trawlv1.ListTransactionsResponse], error) {
+	page, perPage := int(req.Msg.GetPage()), int(req.Msg.GetPerPage())
+	if page == 0 {
+		page = 1
+	}
+	if perPage == 0 {
+		perPage = 20
+	}
+	p, err := h.s.d.Credits.Transactions(ctx, principal(ctx).Account.ID, page, perPage)
+	if err != nil {
+		return nil, toConnect(err)
+	}
+	out := &trawlv1.ListTransactionsResponse{CurrentPage: int32(p.Page), LastPage: int32(p.LastPage()), PerPage: int32(p.PerPage), Total: int32(p.Total)}
+	for _, t := range p.Items {
+		m := t.Metadata
+		out.Data = append(out.Data, &trawlv1.Transaction{Id: t.ID, ServiceType: t.ServiceType, ServiceName: t.ServiceName, Credits: t.Credits, BalanceAfter: t.BalanceAfter,
+			CreatedAt: iso(t.CreatedAt), Metadata: &trawlv1.TransactionMetadata{Url: m.URL, Query: m.Query, JobId: m.JobID, RequestId: m.RequestID, SessionId: m.SessionID}})
+	}
+	return connect.NewResponse(out), nil
+}
+
+func previewMsg(p billing.Preview) *trawlv1.CostPreview {
+	return &trawlv1.CostPreview{ServiceType: p.ServiceType, ServiceName: p.ServiceName, CreditCostPerRequest: p.CreditCostPerRequest, Quantity: p.Quantity,
+		TotalCost: p.TotalCost, CurrentBalance: p.CurrentBalance, RemainingAfter: p.RemainingAfter, CanAfford: p.CanAfford}
+}
+
+func quantity(q int64) int64 {
+	if q == 0 {
+		return 1
+	}
+	return q
+}
+
+func (h creditsHandler) PreviewCost(ctx context.Context, req *connect.Request[trawlv1.PreviewCostRequest]) (*connect.Response[trawlv1.PreviewCostResponse], error) {
+	p, err := h.s.d.Credits.Preview(ctx, principal(ctx).Account.ID, req.Msg.GetServiceType(), quantity(req.Msg.GetQuantity()))
+	if err != nil {
+		return nil, toConnect(err)
+	}
+	return connect.NewResponse(&trawlv1.PreviewCostResponse{Preview: previewMsg(p)}), nil
+}
+
+func (h creditsHandler) CanAfford(ctx context.Context, req *connect.Request[trawlv1.CanAffordRequest]) (*connect.Response[trawlv1.CanAffordResponse], error) {
+	p, err := h.s.d.Credits.Preview(ctx, principal(ctx).Account.ID, req.Msg.GetServiceType(), quantity(req.Msg.GetQuantity()))
+	if err != nil {
+		return nil, toConnect(err)
+	}
+	return connect.NewResponse(&trawlv1.CanAffordResponse{CanAfford: p.CanAfford, Preview: previewMsg(p)}), nil
+}
+
+func (h creditsHandler) PurchaseCredits(ctx context.Context, req *connect.Request[trawlv1.PurchaseCreditsRequest]) (*connect.Response[trawlv1.PurchaseCreditsResponse], error) {
+	co, err := h.s.d.Credits.Purchase(ctx, principal(ctx).Account, req.Msg.GetCredits())
+	if err != nil {
+		return nil, toConnect(err)
+	}
+	return connect.NewResponse(&trawlv1.PurchaseCreditsResponse{CheckoutUrl: co.URL, SessionId: co.SessionID}), nil
+}
+
+type accountHandler struct{ s *Server }
+
+func (h accountHandler) GetUser(ctx context.Context, _ *connect.Request[trawlv1.GetUserRequest]) (*connect.Response[trawlv1.GetUserResponse], error) {
+	a := principal(ctx).Account
+	return connect.NewResponse(&trawlv1.GetUserResponse{Id: a.ID, Name: a.Name, Email: a.Email, EmailVerifiedAt: isoPtr(a.EmailVerifiedAt), CreatedAt: iso(a.CreatedAt), UpdatedAt: iso(a.UpdatedAt)}), nil
+}
