@@ -6,6 +6,7 @@ package httpapi
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -90,6 +91,9 @@ func New(d Deps) (*API, error) {
 	if d.Ready == nil {
 		d.Ready = func(context.Context) error { return nil }
 	}
+	if _, _, err := OpenAPI(); err != nil {
+		return nil, fmt.Errorf("httpapi.New: the embedded OpenAPI document is invalid: %w", err)
+	}
 	a := &API{
 		auth: d.Auth, credits: d.Credits, biller: d.Biller, idem: d.Idempotency, content: d.Content, sitemap: d.Sitemap, search: d.Search, prompt: d.Prompt, bulk: d.Bulk, files: d.Files,
 		limiter: d.Limiter, limits: d.Limits,
@@ -150,6 +154,8 @@ func (a *API) routes() {
 	m := a.mux
 	m.HandleFunc("GET /healthz", a.healthz)
 	m.HandleFunc("GET /readyz", a.readyz)
+	m.HandleFunc("GET /openapi.json", a.openapiJSON)
+	m.HandleFunc("GET /docs", a.docs)
 	m.HandleFunc("GET /user", a.authed(a.getUser))
 	m.HandleFunc("GET /v1/credits", a.authed(a.getCredits))
 	m.HandleFunc("GET /v1/credits/transactions", a.authed(a.listTransactions))

@@ -530,3 +530,26 @@ func TestEveryKindHasAStatus(t *testing.T) {
 		t.Error("unknown kinds must map to 500")
 	}
 }
+
+func TestOpenAPIDocumentAndDocs(t *testing.T) {
+	e := apitest.Start(t, memstore.New(), apitest.Options{})
+	r := e.Do("GET", "/openapi.json", "", nil)
+	doc := r.JSON(t)
+	if r.Status != 200 || doc["openapi"] != "3.1.0" {
+		t.Fatalf("openapi.json = %d %v", r.Status, doc["openapi"])
+	}
+	paths := doc["paths"].(map[string]any)
+	for _, p := range []string{"/user", "/v1/credits", "/v1/credits/transactions", "/v1/credits/preview-cost", "/v1/credits/can-afford", "/v1/credits/usage-stats",
+		"/v1/credits/purchase", "/v1/scrape", "/v1/content", "/v1/map", "/v1/serp", "/v1/serp/content", "/v1/prompt", "/v1/content/bulk", "/v1/content/bulk/{job_id}"} {
+		if paths[p] == nil {
+			t.Errorf("the document lacks %s", p)
+		}
+	}
+	if hooks, _ := doc["webhooks"].(map[string]any); hooks["content-all-results"] == nil || hooks["content-bulk-failure"] == nil {
+		t.Error("the document lacks the webhooks")
+	}
+	page := e.Do("GET", "/docs", "", nil)
+	if page.Status != 200 || !strings.Contains(string(page.Body), "/v1/serp/content") || !strings.Contains(string(page.Body), "whitelist_domains") {
+		t.Fatalf("docs = %d", page.Status)
+	}
+}

@@ -262,7 +262,9 @@ func (e *Env) Do(method, path, token string, body any, headers ...string) Respon
 	}
 	defer res.Body.Close()
 	raw, _ := io.ReadAll(res.Body)
-	return Response{Status: res.StatusCode, Header: res.Header, Body: raw}
+	out := Response{Status: res.StatusCode, Header: res.Header, Body: raw}
+	checkOpenAPI(e.T, res.Request, out)
+	return out
 }
 
 // BilledRoute mounts a billed route whose work costs n credits, or fails
