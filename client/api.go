@@ -1,0 +1,338 @@
+package client
+
+import (
+	"context"
+	"net/url"
+	"strconv"
+)
+
+// User is the account of the token.
+type User struct {
+	ID              int64   `json:"id"`
+	Name            string  `json:"name"`
+	Email           string  `json:"email"`
+	EmailVerifiedAt *string `json:"email_verified_at"`
+	CreatedAt       string  `json:"created_at"`
+	UpdatedAt       string  `json:"updated_at"`
+}
+
+// User verifies the token and returns its account (free).
+func (c *Client) User(ctx context.Context) (User, error) {
+	var u User
+	return u, c.do(ctx, "GET", "/user", nil, nil, false, &u)
+}
+
+// CreditStatus is the credit status object.
+type CreditStatus struct {
+	Balance          int64   `json:"balance"`
+	FormattedBalance string  `json:"formatted_balance"`
+	Limit            int64   `json:"limit"`
+	Used             int64   `json:"used"`
+	IsLow            bool    `json:"is_low"`
+	Threshold        int64   `json:"threshold"`
+	PercentageUsed   float64 `json:"percentage_used"`
+	NextRenewal      *string `json:"next_renewal"`
+}
+
+// Credits is the answer of GET /v1/credits.
+type Credits struct {
+	Balance          int64        `json:"balance"`
+	FormattedBalance string       `json:"formatted_balance"`
+	Limit            int64        `json:"limit"`
+	Used             int64        `json:"used"`
+	Status           CreditStatus `json:"status"`
+}
+
+// Credits returns the balance (free).
+func (c *Client) Credits(ctx context.Context) (Credits, error) {
+	var out Credits
+	return out, c.do(ctx, "GET", "/v1/credits", nil, nil, false, &out)
+}
+
+// UsageStats returns the credit status (free).
+func (c *Client) UsageStats(ctx context.Context) (CreditStatus, error) {
+	var out CreditStatus
+	return out, c.do(ctx, "GET", "/v1/credits/usage-stats", nil, nil, false, &out)
+}
+
+// Transaction is one credit event.
+type Transaction struct {
+	ID           int64             `json:"id"`
+	ServiceType  string            `json:"service_type"`
+	ServiceName  string            `json:"service_name"`
+	Credits      int64             `json:"credits"`
+	BalanceAfter int64             `json:"balance_after"`
+	CreatedAt    string            `json:"created_at"`
+	Metadata     map[string]string `json:"metadata"`
+}
+
+// TransactionPage is a page of transactions.
+type TransactionPage struct {
+	Data        []Transaction `json:"data"`
+	CurrentPage int           `json:"current_page"`
+	LastPage    int           `json:"last_page"`
+	PerPage     int           `json:"per_page"`
+	Total       int           `json:"total"`
+}
+
+// Transactions lists credit events, newest first (free). Zero values take the defaults.
+func (c *Client) Transactions(ctx context.Context, page, perPage int) (TransactionPage, error) {
+	q := url.Values{}
+	if page > 0 {
+		q.Set("page", strconv.Itoa(page))
+	}
+	if perPage > 0 {
+		q.Set("per_page", strconv.Itoa(perPage))
+	}
+	var out TransactionPage
+	return out, c.do(ctx, "GET", "/v1/credits/transactions", q, nil, false, &out)
+}
+
+// CostPreview prices calls of a service.
+type CostPreview struct {
+	ServiceType          string `json:"service_type"`
+	ServiceName          string `json:"service_name"`
+	CreditCostPerRequest int64  `json:"credit_cost_per_request"`
+	Quantity             int64  `json:"quantity"`
+	TotalCost            int64  `json:"total_cost"`
+	CurrentBalance       int64  `json:"current_balance"`
+	RemainingAfter       int64  `json:"remaining_after"`
+	CanAfford            bool   `json:"can_afford"`
+}
+
+// PreviewCost prices quantity calls of scrape, content, serp or prompt (free).
+func (c *Client) PreviewCost(ctx context.Context, serviceType string, quantity int64) (CostPreview, error) {
+	var out CostPreview
+	return out, c.do(ctx, "POST", "/v1/credits/preview-cost", nil, map[string]any{"service_type": serviceType, "quantity": quantity}, false, &out)
+}
+
+// CanAfford tells whether the balance covers quantity calls (free).
+func (c *Client) CanAfford(ctx context.Context, serviceType string, quantity int64) (bool, CostPreview, error) {
+	var out struct {
+		CanAfford bool        `json:"can_afford"`
+		Preview   CostPreview `json:"preview"`
+	}
+	err := c.do(ctx, "POST", "/v1/credits/can-afford", nil, map[string]any{"service_type": serviceType, "quantity": quantity}, false, &out)
+	return out.CanAfford, out.Preview, err
+}
+
+// Checkout is a hosted top-up checkout.
+type Checkout struct {
+	CheckoutURL string `json:"checkout_url"`
+	SessionID   string `json:"session_id"`
+}
+
+// Purchase opens a checkout for 100 to 10,000 top-up credits (free).
+func (c *Client) Purchase(ctx context.Context, credits int64) (Checkout, error) {
+	var out Checkout
+	return out, c.do(ctx, "POST", "/v1/credits/purchase", nil, map[string]any{"credits": credits}, false, &out)
+}
+
+// Scraped is the raw HTML of a page.
+type Scraped struct {
+	URL         string `json:"url"`
+	FinalURL    string `json:"final_url"`
+	StatusCode  int    `json:"statusCode"`
+	ContentType string `json:"contentType"`
+	HTML        string `json:"html"`
+}
+
+// Scrape fetches the raw HTML of a page (1 credit).
+func (c *Client) Scrape(ctx context.Context, pageURL string) (Scraped, error) {
+	var out Scraped
+	return out, c.do(ctx, "GET", "/v1/scrape", url.Values{"url": {pageURL}}, nil, true, &out)
+}
+
+// Metadata is a page's metadata.
+type Metadata struct {
+	Title         string `json:"title"`
+	Description   string `json:"description"`
+	Keywords      string `json:"keywords"`
+	Author        string `json:"author"`
+	Language      string `json:"language"`
+	Favicon       string `json:"favicon"`
+	OGImage       string `json:"ogImage"`
+	OGImageWidth  string `json:"ogImageWidth"`
+	OGImageHeight string `json:"ogImageHeight"`
+	OGTitle       string `json:"ogTitle"`
+	OGType        string `json:"ogType"`
+}
+
+// Content is the main content of a page.
+type Content struct {
+	URL          string   `json:"url"`
+	Success      bool     `json:"success"`
+	StatusCode   int      `json:"statusCode"`
+	ErrorMessage *string  `json:"errorMessage"`
+	HTML         string   `json:"html"`
+	Markdown     string   `json:"markdown"`
+	Metadata     Metadata `json:"metadata"`
+}
+
+// Content extracts the main content of a page (2 credits).
+func (c *Client) Content(ctx context.Context, pageURL string) (Content, error) {
+	var out Content
+	return out, c.do(ctx, "GET", "/v1/content", url.Values{"url": {pageURL}}, nil, true, &out)
+}
+
+// SiteMap is a domain's URLs.
+type SiteMap struct {
+	URL       string   `json:"url"`
+	Total     int      `json:"total"`
+	Truncated bool     `json:"truncated"`
+	Sources   []string `json:"sources"`
+	URLs      []string `json:"urls"`
+}
+
+// Map lists a domain's URLs from its sitemaps (3 credits); limit 0 takes the default.
+func (c *Client) Map(ctx context.Context, siteURL string, limit int) (SiteMap, error) {
+	q := url.Values{"url": {siteURL}}
+	if limit > 0 {
+		q.Set("limit", strconv.Itoa(limit))
+	}
+	var out SiteMap
+	return out, c.do(ctx, "GET", "/v1/map", q, nil, true, &out)
+}
+
+// SearchParams is a search.
+type SearchParams struct {
+	Q, Loc, HL, GL string
+	Engine         string // google (default), bing, duckduckgo
+	// For SearchContent:
+	MaxContent int
+	Whitelist  []string
+	Blacklist  []string
+}
+
+func (p SearchParams) query() url.Values {
+	q := url.Values{"q": {p.Q}}
+	for k, v := range map[string]string{"loc": p.Loc, "hl": p.HL, "gl": p.GL, "engine": p.Engine} {
+		if v != "" {
+			q.Set(k, v)
+		}
+	}
+	if p.MaxContent > 0 {
+		q.Set("max_content", strconv.Itoa(p.MaxContent))
+	}
+	for _, d := range p.Whitelist {
+		q.Add("whitelist_domains[]", d)
+	}
+	for _, d := range p.Blacklist {
+		q.Add("blacklist_domains[]", d)
+	}
+	return q
+}
+
+// OrganicResult is one web result.
+type OrganicResult struct {
+	Position      int     `json:"position"`
+	Title         string  `json:"title"`
+	Link          string  `json:"link"`
+	Snippet       string  `json:"snippet"`
+	DisplayedLink string  `json:"displayed_link"`
+	Thumbnail     *string `json:"thumbnail"`
+	Favicon       string  `json:"favicon"`
+	Sitelinks     []struct {
+		Title string `json:"title"`
+		Link  string `json:"link"`
+	} `json:"sitelinks"`
+	Source  string   `json:"source"`
+	Content *Content `json:"content,omitempty"`
+}
+
+// SearchResults is a result page.
+type SearchResults struct {
+	SearchInformation struct {
+		QueryDisplayed string  `json:"query_displayed"`
+		TotalResults   int64   `json:"total_results"`
+		TimeTaken      float64 `json:"time_taken"`
+	} `json:"search_information"`
+	OrganicResults   []OrganicResult `json:"organic_results"`
+	RelatedQuestions []struct {
+		Question string `json:"question"`
+		Answer   string `json:"answer,omitempty"`
+	} `json:"related_questions"`
+	RelatedSearches []struct {
+		Query string `json:"query"`
+		Link  string `json:"link"`
+		Image string `json:"image,omitempty"`
+	} `json:"related_searches"`
+}
+
+// Search runs a search (5 credits).
+func (c *Client) Search(ctx context.Context, p SearchParams) (SearchResults, error) {
+	var out SearchResults
+	return out, c.do(ctx, "GET", "/v1/serp", p.query(), nil, true, &out)
+}
+
+// SearchContent runs a search and extracts the top results (5 + 2 per page).
+func (c *Client) SearchContent(ctx context.Context, p SearchParams) (SearchResults, error) {
+	var out SearchResults
+	return out, c.do(ctx, "GET", "/v1/serp/content", p.query(), nil, true, &out)
+}
+
+// Prompt asks the model, grounded on pageURL when it is not empty (10 credits).
+func (c *Client) Prompt(ctx context.Context, prompt, pageURL string) (string, error) {
+	body := map[string]string{"prompt": prompt}
+	if pageURL != "" {
+		body["url"] = pageURL
+	}
+	var out struct {
+		Response string `json:"response"`
+	}
+	err := c.do(ctx, "POST", "/v1/prompt", nil, body, true, &out)
+	return out.Response, err
+}
+
+// BulkRequest is a bulk job.
+type BulkRequest struct {
+	URLs        []string `json:"urls,omitempty"`
+	Sitemap     string   `json:"sitemap,omitempty"`
+	Email       bool     `json:"email,omitempty"`
+	CallbackURL string   `json:"callback_url,omitempty"`
+	Sync        bool     `json:"sync,omitempty"`
+}
+
+// BulkAck acknowledges a job.
+type BulkAck struct {
+	Message                 string `json:"message"`
+	JobID                   string `json:"job_id"`
+	URLsCount               int    `json:"urls_count"`
+	URLSource               string `json:"url_source"`
+	DeliveryMethod          string `json:"delivery_method"`
+	EstimatedCompletionTime string `json:"estimated_completion_time"`
+	Status                  string `json:"status"`
+	QueuedAt                string `json:"queued_at"`
+}
+
+// CreateBulkJob queues (or, with Sync and 10 URLs or fewer, runs) a bulk job
+// (2 credits per URL extracted).
+func (c *Client) CreateBulkJob(ctx context.Context, r BulkRequest) (BulkAck, error) {
+	var out BulkAck
+	return out, c.do(ctx, "POST", "/v1/content/bulk", nil, r, true, &out)
+}
+
+// BulkJob is a job's state.
+type BulkJob struct {
+	JobID          string  `json:"job_id"`
+	Status         string  `json:"status"`
+	URLsCount      int     `json:"urls_count"`
+	ProcessedCount int     `json:"processed_count"`
+	SuccessCount   int     `json:"success_count"`
+	FailedCount    int     `json:"failed_count"`
+	DownloadURL    *string `json:"download_url"`
+	Error          *string `json:"error"`
+	Results        []struct {
+		URL        string  `json:"url"`
+		Status     string  `json:"status"`
+		Success    bool    `json:"success"`
+		StatusCode int     `json:"statusCode"`
+		Error      *string `json:"error"`
+	} `json:"results"`
+}
+
+// BulkJob reports on a job (free).
+func (c *Client) BulkJob(ctx context.Context, jobID string) (BulkJob, error) {
+	var out BulkJob
+	return out, c.do(ctx, "GET", "/v1/content/bulk/"+url.PathEscape(jobID), nil, nil, false, &out)
+}
