@@ -97,12 +97,7 @@ func (c CLI) Main(args []string) int {
 type usageError struct{ error }
 
 // describe turns an error into an operator-facing sentence.
-func describe(err error) string {
-	if fe, ok := failure.As(err); ok && fe.Message != "" && fe.Kind != failure.Internal {
-		return fe.Message
-	}
-	return err.Error()
-}
+func describe(err error) string { return failure.Public(err, err.Error()) }
 
 type multiFlag []string
 

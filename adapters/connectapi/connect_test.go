@@ -347,4 +347,3 @@ func TestParityWithJSON(t *testing.T) {
 		t.Fatalf("errors differ: %d %s vs %v", errJS.Status, errJS.Body, errRPC)
 	}
 }
-

@@ -222,11 +222,7 @@ func toConnect(err error) error {
 	kind := failure.KindOf(err)
 	entry := errmap.Lookup(kind)
 	fe, _ := failure.As(err)
-	msg := entry.Message
-	if fe != nil && fe.Message != "" && kind != failure.Internal {
-		msg = fe.Message
-	}
-	ce := connect.NewError(entry.ConnectCode, errors.New(msg))
+	ce := connect.NewError(entry.ConnectCode, errors.New(failure.Public(err, entry.Message)))
 	addDetail := func(m proto.Message) {
 		if d, err := connect.NewErrorDetail(m); err == nil {
 			ce.AddDetail(d)

@@ -8,6 +8,7 @@ import (
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
 
+	"github.com/trawlhq/trawl/core/weburl"
 	"github.com/trawlhq/trawl/ports"
 )
 
@@ -148,23 +149,7 @@ func normalizeLang(s string) string {
 	return out
 }
 
-func absolute(base *url.URL, ref string) string {
-	ref = strings.TrimSpace(ref)
-	if ref == "" {
-		return ""
-	}
-	u, err := url.Parse(ref)
-	if err != nil {
-		return ""
-	}
-	if base != nil {
-		u = base.ResolveReference(u)
-	}
-	if u.Scheme != "http" && u.Scheme != "https" {
-		return ""
-	}
-	return u.String()
-}
+func absolute(base *url.URL, ref string) string { return weburl.Absolute(base, ref) }
 
 // jsonLDAuthors finds author names in JSON-LD (objects, arrays, @graph).
 func jsonLDAuthors(raw string) []string {

@@ -30,10 +30,7 @@ func (a *API) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	kind := failure.KindOf(err)
 	entry := errmap.Lookup(kind)
 	fe, _ := failure.As(err)
-	msg := entry.Message
-	if fe != nil && fe.Message != "" && kind != failure.Internal {
-		msg = fe.Message
-	}
+	msg := failure.Public(err, entry.Message)
 	body := map[string]any{"message": msg}
 	switch kind {
 	case failure.Invalid:

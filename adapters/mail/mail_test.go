@@ -55,7 +55,7 @@ type backend struct {
 type session struct{ b *backend }
 
 func (b *backend) NewSession(*smtp.Conn) (smtp.Session, error) { return &session{b}, nil }
-func (s *session) AuthMechanisms() []string { return []string{sasl.Plain} }
+func (s *session) AuthMechanisms() []string                    { return []string{sasl.Plain} }
 func (s *session) Auth(string) (sasl.Server, error) {
 	return sasl.NewPlainServer(func(_, user, pass string) error {
 		s.b.mu.Lock()
@@ -68,7 +68,7 @@ func (s *session) Auth(string) (sasl.Server, error) {
 	}), nil
 }
 func (s *session) Mail(from string, _ *smtp.MailOptions) error { s.b.from = from; return nil }
-func (s *session) Rcpt(to string, _ *smtp.RcptOptions) error  { s.b.to = append(s.b.to, to); return nil }
+func (s *session) Rcpt(to string, _ *smtp.RcptOptions) error   { s.b.to = append(s.b.to, to); return nil }
 func (s *session) Data(r io.Reader) error {
 	b, _ := io.ReadAll(r)
 	s.b.mu.Lock()

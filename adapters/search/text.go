@@ -8,6 +8,8 @@ import (
 	"unicode"
 
 	"github.com/PuerkitoBio/goquery"
+
+	"github.com/trawlhq/trawl/core/weburl"
 )
 
 // text is the whitespace-collapsed text of a selection.
@@ -34,26 +36,7 @@ func parseCount(s string) int64 {
 }
 
 // absolute resolves href against base; "" for anything but http(s).
-func absolute(base *url.URL, href string) string {
-	href = strings.TrimSpace(href)
-	if href == "" {
-		return ""
-	}
-	if strings.HasPrefix(href, "//") {
-		href = "https:" + href
-	}
-	u, err := url.Parse(href)
-	if err != nil {
-		return ""
-	}
-	if base != nil {
-		u = base.ResolveReference(u)
-	}
-	if u.Scheme != "http" && u.Scheme != "https" {
-		return ""
-	}
-	return u.String()
-}
+func absolute(base *url.URL, href string) string { return weburl.Absolute(base, href) }
 
 func hostOf(link string) string {
 	u, err := url.Parse(link)

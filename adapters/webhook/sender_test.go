@@ -28,8 +28,10 @@ func TestSendAndGuard(t *testing.T) {
 	defer recv.Close()
 	_, port, _ := net.SplitHostPort(strings.TrimPrefix(recv.URL, "http://"))
 	f := fetch.New(fetch.Options{
-		Resolve:  map[string]string{"hooks.test:" + port: "127.0.0.1:" + port},
-		LookupIP: func(context.Context, string) ([]netip.Addr, error) { return []netip.Addr{netip.MustParseAddr("10.1.2.3")}, nil },
+		Resolve: map[string]string{"hooks.test:" + port: "127.0.0.1:" + port},
+		LookupIP: func(context.Context, string) ([]netip.Addr, error) {
+			return []netip.Addr{netip.MustParseAddr("10.1.2.3")}, nil
+		},
 	})
 	s, _ := webhook.New(f)
 	cb := "http://hooks.test:" + port + "/trawl"

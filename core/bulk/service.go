@@ -186,4 +186,3 @@ func Counts(urls []ports.BulkURL) (processed, succeeded, failed int) {
 	}
 	return succeeded + failed, succeeded, failed
 }
-

@@ -284,12 +284,7 @@ func (w *Worker) processURL(ctx context.Context, job ports.BulkJob, hold ports.H
 	return w.jobs.FinishURL(ctx, out)
 }
 
-func failureMessage(err error) string {
-	if fe, ok := failure.As(err); ok && fe.Message != "" && fe.Kind != failure.Internal {
-		return fe.Message
-	}
-	return "The page could not be extracted."
-}
+func failureMessage(err error) string { return failure.Public(err, "The page could not be extracted.") }
 
 // Result is one entry of the completion payload.
 type Result struct {

@@ -130,11 +130,7 @@ func (s *Service) Extract(ctx context.Context, pageURL string) (Page, error) {
 
 // Failed is the Content object of a page that could not be extracted.
 func Failed(pageURL string, statusCode int, err error) Page {
-	msg := "The page could not be extracted."
-	if fe, ok := failure.As(err); ok && fe.Message != "" && fe.Kind != failure.Internal {
-		msg = fe.Message
-	}
-	return Page{URL: pageURL, Success: false, StatusCode: statusCode, ErrorMessage: msg}
+	return Page{URL: pageURL, Success: false, StatusCode: statusCode, ErrorMessage: failure.Public(err, "The page could not be extracted.")}
 }
 
 // Object is the Content object of the spec as it travels in JSON: the

@@ -70,9 +70,7 @@ func (l *Ledger) Reserve(ctx context.Context, r ports.ReserveRequest) (ports.Hol
 		}
 		available := billing.Balance(state) - held
 		if available < r.Amount {
-			e := failure.E(op, failure.InsufficientCredits, "Insufficient Credits")
-			e.Required, e.Balance = r.Amount, max(0, available)
-			return e
+			return shortOfCredits(op, r.Amount, available)
 		}
 		if renewed {
 			if err := tx.SaveState(state); err != nil {
@@ -86,6 +84,13 @@ func (l *Ledger) Reserve(ctx context.Context, r ports.ReserveRequest) (ports.Hol
 		return ports.Hold{}, failure.Wrap(op, err)
 	}
 	return hold, nil
+}
+
+// shortOfCredits is the refusal of a charge the spendable balance does not cover.
+func shortOfCredits(op string, required, available int64) error {
+	e := failure.E(op, failure.InsufficientCredits, "Insufficient Credits")
+	e.Required, e.Balance = required, max(0, available)
+	return e
 }
 
 // errTokenRevoked marks a settle refused because the token was deleted while
@@ -131,9 +136,7 @@ func (l *Ledger) Settle(ctx context.Context, h ports.Hold, c ports.Charge) (port
 		available := billing.Balance(state) - held
 		spent, ok := billing.Spend(state, c.Credits)
 		if !ok || available < c.Credits {
-			e := failure.E(op, failure.InsufficientCredits, "Insufficient Credits")
-			e.Required, e.Balance = c.Credits, max(0, available)
-			return e
+			return shortOfCredits(op, c.Credits, available)
 		}
 		if err := tx.SaveState(spent); err != nil {
 			return err
@@ -203,9 +206,7 @@ func (l *Ledger) ChargeHold(ctx context.Context, h ports.Hold, c ports.Charge, k
 		available := billing.Balance(state) - (held - own)
 		spent, ok := billing.Spend(state, c.Credits)
 		if !ok || available < c.Credits {
-			e := failure.E(op, failure.InsufficientCredits, "Insufficient Credits")
-			e.Required, e.Balance = c.Credits, max(0, available)
-			return e
+			return shortOfCredits(op, c.Credits, available)
 		}
 		if err := tx.SaveState(spent); err != nil {
 			return err

@@ -186,3 +186,12 @@ func FieldNames(err error) []string {
 	sort.Strings(names)
 	return names
 }
+
+// Public is the message of err that may be shown to a caller: its own
+// message unless it is an internal error, else fallback.
+func Public(err error, fallback string) string {
+	if fe, ok := As(err); ok && fe.Message != "" && fe.Kind != Internal {
+		return fe.Message
+	}
+	return fallback
+}

@@ -246,3 +246,26 @@ func DedupKey(u string) string {
 
 // Origin is scheme://host of a URL.
 func Origin(u *url.URL) string { return fmt.Sprintf("%s://%s", u.Scheme, u.Host) }
+
+// Absolute resolves ref against base and keeps it only when the result is
+// an http(s) URL; "" otherwise. Protocol-relative refs become https.
+func Absolute(base *url.URL, ref string) string {
+	ref = strings.TrimSpace(ref)
+	if ref == "" {
+		return ""
+	}
+	if strings.HasPrefix(ref, "//") && base == nil {
+		ref = "https:" + ref
+	}
+	u, err := url.Parse(ref)
+	if err != nil {
+		return ""
+	}
+	if base != nil {
+		u = base.ResolveReference(u)
+	}
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return ""
+	}
+	return u.String()
+}
