@@ -145,7 +145,7 @@ func NewOutbound(c Config) (Outbound, error) {
 			return Outbound{}, err
 		}
 	}
-	local, err := blob.NewLocal(filepath.Join(c.DataDir, "files"), secret, c.PublicBase(), nil)
+	local, err := blob.NewLocal(filepath.Join(c.DataDir, "files"), secret, c.PublicBase(), clock.System{}.Now)
 	if err != nil {
 		return Outbound{}, err
 	}

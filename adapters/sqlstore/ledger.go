@@ -177,20 +177,21 @@ func (s *Store) Transactions(ctx context.Context, accountID int64, limit, offset
 	return out, total, nil
 }
 
-// ReadCredits reads the credit row and the live holds without locking.
+// ReadCredits reads the credit row and the live holds without locking, in
+// one statement.
 func (s *Store) ReadCredits(ctx context.Context, accountID int64, now time.Time) (ports.CreditState, int64, error) {
-	const op = "sqlstore.ReadCredits"
 	ctx, cancel := s.bounded(ctx)
 	defer cancel()
-	var r accountRow
-	if err := s.db.GetContext(ctx, &r, s.q(`SELECT `+accountCols+` FROM accounts WHERE id = ?`), accountID); err != nil {
-		return ports.CreditState{}, 0, notFound(op, "account", err)
+	var r struct {
+		accountRow
+		Held int64 `db:"held"`
 	}
-	var held sql.NullInt64
-	if err := s.db.GetContext(ctx, &held, s.q(`SELECT SUM(amount) FROM holds WHERE account_id = ? AND expires_at > ?`), accountID, ms(now)); err != nil {
-		return ports.CreditState{}, 0, failure.Wrap(op, err)
+	err := s.db.GetContext(ctx, &r, s.q(`SELECT `+accountCols+`, (SELECT COALESCE(SUM(amount), 0) FROM holds WHERE account_id = accounts.id AND expires_at > ?) AS held
+		FROM accounts WHERE id = ?`), ms(now), accountID)
+	if err != nil {
+		return ports.CreditState{}, 0, notFound("sqlstore.ReadCredits", "account", err)
 	}
-	return r.credits(), held.Int64, nil
+	return r.credits(), r.Held, nil
 }
 
 // CreateCheckoutSession stores a new checkout session.
