@@ -132,6 +132,9 @@ func everyMethod(t *testing.T, e *env) {
 	if err != nil || sc.Msg.StatusCode != 200 || !strings.Contains(sc.Msg.Html, "<article>") {
 		t.Fatalf("Scrape = %v %v", sc, err)
 	}
+	if sc.Header().Get("RateLimit-Limit") != "180" || sc.Header().Get("RateLimit-Remaining") != "179" {
+		t.Fatalf("Scrape rate-limit headers = %v", sc.Header())
+	}
 	code(t, errOf(e.pages.Scrape(ctx, connect.NewRequest(&trawlv1.ScrapeRequest{Url: "http://127.0.0.1/"}))), connect.CodeInvalidArgument)
 	gc, err := e.pages.GetContent(ctx, connect.NewRequest(&trawlv1.GetContentRequest{Url: "http://news.test/article"}))
 	if err != nil || !gc.Msg.Content.Success || !strings.Contains(gc.Msg.Content.Markdown, "Tides rise") || gc.Msg.Content.Metadata.Title != "Tides" {
@@ -200,9 +203,14 @@ func TestPaymentAndRateLimitDetails(t *testing.T) {
 	a, _ := e.Store.AccountByEmail(ctx, "rpc@example.com")
 	_ = e.Store.WithCredits(ctx, a.ID, func(tx ports.LedgerTx) error {
 		st := tx.State()
-		st.AllowanceUsed, st.Used = 89999, 89999
+		st.AllowanceUsed, st.Used = 89998, 89998
 		return tx.SaveState(st)
 	})
+	// 3 credits left: a scrape succeeds and warns of the low balance.
+	sc, err := e.pages.Scrape(ctx, connect.NewRequest(&trawlv1.ScrapeRequest{Url: "http://news.test/article"}))
+	if err != nil || !strings.Contains(sc.Header().Get("X-Monthly-Quota-Warning"), "below the low threshold") {
+		t.Fatalf("low balance warning = %v %v", sc, err)
+	}
 	ce := code(t, errOf(e.pages.GetContent(ctx, connect.NewRequest(&trawlv1.GetContentRequest{Url: "http://news.test/article"}))), connect.CodeFailedPrecondition)
 	var info *errdetails.ErrorInfo
 	var ic *trawlv1.InsufficientCredits

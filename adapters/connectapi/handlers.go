@@ -11,6 +11,7 @@ import (
 	"github.com/trawlhq/trawl/core/billing"
 	"github.com/trawlhq/trawl/core/bulk"
 	"github.com/trawlhq/trawl/core/content"
+	"github.com/trawlhq/trawl/core/credits"
 	"github.com/trawlhq/trawl/core/domainrule"
 	"github.com/trawlhq/trawl/core/failure"
 	"github.com/trawlhq/trawl/core/prompt"
@@ -39,48 +40,48 @@ func contentMsg(p content.Page) *trawlv1.Content {
 type pageHandler struct{ s *Server }
 
 func (h pageHandler) Scrape(ctx context.Context, req *connect.Request[trawlv1.ScrapeRequest]) (*connect.Response[trawlv1.ScrapeResponse], error) {
-	return billed(h.s, ctx, req, func(ctx context.Context) (*trawlv1.ScrapeResponse, error) {
-		raw, _, err := h.s.d.Content.Scrape(ctx, h.s.call(ctx), req.Msg.GetUrl())
+	return billed(h.s, ctx, req, func(ctx context.Context) (*trawlv1.ScrapeResponse, credits.Receipt, error) {
+		raw, rc, err := h.s.d.Content.Scrape(ctx, h.s.call(ctx), req.Msg.GetUrl())
 		if err != nil {
-			return nil, err
+			return nil, rc, err
 		}
-		return &trawlv1.ScrapeResponse{Url: raw.URL, FinalUrl: raw.FinalURL, StatusCode: int32(raw.StatusCode), ContentType: raw.ContentType, Html: raw.HTML}, nil
+		return &trawlv1.ScrapeResponse{Url: raw.URL, FinalUrl: raw.FinalURL, StatusCode: int32(raw.StatusCode), ContentType: raw.ContentType, Html: raw.HTML}, rc, nil
 	})
 }
 
 func (h pageHandler) GetContent(ctx context.Context, req *connect.Request[trawlv1.GetContentRequest]) (*connect.Response[trawlv1.GetContentResponse], error) {
-	return billed(h.s, ctx, req, func(ctx context.Context) (*trawlv1.GetContentResponse, error) {
-		page, _, err := h.s.d.Content.Content(ctx, h.s.call(ctx), req.Msg.GetUrl())
+	return billed(h.s, ctx, req, func(ctx context.Context) (*trawlv1.GetContentResponse, credits.Receipt, error) {
+		page, rc, err := h.s.d.Content.Content(ctx, h.s.call(ctx), req.Msg.GetUrl())
 		if err != nil {
-			return nil, err
+			return nil, rc, err
 		}
-		return &trawlv1.GetContentResponse{Content: contentMsg(page)}, nil
+		return &trawlv1.GetContentResponse{Content: contentMsg(page)}, rc, nil
 	})
 }
 
 func (h pageHandler) Map(ctx context.Context, req *connect.Request[trawlv1.MapRequest]) (*connect.Response[trawlv1.MapResponse], error) {
-	return billed(h.s, ctx, req, func(ctx context.Context) (*trawlv1.MapResponse, error) {
+	return billed(h.s, ctx, req, func(ctx context.Context) (*trawlv1.MapResponse, credits.Receipt, error) {
 		limit := int(req.Msg.GetLimit())
 		if limit == 0 {
 			limit = sitemap.DefaultLimit
 		}
-		res, _, err := h.s.d.Sitemap.Map(ctx, h.s.call(ctx), req.Msg.GetUrl(), limit)
+		res, rc, err := h.s.d.Sitemap.Map(ctx, h.s.call(ctx), req.Msg.GetUrl(), limit)
 		if err != nil {
-			return nil, err
+			return nil, rc, err
 		}
-		return &trawlv1.MapResponse{Url: res.URL, Total: int32(res.Total), Truncated: res.Truncated, Sources: res.Sources, Urls: res.URLs}, nil
+		return &trawlv1.MapResponse{Url: res.URL, Total: int32(res.Total), Truncated: res.Truncated, Sources: res.Sources, Urls: res.URLs}, rc, nil
 	})
 }
 
 func (h pageHandler) CreateBulkContentJob(ctx context.Context, req *connect.Request[trawlv1.CreateBulkContentJobRequest]) (*connect.Response[trawlv1.CreateBulkContentJobResponse], error) {
-	return billed(h.s, ctx, req, func(ctx context.Context) (*trawlv1.CreateBulkContentJobResponse, error) {
+	return billed(h.s, ctx, req, func(ctx context.Context) (*trawlv1.CreateBulkContentJobResponse, credits.Receipt, error) {
 		m := req.Msg
 		ack, err := h.s.d.Bulk.Submit(ctx, h.s.call(ctx), bulk.Request{URLs: m.GetUrls(), Sitemap: m.GetSitemap(), Email: m.GetEmail(), CallbackURL: m.GetCallbackUrl(), Sync: m.GetSync()})
 		if err != nil {
-			return nil, err
+			return nil, credits.Receipt{}, err
 		}
 		return &trawlv1.CreateBulkContentJobResponse{Message: ack.Message, JobId: ack.JobID, UrlsCount: int32(ack.URLsCount), UrlSource: ack.URLSource,
-			DeliveryMethod: ack.DeliveryMethod, EstimatedCompletionTime: ack.EstimatedCompletionTime, Status: ack.Status, QueuedAt: iso(ack.QueuedAt)}, nil
+			DeliveryMethod: ack.DeliveryMethod, EstimatedCompletionTime: ack.EstimatedCompletionTime, Status: ack.Status, QueuedAt: iso(ack.QueuedAt)}, credits.Receipt{}, nil
 	})
 }
 
@@ -139,46 +140,46 @@ func searchParts(res search.Results) (*trawlv1.SearchInformation, []*trawlv1.Rel
 }
 
 func (h searchHandler) Search(ctx context.Context, req *connect.Request[trawlv1.SearchRequest]) (*connect.Response[trawlv1.SearchResponse], error) {
-	return billed(h.s, ctx, req, func(ctx context.Context) (*trawlv1.SearchResponse, error) {
+	return billed(h.s, ctx, req, func(ctx context.Context) (*trawlv1.SearchResponse, credits.Receipt, error) {
 		m := req.Msg
-		res, _, err := h.s.d.Search.Search(ctx, h.s.call(ctx), search.Request{Q: m.GetQ(), Loc: m.GetLoc(), HL: m.GetHl(), GL: m.GetGl(), Engine: m.GetEngine()})
+		res, rc, err := h.s.d.Search.Search(ctx, h.s.call(ctx), search.Request{Q: m.GetQ(), Loc: m.GetLoc(), HL: m.GetHl(), GL: m.GetGl(), Engine: m.GetEngine()})
 		if err != nil {
-			return nil, err
+			return nil, rc, err
 		}
 		info, qs, rs := searchParts(res)
-		return &trawlv1.SearchResponse{Engine: res.Engine, SearchInformation: info, OrganicResults: organicMsgs(res), RelatedQuestions: qs, RelatedSearches: rs}, nil
+		return &trawlv1.SearchResponse{Engine: res.Engine, SearchInformation: info, OrganicResults: organicMsgs(res), RelatedQuestions: qs, RelatedSearches: rs}, rc, nil
 	})
 }
 
 func (h searchHandler) SearchContent(ctx context.Context, req *connect.Request[trawlv1.SearchContentRequest]) (*connect.Response[trawlv1.SearchContentResponse], error) {
-	return billed(h.s, ctx, req, func(ctx context.Context) (*trawlv1.SearchContentResponse, error) {
+	return billed(h.s, ctx, req, func(ctx context.Context) (*trawlv1.SearchContentResponse, credits.Receipt, error) {
 		m := req.Msg
 		maxContent := int(m.GetMaxContent())
 		if maxContent == 0 {
 			maxContent = search.DefaultMaxContent
 		}
-		res, _, err := h.s.d.Search.SearchContent(ctx, h.s.call(ctx), search.ContentRequest{
+		res, rc, err := h.s.d.Search.SearchContent(ctx, h.s.call(ctx), search.ContentRequest{
 			Request:    search.Request{Q: m.GetQ(), Loc: m.GetLoc(), HL: m.GetHl(), GL: m.GetGl(), Engine: m.GetEngine()},
 			MaxContent: maxContent,
 			Filter:     domainrule.Filter{Whitelist: domainrule.ParseList(m.GetWhitelistDomains()), Blacklist: domainrule.ParseList(m.GetBlacklistDomains())},
 		})
 		if err != nil {
-			return nil, err
+			return nil, rc, err
 		}
 		info, qs, rs := searchParts(res)
-		return &trawlv1.SearchContentResponse{Engine: res.Engine, SearchInformation: info, OrganicResults: organicMsgs(res), RelatedQuestions: qs, RelatedSearches: rs}, nil
+		return &trawlv1.SearchContentResponse{Engine: res.Engine, SearchInformation: info, OrganicResults: organicMsgs(res), RelatedQuestions: qs, RelatedSearches: rs}, rc, nil
 	})
 }
 
 type promptHandler struct{ s *Server }
 
 func (h promptHandler) Prompt(ctx context.Context, req *connect.Request[trawlv1.PromptRequest]) (*connect.Response[trawlv1.PromptResponse], error) {
-	return billed(h.s, ctx, req, func(ctx context.Context) (*trawlv1.PromptResponse, error) {
-		text, _, err := h.s.d.Prompt.Prompt(ctx, h.s.call(ctx), prompt.Request{Prompt: req.Msg.GetPrompt(), URL: req.Msg.GetUrl()})
+	return billed(h.s, ctx, req, func(ctx context.Context) (*trawlv1.PromptResponse, credits.Receipt, error) {
+		text, rc, err := h.s.d.Prompt.Prompt(ctx, h.s.call(ctx), prompt.Request{Prompt: req.Msg.GetPrompt(), URL: req.Msg.GetUrl()})
 		if err != nil {
-			return nil, err
+			return nil, rc, err
 		}
-		return &trawlv1.PromptResponse{Response: text}, nil
+		return &trawlv1.PromptResponse{Response: text}, rc, nil
 	})
 }
 

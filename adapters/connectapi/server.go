@@ -24,6 +24,7 @@ import (
 	"github.com/trawlhq/trawl/adapters/connectapi/gen/trawl/v1/trawlv1connect"
 	"github.com/trawlhq/trawl/adapters/errmap"
 	"github.com/trawlhq/trawl/core/auth"
+	"github.com/trawlhq/trawl/core/billing"
 	"github.com/trawlhq/trawl/core/bulk"
 	"github.com/trawlhq/trawl/core/content"
 	"github.com/trawlhq/trawl/core/credits"
@@ -165,6 +166,17 @@ func (s *Server) interceptor() connect.UnaryInterceptorFunc {
 					e.RetryAfterSeconds = max(1, int(math.Ceil(d.RetryAfter.Seconds())))
 					return nil, toConnect(e)
 				}
+				res, err := next(ctx, req)
+				if res != nil {
+					h := res.Header()
+					h.Set("RateLimit-Limit", strconv.Itoa(d.Limit))
+					h.Set("RateLimit-Remaining", strconv.Itoa(d.Remaining))
+					h.Set("RateLimit-Reset", strconv.Itoa(int(math.Ceil(d.Reset.Seconds()))))
+					if ratelimit.Warn(d.Used, d.Limit) {
+						h.Set("X-RateLimit-Warning", fmt.Sprintf("%d of %d requests per minute used for %s", d.Used, d.Limit, g))
+					}
+				}
+				return res, err
 			}
 			return next(ctx, req)
 		}
@@ -180,14 +192,23 @@ func (s *Server) call(ctx context.Context) credits.Call {
 func billed[Req any, Res any, PRes interface {
 	*Res
 	proto.Message
-}](s *Server, ctx context.Context, req *connect.Request[Req], run func(context.Context) (PRes, error)) (*connect.Response[Res], error) {
+}](s *Server, ctx context.Context, req *connect.Request[Req], run func(context.Context) (PRes, credits.Receipt, error)) (*connect.Response[Res], error) {
+	respond := func(res PRes, rc credits.Receipt) *connect.Response[Res] {
+		out := connect.NewResponse((*Res)(res))
+		if rc.IsLow {
+			limit := billing.MustPlan(principal(ctx).Account.Plan).MonthlyCredits
+			out.Header().Set("X-Monthly-Quota-Warning", fmt.Sprintf("%s credits left, below the low threshold of %s",
+				billing.FormatCredits(rc.Balance), billing.FormatCredits(billing.Threshold(limit))))
+		}
+		return out
+	}
 	key := req.Header().Get(idempotency.Header)
 	if key == "" {
-		res, err := run(ctx)
+		res, rc, err := run(ctx)
 		if err != nil {
 			return nil, toConnect(err)
 		}
-		return connect.NewResponse((*Res)(res)), nil
+		return respond(res, rc), nil
 	}
 	msg, _ := any(req.Msg).(proto.Message)
 	raw, _ := proto.MarshalOptions{Deterministic: true}.Marshal(msg)
@@ -206,14 +227,14 @@ func billed[Req any, Res any, PRes interface {
 		resp.Header().Set("Idempotent-Replayed", "true")
 		return resp, nil
 	}
-	res, err := run(ctx)
+	res, rc, err := run(ctx)
 	if err != nil {
 		_ = s.d.Idempotency.Abandon(context.WithoutCancel(ctx), p.Account.ID, key)
 		return nil, toConnect(err)
 	}
 	body, _ := proto.Marshal(res)
 	_ = s.d.Idempotency.Complete(context.WithoutCancel(ctx), p.Account.ID, key, http.StatusOK, "application/proto", body)
-	return connect.NewResponse((*Res)(res)), nil
+	return respond(res, rc), nil
 }
 
 // toConnect translates an error through the one kind table, with details a
