@@ -46,6 +46,9 @@ type TokenStore interface {
 	CreateToken(ctx context.Context, t Token, maxActive int) (Token, error)
 	// TokenByHash finds a live token by the hex SHA-256 of its secret.
 	TokenByHash(ctx context.Context, hash string) (Token, error)
+	// PrincipalByTokenHash finds a live token and its account in one lookup
+	// (authentication runs on every request).
+	PrincipalByTokenHash(ctx context.Context, hash string) (Principal, error)
 	ListTokens(ctx context.Context, accountID int64) ([]Token, error)
 	// DeleteToken revokes a token at once; failure.NotFound if the account has no such token.
 	DeleteToken(ctx context.Context, accountID, tokenID int64) error

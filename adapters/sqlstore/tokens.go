@@ -77,6 +77,31 @@ func (s *Store) TokenByHash(ctx context.Context, hash string) (ports.Token, erro
 	return r.token(), nil
 }
 
+// PrincipalByTokenHash finds a live token and its account with one query.
+func (s *Store) PrincipalByTokenHash(ctx context.Context, hash string) (ports.Principal, error) {
+	ctx, cancel := s.bounded(ctx)
+	defer cancel()
+	var r struct {
+		TID         int64         `db:"t_id"`
+		TAccountID  int64         `db:"t_account_id"`
+		TName       string        `db:"t_name"`
+		THash       string        `db:"t_hash"`
+		TPreview    string        `db:"t_preview"`
+		TLastUsedAt sql.NullInt64 `db:"t_last_used_at"`
+		TCreatedAt  int64         `db:"t_created_at"`
+		accountRow
+	}
+	err := s.db.GetContext(ctx, &r, s.q(`SELECT t.id AS t_id, t.account_id AS t_account_id, t.name AS t_name, t.hash AS t_hash, t.preview AS t_preview,
+		t.last_used_at AS t_last_used_at, t.created_at AS t_created_at,
+		a.id, a.name, a.email, a.email_verified_at, a.created_at, a.updated_at, a.plan, a.plan_anchor, a.period_start, a.used, a.allowance_used, a.topup
+		FROM tokens t JOIN accounts a ON a.id = t.account_id WHERE t.hash = ?`), hash)
+	if err != nil {
+		return ports.Principal{}, notFound("sqlstore.PrincipalByTokenHash", "token", err)
+	}
+	tok := tokenRow{ID: r.TID, AccountID: r.TAccountID, Name: r.TName, Hash: r.THash, Preview: r.TPreview, LastUsedAt: r.TLastUsedAt, CreatedAt: r.TCreatedAt}
+	return ports.Principal{Account: r.accountRow.account(), Token: tok.token()}, nil
+}
+
 // ListTokens lists an account's tokens by id.
 func (s *Store) ListTokens(ctx context.Context, accountID int64) ([]ports.Token, error) {
 	ctx, cancel := s.bounded(ctx)

@@ -201,6 +201,22 @@ func (s *Store) TokenByHash(_ context.Context, hash string) (ports.Token, error)
 	return ports.Token{}, failure.E("memstore.TokenByHash", failure.NotFound, "token not found")
 }
 
+// PrincipalByTokenHash implements ports.TokenStore.
+func (s *Store) PrincipalByTokenHash(_ context.Context, hash string) (ports.Principal, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, t := range s.d.tokens {
+		if t.Hash == hash {
+			a, ok := s.d.accounts[t.AccountID]
+			if !ok {
+				break
+			}
+			return ports.Principal{Account: s.withAccount(a), Token: t}, nil
+		}
+	}
+	return ports.Principal{}, failure.E("memstore.PrincipalByTokenHash", failure.NotFound, "token not found")
+}
+
 // ListTokens implements ports.TokenStore.
 func (s *Store) ListTokens(_ context.Context, accountID int64) ([]ports.Token, error) {
 	s.mu.Lock()

@@ -242,6 +242,72 @@ func (_c *TokenStore_ListTokens_Call) RunAndReturn(run func(ctx context.Context,
 	return _c
 }
 
+// PrincipalByTokenHash provides a mock function for the type TokenStore
+func (_mock *TokenStore) PrincipalByTokenHash(ctx context.Context, hash string) (ports.Principal, error) {
+	ret := _mock.Called(ctx, hash)
+
+	if len(ret) == 0 {
+		panic("no return value specified for PrincipalByTokenHash")
+	}
+
+	var r0 ports.Principal
+	var r1 error
+	if returnFunc, ok := ret.Get(0).(func(context.Context, string) (ports.Principal, error)); ok {
+		return returnFunc(ctx, hash)
+	}
+	if returnFunc, ok := ret.Get(0).(func(context.Context, string) ports.Principal); ok {
+		r0 = returnFunc(ctx, hash)
+	} else {
+		r0 = ret.Get(0).(ports.Principal)
+	}
+	if returnFunc, ok := ret.Get(1).(func(context.Context, string) error); ok {
+		r1 = returnFunc(ctx, hash)
+	} else {
+		r1 = ret.Error(1)
+	}
+	return r0, r1
+}
+
+// TokenStore_PrincipalByTokenHash_Call is a *mock.Call that shadows Run/Return methods with type explicit version for method 'PrincipalByTokenHash'
+type TokenStore_PrincipalByTokenHash_Call struct {
+	*mock.Call
+}
+
+// PrincipalByTokenHash is a helper method to define mock.On call
+//   - ctx context.Context
+//   - hash string
+func (_e *TokenStore_Expecter) PrincipalByTokenHash(ctx interface{}, hash interface{}) *TokenStore_PrincipalByTokenHash_Call {
+	return &TokenStore_PrincipalByTokenHash_Call{Call: _e.mock.On("PrincipalByTokenHash", ctx, hash)}
+}
+
+func (_c *TokenStore_PrincipalByTokenHash_Call) Run(run func(ctx context.Context, hash string)) *TokenStore_PrincipalByTokenHash_Call {
+	_c.Call.Run(func(args mock.Arguments) {
+		var arg0 context.Context
+		if args[0] != nil {
+			arg0 = args[0].(context.Context)
+		}
+		var arg1 string
+		if args[1] != nil {
+			arg1 = args[1].(string)
+		}
+		run(
+			arg0,
+			arg1,
+		)
+	})
+	return _c
+}
+
+func (_c *TokenStore_PrincipalByTokenHash_Call) Return(principal ports.Principal, err error) *TokenStore_PrincipalByTokenHash_Call {
+	_c.Call.Return(principal, err)
+	return _c
+}
+
+func (_c *TokenStore_PrincipalByTokenHash_Call) RunAndReturn(run func(ctx context.Context, hash string) (ports.Principal, error)) *TokenStore_PrincipalByTokenHash_Call {
+	_c.Call.Return(run)
+	return _c
+}
+
 // TokenByHash provides a mock function for the type TokenStore
 func (_mock *TokenStore) TokenByHash(ctx context.Context, hash string) (ports.Token, error) {
 	ret := _mock.Called(ctx, hash)

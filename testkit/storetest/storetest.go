@@ -123,6 +123,14 @@ func testTokens(t *testing.T, s Stores) {
 	if _, err := s.TokenByHash(ctx, "nope"); !failure.Is(err, failure.NotFound) {
 		t.Fatalf("unknown hash: got %v, want NotFound", err)
 	}
+	p, err := s.PrincipalByTokenHash(ctx, t1.Hash)
+	if err != nil || p.Token.ID != t1.ID || p.Token.Hash != t1.Hash || p.Account.ID != a.ID || p.Account.Email != "a@example.com" || p.Account.Plan != "pro" ||
+		!p.Account.CreatedAt.Equal(t0) || p.Token.Preview != t1.Preview || !p.Token.CreatedAt.Equal(t0) {
+		t.Fatalf("PrincipalByTokenHash = %+v, %v", p, err)
+	}
+	if _, err := s.PrincipalByTokenHash(ctx, "nope"); !failure.Is(err, failure.NotFound) {
+		t.Fatalf("unknown hash: got %v, want NotFound", err)
+	}
 	at := t0.Add(time.Hour)
 	if err := s.TouchToken(ctx, t1.ID, at); err != nil {
 		t.Fatal(err)
