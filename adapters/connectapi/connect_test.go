@@ -310,6 +310,15 @@ func TestGRPCClient(t *testing.T) {
 			t.Fatalf("health(%q) = %v %v", svc, hr, err)
 		}
 	}
+	wctx, cancel := context.WithCancel(context.Background())
+	watch, err := health.Watch(wctx, &healthpb.HealthCheckRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if first, err := watch.Recv(); err != nil || first.Status != healthpb.HealthCheckResponse_SERVING {
+		t.Fatalf("watch = %v %v", first, err)
+	}
+	cancel()
 	stream, err := reflectpb.NewServerReflectionClient(conn).ServerReflectionInfo(context.Background())
 	if err != nil {
 		t.Fatal(err)

@@ -115,7 +115,49 @@ func (s *Server) Routes() []Route {
 	add(grpcreflect.NewHandlerV1(reflector))
 	add(grpcreflect.NewHandlerV1Alpha(reflector))
 	add("/grpc.health.v1.Health/Check", connect.NewUnaryHandler("/grpc.health.v1.Health/Check", s.healthCheck))
+	add("/grpc.health.v1.Health/Watch", connect.NewServerStreamHandler("/grpc.health.v1.Health/Watch", s.healthWatch))
 	return out
+}
+
+// WatchInterval is how often Watch re-checks readiness.
+var WatchInterval = 5 * time.Second
+
+// healthWatch streams the health status: once at once, then on every change.
+func (s *Server) healthWatch(ctx context.Context, req *connect.Request[healthpb.HealthCheckRequest], stream *connect.ServerStream[healthpb.HealthCheckResponse]) error {
+	status := func() (healthpb.HealthCheckResponse_ServingStatus, error) {
+		res, err := s.healthCheck(ctx, req)
+		if err != nil {
+			return healthpb.HealthCheckResponse_SERVICE_UNKNOWN, err
+		}
+		return res.Msg.Status, nil
+	}
+	last, err := status()
+	if err != nil {
+		// An unknown service is reported, not refused, as the protocol asks.
+		last = healthpb.HealthCheckResponse_SERVICE_UNKNOWN
+	}
+	if err := stream.Send(&healthpb.HealthCheckResponse{Status: last}); err != nil {
+		return err
+	}
+	t := time.NewTicker(WatchInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-t.C:
+			st, err := status()
+			if err != nil {
+				st = healthpb.HealthCheckResponse_SERVICE_UNKNOWN
+			}
+			if st != last {
+				last = st
+				if err := stream.Send(&healthpb.HealthCheckResponse{Status: st}); err != nil {
+					return err
+				}
+			}
+		}
+	}
 }
 
 // healthCheck answers the standard gRPC health check: SERVING when the
