@@ -226,4 +226,3 @@ func TestBinaryBulkResume(t *testing.T) {
 	t.Logf("process A served %d page fetches before it was killed; the job finished in process B (%d fetches in all)", part, served.Load())
 	b.stop(t)
 }
-
