@@ -215,7 +215,7 @@ func (s *Server) interceptor() connect.UnaryInterceptorFunc {
 					h.Set("RateLimit-Remaining", strconv.Itoa(d.Remaining))
 					h.Set("RateLimit-Reset", strconv.Itoa(int(math.Ceil(d.Reset.Seconds()))))
 					if ratelimit.Warn(d.Used, d.Limit) {
-						h.Set("X-RateLimit-Warning", fmt.Sprintf("%d of %d requests per minute used for %s", d.Used, d.Limit, g))
+						h.Set("X-RateLimit-Warning", ratelimit.WarningText(d.Used, d.Limit, g))
 					}
 				}
 				return res, err
@@ -239,8 +239,7 @@ func billed[Req any, Res any, PRes interface {
 		out := connect.NewResponse((*Res)(res))
 		if rc.IsLow {
 			limit := billing.MustPlan(principal(ctx).Account.Plan).MonthlyCredits
-			out.Header().Set("X-Monthly-Quota-Warning", fmt.Sprintf("%s credits left, below the low threshold of %s",
-				billing.FormatCredits(rc.Balance), billing.FormatCredits(billing.Threshold(limit))))
+			out.Header().Set("X-Monthly-Quota-Warning", billing.LowBalanceWarning(rc.Balance, limit))
 		}
 		return out
 	}

@@ -68,12 +68,6 @@ type API struct {
 	mux     *http.ServeMux
 }
 
-// Route is an extra route mounted by a capability (content, search, ...).
-type Route struct {
-	Pattern string
-	Handler http.Handler
-}
-
 // New builds the API; it fails on a missing dependency.
 func New(d Deps) (*API, error) {
 	if d.Auth == nil || d.Credits == nil || d.Biller == nil || d.Idempotency == nil || d.Limiter == nil || d.Content == nil || d.Sitemap == nil || d.Search == nil || d.Prompt == nil || d.Bulk == nil {

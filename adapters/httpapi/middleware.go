@@ -179,7 +179,7 @@ func (a *API) limited(group ratelimit.Group, next http.HandlerFunc) http.Handler
 		h.Set("RateLimit-Remaining", strconv.Itoa(d.Remaining))
 		h.Set("RateLimit-Reset", strconv.Itoa(ceilSeconds(d.Reset)))
 		if ratelimit.Warn(d.Used, d.Limit) {
-			h.Set("X-RateLimit-Warning", fmt.Sprintf("%d of %d requests per minute used for %s", d.Used, d.Limit, group))
+			h.Set("X-RateLimit-Warning", ratelimit.WarningText(d.Used, d.Limit, group))
 		}
 		if !d.Allowed {
 			e := failure.E("httpapi.limited", failure.RateLimited, "Too Many Requests")
@@ -271,7 +271,6 @@ func (a *API) idempotent(next http.HandlerFunc) http.HandlerFunc {
 // quotaHeader flags a low balance on a response.
 func quotaHeader(w http.ResponseWriter, balance, limit int64, low bool) {
 	if low {
-		w.Header().Set("X-Monthly-Quota-Warning", fmt.Sprintf("%s credits left, below the low threshold of %s",
-			billing.FormatCredits(balance), billing.FormatCredits(billing.Threshold(limit))))
+		w.Header().Set("X-Monthly-Quota-Warning", billing.LowBalanceWarning(balance, limit))
 	}
 }

@@ -159,9 +159,6 @@ func queryInt(fe *failure.FieldErrors, r *http.Request, name string, def int) in
 // WriteError writes err as the API does; capabilities mounted with Billed use it.
 func (a *API) WriteError(w http.ResponseWriter, r *http.Request, err error) { a.writeError(w, r, err) }
 
-// WriteJSON writes a JSON answer.
-func WriteJSON(w http.ResponseWriter, status int, v any) { writeJSON(w, status, v) }
-
 // Bool reads a boolean field; true/false, 1/0 and "true"/"false" are accepted.
 func (b body) Bool(fe *failure.FieldErrors, name string) bool {
 	raw, ok := b[name]

@@ -1,6 +1,7 @@
 package billing
 
 import (
+	"fmt"
 	"math"
 	"strconv"
 	"time"
@@ -140,4 +141,10 @@ func PreviewCost(svc Service, quantity, balance int64) Preview {
 		RemainingAfter:       balance - total,
 		CanAfford:            balance >= total,
 	}
+}
+
+// LowBalanceWarning is the X-Monthly-Quota-Warning text for a balance below
+// the low threshold of a plan's monthly allowance.
+func LowBalanceWarning(balance, limit int64) string {
+	return fmt.Sprintf("%s credits left, below the low threshold of %s", FormatCredits(balance), FormatCredits(Threshold(limit)))
 }

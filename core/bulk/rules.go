@@ -9,6 +9,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"net/netip"
 	"net/url"
 	"path"
 	"strconv"
@@ -128,7 +129,7 @@ func ParseCallback(raw string) (string, error) {
 		return "", fail(fmt.Sprintf(weburl.MsgNonPublic, "callback url"))
 	}
 	if weburl.IsRawIP(host) {
-		if ip, err := parseIP(host); err != nil || !weburl.IsPublicNetIP(ip) {
+		if ip, err := netip.ParseAddr(strings.Trim(host, "[]")); err != nil || !weburl.IsPublicIP(ip) {
 			return "", fail(fmt.Sprintf(weburl.MsgNonPublic, "callback url"))
 		}
 	}

@@ -66,3 +66,8 @@ func Key(tokenID int64, g Group) string {
 func Warn(used, limit int) bool {
 	return limit > 0 && used*100 >= limit*WarnPercent
 }
+
+// WarningText is the X-RateLimit-Warning text.
+func WarningText(used, limit int, g Group) string {
+	return fmt.Sprintf("%d of %d requests per minute used for %s", used, limit, g)
+}

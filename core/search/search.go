@@ -9,7 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
-	"sort"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -259,14 +258,4 @@ func normalizedLink(link string) string {
 		return link
 	}
 	return u.String()
-}
-
-// SortedPositions lists the positions that carry content, ascending.
-func (r Results) SortedPositions() []int {
-	out := make([]int, 0, len(r.Contents))
-	for p := range r.Contents {
-		out = append(out, p)
-	}
-	sort.Ints(out)
-	return out
 }

@@ -5,7 +5,6 @@ package weburl
 
 import (
 	"fmt"
-	"net"
 	"net/netip"
 	"net/url"
 	"strconv"
@@ -218,12 +217,6 @@ func IsPublicIP(a netip.Addr) bool {
 		}
 	}
 	return a.IsGlobalUnicast()
-}
-
-// IsPublicNetIP is IsPublicIP for a net.IP.
-func IsPublicNetIP(ip net.IP) bool {
-	a, ok := netip.AddrFromSlice(ip)
-	return ok && IsPublicIP(a)
 }
 
 // NonPublicError is the 422 for a URL whose host resolves to a non-public address.
