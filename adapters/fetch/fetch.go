@@ -26,8 +26,6 @@ import (
 	"time"
 
 	"github.com/andybalholm/brotli"
-	"golang.org/x/net/html/charset"
-	"golang.org/x/text/transform"
 
 	"github.com/trawlhq/trawl/core/failure"
 	"github.com/trawlhq/trawl/core/weburl"
@@ -305,13 +303,12 @@ func (c *Client) Fetch(ctx context.Context, r ports.FetchRequest) (ports.FetchRe
 	if err != nil {
 		return ports.FetchResponse{}, c.translate(err, host, field)
 	}
-	_, params, _ := mime.ParseMediaType(res.Header.Get("Content-Type"))
 	if out.ContentType == "" {
 		out.ContentType = strings.ToLower(strings.SplitN(http.DetectContentType(body), ";", 2)[0])
 	}
 	out.Body = body
 	if isText(out.ContentType) {
-		out.Body, out.Charset = toUTF8(body, res.Header.Get("Content-Type"), params["charset"])
+		out.Body, out.Charset = toUTF8(body, res.Header.Get("Content-Type"))
 	}
 	return out, nil
 }
@@ -466,21 +463,6 @@ func bodyReader(res *http.Response, max int64) (r io.Reader, done func(), err er
 	default:
 		return nil, nil, fmt.Errorf("unsupported content encoding %q", res.Header.Get("Content-Encoding"))
 	}
-}
-
-// toUTF8 converts a text body to UTF-8 from the charset the header, a BOM or
-// a <meta> declares, or the one detection finds.
-func toUTF8(body []byte, contentType, declared string) ([]byte, string) {
-	enc, name, _ := charset.DetermineEncoding(body, contentType)
-	if name == "utf-8" || enc == nil {
-		return bytes.TrimPrefix(body, []byte("\xef\xbb\xbf")), "utf-8"
-	}
-	out, _, err := transform.Bytes(enc.NewDecoder(), body)
-	if err != nil {
-		return body, name
-	}
-	_ = declared
-	return out, name
 }
 
 // translate turns a transport error into a caller-facing failure.
