@@ -176,6 +176,7 @@ func (w *Worker) Process(ctx context.Context, job ports.BulkJob) error {
 	now := w.clock.Now()
 	job.Status, job.CompletedAt = ports.JobCompleted, &now
 	if derr := w.deliver(ctx, &job, acct, urls); derr != nil {
+		w.log.Error("bulk job failed to deliver", "job_id", job.ID, "request_id", job.RequestID, "err", derr)
 		job.Status, job.CompletedAt, job.FailedAt = ports.JobFailed, nil, &now
 		job.Error = failureMessage(derr)
 		w.sendFailure(ctx, job, acct)
