@@ -89,7 +89,11 @@ func TestSendFailureReasons(t *testing.T) {
 		"http://nowhere.test/hook": ports.DeliveryDNS,
 		"http://private.test/hook": ports.DeliveryNonPublic,
 	} {
-		_, err := s.Send(context.Background(), ports.Webhook{URL: url, Body: []byte("{}"), Timeout: 300 * time.Millisecond})
+		timeout := 10 * time.Second
+		if want == ports.DeliveryTimedOut {
+			timeout = 300 * time.Millisecond
+		}
+		_, err := s.Send(context.Background(), ports.Webhook{URL: url, Body: []byte("{}"), Timeout: timeout})
 		var de *ports.DeliveryError
 		if !errors.As(err, &de) || de.Reason != want {
 			t.Errorf("%s: %v, want reason %d", url, err, want)
