@@ -213,8 +213,17 @@ func (r *run) read(ctx context.Context, sm string, depth int) ([]string, bool) {
 				defer zr.Close()
 				br = bufio.NewReader(&capped{r: zr, left: r.d.limits.MaxFileBytes})
 			}
+			// The server's charset wins, as when the whole body was converted;
+			// without one, the decoder follows the XML declaration.
+			declared := charset.NewReaderLabel
+			if res.Charset != "" && res.Charset != "utf-8" {
+				if decoded, err := charset.NewReaderLabel(res.Charset, br); err == nil {
+					br = bufio.NewReader(decoded)
+					declared = func(_ string, in io.Reader) (io.Reader, error) { return in, nil }
+				}
+			}
 			var err error
-			kind, locs, err = parse(br, r.d.limits.MaxURLsPerFile, func(kind string) bool { return kind == "sitemapindex" || r.takeURL() })
+			kind, locs, err = parse(br, r.d.limits.MaxURLsPerFile, declared, func(kind string) bool { return kind == "sitemapindex" || r.takeURL() })
 			return err
 		})
 	<-r.sem
@@ -264,7 +273,7 @@ func (c *capped) Read(p []byte) (int, error) {
 // line) is accepted too. It stops after maxURLs entries, or when take
 // (asked before keeping each entry) says the budget is spent. A file cut
 // short keeps the entries read, unless it broke a byte cap.
-func parse(body *bufio.Reader, maxURLs int, take func(kind string) bool) (kind string, locs []string, err error) {
+func parse(body *bufio.Reader, maxURLs int, charsetReader func(string, io.Reader) (io.Reader, error), take func(kind string) bool) (kind string, locs []string, err error) {
 	skipBOMAndSpace(body)
 	first, err := body.Peek(1)
 	if err != nil {
@@ -279,7 +288,7 @@ func parse(body *bufio.Reader, maxURLs int, take func(kind string) bool) (kind s
 	}
 	dec := xml.NewDecoder(body)
 	dec.Strict = false
-	dec.CharsetReader = charset.NewReaderLabel
+	dec.CharsetReader = charsetReader
 	inLoc, parent := false, ""
 	var loc strings.Builder
 	for {

@@ -249,3 +249,26 @@ func TestReadStopsAtTheLimitAcrossAnIndex(t *testing.T) {
 		t.Logf("%d bytes served of about %d; %d of 20 files asked for", b, full, requests.Load())
 	}
 }
+
+// Reading as a stream keeps the encodings: the server's charset, else the
+// XML declaration.
+func TestReadEncodings(t *testing.T) {
+	s := sites.New(t, "enc.test")
+	latin1 := "<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?><urlset><url><loc>http://enc.test/caf\xe9</loc></url></urlset>"
+	s.Handle("/declared.xml", "application/xml", latin1)
+	s.Mux.HandleFunc("/header.xml", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/xml; charset=iso-8859-1")
+		w.Write([]byte("<urlset><url><loc>http://enc.test/cr\xe8me</loc></url></urlset>"))
+	})
+	s.Mux.HandleFunc("/both.xml", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/xml; charset=iso-8859-1")
+		w.Write([]byte(latin1))
+	})
+	d := discoverer(t, sitemap.Limits{}, s)
+	for path, want := range map[string]string{"/declared.xml": "http://enc.test/café", "/header.xml": "http://enc.test/crème", "/both.xml": "http://enc.test/café"} {
+		got, err := d.Read(context.Background(), "http://enc.test"+path, "sitemap", 100)
+		if err != nil || len(got) != 1 || got[0] != want {
+			t.Errorf("%s: %q %v; want %q", path, got, err, want)
+		}
+	}
+}
