@@ -109,3 +109,25 @@ func TestBulkResolvesHostsConcurrently(t *testing.T) {
 		t.Fatalf("a job with an unresolvable host = %d %s", r.Status, r.Body)
 	}
 }
+
+// A resolver that never answers does not hold a submission: the check
+// gives up within its bound and leaves the host to the fetch.
+func TestBulkHostCheckIsBounded(t *testing.T) {
+	lookup := func(ctx context.Context, host string) ([]netip.Addr, error) {
+		if host == "hang.test" {
+			<-ctx.Done()
+			return nil, ctx.Err()
+		}
+		return apitest.LookupIP(ctx, host)
+	}
+	e, tok, _ := bulkEnv(t, nil, apitest.Options{NoWorker: true, LookupIP: lookup})
+	start := time.Now()
+	r := e.Do("POST", "/v1/content/bulk", tok, map[string]any{"urls": []string{"http://news.test/a", "http://hang.test/x", "http://intranet.test/y"}, "email": true})
+	took := time.Since(start)
+	if errs, _ := r.JSON(t)["errors"].(map[string]any); r.Status != 422 || len(errs) != 1 || errs["urls.2"] == nil {
+		t.Fatalf("= %d %s", r.Status, r.Body)
+	}
+	if took > 8*time.Second {
+		t.Fatalf("a hanging resolver held the submission %s", took)
+	}
+}
