@@ -78,6 +78,7 @@ type Services struct {
 // Outbound are the adapters that reach the web.
 type Outbound struct {
 	Fetcher    ports.Fetcher
+	Guard      ports.AddressGuard // the fetcher's address check, for bulk submissions
 	Extractor  ports.Extractor
 	Discoverer ports.SitemapDiscoverer
 	Engines    []ports.SearchEngine
@@ -119,7 +120,7 @@ func NewOutbound(c Config) (Outbound, error) {
 		searchadapter.NewDuckDuckGo(c.SearchDuckDuckGoURL, so),
 	}
 	model := llm.NewOpenAI(llm.Options{BaseURL: c.LLMBaseURL, APIKey: c.LLMAPIKey, Model: c.LLMModel, AttemptTimeout: c.LLMTimeout})
-	out := Outbound{Fetcher: f, Extractor: extract.New(), Discoverer: d, Engines: engines, LLM: model}
+	out := Outbound{Fetcher: f, Guard: f, Extractor: extract.New(), Discoverer: d, Engines: engines, LLM: model}
 	if out.Webhooks, err = webhook.New(f); err != nil {
 		return Outbound{}, err
 	}
@@ -191,7 +192,7 @@ func NewServices(c Config, store *sqlstore.Store, clk ports.Clock, payments port
 	if err != nil {
 		return s, err
 	}
-	s.Bulk, err = bulk.NewService(store, s.Ledger, out.Discoverer, out.Webhooks, s.Worker, clk)
+	s.Bulk, err = bulk.NewService(store, s.Ledger, out.Discoverer, out.Webhooks, out.Guard, s.Worker, clk)
 	return s, err
 }
 

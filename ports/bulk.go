@@ -105,9 +105,44 @@ type Webhook struct {
 type WebhookSender interface {
 	// Check refuses a callback URL whose host is not public (failure.Invalid naming field).
 	Check(ctx context.Context, callbackURL, field string) error
-	// Send makes one attempt and returns the receiver's status code.
+	// Send makes one attempt and returns the receiver's status code; a
+	// failure to get an answer is a *DeliveryError.
 	Send(ctx context.Context, w Webhook) (int, error)
 }
+
+// DeliveryReason says, in terms safe to show a job's owner, why a webhook
+// or an email could not be delivered.
+type DeliveryReason int
+
+// Delivery reasons.
+const (
+	DeliveryFailed    DeliveryReason = iota // any other failure
+	DeliveryRefused                         // the connection was refused
+	DeliveryTimedOut                        // no answer in time
+	DeliveryDNS                             // the host name did not resolve
+	DeliveryTLS                             // the TLS handshake or certificate failed
+	DeliveryNonPublic                       // the host resolved to a non-public address
+	DeliveryAnswered                        // the server answered with an error code (Code)
+	DeliveryAuth                            // the mail server refused the login
+)
+
+// DeliveryError is what a WebhookSender or a Mailer returns when it could
+// not deliver: a Reason (and a Code for DeliveryAnswered) for the job
+// record, and the cause, which may name internal addresses, for the logs.
+type DeliveryError struct {
+	Reason DeliveryReason
+	Code   int // the HTTP status or SMTP reply code, when the server answered
+	Err    error
+}
+
+func (e *DeliveryError) Error() string {
+	if e.Err == nil {
+		return "delivery failed"
+	}
+	return e.Err.Error()
+}
+
+func (e *DeliveryError) Unwrap() error { return e.Err }
 
 // Mail is one message.
 type Mail struct {
@@ -115,7 +150,7 @@ type Mail struct {
 	Text, HTML        string
 }
 
-// Mailer sends mail.
+// Mailer sends mail; a failure to send is a *DeliveryError.
 type Mailer interface {
 	Send(ctx context.Context, m Mail) error
 }

@@ -32,3 +32,13 @@ type FetchResponse struct {
 type Fetcher interface {
 	Fetch(ctx context.Context, r FetchRequest) (FetchResponse, error)
 }
+
+// AddressGuard is the fetcher's address check on its own, for inputs that
+// are accepted now and fetched later (bulk jobs): the same resolution and
+// the same verdicts as a fetch.
+type AddressGuard interface {
+	// CheckHost applies the URL rules and resolves the host: failure.Invalid
+	// naming field when a rule is broken or the host resolves to a
+	// non-public address, failure.Unavailable when it cannot be resolved.
+	CheckHost(ctx context.Context, rawURL, field string) error
+}

@@ -26,8 +26,6 @@ import (
 	"time"
 
 	"github.com/andybalholm/brotli"
-	"golang.org/x/net/html/charset"
-	"golang.org/x/text/transform"
 
 	"github.com/trawlhq/trawl/core/failure"
 	"github.com/trawlhq/trawl/core/weburl"
@@ -61,10 +59,17 @@ type Client struct {
 	direct *net.Dialer // for resolve overrides only
 }
 
-var _ ports.Fetcher = (*Client)(nil)
+var (
+	_ ports.Fetcher      = (*Client)(nil)
+	_ ports.AddressGuard = (*Client)(nil)
+)
 
 // errNonPublic marks a connection refused by the address guard.
 var errNonPublic = errors.New("non-public address")
+
+// IsNonPublic reports whether err is the address guard refusing a
+// connection to a non-public address.
+func IsNonPublic(err error) bool { return errors.Is(err, errNonPublic) }
 
 // New builds a client.
 func New(o Options) *Client {
@@ -271,24 +276,111 @@ func (c *Client) checkHost(ctx context.Context, u *url.URL, field string) error 
 	}
 }
 
+// CheckHost implements ports.AddressGuard with the check Fetch runs before
+// any request.
+func (c *Client) CheckHost(ctx context.Context, raw, field string) error {
+	u, err := weburl.Parse(raw, weburl.Rules{Field: field, MaxLen: 2048})
+	if err != nil {
+		return err
+	}
+	return c.checkHost(ctx, u, field)
+}
+
 // Fetch implements ports.Fetcher.
 func (c *Client) Fetch(ctx context.Context, r ports.FetchRequest) (ports.FetchResponse, error) {
-	field := r.Field
+	ctx, cancel := context.WithTimeout(ctx, c.opts.Timeout)
+	defer cancel()
+	res, out, host, field, err := c.open(ctx, r)
+	if err != nil {
+		return ports.FetchResponse{}, err
+	}
+	defer res.Body.Close()
+	max := r.MaxBytes
+	if max <= 0 {
+		max = c.opts.MaxBytes
+	}
+	body, err := readBody(res, max)
+	if err != nil {
+		return ports.FetchResponse{}, c.translate(err, host, field)
+	}
+	if out.ContentType == "" {
+		out.ContentType = strings.ToLower(strings.SplitN(http.DetectContentType(body), ";", 2)[0])
+	}
+	out.Body = body
+	if isText(out.ContentType) {
+		out.Body, out.Charset = toUTF8(body, res.Header.Get("Content-Type"))
+	}
+	return out, nil
+}
+
+// Stream fetches like Fetch but hands the body to read as it arrives,
+// decompressed and not charset-converted, instead of buffering it: a reader
+// that has what it needs returns, and the transfer stops there. The
+// response it gets has no Body, and Charset is what Content-Type declares.
+// Reading past r.MaxBytes fails with an error; read's own error is
+// returned as it is.
+func (c *Client) Stream(ctx context.Context, r ports.FetchRequest, read func(ports.FetchResponse, io.Reader) error) error {
+	ctx, cancel := context.WithTimeout(ctx, c.opts.Timeout)
+	defer cancel()
+	res, out, host, field, err := c.open(ctx, r)
+	if err != nil {
+		return err
+	}
+	defer res.Body.Close()
+	max := r.MaxBytes
+	if max <= 0 {
+		max = c.opts.MaxBytes
+	}
+	body, done, err := bodyReader(res, max)
+	if err != nil {
+		return c.translate(err, host, field)
+	}
+	defer done()
+	if _, params, err := mime.ParseMediaType(res.Header.Get("Content-Type")); err == nil {
+		out.Charset = strings.ToLower(params["charset"])
+	}
+	return read(out, &cappedReader{r: body, left: max, wrap: func(err error) error { return c.translate(err, host, field) }})
+}
+
+// cappedReader fails once more than left bytes come through, and turns
+// transport errors into caller-facing failures.
+type cappedReader struct {
+	r    io.Reader
+	left int64
+	wrap func(error) error
+}
+
+func (c *cappedReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.left -= int64(n)
+	if c.left < 0 {
+		return n, c.wrap(errTooLarge)
+	}
+	if err != nil && err != io.EOF {
+		err = c.wrap(err)
+	}
+	return n, err
+}
+
+// open checks r's URL and host, sends the request and returns the response
+// with its body unread, the answer's fields known from its head, the host
+// and the field errors name. The caller closes the body.
+func (c *Client) open(ctx context.Context, r ports.FetchRequest) (res *http.Response, out ports.FetchResponse, host, field string, err error) {
+	field = r.Field
 	if field == "" {
 		field = "url"
 	}
 	u, err := weburl.Parse(r.URL, weburl.Rules{Field: field, MaxLen: 2048})
 	if err != nil {
-		return ports.FetchResponse{}, err
+		return nil, out, "", field, err
 	}
-	ctx, cancel := context.WithTimeout(context.WithValue(ctx, fieldKey{}, field), c.opts.Timeout)
-	defer cancel()
+	ctx = context.WithValue(ctx, fieldKey{}, field)
 	if err := c.checkHost(ctx, u, field); err != nil {
-		return ports.FetchResponse{}, err
+		return nil, out, "", field, err
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
 	if err != nil {
-		return ports.FetchResponse{}, failure.Wrap("fetch", err)
+		return nil, out, "", field, failure.Wrap("fetch", err)
 	}
 	accept := r.Accept
 	if accept == "" {
@@ -299,32 +391,16 @@ func (c *Client) Fetch(ctx context.Context, r ports.FetchRequest) (ports.FetchRe
 	req.Header.Set("Accept-Language", "en-US,en;q=0.9")
 	req.Header.Set("Accept-Encoding", "gzip, deflate, br")
 	req.Header.Set("Upgrade-Insecure-Requests", "1")
-	res, err := c.http.Do(req)
+	res, err = c.http.Do(req)
 	if err != nil {
-		return ports.FetchResponse{}, c.translate(err, u.Hostname(), field)
+		return nil, out, "", field, c.translate(err, u.Hostname(), field)
 	}
-	defer res.Body.Close()
-	max := r.MaxBytes
-	if max <= 0 {
-		max = c.opts.MaxBytes
-	}
-	body, err := readBody(res, max)
-	if err != nil {
-		return ports.FetchResponse{}, c.translate(err, u.Hostname(), field)
-	}
-	mediaType, params, _ := mime.ParseMediaType(res.Header.Get("Content-Type"))
-	mediaType = strings.ToLower(mediaType)
-	if mediaType == "" {
-		mediaType = strings.ToLower(strings.SplitN(http.DetectContentType(body), ";", 2)[0])
-	}
-	out := ports.FetchResponse{
+	mediaType, _, _ := mime.ParseMediaType(res.Header.Get("Content-Type"))
+	out = ports.FetchResponse{
 		URL: u.String(), FinalURL: res.Request.URL.String(), StatusCode: res.StatusCode,
-		ContentType: mediaType, Body: body, Redirects: redirectCount(res),
+		ContentType: strings.ToLower(mediaType), Redirects: redirectCount(res),
 	}
-	if isText(mediaType) {
-		out.Body, out.Charset = toUTF8(body, res.Header.Get("Content-Type"), params["charset"])
-	}
-	return out, nil
+	return res, out, u.Hostname(), field, nil
 }
 
 func redirectCount(res *http.Response) int {
@@ -343,33 +419,11 @@ var errTooLarge = errors.New("response too large")
 
 // readBody reads at most max decoded bytes: a compressed bomb stops at the cap.
 func readBody(res *http.Response, max int64) ([]byte, error) {
-	raw := io.LimitReader(res.Body, max+1)
-	var r io.Reader = raw
-	switch strings.ToLower(strings.TrimSpace(res.Header.Get("Content-Encoding"))) {
-	case "", "identity":
-	case "gzip", "x-gzip":
-		zr, err := gzip.NewReader(raw)
-		if err != nil {
-			return nil, fmt.Errorf("gzip: %w", err)
-		}
-		defer zr.Close()
-		r = zr
-	case "br":
-		r = brotli.NewReader(raw)
-	case "deflate":
-		// "deflate" is zlib-wrapped by the spec and raw by many servers.
-		buf := bytes.NewBuffer(nil)
-		if _, err := io.Copy(buf, raw); err != nil {
-			return nil, err
-		}
-		if zr, err := zlib.NewReader(bytes.NewReader(buf.Bytes())); err == nil {
-			r = zr
-		} else {
-			r = flate.NewReader(bytes.NewReader(buf.Bytes()))
-		}
-	default:
-		return nil, fmt.Errorf("unsupported content encoding %q", res.Header.Get("Content-Encoding"))
+	r, done, err := bodyReader(res, max)
+	if err != nil {
+		return nil, err
 	}
+	defer done()
 	b, err := io.ReadAll(io.LimitReader(r, max+1))
 	if err != nil {
 		return nil, err
@@ -380,19 +434,35 @@ func readBody(res *http.Response, max int64) ([]byte, error) {
 	return b, nil
 }
 
-// toUTF8 converts a text body to UTF-8 from the charset the header, a BOM or
-// a <meta> declares, or the one detection finds.
-func toUTF8(body []byte, contentType, declared string) ([]byte, string) {
-	enc, name, _ := charset.DetermineEncoding(body, contentType)
-	if name == "utf-8" || enc == nil {
-		return bytes.TrimPrefix(body, []byte("\xef\xbb\xbf")), "utf-8"
+// bodyReader decodes res's Content-Encoding over at most max+1 bytes of the
+// transfer; done releases the decoder.
+func bodyReader(res *http.Response, max int64) (r io.Reader, done func(), err error) {
+	raw := io.LimitReader(res.Body, max+1)
+	done = func() {}
+	switch strings.ToLower(strings.TrimSpace(res.Header.Get("Content-Encoding"))) {
+	case "", "identity":
+		return raw, done, nil
+	case "gzip", "x-gzip":
+		zr, err := gzip.NewReader(raw)
+		if err != nil {
+			return nil, nil, fmt.Errorf("gzip: %w", err)
+		}
+		return zr, func() { zr.Close() }, nil
+	case "br":
+		return brotli.NewReader(raw), done, nil
+	case "deflate":
+		// "deflate" is zlib-wrapped by the spec and raw by many servers.
+		buf := bytes.NewBuffer(nil)
+		if _, err := io.Copy(buf, raw); err != nil {
+			return nil, nil, err
+		}
+		if zr, err := zlib.NewReader(bytes.NewReader(buf.Bytes())); err == nil {
+			return zr, done, nil
+		}
+		return flate.NewReader(bytes.NewReader(buf.Bytes())), done, nil
+	default:
+		return nil, nil, fmt.Errorf("unsupported content encoding %q", res.Header.Get("Content-Encoding"))
 	}
-	out, _, err := transform.Bytes(enc.NewDecoder(), body)
-	if err != nil {
-		return body, name
-	}
-	_ = declared
-	return out, name
 }
 
 // translate turns a transport error into a caller-facing failure.

@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"net/netip"
 	"net/url"
+	"os"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -290,5 +291,50 @@ func TestProxy(t *testing.T) {
 	res, err := c.Fetch(context.Background(), ports.FetchRequest{URL: "http://far.test/page"})
 	if err != nil || string(res.Body) != "<p>via proxy</p>" || proxied.Load() != 1 {
 		t.Fatalf("proxy: %+v %v (%d proxied)", res, err, proxied.Load())
+	}
+}
+
+// The encoding is found in the WHATWG order (BOM, Content-Type, a <meta>
+// in the first 1,024 bytes); with nothing said, a valid UTF-8 body is
+// UTF-8 and any other windows-1252.
+func TestCharsetSniffingOrder(t *testing.T) {
+	late, err := os.ReadFile("testdata/charset/utf8-meta-after-1024-bytes.html")
+	if err != nil {
+		t.Fatal(err)
+	}
+	legacy, err := os.ReadFile("testdata/charset/windows-1252-undeclared.html")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := sites.New(t, "pages.test")
+	serve := func(path, contentType string, body []byte) {
+		s.Mux.HandleFunc(path, func(w http.ResponseWriter, _ *http.Request) {
+			w.Header().Set("Content-Type", contentType)
+			w.Write(body)
+		})
+	}
+	serve("/late-meta", "text/html", late)
+	serve("/legacy", "text/html", legacy)
+	serve("/bom-wins", "text/html; charset=iso-8859-1", append([]byte("\xef\xbb\xbf"), late...))
+	serve("/header-wins", "text/html; charset=windows-1252", late)
+	serve("/meta-wins", "text/html", []byte("<html><head><meta http-equiv=\"Content-Type\" content=\"text/html; charset=iso-8859-1\"><title>x</title></head><body><p>na\xefve</p></body></html>"))
+	serve("/utf16-meta", "text/html", []byte("<html><head><meta charset=\"utf-16\"></head><body><p>cr\xc3\xa8me</p></body></html>"))
+	c := client(fetch.Options{}, s)
+	for path, want := range map[string]struct{ charset, text string }{
+		"/late-meta":   {"utf-8", "Coût total : environ 4 € pour six ramequins. Bon appétit ! 🍮"},
+		"/legacy":      {"windows-1252", "Unser „Frühstück“ gibt es täglich von 8 bis 11 Uhr – auch sonntags."},
+		"/bom-wins":    {"utf-8", "Crème brûlée — la recette"},
+		"/header-wins": {"windows-1252", "CrÃ¨me brÃ»lÃ©e"}, // the server's word outranks the late <meta>
+		"/meta-wins":   {"windows-1252", "naïve"},
+		"/utf16-meta":  {"utf-8", "crème"},
+	} {
+		res, err := c.Fetch(context.Background(), ports.FetchRequest{URL: s.URL(path)})
+		if err != nil || res.Charset != want.charset || !strings.Contains(string(res.Body), want.text) {
+			t.Errorf("%s: charset %q, want %q; body has %q: %v\n%.300s", path, res.Charset, want.charset, want.text, err, res.Body)
+		}
+	}
+	res, _ := c.Fetch(context.Background(), ports.FetchRequest{URL: s.URL("/legacy")})
+	if !strings.Contains(string(res.Body), "Kaffee 2,50 € • Kuchen 3,20 € • Grüße aus Wien!") || !strings.Contains(string(res.Body), "<title>Café Mozart – Menü</title>") {
+		t.Errorf("windows-1252 page: %s", res.Body)
 	}
 }

@@ -98,6 +98,9 @@ func bulkEnv(t *testing.T, rcv *receiver, o apitest.Options) (*apitest.Env, stri
 	if rcv != nil {
 		resolve[rcv.hostKey] = strings.TrimPrefix(rcv.Server.URL, "http://")
 	}
+	for k, v := range o.Resolve {
+		resolve[k] = v
+	}
 	o.Resolve = resolve
 	e := apitest.Start(t, memstore.New(), o)
 	acct, tok := e.Account("dev@example.com", "business")

@@ -16,10 +16,12 @@ import (
 	"net"
 	"net/mail"
 	"net/smtp"
+	"net/textproto"
 	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/trawlhq/trawl/ports"
@@ -94,12 +96,21 @@ func NewSMTP(raw string) (*SMTP, error) {
 	return s, nil
 }
 
-// Send implements ports.Mailer: one SMTP conversation.
+// Send implements ports.Mailer: one SMTP conversation. A failure is a
+// *ports.DeliveryError: its reason goes to the job record, its cause (which
+// names the relay) to the logs.
 func (s *SMTP) Send(ctx context.Context, m ports.Mail) error {
 	msg, err := Format(m, time.Now())
 	if err != nil {
-		return err
+		return &ports.DeliveryError{Err: err}
 	}
+	if err := s.send(ctx, m, msg); err != nil {
+		return smtpFailure(err)
+	}
+	return nil
+}
+
+func (s *SMTP) send(ctx context.Context, m ports.Mail, msg []byte) error {
 	from, _ := mail.ParseAddress(m.From)
 	to, _ := mail.ParseAddress(m.To)
 	d := net.Dialer{Timeout: s.timeout}
@@ -123,15 +134,15 @@ func (s *SMTP) Send(ctx context.Context, m ports.Mail) error {
 	}
 	if ok, _ := c.Extension("STARTTLS"); ok {
 		if err := c.StartTLS(s.tlsConfig); err != nil {
-			return fmt.Errorf("starttls: %w", err)
+			return &tlsError{err}
 		}
 	}
 	if s.user != "" {
 		if ok, _ := c.Extension("AUTH"); !ok {
-			return errors.New("the SMTP server offers no AUTH")
+			return &authError{errors.New("the SMTP server offers no AUTH")}
 		}
 		if err := c.Auth(smtp.PlainAuth("", s.user, s.pass, s.host)); err != nil {
-			return fmt.Errorf("auth: %w", err)
+			return &authError{err}
 		}
 	}
 	if err := c.Mail(from.Address); err != nil {
@@ -151,6 +162,40 @@ func (s *SMTP) Send(ctx context.Context, m ports.Mail) error {
 		return err
 	}
 	return c.Quit()
+}
+
+type tlsError struct{ err error }
+
+func (e *tlsError) Error() string { return "starttls: " + e.err.Error() }
+func (e *tlsError) Unwrap() error { return e.err }
+
+type authError struct{ err error }
+
+func (e *authError) Error() string { return "auth: " + e.err.Error() }
+func (e *authError) Unwrap() error { return e.err }
+
+// smtpFailure classifies a failed conversation.
+func smtpFailure(err error) *ports.DeliveryError {
+	var dns *net.DNSError
+	var reply *textproto.Error
+	var tlsErr *tlsError
+	var auth *authError
+	out := &ports.DeliveryError{Err: err}
+	switch {
+	case errors.As(err, &tlsErr):
+		out.Reason = ports.DeliveryTLS
+	case errors.As(err, &auth):
+		out.Reason = ports.DeliveryAuth
+	case errors.As(err, &reply):
+		out.Reason, out.Code = ports.DeliveryAnswered, reply.Code
+	case errors.As(err, &dns):
+		out.Reason = ports.DeliveryDNS
+	case errors.Is(err, context.DeadlineExceeded) || os.IsTimeout(err):
+		out.Reason = ports.DeliveryTimedOut
+	case errors.Is(err, syscall.ECONNREFUSED):
+		out.Reason = ports.DeliveryRefused
+	}
+	return out
 }
 
 // Outbox writes each message as a .eml file into a directory.

@@ -2,6 +2,7 @@ package mail_test
 
 import (
 	"context"
+	"errors"
 	"io"
 	"net"
 	"net/mail"
@@ -124,5 +125,57 @@ func TestOutbox(t *testing.T) {
 	raw, _ := os.ReadFile(files[0])
 	if _, err := mail.ReadMessage(strings.NewReader(string(raw))); err != nil {
 		t.Fatalf("not a readable message: %v", err)
+	}
+}
+
+// rejecting refuses every recipient, as a relay that will not deliver does.
+type rejecting struct{ backend }
+
+type rejectingSession struct{ session }
+
+func (b *rejecting) NewSession(*smtp.Conn) (smtp.Session, error) {
+	return &rejectingSession{session{&b.backend}}, nil
+}
+func (s *rejectingSession) Rcpt(string, *smtp.RcptOptions) error {
+	return &smtp.SMTPError{Code: 550, EnhancedCode: smtp.EnhancedCode{5, 1, 1}, Message: "mailbox unavailable"}
+}
+
+// A failed send says why in a reason the job record can show; the relay's
+// address stays in the error, for the logs.
+func TestSMTPFailureReasons(t *testing.T) {
+	ln, _ := net.Listen("tcp", "127.0.0.1:0")
+	closed := ln.Addr().String()
+	ln.Close()
+	srv := smtp.NewServer(&rejecting{})
+	srv.Domain = "localhost"
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() { _ = srv.Serve(ln) }()
+	defer srv.Close()
+	auth := smtp.NewServer(&backend{})
+	auth.Domain = "localhost"
+	auth.AllowInsecureAuth = true
+	authLn, _ := net.Listen("tcp", "127.0.0.1:0")
+	go func() { _ = auth.Serve(authLn) }()
+	defer auth.Close()
+	for relay, want := range map[string]struct {
+		reason ports.DeliveryReason
+		code   int
+	}{
+		"smtp://" + closed:             {ports.DeliveryRefused, 0},
+		"smtp://" + ln.Addr().String(): {ports.DeliveryAnswered, 550},
+		"smtp://mailer:wrong@localhost:" + strings.Split(authLn.Addr().String(), ":")[1]: {ports.DeliveryAuth, 0},
+	} {
+		m, err := trawlmail.NewSMTP(relay)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = m.Send(context.Background(), msg)
+		var de *ports.DeliveryError
+		if !errors.As(err, &de) || de.Reason != want.reason || de.Code != want.code {
+			t.Errorf("%s: %v (%+v), want reason %d code %d", relay, err, de, want.reason, want.code)
+		}
 	}
 }

@@ -71,7 +71,12 @@ func (b *Bing) Search(ctx context.Context, q ports.SearchQuery) (ports.SearchRes
 
 var bingBase, _ = url.Parse("https://www.bing.com/")
 
-var bingBlockMarkers = [][]byte{[]byte(`id="b_captcha"`), []byte("/challengepage"), []byte("verify you are human"), []byte("unusual traffic"), []byte("captcha")}
+// Bing's challenges: its own captcha, the /challengepage form and the
+// Turnstile widget, on a page without a result list.
+const (
+	bingChallenge  = `#b_captcha, form[action*="challengepage"], iframe[src*="challenges.cloudflare.com"], .cf-turnstile`
+	bingResultPage = `#b_results, li.b_no`
+)
 
 // bingTarget decodes Bing's click-tracking links (/ck/a?...&u=a1<base64url>)
 // and refuses links back into Bing.
@@ -135,7 +140,7 @@ func ParseBing(page []byte) (ports.SearchResults, error) {
 		pos++
 		res.Organic = append(res.Organic, bingResult(pos, li, a, link))
 	})
-	if len(res.Organic) == 0 && doc.Find("li.b_no").Length() == 0 && blockedPage(page, bingBlockMarkers) {
+	if len(res.Organic) == 0 && isChallenge(doc, bingChallenge, bingResultPage) {
 		return ports.SearchResults{}, ErrBlocked
 	}
 	qseen := map[string]bool{}

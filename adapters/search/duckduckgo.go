@@ -67,7 +67,11 @@ func (d *DuckDuckGo) Search(ctx context.Context, q ports.SearchQuery) (ports.Sea
 
 var ddgBase, _ = url.Parse("https://duckduckgo.com/")
 
-var ddgBlockMarkers = [][]byte{[]byte("anomaly-modal"), []byte(`id="challenge-form"`), []byte("bots use duckduckgo too"), []byte("anomaly.js")}
+// DuckDuckGo's anomaly challenge, on a page without a result list.
+const (
+	ddgChallenge  = `form#challenge-form, .anomaly-modal__modal, .anomaly-modal__title`
+	ddgResultPage = `div.result, div.web-result, .no-results`
+)
 
 // ddgTarget unwraps DuckDuckGo's redirect links (//duckduckgo.com/l/?uddg=...).
 func ddgTarget(href string) string {
@@ -132,7 +136,7 @@ func ParseDuckDuckGo(page []byte) (ports.SearchResults, error) {
 		}
 		res.Organic = append(res.Organic, r)
 	})
-	if len(res.Organic) == 0 && blockedPage(page, ddgBlockMarkers) {
+	if len(res.Organic) == 0 && isChallenge(doc, ddgChallenge, ddgResultPage) {
 		return ports.SearchResults{}, ErrBlocked
 	}
 	doc.Find(".related-searches a[href], .js-related-searches a[href]").Each(func(_ int, s *goquery.Selection) {

@@ -83,22 +83,19 @@ func (g *Google) Search(ctx context.Context, q ports.SearchQuery) (ports.SearchR
 
 var googleBase, _ = url.Parse("https://www.google.com/")
 
-// Block pages (the /sorry/ captcha, the consent wall) carry these; normal
-// pages may too (a hidden consent form), so they count only when the page
-// has no result.
-var googleBlockMarkers = [][]byte{
-	[]byte("/sorry/index"), []byte(`id="captcha-form"`), []byte("g-recaptcha"), []byte("unusual traffic from your computer network"),
-	[]byte("<title>before you continue"),
-}
+// A block verdict needs the page to be the challenge itself: Google's
+// /sorry/ captcha or its consent wall, whose form is the whole page. A
+// result page (with results or saying there are none) is never one, even
+// when it embeds a captcha widget or echoes the words of one in the query.
+const (
+	googleChallenge  = `#captcha-form, form[action*="/sorry/"], .g-recaptcha, form[action*="consent.google."]`
+	googleResultPage = `#search, #res, #rso, #main, #topstuff`
+)
 
-func blockedPage(page []byte, markers [][]byte) bool {
-	lower := bytes.ToLower(page)
-	for _, m := range markers {
-		if bytes.Contains(lower, bytes.ToLower(m)) {
-			return true
-		}
-	}
-	return false
+// isChallenge reports a page that holds a challenge and none of the
+// regions a result page has.
+func isChallenge(doc *goquery.Document, challenge, resultPage string) bool {
+	return doc.Find(resultPage).Length() == 0 && doc.Find(challenge).Length() > 0
 }
 
 // ParseGoogle reads a Google result page: the desktop JavaScript layout, the
@@ -116,7 +113,7 @@ func ParseGoogle(page []byte) (ports.SearchResults, error) {
 	res.TotalResults = parseCount(text(doc.Find("#result-stats, #resultStats").First()))
 	paa := googlePAAScope(doc)
 	anchors, targets := googleResultAnchors(doc, paa)
-	if len(anchors) == 0 && blockedPage(page, googleBlockMarkers) {
+	if len(anchors) == 0 && isChallenge(doc, googleChallenge, googleResultPage) {
 		return ports.SearchResults{}, ErrBlocked
 	}
 	res.Organic = resultBlocks(anchors, targets, googleBase, googleTarget)

@@ -18,6 +18,7 @@ import (
 	"sync"
 
 	"github.com/temoto/robotstxt"
+	"golang.org/x/net/html/charset"
 
 	"github.com/trawlhq/trawl/core/failure"
 	"github.com/trawlhq/trawl/ports"
@@ -36,16 +37,23 @@ type Limits struct {
 // DefaultLimits are the limits in force unless configured.
 var DefaultLimits = Limits{MaxFileBytes: 50 << 20, MaxURLsPerFile: 50_000, MaxDepth: 4, MaxFiles: 500, MaxURLs: 500_000, Concurrency: 8}
 
+// Fetcher is what discovery needs of adapters/fetch: Fetch for robots.txt,
+// Stream for sitemaps, which are read only as far as the URL budget goes.
+type Fetcher interface {
+	ports.Fetcher
+	Stream(ctx context.Context, r ports.FetchRequest, read func(ports.FetchResponse, io.Reader) error) error
+}
+
 // Discoverer implements ports.SitemapDiscoverer.
 type Discoverer struct {
-	fetcher ports.Fetcher
+	fetcher Fetcher
 	limits  Limits
 }
 
 var _ ports.SitemapDiscoverer = (*Discoverer)(nil)
 
 // New builds a discoverer; zero limits take the defaults.
-func New(fetcher ports.Fetcher, l Limits) (*Discoverer, error) {
+func New(fetcher Fetcher, l Limits) (*Discoverer, error) {
 	if fetcher == nil {
 		return nil, errors.New("sitemap.New: fetcher is required")
 	}
@@ -164,44 +172,67 @@ func (r *run) claim(sm string) bool {
 	return true
 }
 
-func (r *run) addURLs(n int) int {
+func (r *run) spent() bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	room := r.d.limits.MaxURLs - r.urls
-	if n > room {
-		n = max(0, room)
-	}
-	r.urls += n
-	return n
+	return r.urls >= r.d.limits.MaxURLs
 }
 
-// read fetches and parses one sitemap file; an index recurses.
+// takeURL reserves one URL of the run's budget; false when it is spent.
+func (r *run) takeURL() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.urls >= r.d.limits.MaxURLs {
+		return false
+	}
+	r.urls++
+	return true
+}
+
+// read streams and parses one sitemap file; an index recurses. Reading
+// stops, and the transfer with it, as soon as the run's URL budget is spent.
 func (r *run) read(ctx context.Context, sm string, depth int) ([]string, bool) {
+	var kind string
+	var locs []string
 	r.sem <- struct{}{}
-	res, err := r.d.fetcher.Fetch(ctx, ports.FetchRequest{URL: sm, Field: "url", Accept: xmlAccept, MaxBytes: r.d.limits.MaxFileBytes})
+	if r.spent() { // nothing this file lists could be kept
+		<-r.sem
+		return nil, true
+	}
+	err := r.d.fetcher.Stream(ctx, ports.FetchRequest{URL: sm, Field: "url", Accept: xmlAccept, MaxBytes: r.d.limits.MaxFileBytes},
+		func(res ports.FetchResponse, body io.Reader) error {
+			if res.StatusCode != 200 {
+				return errNotOK
+			}
+			br := bufio.NewReader(body)
+			if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
+				zr, err := gzip.NewReader(br)
+				if err != nil {
+					return err
+				}
+				defer zr.Close()
+				br = bufio.NewReader(&capped{r: zr, left: r.d.limits.MaxFileBytes})
+			}
+			// The server's charset wins, as when the whole body was converted;
+			// without one, the decoder follows the XML declaration.
+			declared := charset.NewReaderLabel
+			if res.Charset != "" && res.Charset != "utf-8" {
+				if decoded, err := charset.NewReaderLabel(res.Charset, br); err == nil {
+					br = bufio.NewReader(decoded)
+					declared = func(_ string, in io.Reader) (io.Reader, error) { return in, nil }
+				}
+			}
+			var err error
+			kind, locs, err = parse(br, r.d.limits.MaxURLsPerFile, declared, func(kind string) bool { return kind == "sitemapindex" || r.takeURL() })
+			return err
+		})
 	<-r.sem
 	if err != nil {
-		r.mu.Lock()
-		r.lastErr = err
-		r.mu.Unlock()
-		return nil, false
-	}
-	if res.StatusCode != 200 {
-		return nil, false
-	}
-	body := res.Body
-	if len(body) > 2 && body[0] == 0x1f && body[1] == 0x8b {
-		zr, err := gzip.NewReader(bytes.NewReader(body))
-		if err != nil {
-			return nil, false
+		if _, ok := failure.As(err); ok { // a fetch failure, said in the caller's terms
+			r.mu.Lock()
+			r.lastErr = err
+			r.mu.Unlock()
 		}
-		body, err = io.ReadAll(io.LimitReader(zr, r.d.limits.MaxFileBytes+1))
-		if err != nil || int64(len(body)) > r.d.limits.MaxFileBytes {
-			return nil, false
-		}
-	}
-	kind, locs, err := parse(body, r.d.limits.MaxURLsPerFile)
-	if err != nil {
 		return nil, false
 	}
 	switch kind {
@@ -212,23 +243,52 @@ func (r *run) read(ctx context.Context, sm string, depth int) ([]string, bool) {
 		urls, _ := r.readAll(ctx, locs, depth+1)
 		return urls, true
 	case "urlset", "text":
-		n := r.addURLs(len(locs))
-		return locs[:n], true
+		return locs, true
 	}
 	return nil, false
 }
 
+var (
+	errNotOK    = errors.New("the sitemap answered a status other than 200")
+	errTooLarge = errors.New("the sitemap is larger than the byte cap")
+)
+
+// capped fails once more than left bytes come through (a gzip bomb).
+type capped struct {
+	r    io.Reader
+	left int64
+}
+
+func (c *capped) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.left -= int64(n)
+	if c.left < 0 {
+		return n, errTooLarge
+	}
+	return n, err
+}
+
 // parse reads a sitemap with a streaming decoder: a <urlset> gives page
 // URLs, a <sitemapindex> gives sitemap URLs; a plain-text sitemap (one URL a
-// line) is accepted too. At most maxURLs entries are read.
-func parse(body []byte, maxURLs int) (kind string, locs []string, err error) {
-	trimmed := bytes.TrimSpace(bytes.TrimPrefix(body, []byte("\xef\xbb\xbf")))
-	if len(trimmed) > 0 && trimmed[0] != '<' {
-		return "text", parseText(trimmed, maxURLs), nil
+// line) is accepted too. It stops after maxURLs entries, or when take
+// (asked before keeping each entry) says the budget is spent. A file cut
+// short keeps the entries read, unless it broke a byte cap.
+func parse(body *bufio.Reader, maxURLs int, charsetReader func(string, io.Reader) (io.Reader, error), take func(kind string) bool) (kind string, locs []string, err error) {
+	skipBOMAndSpace(body)
+	first, err := body.Peek(1)
+	if err != nil {
+		if isCapError(err) {
+			return "", nil, err
+		}
+		return "", nil, errors.New("not a sitemap")
 	}
-	dec := xml.NewDecoder(bytes.NewReader(body))
+	if first[0] != '<' {
+		locs, err := parseText(body, maxURLs, take)
+		return "text", locs, err
+	}
+	dec := xml.NewDecoder(body)
 	dec.Strict = false
-	dec.CharsetReader = func(_ string, in io.Reader) (io.Reader, error) { return in, nil } // the fetcher gave UTF-8
+	dec.CharsetReader = charsetReader
 	inLoc, parent := false, ""
 	var loc strings.Builder
 	for {
@@ -237,7 +297,7 @@ func parse(body []byte, maxURLs int) (kind string, locs []string, err error) {
 			break
 		}
 		if err != nil {
-			if kind != "" {
+			if kind != "" && !isCapError(err) {
 				return kind, locs, nil // keep what a truncated file gave
 			}
 			return "", nil, err
@@ -264,6 +324,9 @@ func parse(body []byte, maxURLs int) (kind string, locs []string, err error) {
 				inLoc = false
 				if u := cleanLoc(loc.String()); u != "" &&
 					((kind == "urlset" && parent == "url") || (kind == "sitemapindex" && parent == "sitemap")) {
+					if !take(kind) {
+						return kind, locs, nil
+					}
 					locs = append(locs, u)
 					if len(locs) >= maxURLs {
 						return kind, locs, nil
@@ -281,16 +344,40 @@ func parse(body []byte, maxURLs int) (kind string, locs []string, err error) {
 	return kind, locs, nil
 }
 
-func parseText(body []byte, maxURLs int) []string {
+// isCapError reports a byte cap broken while reading: the file is unreadable.
+func isCapError(err error) bool {
+	return errors.Is(err, errTooLarge) || failure.Is(err, failure.Unavailable)
+}
+
+func skipBOMAndSpace(r *bufio.Reader) {
+	if b, err := r.Peek(3); err == nil && bytes.Equal(b, []byte("\xef\xbb\xbf")) {
+		_, _ = r.Discard(3)
+	}
+	for {
+		b, err := r.Peek(1)
+		if err != nil || !strings.ContainsRune(" \t\r\n", rune(b[0])) {
+			return
+		}
+		_, _ = r.Discard(1)
+	}
+}
+
+func parseText(body io.Reader, maxURLs int, take func(kind string) bool) ([]string, error) {
 	var out []string
-	sc := bufio.NewScanner(bytes.NewReader(body))
+	sc := bufio.NewScanner(body)
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
-	for sc.Scan() && len(out) < maxURLs {
+	for len(out) < maxURLs && sc.Scan() {
 		if u := cleanLoc(sc.Text()); u != "" {
+			if !take("text") {
+				return out, nil
+			}
 			out = append(out, u)
 		}
 	}
-	return out
+	if err := sc.Err(); err != nil && isCapError(err) {
+		return nil, err
+	}
+	return out, nil
 }
 
 // cleanLoc keeps absolute http(s) URLs only.

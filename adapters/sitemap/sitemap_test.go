@@ -5,10 +5,12 @@ import (
 	"compress/gzip"
 	"context"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/netip"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -153,5 +155,120 @@ func TestCaps(t *testing.T) {
 	bloated.Handle("/sitemap.xml", "application/xml", urlset(many...))
 	if _, err := discoverer(t, sitemap.Limits{MaxFileBytes: 1000}, bloated).Discover(context.Background(), "http://bloat.test"); !failure.Is(err, failure.Unavailable) {
 		t.Fatalf("a file over the byte cap is unreadable: %v", err)
+	}
+}
+
+// hugeSitemap serves a urlset of n URLs written as it goes, counting the
+// bytes the server managed to send before the reader hung up.
+func hugeSitemap(s *sites.Site, path string, n int, gzipped bool, served *atomic.Int64, done chan<- struct{}) {
+	s.Mux.HandleFunc(path, func(w http.ResponseWriter, _ *http.Request) {
+		defer func() { done <- struct{}{} }()
+		w.Header().Set("Content-Type", "application/xml")
+		var out io.Writer = countingWriter{w, served}
+		if gzipped {
+			zw := gzip.NewWriter(out)
+			defer zw.Close()
+			out = zw
+		}
+		if _, err := io.WriteString(out, `<?xml version="1.0" encoding="UTF-8"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">`); err != nil {
+			return
+		}
+		for i := range n {
+			if _, err := fmt.Fprintf(out, "<url><loc>http://%s/p/%d</loc><lastmod>2026-01-01</lastmod></url>\n", s.Host, i); err != nil {
+				return // the reader stopped
+			}
+		}
+		io.WriteString(out, "</urlset>")
+	})
+}
+
+type countingWriter struct {
+	w io.Writer
+	n *atomic.Int64
+}
+
+func (c countingWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n.Add(int64(n))
+	return n, err
+}
+
+// A bulk job reads a sitemap only to its 101st URL: a sitemap of a million
+// URLs (about 70 MB) is not downloaded, nor parsed, to answer "too many".
+func TestReadStopsAtTheLimit(t *testing.T) {
+	const n = 1_000_000
+	full := int64(len(urlset())) + int64(n)*int64(len("<url><loc>http://huge.test/p/999999</loc><lastmod>2026-01-01</lastmod></url>\n"))
+	for _, gzipped := range []bool{false, true} {
+		s := sites.New(t, "huge.test")
+		var served atomic.Int64
+		done := make(chan struct{}, 1)
+		hugeSitemap(s, "/sitemap.xml", n, gzipped, &served, done)
+		got, err := discoverer(t, sitemap.Limits{}, s).Read(context.Background(), "http://huge.test/sitemap.xml", "sitemap", 100)
+		if err != nil || len(got) != 101 || got[100] != "http://huge.test/p/100" {
+			t.Fatalf("gzip %v: read %d URLs (%v), want the first 101", gzipped, len(got), err)
+		}
+		select {
+		case <-done: // the handler saw the reader hang up
+		case <-time.After(10 * time.Second):
+			t.Fatal("the server is still sending the sitemap")
+		}
+		// What was sent is what the sockets buffered, a small part of the file.
+		if b := served.Load(); b > full/10 {
+			t.Fatalf("gzip %v: %d of about %d bytes were served to read 101 URLs", gzipped, b, full)
+		} else {
+			t.Logf("gzip %v: %d bytes served of about %d", gzipped, b, full)
+		}
+	}
+}
+
+// An index of many large files stops the same way: the budget is shared.
+func TestReadStopsAtTheLimitAcrossAnIndex(t *testing.T) {
+	s := sites.New(t, "index.test")
+	var served atomic.Int64
+	var requests atomic.Int64
+	done := make(chan struct{}, 40)
+	var subs []string
+	for i := range 20 {
+		path := fmt.Sprintf("/part-%d.xml", i)
+		subs = append(subs, "http://index.test"+path)
+		hugeSitemap(s, path+"-data", 50_000, false, &served, done)
+		s.Mux.HandleFunc(path, func(w http.ResponseWriter, r *http.Request) {
+			requests.Add(1)
+			http.Redirect(w, r, path+"-data", http.StatusFound)
+		})
+	}
+	s.Handle("/index.xml", "application/xml", index(subs...))
+	got, err := discoverer(t, sitemap.Limits{Concurrency: 2}, s).Read(context.Background(), "http://index.test/index.xml", "sitemap", 100)
+	if err != nil || len(got) != 101 {
+		t.Fatalf("read %d URLs (%v), want 101", len(got), err)
+	}
+	full := int64(20 * 50_000 * 70)
+	if b := served.Load(); b > full/10 {
+		t.Fatalf("%d of about %d bytes were served to read 101 URLs (%d files asked for)", b, full, requests.Load())
+	} else {
+		t.Logf("%d bytes served of about %d; %d of 20 files asked for", b, full, requests.Load())
+	}
+}
+
+// Reading as a stream keeps the encodings: the server's charset, else the
+// XML declaration.
+func TestReadEncodings(t *testing.T) {
+	s := sites.New(t, "enc.test")
+	latin1 := "<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?><urlset><url><loc>http://enc.test/caf\xe9</loc></url></urlset>"
+	s.Handle("/declared.xml", "application/xml", latin1)
+	s.Mux.HandleFunc("/header.xml", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/xml; charset=iso-8859-1")
+		w.Write([]byte("<urlset><url><loc>http://enc.test/cr\xe8me</loc></url></urlset>"))
+	})
+	s.Mux.HandleFunc("/both.xml", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/xml; charset=iso-8859-1")
+		w.Write([]byte(latin1))
+	})
+	d := discoverer(t, sitemap.Limits{}, s)
+	for path, want := range map[string]string{"/declared.xml": "http://enc.test/café", "/header.xml": "http://enc.test/crème", "/both.xml": "http://enc.test/café"} {
+		got, err := d.Read(context.Background(), "http://enc.test"+path, "sitemap", 100)
+		if err != nil || len(got) != 1 || got[0] != want {
+			t.Errorf("%s: %q %v; want %q", path, got, err, want)
+		}
 	}
 }

@@ -2,6 +2,7 @@ package webhook_test
 
 import (
 	"context"
+	"errors"
 	"io"
 	"net"
 	"net/http"
@@ -49,5 +50,53 @@ func TestSendAndGuard(t *testing.T) {
 	}
 	if _, err := s.Send(context.Background(), ports.Webhook{URL: "http://127.0.0.1:" + port + "/", Timeout: time.Second}); err == nil {
 		t.Error("a loopback receiver was reached without an override")
+	}
+}
+
+// A failed POST says why in a reason the job record can show; the cause,
+// which names the resolved address, stays inside the error for the logs.
+func TestSendFailureReasons(t *testing.T) {
+	ln, _ := net.Listen("tcp", "127.0.0.1:0")
+	refused := ln.Addr().String()
+	ln.Close()
+	hang, _ := net.Listen("tcp", "127.0.0.1:0") // accepts, never answers
+	defer hang.Close()
+	go func() {
+		for {
+			c, err := hang.Accept()
+			if err != nil {
+				return
+			}
+			defer c.Close()
+		}
+	}()
+	tlsRecv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(204) }))
+	defer tlsRecv.Close()
+	f := fetch.New(fetch.Options{
+		Resolve: map[string]string{"refused.test:80": refused, "slow.test:80": hang.Addr().String(), "tls.test:443": strings.TrimPrefix(tlsRecv.URL, "https://")},
+		LookupIP: func(_ context.Context, host string) ([]netip.Addr, error) {
+			if host == "private.test" {
+				return []netip.Addr{netip.MustParseAddr("10.1.2.3")}, nil
+			}
+			return nil, &net.DNSError{Err: "no such host", Name: host, IsNotFound: true}
+		},
+	})
+	s, _ := webhook.New(f)
+	for url, want := range map[string]ports.DeliveryReason{
+		"http://refused.test/hook": ports.DeliveryRefused,
+		"http://slow.test/hook":    ports.DeliveryTimedOut,
+		"https://tls.test/hook":    ports.DeliveryTLS, // a certificate no authority signed
+		"http://nowhere.test/hook": ports.DeliveryDNS,
+		"http://private.test/hook": ports.DeliveryNonPublic,
+	} {
+		timeout := 10 * time.Second
+		if want == ports.DeliveryTimedOut {
+			timeout = 300 * time.Millisecond
+		}
+		_, err := s.Send(context.Background(), ports.Webhook{URL: url, Body: []byte("{}"), Timeout: timeout})
+		var de *ports.DeliveryError
+		if !errors.As(err, &de) || de.Reason != want {
+			t.Errorf("%s: %v, want reason %d", url, err, want)
+		}
 	}
 }

@@ -40,6 +40,7 @@ type Request struct {
 // Checked is a validated request: the URLs to queue (when given directly).
 type Checked struct {
 	URLs        []string
+	Index       []int  // each URL's position in the request, for urls.<i>
 	Source      string // urls or sitemap
 	Sitemap     string
 	CallbackURL string
@@ -73,6 +74,7 @@ func Validate(r Request) (Checked, error) {
 			if k := weburl.DedupKey(u.String()); !seen[k] {
 				seen[k] = true
 				c.URLs = append(c.URLs, u.String())
+				c.Index = append(c.Index, i)
 			}
 		}
 	case strings.TrimSpace(r.Sitemap) != "":

@@ -6,10 +6,16 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"net/url"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
 	"time"
 
 	"github.com/trawlhq/trawl/core/credits"
 	"github.com/trawlhq/trawl/core/failure"
+	"github.com/trawlhq/trawl/core/weburl"
 	"github.com/trawlhq/trawl/ports"
 )
 
@@ -22,17 +28,19 @@ type Service struct {
 	ledger   ports.Ledger
 	sitemaps ports.SitemapDiscoverer
 	webhooks ports.WebhookSender
+	guard    ports.AddressGuard
 	worker   *Worker
 	clock    ports.Clock
 	rate     float64 // URLs per second, for estimates
 }
 
-// NewService builds the service.
-func NewService(jobs ports.JobStore, ledger ports.Ledger, sitemaps ports.SitemapDiscoverer, webhooks ports.WebhookSender, worker *Worker, clock ports.Clock) (*Service, error) {
-	if jobs == nil || ledger == nil || sitemaps == nil || webhooks == nil || worker == nil || clock == nil {
-		return nil, errors.New("bulk.NewService: jobs, ledger, sitemaps, webhooks, worker and clock are required")
+// NewService builds the service. guard is the check the fetcher runs before
+// every request, so a job refuses what a single call would refuse.
+func NewService(jobs ports.JobStore, ledger ports.Ledger, sitemaps ports.SitemapDiscoverer, webhooks ports.WebhookSender, guard ports.AddressGuard, worker *Worker, clock ports.Clock) (*Service, error) {
+	if jobs == nil || ledger == nil || sitemaps == nil || webhooks == nil || guard == nil || worker == nil || clock == nil {
+		return nil, errors.New("bulk.NewService: jobs, ledger, sitemaps, webhooks, guard, worker and clock are required")
 	}
-	return &Service{jobs: jobs, ledger: ledger, sitemaps: sitemaps, webhooks: webhooks, worker: worker, clock: clock, rate: 4}, nil
+	return &Service{jobs: jobs, ledger: ledger, sitemaps: sitemaps, webhooks: webhooks, guard: guard, worker: worker, clock: clock, rate: 4}, nil
 }
 
 // Ack is the acknowledgement of an accepted job.
@@ -64,6 +72,15 @@ func (s *Service) Submit(ctx context.Context, call credits.Call, r Request) (Ack
 	if err != nil {
 		return Ack{}, err
 	}
+	if c.Source == "urls" {
+		if bad := s.nonPublic(ctx, c.URLs); len(bad) > 0 {
+			var fe failure.FieldErrors
+			for _, i := range bad {
+				fe.Add("urls."+strconv.Itoa(c.Index[i]), fmt.Sprintf(weburl.MsgNonPublic, "url"))
+			}
+			return Ack{}, fe.Err(op)
+		}
+	}
 	if c.Source == "sitemap" {
 		urls, err := s.sitemaps.Read(ctx, c.Sitemap, "sitemap", MaxURLs)
 		if err != nil {
@@ -75,7 +92,7 @@ func (s *Service) Submit(ctx context.Context, call credits.Call, r Request) (Ack
 		case len(urls) > MaxURLs:
 			return Ack{}, failure.Invalidf(op, "sitemap", "The sitemap lists more than %d URLs; send them in batches with urls.", MaxURLs)
 		}
-		c.URLs, err = s.sitemapURLs(urls)
+		c.URLs, err = s.sitemapURLs(ctx, urls)
 		if err != nil {
 			return Ack{}, err
 		}
@@ -125,24 +142,85 @@ func (s *Service) Submit(ctx context.Context, call credits.Call, r Request) (Ack
 	return ack, nil
 }
 
-// sitemapURLs applies the URL rules to a sitemap's entries: entries that
-// break them (a raw IP, another port) are dropped, as they could never be
+// sitemapURLs applies the URL rules and the address check to a sitemap's
+// entries: entries that break them (a raw IP, another port, a host that
+// resolves to a non-public address) are dropped, as they could never be
 // fetched.
-func (s *Service) sitemapURLs(urls []string) ([]string, error) {
+func (s *Service) sitemapURLs(ctx context.Context, urls []string) ([]string, error) {
 	c, err := Validate(Request{URLs: urls, Email: true})
-	if err == nil {
-		return c.URLs, nil
+	if err != nil {
+		c = Checked{}
+		for _, u := range urls {
+			if cc, err := Validate(Request{URLs: []string{u}, Email: true}); err == nil {
+				c.URLs = append(c.URLs, cc.URLs...)
+			}
+		}
+	}
+	bad := map[int]bool{}
+	for _, i := range s.nonPublic(ctx, c.URLs) {
+		bad[i] = true
 	}
 	var keep []string
-	for _, u := range urls {
-		if cc, err := Validate(Request{URLs: []string{u}, Email: true}); err == nil {
-			keep = append(keep, cc.URLs...)
+	for i, u := range c.URLs {
+		if !bad[i] {
+			keep = append(keep, u)
 		}
 	}
 	if len(keep) == 0 {
 		return nil, failure.Invalidf("bulk.Submit", "sitemap", "The sitemap lists no URL Trawl can fetch.")
 	}
 	return keep, nil
+}
+
+// Bounds of the address check at submission.
+const (
+	guardConcurrency = 8
+	guardTimeout     = 5 * time.Second
+)
+
+// nonPublic runs the fetcher's address check on each distinct host of urls,
+// at most guardConcurrency at once and within guardTimeout, and returns the
+// positions of the URLs whose host resolves to a non-public address. A host
+// that cannot be resolved now is left to the fetch, which fails that URL
+// alone, uncharged.
+func (s *Service) nonPublic(ctx context.Context, urls []string) []int {
+	ctx, cancel := context.WithTimeout(ctx, guardTimeout)
+	defer cancel()
+	byHost := map[string][]int{}
+	var hosts []string
+	for i, raw := range urls {
+		u, err := url.Parse(raw)
+		if err != nil {
+			continue
+		}
+		key := u.Scheme + "://" + strings.ToLower(u.Host)
+		if byHost[key] == nil {
+			hosts = append(hosts, key)
+		}
+		byHost[key] = append(byHost[key], i)
+	}
+	refused := make([]bool, len(hosts))
+	sem := make(chan struct{}, guardConcurrency)
+	var wg sync.WaitGroup
+	for h, key := range hosts {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			err := s.guard.CheckHost(ctx, urls[byHost[key][0]], "url")
+			refused[h] = failure.Is(err, failure.Invalid)
+		}()
+	}
+	wg.Wait()
+	var bad []int
+	for h, key := range hosts {
+		if refused[h] {
+			bad = append(bad, byHost[key]...)
+		}
+	}
+	sort.Ints(bad)
+	return bad
 }
 
 // Status is a job as its owner sees it.

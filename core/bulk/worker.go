@@ -176,6 +176,7 @@ func (w *Worker) Process(ctx context.Context, job ports.BulkJob) error {
 	now := w.clock.Now()
 	job.Status, job.CompletedAt = ports.JobCompleted, &now
 	if derr := w.deliver(ctx, &job, acct, urls); derr != nil {
+		w.log.Error("bulk job failed to deliver", "job_id", job.ID, "request_id", job.RequestID, "err", derr)
 		job.Status, job.CompletedAt, job.FailedAt = ports.JobFailed, nil, &now
 		job.Error = failureMessage(derr)
 		w.sendFailure(ctx, job, acct)
@@ -363,9 +364,9 @@ func (w *Worker) deliver(ctx context.Context, job *ports.BulkJob, acct ports.Acc
 		_, ok, bad := Counts(urls)
 		start := w.clock.Now()
 		err = w.mailer.Send(ctx, ResultsMail(w.opts.MailFrom, acct.Email, job.ID, link, ok, bad, w.opts.LinkTTL))
-		w.record(ctx, ports.DeliveryAttempt{JobID: job.ID, Channel: "email", Attempt: 1, Target: acct.Email, Error: errText(err), Duration: w.clock.Now().Sub(start), At: start})
+		w.record(ctx, ports.DeliveryAttempt{JobID: job.ID, Channel: ChannelEmail, Attempt: 1, Target: acct.Email, Duration: w.clock.Now().Sub(start), At: start}, err)
 		if err != nil {
-			return failure.E("bulk.deliver", failure.Unavailable, "The results email could not be sent.", err)
+			return failure.E("bulk.deliver", failure.Unavailable, DeliveryMessage(ChannelEmail, err), err)
 		}
 	}
 	if job.CallbackURL != "" {
@@ -399,9 +400,9 @@ func (w *Worker) sendWebhook(ctx context.Context, job ports.BulkJob, event strin
 			"Content-Type": "application/json", "User-Agent": WebhookUserAgent, HeaderEvent: event, HeaderSignature: Sign(secret, start, body),
 		}})
 		if err == nil && (status < 200 || status > 299) {
-			err = fmt.Errorf("the receiver answered %d", status)
+			err = &ports.DeliveryError{Reason: ports.DeliveryAnswered, Code: status, Err: fmt.Errorf("the receiver answered %d", status)}
 		}
-		w.record(ctx, ports.DeliveryAttempt{JobID: job.ID, Channel: "webhook", Attempt: attempt, Target: job.CallbackURL, StatusCode: status, Error: errText(err), Duration: w.clock.Now().Sub(start), At: start})
+		w.record(ctx, ports.DeliveryAttempt{JobID: job.ID, Channel: ChannelWebhook, Attempt: attempt, Target: job.CallbackURL, StatusCode: status, Duration: w.clock.Now().Sub(start), At: start}, err)
 		if err == nil {
 			return true
 		}
@@ -419,17 +420,16 @@ func (w *Worker) sendWebhook(ctx context.Context, job ports.BulkJob, event strin
 	return false
 }
 
-func (w *Worker) record(ctx context.Context, a ports.DeliveryAttempt) {
+// record stores a delivery attempt with the sentence its failure gets in
+// the job record, and logs the cause itself.
+func (w *Worker) record(ctx context.Context, a ports.DeliveryAttempt, failed error) {
+	if failed != nil {
+		a.Error = DeliveryMessage(a.Channel, failed)
+		w.log.Warn("delivery attempt failed", "job_id", a.JobID, "channel", a.Channel, "attempt", a.Attempt, "err", failed)
+	}
 	if err := w.jobs.RecordDelivery(context.WithoutCancel(ctx), a); err != nil {
 		w.log.Error("recording a delivery attempt", "job_id", a.JobID, "err", err)
 	}
-}
-
-func errText(err error) string {
-	if err == nil {
-		return ""
-	}
-	return err.Error()
 }
 
 // NewWebhookSecret is a fresh per-account signing secret.

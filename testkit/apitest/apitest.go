@@ -7,6 +7,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -79,6 +80,10 @@ type Options struct {
 	NoWorker bool
 	// Worker tunes the bulk worker (tests shorten its waits).
 	Worker bulk.WorkerOptions
+	// LookupIP replaces the test resolver (LookupIP).
+	LookupIP func(ctx context.Context, host string) ([]netip.Addr, error)
+	// Log receives the bulk worker's log (nil = discarded).
+	Log *slog.Logger
 }
 
 // LookupIP is the test resolver: every name fails to resolve except a few
@@ -117,7 +122,11 @@ func Start(t testing.TB, store storetest.Stores, o Options) *Env {
 	e.Credits, _ = credits.NewService(ledgerStore, store, pay, e.Clock, credits.DefaultPricing)
 	idem, _ := idempotency.NewService(store, e.Clock)
 	lim, _ := ratelimit.NewMemory(e.Clock)
-	e.Fetcher = fetch.New(fetch.Options{Resolve: o.Resolve, LookupIP: LookupIP, Timeout: 5 * time.Second})
+	lookup := o.LookupIP
+	if lookup == nil {
+		lookup = LookupIP
+	}
+	e.Fetcher = fetch.New(fetch.Options{Resolve: o.Resolve, LookupIP: lookup, Timeout: 5 * time.Second})
 	disc, _ := sitemapadapter.New(e.Fetcher, sitemapadapter.Limits{})
 	e.Content, _ = content.NewService(e.Fetcher, extract.New(), e.Biller)
 	sm, _ := sitemap.NewService(disc, e.Biller)
@@ -158,11 +167,11 @@ func Start(t testing.TB, store storetest.Stores, o Options) *Env {
 	if wo.WebhookTimeout == 0 {
 		wo.WebhookTimeout = 2 * time.Second
 	}
-	e.Worker, err = bulk.NewWorker(jobs, store, ledger, e.Content, hooks, mailer, files, e.Clock, nil, wo)
+	e.Worker, err = bulk.NewWorker(jobs, store, ledger, e.Content, hooks, mailer, files, e.Clock, o.Log, wo)
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.Bulk, err = bulk.NewService(jobs, ledger, disc, hooks, e.Worker, e.Clock)
+	e.Bulk, err = bulk.NewService(jobs, ledger, disc, hooks, e.Fetcher, e.Worker, e.Clock)
 	if err != nil {
 		t.Fatal(err)
 	}
