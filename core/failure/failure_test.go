@@ -48,3 +48,18 @@ func TestFieldErrors(t *testing.T) {
 		t.Fatal("kind names")
 	}
 }
+
+func TestKindsListsEveryNamedKind(t *testing.T) {
+	kinds := failure.Kinds()
+	if len(kinds) == 0 || kinds[0] != failure.Internal || kinds[len(kinds)-1] != failure.TemporarilyUnavailable {
+		t.Fatalf("Kinds() = %v", kinds)
+	}
+	for _, k := range kinds {
+		if strings.HasPrefix(k.String(), "kind(") {
+			t.Errorf("kind %d has no name", k)
+		}
+	}
+	if failure.TemporarilyUnavailable.String() != "temporarily_unavailable" {
+		t.Error(failure.TemporarilyUnavailable.String())
+	}
+}
