@@ -212,29 +212,12 @@ func (l *Ledger) Settle(ctx context.Context, h ports.Hold, c ports.Charge) (port
 func (l *Ledger) Release(ctx context.Context, h ports.Hold) error {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), l.releaseFor)
 	defer cancel()
-	pause := l.releasePause
-	for attempt := 1; ; attempt++ {
-		err := l.release(ctx, h)
-		if err == nil {
-			return nil
-		}
-		retry := failure.Is(err, failure.TemporarilyUnavailable)
-		if retry {
-			t := time.NewTimer(pause)
-			select {
-			case <-t.C:
-			case <-ctx.Done():
-				t.Stop()
-				retry = false
-			}
-			pause = min(2*pause, time.Second)
-		}
-		if !retry {
-			l.log.ErrorContext(ctx, "a hold could not be released; it stops counting against the balance when it expires",
-				"hold", h.ID, "account_id", h.AccountID, "credits", h.Amount, "expires_at", h.ExpiresAt, "attempts", attempt, "err", err)
-			return err
-		}
+	attempts, err := failure.UntilAvailable(ctx, l.releasePause, func(ctx context.Context) error { return l.release(ctx, h) })
+	if err != nil {
+		l.log.ErrorContext(ctx, "a hold could not be released; it stops counting against the balance when it expires",
+			"hold", h.ID, "account_id", h.AccountID, "credits", h.Amount, "expires_at", h.ExpiresAt, "attempts", attempts, "err", err)
 	}
+	return err
 }
 
 func (l *Ledger) release(ctx context.Context, h ports.Hold) error {
