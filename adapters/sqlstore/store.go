@@ -74,14 +74,15 @@ type Options struct {
 type Pool struct {
 	MaxConns        int           // open connections at most
 	MaxIdleConns    int           // idle connections kept for reuse (0: MaxConns)
-	ConnMaxLifetime time.Duration // a connection is closed this long after it opened (0: never)
-	ConnMaxIdleTime time.Duration // an idle connection is closed after this (0: never)
+	ConnMaxLifetime time.Duration // a connection is closed this long after it opened
+	ConnMaxIdleTime time.Duration // an idle connection is closed after this
 }
 
 // DefaultPool is the pool of a dialect when nothing is configured. Postgres
 // gets 16 connections, so a few nodes fit the server's default
-// max_connections of 100; SQLite has one writer at a time and gains nothing
-// from more than a handful of readers.
+// max_connections of 100, recycled every 30 minutes (a fail-over is picked
+// up); SQLite has one writer at a time and gains nothing from more than a
+// handful of readers, and its connections never go stale (0: no limit).
 func DefaultPool(d Dialect) Pool {
 	if d == Postgres {
 		return Pool{MaxConns: 16, MaxIdleConns: 16, ConnMaxLifetime: 30 * time.Minute, ConnMaxIdleTime: 5 * time.Minute}

@@ -93,8 +93,9 @@ func (b *Biller) Run(ctx context.Context, c Call, work Work) (Receipt, error) {
 		Metadata:    meta,
 	})
 	if err != nil {
-		// A failed settle rolled back: nothing was charged and the hold may
-		// still be there (releasing one that is gone is harmless).
+		// A failed settle rolled back, hold included, so the hold is
+		// released below. (Should a commit have succeeded with its answer
+		// lost, the hold went with it and the release finds nothing.)
 		return Receipt{}, err
 	}
 	settled = true
