@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/trawlhq/trawl/adapters/sqlstore"
 )
 
 // Config is everything an operator can set. Flags win over environment
@@ -27,6 +29,12 @@ type Config struct {
 	PriceCents  int64         // TRAWL_TOPUP_CENTS_PER_1000
 	Currency    string        // TRAWL_TOPUP_CURRENCY
 	Bootstrap   bool          // TRAWL_BOOTSTRAP: create local@localhost on an empty store
+
+	DatabaseMaxConns        int64         // TRAWL_DATABASE_MAX_CONNS; 0: the dialect's default
+	DatabaseMaxIdleConns    int64         // TRAWL_DATABASE_MAX_IDLE_CONNS; 0: as many as DatabaseMaxConns
+	DatabaseConnMaxLifetime time.Duration // TRAWL_DATABASE_CONN_MAX_LIFETIME; 0: the dialect's default
+	DatabaseConnMaxIdleTime time.Duration // TRAWL_DATABASE_CONN_MAX_IDLE_TIME; 0: the dialect's default
+	DatabaseQueryTimeout    time.Duration // TRAWL_DATABASE_QUERY_TIMEOUT: a statement, waiting for a connection included
 
 	FetchConnectTimeout time.Duration // TRAWL_FETCH_CONNECT_TIMEOUT
 	FetchTimeout        time.Duration // TRAWL_FETCH_TIMEOUT
@@ -71,6 +79,7 @@ func DefaultConfig() Config {
 		SearchTimeout: 15 * time.Second, LLMTimeout: 60 * time.Second, LLMContextChars: 24000,
 		MailFrom: "Trawl <no-reply@trawl.localhost>", LinkTTL: 7 * 24 * time.Hour, BulkWorker: true, BulkJobs: 2,
 		BulkLease: time.Minute, WebhookTimeout: 30 * time.Second, WebhookBackoff: 2 * time.Second, S3Region: "us-east-1",
+		DatabaseQueryTimeout: 10 * time.Second,
 	}
 }
 
@@ -114,7 +123,8 @@ func (c Config) FromEnv(getenv func(string) string) (Config, error) {
 			}
 		}
 	}
-	for name, dst := range map[string]*int64{"TRAWL_MAX_BODY_BYTES": &c.MaxBody, "TRAWL_TOPUP_CENTS_PER_1000": &c.PriceCents, "TRAWL_FETCH_MAX_BYTES": &c.FetchMaxBytes, "TRAWL_LLM_CONTEXT_CHARS": &c.LLMContextChars, "TRAWL_BULK_JOBS": &c.BulkJobs} {
+	for name, dst := range map[string]*int64{"TRAWL_MAX_BODY_BYTES": &c.MaxBody, "TRAWL_TOPUP_CENTS_PER_1000": &c.PriceCents, "TRAWL_FETCH_MAX_BYTES": &c.FetchMaxBytes, "TRAWL_LLM_CONTEXT_CHARS": &c.LLMContextChars, "TRAWL_BULK_JOBS": &c.BulkJobs,
+		"TRAWL_DATABASE_MAX_CONNS": &c.DatabaseMaxConns, "TRAWL_DATABASE_MAX_IDLE_CONNS": &c.DatabaseMaxIdleConns} {
 		if v := strings.TrimSpace(getenv(name)); v != "" {
 			n, err := strconv.ParseInt(v, 10, 64)
 			if err != nil || n <= 0 {
@@ -124,7 +134,8 @@ func (c Config) FromEnv(getenv func(string) string) (Config, error) {
 		}
 	}
 	for name, dst := range map[string]*time.Duration{"TRAWL_SHUTDOWN_TIMEOUT": &c.Shutdown, "TRAWL_FETCH_TIMEOUT": &c.FetchTimeout, "TRAWL_FETCH_CONNECT_TIMEOUT": &c.FetchConnectTimeout, "TRAWL_SEARCH_TIMEOUT": &c.SearchTimeout, "TRAWL_LLM_TIMEOUT": &c.LLMTimeout,
-		"TRAWL_LINK_TTL": &c.LinkTTL, "TRAWL_BULK_LEASE": &c.BulkLease, "TRAWL_WEBHOOK_TIMEOUT": &c.WebhookTimeout, "TRAWL_WEBHOOK_BACKOFF": &c.WebhookBackoff} {
+		"TRAWL_LINK_TTL": &c.LinkTTL, "TRAWL_BULK_LEASE": &c.BulkLease, "TRAWL_WEBHOOK_TIMEOUT": &c.WebhookTimeout, "TRAWL_WEBHOOK_BACKOFF": &c.WebhookBackoff,
+		"TRAWL_DATABASE_CONN_MAX_LIFETIME": &c.DatabaseConnMaxLifetime, "TRAWL_DATABASE_CONN_MAX_IDLE_TIME": &c.DatabaseConnMaxIdleTime, "TRAWL_DATABASE_QUERY_TIMEOUT": &c.DatabaseQueryTimeout} {
 		if v := strings.TrimSpace(getenv(name)); v != "" {
 			d, err := time.ParseDuration(v)
 			if err != nil || d <= 0 {
@@ -183,7 +194,44 @@ func (c Config) Validate() error {
 	default:
 		return fmt.Errorf("log format %q: want text or json", c.LogFormat)
 	}
+	return c.validateDatabase()
+}
+
+// maxDatabaseConns bounds TRAWL_DATABASE_MAX_CONNS: far above what one
+// process needs, low enough to catch a typo.
+const maxDatabaseConns = 1000
+
+// validateDatabase checks the connection pool settings.
+func (c Config) validateDatabase() error {
+	if c.DatabaseMaxConns < 0 || c.DatabaseMaxConns > maxDatabaseConns {
+		return fmt.Errorf("TRAWL_DATABASE_MAX_CONNS must be between 1 and %d, got %d", maxDatabaseConns, c.DatabaseMaxConns)
+	}
+	if c.DatabaseMaxIdleConns < 0 {
+		return fmt.Errorf("TRAWL_DATABASE_MAX_IDLE_CONNS must be a positive integer, got %d", c.DatabaseMaxIdleConns)
+	}
+	pool := c.StoreOptions().Pool
+	if pool.MaxConns == 0 {
+		pool.MaxConns = sqlstore.DefaultPool(sqlstore.DialectOf(c.DatabaseURL)).MaxConns
+	}
+	if pool.MaxIdleConns > pool.MaxConns {
+		return fmt.Errorf("TRAWL_DATABASE_MAX_IDLE_CONNS (%d) must not exceed TRAWL_DATABASE_MAX_CONNS (%d)", pool.MaxIdleConns, pool.MaxConns)
+	}
+	for name, d := range map[string]time.Duration{"TRAWL_DATABASE_CONN_MAX_LIFETIME": c.DatabaseConnMaxLifetime,
+		"TRAWL_DATABASE_CONN_MAX_IDLE_TIME": c.DatabaseConnMaxIdleTime, "TRAWL_DATABASE_QUERY_TIMEOUT": c.DatabaseQueryTimeout} {
+		if d < 0 {
+			return fmt.Errorf("%s must be a positive duration such as 5m, got %s", name, d)
+		}
+	}
 	return nil
+}
+
+// StoreOptions are the database settings for sqlstore.Open.
+func (c Config) StoreOptions() sqlstore.Options {
+	return sqlstore.Options{
+		DatabaseURL: c.DatabaseURL, DataDir: c.DataDir, QueryTimeout: c.DatabaseQueryTimeout,
+		Pool: sqlstore.Pool{MaxConns: int(c.DatabaseMaxConns), MaxIdleConns: int(c.DatabaseMaxIdleConns),
+			ConnMaxLifetime: c.DatabaseConnMaxLifetime, ConnMaxIdleTime: c.DatabaseConnMaxIdleTime},
+	}
 }
 
 // PublicBase is the external base URL, defaulting to the listen address.

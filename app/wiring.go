@@ -56,7 +56,7 @@ func NewLogger(c Config, w io.Writer) *slog.Logger {
 
 // OpenStore opens (and migrates) the configured store.
 func OpenStore(ctx context.Context, c Config) (*sqlstore.Store, error) {
-	return sqlstore.Open(ctx, sqlstore.Options{DatabaseURL: c.DatabaseURL, DataDir: c.DataDir})
+	return sqlstore.Open(ctx, c.StoreOptions())
 }
 
 // Services are the core use cases, built from plain constructors: usable with
@@ -161,7 +161,7 @@ func NewServices(c Config, store *sqlstore.Store, clk ports.Clock, payments port
 	if s.Auth, err = auth.NewService(store, store, clk); err != nil {
 		return s, err
 	}
-	if s.Ledger, err = credits.NewLedger(store, clk); err != nil {
+	if s.Ledger, err = credits.NewLedger(store, clk, credits.WithLogger(log)); err != nil {
 		return s, err
 	}
 	if s.Biller, err = credits.NewBiller(s.Ledger, store, clk); err != nil {

@@ -306,11 +306,8 @@ func toConnect(err error) error {
 		if fe != nil {
 			addDetail(&trawlv1.InsufficientCredits{Required: fe.Required, Balance: fe.Balance})
 		}
-	case failure.RateLimited:
-		secs := 1
-		if fe != nil && fe.RetryAfterSeconds > 0 {
-			secs = fe.RetryAfterSeconds
-		}
+	}
+	if secs, ok := errmap.RetryAfter(err); ok {
 		addDetail(&errdetails.RetryInfo{RetryDelay: durationpb.New(time.Duration(secs) * time.Second)})
 		ce.Meta().Set("Retry-After", strconv.Itoa(secs))
 	}

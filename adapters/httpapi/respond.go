@@ -43,17 +43,16 @@ func (a *API) writeError(w http.ResponseWriter, r *http.Request, err error) {
 		if fe != nil {
 			body["required"], body["balance"] = fe.Required, fe.Balance
 		}
-	case failure.RateLimited:
-		secs := 1
-		if fe != nil && fe.RetryAfterSeconds > 0 {
-			secs = fe.RetryAfterSeconds
-		}
-		w.Header().Set("Retry-After", strconv.Itoa(secs))
 	case failure.NotFound:
 		// The credits endpoints promise {"error": ...}; every 404 carries both keys.
 		body["error"] = msg
 	case failure.Internal:
 		a.log.ErrorContext(r.Context(), "request failed", "err", err, "request_id", requestID(r.Context()))
+	case failure.TemporarilyUnavailable:
+		a.log.WarnContext(r.Context(), "request refused for now", "err", err, "request_id", requestID(r.Context()))
+	}
+	if secs, ok := errmap.RetryAfter(err); ok {
+		w.Header().Set("Retry-After", strconv.Itoa(secs))
 	}
 	writeJSON(w, entry.HTTPStatus, body)
 }

@@ -58,7 +58,7 @@ func (s *Store) CreateAccount(ctx context.Context, a ports.Account) (ports.Accou
 		return ports.Account{}, failure.E(op, failure.Conflict, "an account with this email already exists")
 	}
 	if err != nil {
-		return ports.Account{}, failure.Wrap(op, err)
+		return ports.Account{}, fail(ctx, op, err)
 	}
 	return s.AccountByID(ctx, id)
 }
@@ -69,7 +69,7 @@ func (s *Store) accountWhere(ctx context.Context, op, where string, arg any) (po
 	var r accountRow
 	err := s.db.GetContext(ctx, &r, s.q(`SELECT `+accountCols+` FROM accounts WHERE `+where), arg)
 	if err != nil {
-		return ports.Account{}, notFound(op, "account", err)
+		return ports.Account{}, notFound(ctx, op, "account", err)
 	}
 	return r.account(), nil
 }
@@ -90,7 +90,7 @@ func (s *Store) ListAccounts(ctx context.Context) ([]ports.Account, error) {
 	defer cancel()
 	var rows []accountRow
 	if err := s.db.SelectContext(ctx, &rows, `SELECT `+accountCols+` FROM accounts ORDER BY id`); err != nil {
-		return nil, failure.Wrap("sqlstore.ListAccounts", err)
+		return nil, fail(ctx, "sqlstore.ListAccounts", err)
 	}
 	out := make([]ports.Account, len(rows))
 	for i, r := range rows {
@@ -105,5 +105,5 @@ func (s *Store) CountAccounts(ctx context.Context) (int, error) {
 	defer cancel()
 	var n int
 	err := s.db.GetContext(ctx, &n, `SELECT COUNT(*) FROM accounts`)
-	return n, failure.Wrap("sqlstore.CountAccounts", err)
+	return n, fail(ctx, "sqlstore.CountAccounts", err)
 }

@@ -3,7 +3,6 @@ package sqlstore
 import (
 	"context"
 
-	"github.com/trawlhq/trawl/core/failure"
 	"github.com/trawlhq/trawl/ports"
 )
 
@@ -51,7 +50,7 @@ func (s *Store) BeginIdempotent(ctx context.Context, rec ports.IdempotencyRecord
 		return nil
 	})
 	if err != nil {
-		return ports.IdempotencyRecord{}, false, failure.Wrap(op, err)
+		return ports.IdempotencyRecord{}, false, fail(ctx, op, err)
 	}
 	return existing, claimed, nil
 }
@@ -62,7 +61,7 @@ func (s *Store) CompleteIdempotent(ctx context.Context, accountID int64, key str
 	defer cancel()
 	_, err := s.db.ExecContext(ctx, s.q(`UPDATE idempotency_keys SET done = TRUE, status = ?, content_type = ?, body = ? WHERE account_id = ? AND key = ?`),
 		status, contentType, body, accountID, key)
-	return failure.Wrap("sqlstore.CompleteIdempotent", err)
+	return fail(ctx, "sqlstore.CompleteIdempotent", err)
 }
 
 // AbandonIdempotent forgets a claimed key that has not completed.
@@ -70,5 +69,5 @@ func (s *Store) AbandonIdempotent(ctx context.Context, accountID int64, key stri
 	ctx, cancel := s.bounded(ctx)
 	defer cancel()
 	_, err := s.db.ExecContext(ctx, s.q(`DELETE FROM idempotency_keys WHERE account_id = ? AND key = ? AND done = FALSE`), accountID, key)
-	return failure.Wrap("sqlstore.AbandonIdempotent", err)
+	return fail(ctx, "sqlstore.AbandonIdempotent", err)
 }

@@ -66,7 +66,7 @@ func (s *Store) CreateJob(ctx context.Context, j ports.BulkJob, urls []string) e
 		}
 		return nil
 	})
-	return failure.Wrap("sqlstore.CreateJob", err)
+	return fail(ctx, "sqlstore.CreateJob", err)
 }
 
 // Job reads a job.
@@ -75,7 +75,7 @@ func (s *Store) Job(ctx context.Context, id string) (ports.BulkJob, error) {
 	defer cancel()
 	var r jobRow
 	if err := s.db.GetContext(ctx, &r, s.q(`SELECT `+jobCols+` FROM bulk_jobs WHERE id = ?`), id); err != nil {
-		return ports.BulkJob{}, notFound("sqlstore.Job", "job", err)
+		return ports.BulkJob{}, notFound(ctx, "sqlstore.Job", "job", err)
 	}
 	return r.job(), nil
 }
@@ -97,7 +97,7 @@ func (s *Store) JobURLs(ctx context.Context, id string) ([]ports.BulkURL, error)
 	defer cancel()
 	var rows []urlRow
 	if err := s.db.SelectContext(ctx, &rows, s.q(`SELECT job_id, idx, url, status, status_code, error, content, finished_at FROM bulk_job_urls WHERE job_id = ? ORDER BY idx`), id); err != nil {
-		return nil, failure.Wrap("sqlstore.JobURLs", err)
+		return nil, fail(ctx, "sqlstore.JobURLs", err)
 	}
 	out := make([]ports.BulkURL, len(rows))
 	for i, r := range rows {
@@ -140,7 +140,7 @@ func (s *Store) ClaimJob(ctx context.Context, owner string, now time.Time, lease
 		return nil
 	})
 	if err != nil {
-		return ports.BulkJob{}, false, failure.Wrap("sqlstore.ClaimJob", err)
+		return ports.BulkJob{}, false, fail(ctx, "sqlstore.ClaimJob", err)
 	}
 	return out, found, nil
 }
@@ -151,7 +151,7 @@ func (s *Store) RenewLease(ctx context.Context, jobID, owner string, until time.
 	defer cancel()
 	res, err := s.db.ExecContext(ctx, s.q(`UPDATE bulk_jobs SET lease_until = ? WHERE id = ? AND lease_owner = ? AND status = 'processing'`), ms(until), jobID, owner)
 	if err != nil {
-		return failure.Wrap("sqlstore.RenewLease", err)
+		return fail(ctx, "sqlstore.RenewLease", err)
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
 		return failure.E("sqlstore.RenewLease", failure.Conflict, "lease lost")
@@ -165,7 +165,7 @@ func (s *Store) FinishURL(ctx context.Context, u ports.BulkURL) error {
 	defer cancel()
 	_, err := s.db.ExecContext(ctx, s.q(`UPDATE bulk_job_urls SET status = ?, status_code = ?, error = ?, content = ?, finished_at = ? WHERE job_id = ? AND idx = ?`),
 		u.Status, u.StatusCode, u.Error, string(u.Content), msPtr(u.FinishedAt), u.JobID, u.Index)
-	return failure.Wrap("sqlstore.FinishURL", err)
+	return fail(ctx, "sqlstore.FinishURL", err)
 }
 
 // FinishJob ends a job if the owner still holds its lease.
@@ -176,7 +176,7 @@ func (s *Store) FinishJob(ctx context.Context, j ports.BulkJob, owner string) er
 		WHERE id = ? AND lease_owner = ? AND status = 'processing'`),
 		j.Status, j.Error, j.ArchiveKey, msPtr(j.CompletedAt), msPtr(j.FailedAt), j.ID, owner)
 	if err != nil {
-		return failure.Wrap("sqlstore.FinishJob", err)
+		return fail(ctx, "sqlstore.FinishJob", err)
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
 		return failure.E("sqlstore.FinishJob", failure.Conflict, "lease lost")
@@ -190,7 +190,7 @@ func (s *Store) RecordDelivery(ctx context.Context, a ports.DeliveryAttempt) err
 	defer cancel()
 	_, err := s.db.ExecContext(ctx, s.q(`INSERT INTO delivery_attempts (job_id, channel, attempt, target, status_code, error, duration_ms, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`),
 		a.JobID, a.Channel, a.Attempt, a.Target, a.StatusCode, a.Error, a.Duration.Milliseconds(), ms(a.At))
-	return failure.Wrap("sqlstore.RecordDelivery", err)
+	return fail(ctx, "sqlstore.RecordDelivery", err)
 }
 
 type deliveryRow struct {
@@ -210,7 +210,7 @@ func (s *Store) Deliveries(ctx context.Context, jobID string) ([]ports.DeliveryA
 	defer cancel()
 	var rows []deliveryRow
 	if err := s.db.SelectContext(ctx, &rows, s.q(`SELECT job_id, channel, attempt, target, status_code, error, duration_ms, at FROM delivery_attempts WHERE job_id = ? ORDER BY id`), jobID); err != nil {
-		return nil, failure.Wrap("sqlstore.Deliveries", err)
+		return nil, fail(ctx, "sqlstore.Deliveries", err)
 	}
 	out := make([]ports.DeliveryAttempt, len(rows))
 	for i, r := range rows {
@@ -226,7 +226,7 @@ func (s *Store) PendingURLs(ctx context.Context) (int, error) {
 	defer cancel()
 	var n int
 	err := s.db.GetContext(ctx, &n, `SELECT COUNT(*) FROM bulk_job_urls u JOIN bulk_jobs j ON j.id = u.job_id WHERE u.status = 'pending' AND j.status IN ('queued', 'processing')`)
-	return n, failure.Wrap("sqlstore.PendingURLs", err)
+	return n, fail(ctx, "sqlstore.PendingURLs", err)
 }
 
 // WebhookSecret returns the account's secret, creating one if needed.
@@ -236,7 +236,7 @@ func (s *Store) WebhookSecret(ctx context.Context, accountID int64, newSecret fu
 	var secret string
 	err := s.inTx(ctx, func(tx execer) error {
 		if err := tx.GetContext(ctx, &secret, s.q(`SELECT webhook_secret FROM accounts WHERE id = ?`), accountID); err != nil {
-			return notFound("sqlstore.WebhookSecret", "account", err)
+			return notFound(ctx, "sqlstore.WebhookSecret", "account", err)
 		}
 		if secret != "" {
 			return nil
@@ -245,7 +245,7 @@ func (s *Store) WebhookSecret(ctx context.Context, accountID int64, newSecret fu
 		_, err := tx.ExecContext(ctx, s.q(`UPDATE accounts SET webhook_secret = ? WHERE id = ?`), secret, accountID)
 		return err
 	})
-	return secret, failure.Wrap("sqlstore.WebhookSecret", err)
+	return secret, fail(ctx, "sqlstore.WebhookSecret", err)
 }
 
 // SetWebhookSecret replaces the account's secret.
@@ -254,7 +254,7 @@ func (s *Store) SetWebhookSecret(ctx context.Context, accountID int64, secret st
 	defer cancel()
 	res, err := s.db.ExecContext(ctx, s.q(`UPDATE accounts SET webhook_secret = ? WHERE id = ?`), secret, accountID)
 	if err != nil {
-		return failure.Wrap("sqlstore.SetWebhookSecret", err)
+		return fail(ctx, "sqlstore.SetWebhookSecret", err)
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
 		return failure.E("sqlstore.SetWebhookSecret", failure.NotFound, "account not found")

@@ -16,13 +16,13 @@ func (s *Store) WithCredits(ctx context.Context, accountID int64, fn func(ports.
 	const op = "sqlstore.WithCredits"
 	ctx, cancel := s.bounded(ctx)
 	defer cancel()
-	return s.inTx(ctx, func(tx execer) error {
+	return fail(ctx, op, s.inTx(ctx, func(tx execer) error {
 		row, err := s.lockAccount(ctx, tx, accountID)
 		if err != nil {
-			return notFound(op, "account", err)
+			return notFound(ctx, op, "account", err)
 		}
 		return fn(&ledgerTx{s: s, ctx: ctx, tx: tx, state: row.credits()})
-	})
+	}))
 }
 
 type ledgerTx struct {
@@ -73,7 +73,7 @@ func (l *ledgerTx) Hold(id string) (ports.Hold, error) {
 	var r holdRow
 	err := l.tx.GetContext(l.ctx, &r, l.s.q(`SELECT id, account_id, token_id, amount, created_at, expires_at FROM holds WHERE id = ? AND account_id = ?`), id, l.state.AccountID)
 	if err != nil {
-		return ports.Hold{}, notFound("sqlstore.Hold", "hold", err)
+		return ports.Hold{}, notFound(l.ctx, "sqlstore.Hold", "hold", err)
 	}
 	return ports.Hold{ID: r.ID, AccountID: r.AccountID, TokenID: r.TokenID, Amount: r.Amount, CreatedAt: fromMS(r.CreatedAt), ExpiresAt: fromMS(r.ExpiresAt)}, nil
 }
@@ -160,13 +160,13 @@ func (s *Store) Transactions(ctx context.Context, accountID int64, limit, offset
 	defer cancel()
 	var total int
 	if err := s.db.GetContext(ctx, &total, s.q(`SELECT COUNT(*) FROM transactions WHERE account_id = ?`), accountID); err != nil {
-		return nil, 0, failure.Wrap(op, err)
+		return nil, 0, fail(ctx, op, err)
 	}
 	var rows []transactionRow
 	err := s.db.SelectContext(ctx, &rows, s.q(`SELECT id, account_id, service_type, service_name, credits, balance_after, created_at, metadata
 		FROM transactions WHERE account_id = ? ORDER BY id DESC LIMIT ? OFFSET ?`), accountID, limit, offset)
 	if err != nil {
-		return nil, 0, failure.Wrap(op, err)
+		return nil, 0, fail(ctx, op, err)
 	}
 	out := make([]ports.Transaction, len(rows))
 	for i, r := range rows {
@@ -189,7 +189,7 @@ func (s *Store) ReadCredits(ctx context.Context, accountID int64, now time.Time)
 	err := s.db.GetContext(ctx, &r, s.q(`SELECT `+accountCols+`, (SELECT COALESCE(SUM(amount), 0) FROM holds WHERE account_id = accounts.id AND expires_at > ?) AS held
 		FROM accounts WHERE id = ?`), ms(now), accountID)
 	if err != nil {
-		return ports.CreditState{}, 0, notFound("sqlstore.ReadCredits", "account", err)
+		return ports.CreditState{}, 0, notFound(ctx, "sqlstore.ReadCredits", "account", err)
 	}
 	return r.credits(), r.Held, nil
 }
@@ -203,7 +203,7 @@ func (s *Store) CreateCheckoutSession(ctx context.Context, cs ports.CheckoutSess
 	if isUnique(err) {
 		return failure.E("sqlstore.CreateCheckoutSession", failure.Conflict, "session exists")
 	}
-	return failure.Wrap("sqlstore.CreateCheckoutSession", err)
+	return fail(ctx, "sqlstore.CreateCheckoutSession", err)
 }
 
 type sessionRow struct {
@@ -223,7 +223,7 @@ func (s *Store) CheckoutSession(ctx context.Context, id string) (ports.CheckoutS
 	var r sessionRow
 	err := s.db.GetContext(ctx, &r, s.q(`SELECT id, account_id, credits, amount_cents, currency, created_at, paid_at FROM checkout_sessions WHERE id = ?`), id)
 	if err != nil {
-		return ports.CheckoutSession{}, notFound("sqlstore.CheckoutSession", "checkout session", err)
+		return ports.CheckoutSession{}, notFound(ctx, "sqlstore.CheckoutSession", "checkout session", err)
 	}
 	return ports.CheckoutSession{ID: r.ID, AccountID: r.AccountID, Credits: r.Credits, AmountCents: r.AmountCents,
 		Currency: r.Currency, CreatedAt: fromMS(r.CreatedAt), PaidAt: timePtr(r.PaidAt)}, nil

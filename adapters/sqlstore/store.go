@@ -58,8 +58,70 @@ type Options struct {
 	DatabaseURL string
 	// DataDir holds trawl.db when DatabaseURL is empty.
 	DataDir string
-	// QueryTimeout bounds every statement (default 10 s).
+	// QueryTimeout bounds every statement, waiting for a free connection
+	// included (default 10 s). A statement that runs out of it fails as
+	// failure.TemporarilyUnavailable.
 	QueryTimeout time.Duration
+	// Pool settles how many connections this process keeps; zero values
+	// take the dialect's defaults (DefaultPool).
+	Pool Pool
+}
+
+// Pool is the connection pool of one process. Every Trawl process on a
+// PostgreSQL server opens up to MaxConns connections, so the sum over all
+// processes (plus every other client) must stay below the server's
+// max_connections.
+type Pool struct {
+	MaxConns        int           // open connections at most
+	MaxIdleConns    int           // idle connections kept for reuse (0: MaxConns)
+	ConnMaxLifetime time.Duration // a connection is closed this long after it opened
+	ConnMaxIdleTime time.Duration // an idle connection is closed after this
+}
+
+// DefaultPool is the pool of a dialect when nothing is configured. Postgres
+// gets 16 connections, so a few nodes fit the server's default
+// max_connections of 100, recycled every 30 minutes (a fail-over is picked
+// up); SQLite has one writer at a time and gains nothing from more than a
+// handful of readers, and its connections never go stale (0: no limit).
+func DefaultPool(d Dialect) Pool {
+	if d == Postgres {
+		return Pool{MaxConns: 16, MaxIdleConns: 16, ConnMaxLifetime: 30 * time.Minute, ConnMaxIdleTime: 5 * time.Minute}
+	}
+	return Pool{MaxConns: 8, MaxIdleConns: 8}
+}
+
+// withDefaults fills the zero fields of p from the dialect's defaults.
+func (p Pool) withDefaults(d Dialect) Pool {
+	def := DefaultPool(d)
+	if p.MaxConns <= 0 {
+		p.MaxConns = def.MaxConns
+	}
+	if p.MaxIdleConns <= 0 || p.MaxIdleConns > p.MaxConns {
+		p.MaxIdleConns = p.MaxConns
+	}
+	if p.ConnMaxLifetime <= 0 {
+		p.ConnMaxLifetime = def.ConnMaxLifetime
+	}
+	if p.ConnMaxIdleTime <= 0 {
+		p.ConnMaxIdleTime = def.ConnMaxIdleTime
+	}
+	return p
+}
+
+func (p Pool) apply(db *sqlx.DB) {
+	db.SetMaxOpenConns(p.MaxConns)
+	db.SetMaxIdleConns(p.MaxIdleConns)
+	db.SetConnMaxLifetime(p.ConnMaxLifetime)
+	db.SetConnMaxIdleTime(p.ConnMaxIdleTime)
+}
+
+// DialectOf tells which database a TRAWL_DATABASE_URL selects.
+func DialectOf(databaseURL string) Dialect {
+	dsn := strings.TrimSpace(databaseURL)
+	if strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://") {
+		return Postgres
+	}
+	return SQLite
 }
 
 // SQLitePath is where the embedded store lives inside a data dir.
@@ -85,15 +147,13 @@ func Connect(o Options) (*Store, error) {
 		timeout = 10 * time.Second
 	}
 	dsn := strings.TrimSpace(o.DatabaseURL)
-	switch {
-	case strings.HasPrefix(dsn, "postgres://"), strings.HasPrefix(dsn, "postgresql://"):
+	switch DialectOf(dsn) {
+	case Postgres:
 		db, err := sqlx.Open("postgres", dsn)
 		if err != nil {
 			return nil, fmt.Errorf("open postgres: %w", err)
 		}
-		db.SetMaxOpenConns(32)
-		db.SetMaxIdleConns(32)
-		db.SetConnMaxIdleTime(5 * time.Minute)
+		o.Pool.withDefaults(Postgres).apply(db)
 		return &Store{db: db, dialect: Postgres, queryTimeout: timeout}, nil
 	default:
 		path := strings.TrimPrefix(strings.TrimPrefix(dsn, "sqlite://"), "sqlite:")
@@ -110,9 +170,10 @@ func Connect(o Options) (*Store, error) {
 		// WAL lets readers run beside the one writer; every transaction
 		// begins IMMEDIATE so the credit rules get an exclusive, consistent
 		// view (the SQLite counterpart of SELECT ... FOR UPDATE); the busy
-		// timeout makes other processes (admin commands) wait, not fail.
+		// timeout makes other processes (admin commands) wait, not fail, for
+		// as long as a statement may take.
 		q := url.Values{}
-		q.Add("_pragma", "busy_timeout(10000)")
+		q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", timeout.Milliseconds()))
 		q.Add("_pragma", "journal_mode(WAL)")
 		q.Add("_pragma", "synchronous(NORMAL)")
 		q.Add("_pragma", "foreign_keys(1)")
@@ -121,8 +182,7 @@ func Connect(o Options) (*Store, error) {
 		if err != nil {
 			return nil, fmt.Errorf("open sqlite: %w", err)
 		}
-		db.SetMaxOpenConns(8)
-		db.SetMaxIdleConns(8)
+		o.Pool.withDefaults(SQLite).apply(db)
 		return &Store{db: db, dialect: SQLite, queryTimeout: timeout}, nil
 	}
 }
@@ -138,9 +198,9 @@ func (s *Store) Close() error { return s.db.Close() }
 
 // Ping checks the database answers (readiness).
 func (s *Store) Ping(ctx context.Context) error {
-	ctx, cancel := context.WithTimeout(ctx, s.queryTimeout)
+	ctx, cancel := s.bounded(ctx)
 	defer cancel()
-	return s.db.PingContext(ctx)
+	return fail(ctx, "sqlstore.Ping", s.db.PingContext(ctx))
 }
 
 // Migrate applies the embedded migrations of the store's dialect.
@@ -171,8 +231,10 @@ type execer interface {
 	SelectContext(ctx context.Context, dest any, query string, args ...any) error
 }
 
+// bounded limits a statement (or a transaction) to the query timeout; when
+// it is this bound that runs out, the context's cause says so.
 func (s *Store) bounded(ctx context.Context) (context.Context, context.CancelFunc) {
-	return context.WithTimeout(ctx, s.queryTimeout)
+	return context.WithTimeoutCause(ctx, s.queryTimeout, errQueryTimeout)
 }
 
 // inTx runs fn in a transaction, committing on nil and rolling back otherwise
@@ -216,11 +278,11 @@ func isUnique(err error) bool {
 	return false
 }
 
-func notFound(op, what string, err error) error {
+func notFound(ctx context.Context, op, what string, err error) error {
 	if errors.Is(err, sql.ErrNoRows) {
 		return failure.E(op, failure.NotFound, what+" not found")
 	}
-	return failure.Wrap(op, err)
+	return fail(ctx, op, err)
 }
 
 func ms(t time.Time) int64 { return t.UnixMilli() }

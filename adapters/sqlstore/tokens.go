@@ -46,7 +46,7 @@ func (s *Store) CreateToken(ctx context.Context, t ports.Token, maxActive int) (
 	var id int64
 	err := s.inTx(ctx, func(tx execer) error {
 		if _, err := s.lockAccount(ctx, tx, t.AccountID); err != nil {
-			return notFound(op, "account", err)
+			return notFound(ctx, op, "account", err)
 		}
 		var n int
 		if err := tx.GetContext(ctx, &n, s.q(`SELECT COUNT(*) FROM tokens WHERE account_id = ?`), t.AccountID); err != nil {
@@ -59,7 +59,7 @@ func (s *Store) CreateToken(ctx context.Context, t ports.Token, maxActive int) (
 			t.AccountID, t.Name, t.Hash, t.Preview, ms(t.CreatedAt))
 	})
 	if err != nil {
-		return ports.Token{}, failure.Wrap(op, err)
+		return ports.Token{}, fail(ctx, op, err)
 	}
 	t.ID = id
 	t.CreatedAt = fromMS(ms(t.CreatedAt))
@@ -72,7 +72,7 @@ func (s *Store) TokenByHash(ctx context.Context, hash string) (ports.Token, erro
 	defer cancel()
 	var r tokenRow
 	if err := s.db.GetContext(ctx, &r, s.q(`SELECT `+tokenCols+` FROM tokens WHERE hash = ?`), hash); err != nil {
-		return ports.Token{}, notFound("sqlstore.TokenByHash", "token", err)
+		return ports.Token{}, notFound(ctx, "sqlstore.TokenByHash", "token", err)
 	}
 	return r.token(), nil
 }
@@ -96,7 +96,7 @@ func (s *Store) PrincipalByTokenHash(ctx context.Context, hash string) (ports.Pr
 		a.id, a.name, a.email, a.email_verified_at, a.created_at, a.updated_at, a.plan, a.plan_anchor, a.period_start, a.used, a.allowance_used, a.topup
 		FROM tokens t JOIN accounts a ON a.id = t.account_id WHERE t.hash = ?`), hash)
 	if err != nil {
-		return ports.Principal{}, notFound("sqlstore.PrincipalByTokenHash", "token", err)
+		return ports.Principal{}, notFound(ctx, "sqlstore.PrincipalByTokenHash", "token", err)
 	}
 	tok := tokenRow{ID: r.TID, AccountID: r.TAccountID, Name: r.TName, Hash: r.THash, Preview: r.TPreview, LastUsedAt: r.TLastUsedAt, CreatedAt: r.TCreatedAt}
 	return ports.Principal{Account: r.accountRow.account(), Token: tok.token()}, nil
@@ -108,7 +108,7 @@ func (s *Store) ListTokens(ctx context.Context, accountID int64) ([]ports.Token,
 	defer cancel()
 	var rows []tokenRow
 	if err := s.db.SelectContext(ctx, &rows, s.q(`SELECT `+tokenCols+` FROM tokens WHERE account_id = ? ORDER BY id`), accountID); err != nil {
-		return nil, failure.Wrap("sqlstore.ListTokens", err)
+		return nil, fail(ctx, "sqlstore.ListTokens", err)
 	}
 	out := make([]ports.Token, len(rows))
 	for i, r := range rows {
@@ -123,7 +123,7 @@ func (s *Store) DeleteToken(ctx context.Context, accountID, tokenID int64) error
 	defer cancel()
 	res, err := s.db.ExecContext(ctx, s.q(`DELETE FROM tokens WHERE id = ? AND account_id = ?`), tokenID, accountID)
 	if err != nil {
-		return failure.Wrap("sqlstore.DeleteToken", err)
+		return fail(ctx, "sqlstore.DeleteToken", err)
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
 		return failure.E("sqlstore.DeleteToken", failure.NotFound, "token not found")
@@ -136,5 +136,5 @@ func (s *Store) TouchToken(ctx context.Context, tokenID int64, at time.Time) err
 	ctx, cancel := s.bounded(ctx)
 	defer cancel()
 	_, err := s.db.ExecContext(ctx, s.q(`UPDATE tokens SET last_used_at = ? WHERE id = ?`), ms(at), tokenID)
-	return failure.Wrap("sqlstore.TouchToken", err)
+	return fail(ctx, "sqlstore.TouchToken", err)
 }

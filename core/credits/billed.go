@@ -71,7 +71,9 @@ func (b *Biller) Run(ctx context.Context, c Call, work Work) (Receipt, error) {
 	settled := false
 	defer func() {
 		if !settled {
-			// The work failed or panicked: free the hold even if ctx is done.
+			// The call ends without a charge: the work failed or panicked, or
+			// the charge itself failed (the database out of connections, say).
+			// Free the hold now, not at its expiry, even if ctx is done.
 			_ = b.ledger.Release(context.WithoutCancel(ctx), hold)
 		}
 	}()
@@ -84,7 +86,6 @@ func (b *Biller) Run(ctx context.Context, c Call, work Work) (Receipt, error) {
 		return Receipt{}, failure.E(op, failure.Internal, "", errors.New("work cost more than its maximum"))
 	}
 	meta.RequestID = c.RequestID
-	settled = true
 	tx, err := b.ledger.Settle(context.WithoutCancel(ctx), hold, ports.Charge{
 		Credits:     credits,
 		ServiceType: string(svc.Type),
@@ -92,8 +93,12 @@ func (b *Biller) Run(ctx context.Context, c Call, work Work) (Receipt, error) {
 		Metadata:    meta,
 	})
 	if err != nil {
+		// A failed settle rolled back, hold included, so the hold is
+		// released below. (Should a commit have succeeded with its answer
+		// lost, the hold went with it and the release finds nothing.)
 		return Receipt{}, err
 	}
+	settled = true
 	r := Receipt{Transaction: tx, Charged: credits}
 	if credits > 0 {
 		r.Balance = tx.BalanceAfter

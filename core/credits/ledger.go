@@ -8,6 +8,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
+	"log/slog"
 	"time"
 
 	"github.com/trawlhq/trawl/core/billing"
@@ -24,16 +25,57 @@ const DefaultHoldTTL = 10 * time.Minute
 type Ledger struct {
 	store ports.LedgerStore
 	clock ports.Clock
+	log   *slog.Logger
+	// releaseFor bounds how long Release keeps trying while the store is
+	// temporarily unavailable; releasePause is the first wait between tries.
+	releaseFor, releasePause time.Duration
 }
 
 var _ ports.Ledger = (*Ledger)(nil)
 
+// Default release retry: a hold left behind blocks its credits until it
+// expires, so a release is worth a few seconds of trying.
+const (
+	DefaultReleaseFor   = 10 * time.Second
+	DefaultReleasePause = 100 * time.Millisecond
+)
+
+// LedgerOption adjusts a ledger.
+type LedgerOption func(*Ledger)
+
+// WithLogger logs the holds that could not be released.
+func WithLogger(log *slog.Logger) LedgerOption {
+	return func(l *Ledger) {
+		if log != nil {
+			l.log = log
+		}
+	}
+}
+
+// WithReleaseRetry sets how long Release keeps trying while the store is
+// temporarily unavailable, and the first wait between tries (it doubles, up
+// to a second).
+func WithReleaseRetry(within, firstPause time.Duration) LedgerOption {
+	return func(l *Ledger) {
+		if within > 0 {
+			l.releaseFor = within
+		}
+		if firstPause > 0 {
+			l.releasePause = firstPause
+		}
+	}
+}
+
 // NewLedger builds a ledger.
-func NewLedger(store ports.LedgerStore, clock ports.Clock) (*Ledger, error) {
+func NewLedger(store ports.LedgerStore, clock ports.Clock, opts ...LedgerOption) (*Ledger, error) {
 	if store == nil || clock == nil {
 		return nil, errors.New("credits.NewLedger: store and clock are required")
 	}
-	return &Ledger{store: store, clock: clock}, nil
+	l := &Ledger{store: store, clock: clock, log: slog.New(slog.DiscardHandler), releaseFor: DefaultReleaseFor, releasePause: DefaultReleasePause}
+	for _, o := range opts {
+		o(l)
+	}
+	return l, nil
 }
 
 func newHoldID() string {
@@ -162,8 +204,23 @@ func (l *Ledger) Settle(ctx context.Context, h ports.Hold, c ports.Charge) (port
 	return out, nil
 }
 
-// Release drops a hold; releasing one that is gone is not an error.
+// Release drops a hold; releasing one that is gone is not an error. A
+// release is cleanup, so it runs to the end even when ctx is cancelled, and
+// while the store is temporarily unavailable (out of connections, say) it
+// tries again for a while. A hold that still cannot be released is logged; it
+// stops counting against the balance when it expires.
 func (l *Ledger) Release(ctx context.Context, h ports.Hold) error {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), l.releaseFor)
+	defer cancel()
+	attempts, err := failure.UntilAvailable(ctx, l.releasePause, func(ctx context.Context) error { return l.release(ctx, h) })
+	if err != nil {
+		l.log.ErrorContext(ctx, "a hold could not be released; it stops counting against the balance when it expires",
+			"hold", h.ID, "account_id", h.AccountID, "credits", h.Amount, "expires_at", h.ExpiresAt, "attempts", attempts, "err", err)
+	}
+	return err
+}
+
+func (l *Ledger) release(ctx context.Context, h ports.Hold) error {
 	err := l.store.WithCredits(ctx, h.AccountID, func(tx ports.LedgerTx) error {
 		if err := tx.DeleteHold(h.ID); err != nil && !failure.Is(err, failure.NotFound) {
 			return err

@@ -34,19 +34,34 @@ const (
 	Conflict
 	// TooLarge: the request body is over the size limit.
 	TooLarge
+	// TemporarilyUnavailable: Trawl itself cannot serve the request right now
+	// (its database is out of connections, unreachable or busy past its
+	// timeout). Nothing was charged; the same request succeeds when retried
+	// after a short wait.
+	TemporarilyUnavailable
 )
 
 var kindNames = map[Kind]string{
-	Internal:            "internal",
-	Invalid:             "invalid",
-	Unauthenticated:     "unauthenticated",
-	PlanRequired:        "plan_required",
-	InsufficientCredits: "insufficient_credits",
-	NotFound:            "not_found",
-	RateLimited:         "rate_limited",
-	Unavailable:         "unavailable",
-	Conflict:            "conflict",
-	TooLarge:            "too_large",
+	Internal:               "internal",
+	Invalid:                "invalid",
+	Unauthenticated:        "unauthenticated",
+	PlanRequired:           "plan_required",
+	InsufficientCredits:    "insufficient_credits",
+	NotFound:               "not_found",
+	RateLimited:            "rate_limited",
+	Unavailable:            "unavailable",
+	Conflict:               "conflict",
+	TooLarge:               "too_large",
+	TemporarilyUnavailable: "temporarily_unavailable",
+}
+
+// Kinds lists every kind, in order (for exhaustiveness tests).
+func Kinds() []Kind {
+	out := make([]Kind, 0, len(kindNames))
+	for k := Internal; int(k) < len(kindNames); k++ {
+		out = append(out, k)
+	}
+	return out
 }
 
 func (k Kind) String() string {
@@ -66,7 +81,8 @@ type Error struct {
 	Fields map[string][]string
 	// Required and Balance describe an InsufficientCredits refusal.
 	Required, Balance int64
-	// RetryAfterSeconds is set for RateLimited.
+	// RetryAfterSeconds says when to retry a RateLimited or
+	// TemporarilyUnavailable request (0: the kind's default).
 	RetryAfterSeconds int
 	Err               error
 }

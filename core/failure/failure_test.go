@@ -1,10 +1,12 @@
 package failure_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/trawlhq/trawl/core/failure"
 )
@@ -46,5 +48,47 @@ func TestFieldErrors(t *testing.T) {
 	}
 	if failure.Invalid.String() != "invalid" || failure.Kind(200).String() != "kind(200)" {
 		t.Fatal("kind names")
+	}
+}
+
+func TestKindsListsEveryNamedKind(t *testing.T) {
+	kinds := failure.Kinds()
+	if len(kinds) == 0 || kinds[0] != failure.Internal || kinds[len(kinds)-1] != failure.TemporarilyUnavailable {
+		t.Fatalf("Kinds() = %v", kinds)
+	}
+	for _, k := range kinds {
+		if strings.HasPrefix(k.String(), "kind(") {
+			t.Errorf("kind %d has no name", k)
+		}
+	}
+	if failure.TemporarilyUnavailable.String() != "temporarily_unavailable" {
+		t.Error(failure.TemporarilyUnavailable.String())
+	}
+}
+
+func TestUntilAvailable(t *testing.T) {
+	busy := failure.E("store", failure.TemporarilyUnavailable, "busy")
+	n := 0
+	attempts, err := failure.UntilAvailable(context.Background(), time.Millisecond, func(context.Context) error {
+		if n++; n < 4 {
+			return busy
+		}
+		return nil
+	})
+	if err != nil || attempts != 4 {
+		t.Fatalf("attempts %d, err %v; want 4 and nil", attempts, err)
+	}
+	// Other failures are not retried.
+	attempts, err = failure.UntilAvailable(context.Background(), time.Millisecond, func(context.Context) error { return failure.E("op", failure.NotFound, "gone") })
+	if attempts != 1 || !failure.Is(err, failure.NotFound) {
+		t.Fatalf("attempts %d, err %v", attempts, err)
+	}
+	// The context bounds the retrying.
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	attempts, err = failure.UntilAvailable(ctx, time.Millisecond, func(context.Context) error { return busy })
+	if !failure.Is(err, failure.TemporarilyUnavailable) || attempts < 2 || time.Since(start) > time.Second {
+		t.Fatalf("attempts %d, err %v after %s", attempts, err, time.Since(start))
 	}
 }

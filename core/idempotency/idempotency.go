@@ -51,14 +51,48 @@ func Fingerprint(method, path, rawQuery string, body []byte) string {
 type Service struct {
 	store ports.IdempotencyStore
 	clock ports.Clock
+	// settleFor bounds how long Complete and Abandon keep trying while the
+	// store is temporarily unavailable; settlePause is the first wait.
+	settleFor, settlePause time.Duration
+}
+
+// Option adjusts a service.
+type Option func(*Service)
+
+// WithRetry sets how long Complete and Abandon keep trying while the store
+// is temporarily unavailable (default 10 s), and the first wait between
+// tries (default 100 ms; it doubles, up to a second).
+func WithRetry(within, firstPause time.Duration) Option {
+	return func(s *Service) {
+		if within > 0 {
+			s.settleFor = within
+		}
+		if firstPause > 0 {
+			s.settlePause = firstPause
+		}
+	}
 }
 
 // NewService builds the service.
-func NewService(store ports.IdempotencyStore, clock ports.Clock) (*Service, error) {
+func NewService(store ports.IdempotencyStore, clock ports.Clock, opts ...Option) (*Service, error) {
 	if store == nil || clock == nil {
 		return nil, errors.New("idempotency.NewService: store and clock are required")
 	}
-	return &Service{store: store, clock: clock}, nil
+	s := &Service{store: store, clock: clock, settleFor: 10 * time.Second, settlePause: 100 * time.Millisecond}
+	for _, o := range opts {
+		o(s)
+	}
+	return s, nil
+}
+
+// settle runs the write that ends a claim. A claim left open answers every
+// retry with the same key "still in progress" until it expires, so the
+// write outlives the request's context and rides out a busy store.
+func (s *Service) settle(ctx context.Context, write func(context.Context) error) error {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.settleFor)
+	defer cancel()
+	_, err := failure.UntilAvailable(ctx, s.settlePause, write)
+	return err
 }
 
 // Begin claims a key for a request. It returns the stored response when the
@@ -91,11 +125,15 @@ func (s *Service) Begin(ctx context.Context, accountID int64, key, fingerprint s
 
 // Complete stores the response of a claimed key.
 func (s *Service) Complete(ctx context.Context, accountID int64, key string, status int, contentType string, body []byte) error {
-	return failure.Wrap("idempotency.Complete", s.store.CompleteIdempotent(ctx, accountID, key, status, contentType, body))
+	return failure.Wrap("idempotency.Complete", s.settle(ctx, func(ctx context.Context) error {
+		return s.store.CompleteIdempotent(ctx, accountID, key, status, contentType, body)
+	}))
 }
 
 // Abandon forgets a claimed key whose call failed: failed calls are not
 // charged, so a retry must run again.
 func (s *Service) Abandon(ctx context.Context, accountID int64, key string) error {
-	return failure.Wrap("idempotency.Abandon", s.store.AbandonIdempotent(ctx, accountID, key))
+	return failure.Wrap("idempotency.Abandon", s.settle(ctx, func(ctx context.Context) error {
+		return s.store.AbandonIdempotent(ctx, accountID, key)
+	}))
 }
