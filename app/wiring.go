@@ -40,9 +40,6 @@ import (
 	"github.com/trawlhq/trawl/ports"
 )
 
-// Version is set at build time.
-var Version = "dev"
-
 // NewLogger builds the structured logger of a configuration.
 func NewLogger(c Config, w io.Writer) *slog.Logger {
 	var lvl slog.Level

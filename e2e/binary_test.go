@@ -4,6 +4,7 @@ package e2e
 import (
 	"bufio"
 	"bytes"
+	"debug/buildinfo"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -387,6 +388,40 @@ func TestCLIUsage(t *testing.T) {
 		out, _ := cmd.CombinedOutput()
 		if cmd.ProcessState.ExitCode() != c.code || !strings.Contains(string(out), c.want) {
 			t.Errorf("trawl %v: exit %d, output %q; want exit %d containing %q", c.args, cmd.ProcessState.ExitCode(), out, c.code, c.want)
+		}
+	}
+}
+
+// TestBinaryVersion: built without -ldflags, the binary reports the
+// module version and VCS revision Go embedded in it.
+func TestBinaryVersion(t *testing.T) {
+	bin := binary(t)
+	info, err := buildinfo.ReadFile(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := trawl(t, "version").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{}
+	if v := info.Main.Version; v != "" && v != "(devel)" {
+		want = append(want, v)
+	}
+	for _, s := range info.Settings {
+		if s.Key == "vcs.revision" {
+			want = append(want, "revision "+s.Value[:12])
+		}
+		if s.Key == "vcs.modified" && s.Value == "true" {
+			want = append(want, "modified")
+		}
+	}
+	if len(want) == 0 {
+		want = append(want, "trawl dev\n")
+	}
+	for _, w := range want {
+		if !strings.Contains(string(out), w) {
+			t.Errorf("trawl version = %q, want %q in it (build info %v)", out, w, info)
 		}
 	}
 }
