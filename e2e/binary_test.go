@@ -211,7 +211,7 @@ func exercise(t *testing.T, store []string) {
 	if token == "" {
 		t.Fatalf("no bootstrap token printed:\n%s", s.stdout)
 	}
-	if !strings.Contains(s.stdout.String(), "curl -H \"Authorization: Bearer "+token+"\" "+s.base+"/v1/credits") {
+	if !strings.Contains(s.stdout.String(), "    B="+s.base+"\n    T="+token+"\n    curl -H \"Authorization: Bearer $T\" $B/v1/credits\n") {
 		t.Errorf("no curl example:\n%s", s.stdout)
 	}
 	if strings.Contains(s.stderr.String(), token) || strings.Contains(s.stderr.String(), token[6:]) {
@@ -370,6 +370,11 @@ func TestBinarySearchWithContent(t *testing.T) {
 }
 
 func TestCLIUsage(t *testing.T) {
+	busy, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer busy.Close()
 	for _, c := range []struct {
 		args []string
 		code int
@@ -383,10 +388,15 @@ func TestCLIUsage(t *testing.T) {
 		{[]string{"serve", "--resolve", "bad", "--data-dir", t.TempDir()}, 2, "host:port=ip:port"},
 		{[]string{"tokens", "list", "--email", "ghost@example.com", "--data-dir", t.TempDir()}, 1, "no account"},
 		{[]string{"migrate", "--data-dir", t.TempDir()}, 0, "migrations applied (sqlite)"},
+		{[]string{"tokens", "create", "--help"}, 0, "Usage: trawl tokens create --email E"},
+		{[]string{"serve", "--help"}, 0, "--resolve HOST:PORT=IP:PORT"},
+		{[]string{"accounts", "list", "--plan", "pro", "--data-dir", t.TempDir()}, 2, "unknown flag --plan"},
+		{[]string{"version", "--data-dir", t.TempDir()}, 2, "unknown flag --data-dir"},
+		{[]string{"serve", "--addr", busy.Addr().String(), "--data-dir", t.TempDir()}, 1, "in use by another process"},
 	} {
 		cmd := trawl(t, c.args...)
 		out, _ := cmd.CombinedOutput()
-		if cmd.ProcessState.ExitCode() != c.code || !strings.Contains(string(out), c.want) {
+		if cmd.ProcessState.ExitCode() != c.code || !strings.Contains(string(out), c.want) || c.code == 1 && tokenRE.Match(out) {
 			t.Errorf("trawl %v: exit %d, output %q; want exit %d containing %q", c.args, cmd.ProcessState.ExitCode(), out, c.code, c.want)
 		}
 	}
