@@ -21,8 +21,10 @@ import (
 	"github.com/trawlhq/trawl/adapters/clock"
 	"github.com/trawlhq/trawl/adapters/payment"
 	"github.com/trawlhq/trawl/adapters/sqlstore"
+	"github.com/trawlhq/trawl/core/auth"
 	"github.com/trawlhq/trawl/core/billing"
 	"github.com/trawlhq/trawl/core/bulk"
+	"github.com/trawlhq/trawl/core/credits"
 	"github.com/trawlhq/trawl/core/failure"
 	"github.com/trawlhq/trawl/ports"
 )
@@ -386,14 +388,14 @@ func (c CLI) bootstrap(ctx context.Context, cfg Config) error {
 	if err != nil || n > 0 {
 		return err
 	}
-	acct, err := env.svc.Auth.CreateAccount(ctx, BootstrapEmail, "Local", "business")
+	acct, err := env.auth.CreateAccount(ctx, BootstrapEmail, "Local", "business")
 	if failure.Is(err, failure.Conflict) {
 		return nil // another process bootstrapped first
 	}
 	if err != nil {
 		return err
 	}
-	tok, err := env.svc.Auth.CreateToken(ctx, acct.ID, "bootstrap")
+	tok, err := env.auth.CreateToken(ctx, acct.ID, "bootstrap")
 	if err != nil {
 		return err
 	}
@@ -415,9 +417,14 @@ Create more with: trawl tokens create --email %s
 	return nil
 }
 
+// env is what the admin commands and the bootstrap use: the store, accounts
+// and tokens, and credits. It opens no outbound adapter, so an admin command
+// writes nothing to the data dir (no link-signing key, no outbox) and, with
+// --database, touches no local directory at all.
 type env struct {
-	store *sqlstore.Store
-	svc   Services
+	store   *sqlstore.Store
+	auth    *auth.Service
+	credits *credits.Service
 }
 
 func (e env) close() { e.store.Close() }
@@ -427,23 +434,20 @@ func openEnv(ctx context.Context, cfg Config) (env, error) {
 	if err != nil {
 		return env{}, err
 	}
+	e := env{store: store}
 	clk := clock.System{}
 	pay, err := payment.NewLocal(store, clk, cfg.PublicBase())
+	if err == nil {
+		e.auth, err = auth.NewService(store, store, clk)
+	}
+	if err == nil {
+		e.credits, err = credits.NewService(store, store, pay, clk, credits.Pricing{CentsPer1000Credits: cfg.PriceCents, Currency: cfg.Currency})
+	}
 	if err != nil {
 		store.Close()
 		return env{}, err
 	}
-	out, err := NewOutbound(cfg)
-	if err != nil {
-		store.Close()
-		return env{}, err
-	}
-	svc, err := NewServices(cfg, store, clk, pay, out, NewLogger(cfg, io.Discard))
-	if err != nil {
-		store.Close()
-		return env{}, err
-	}
-	return env{store: store, svc: svc}, nil
+	return e, nil
 }
 
 func (c CLI) migrate(o *options) error {
@@ -465,7 +469,7 @@ func (c CLI) admin(cmd string, o *options) error {
 	}
 	defer e.close()
 	account := func() (ports.Account, error) {
-		a, err := e.svc.Auth.AccountByEmail(ctx, *email)
+		a, err := e.auth.AccountByEmail(ctx, *email)
 		if failure.Is(err, failure.NotFound) {
 			return a, fmt.Errorf("no account with email %s", *email)
 		}
@@ -478,7 +482,7 @@ func (c CLI) admin(cmd string, o *options) error {
 		if p == "" {
 			p = "basic"
 		}
-		a, err := e.svc.Auth.CreateAccount(ctx, *email, *name, p)
+		a, err := e.auth.CreateAccount(ctx, *email, *name, p)
 		if err != nil {
 			return err
 		}
@@ -487,7 +491,7 @@ func (c CLI) admin(cmd string, o *options) error {
 		}
 		fmt.Fprintf(c.Stdout, "created account %d %s (%s)\n", a.ID, a.Email, billing.MustPlan(a.Plan).DisplayName)
 	case "accounts list":
-		list, err := e.svc.Auth.ListAccounts(ctx)
+		list, err := e.auth.ListAccounts(ctx)
 		if err != nil {
 			return err
 		}
@@ -509,7 +513,7 @@ func (c CLI) admin(cmd string, o *options) error {
 		if err != nil {
 			return err
 		}
-		if err := e.svc.Credits.SetPlan(ctx, a.ID, *plan); err != nil {
+		if err := e.credits.SetPlan(ctx, a.ID, *plan); err != nil {
 			return err
 		}
 		fmt.Fprintf(c.Stdout, "%s is on the %s plan\n", a.Email, billing.MustPlan(*plan).DisplayName)
@@ -518,7 +522,7 @@ func (c CLI) admin(cmd string, o *options) error {
 		if err != nil {
 			return err
 		}
-		t, err := e.svc.Auth.CreateToken(ctx, a.ID, *name)
+		t, err := e.auth.CreateToken(ctx, a.ID, *name)
 		if err != nil {
 			return err
 		}
@@ -531,7 +535,7 @@ func (c CLI) admin(cmd string, o *options) error {
 		if err != nil {
 			return err
 		}
-		list, err := e.svc.Auth.ListTokens(ctx, a.ID)
+		list, err := e.auth.ListTokens(ctx, a.ID)
 		if err != nil {
 			return err
 		}
@@ -561,7 +565,7 @@ func (c CLI) admin(cmd string, o *options) error {
 		if err != nil {
 			return err
 		}
-		if err := e.svc.Auth.DeleteToken(ctx, a.ID, *id); err != nil {
+		if err := e.auth.DeleteToken(ctx, a.ID, *id); err != nil {
 			if failure.Is(err, failure.NotFound) {
 				return fmt.Errorf("%s has no token %d", a.Email, *id)
 			}
@@ -573,7 +577,7 @@ func (c CLI) admin(cmd string, o *options) error {
 		if err != nil {
 			return err
 		}
-		if err := e.svc.Credits.Grant(ctx, a.ID, *creditsN); err != nil {
+		if err := e.credits.Grant(ctx, a.ID, *creditsN); err != nil {
 			return err
 		}
 		fmt.Fprintf(c.Stdout, "granted %s credits to %s\n", billing.FormatCredits(*creditsN), a.Email)

@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/trawlhq/trawl/testkit/pgtest"
 )
 
 func runCLI(args ...string) (code int, stdout, stderr string) {
@@ -166,5 +168,40 @@ func TestServeBusyPortFailsBeforeBootstrap(t *testing.T) {
 	}
 	if _, err := os.Stat(dir); !os.IsNotExist(err) {
 		t.Fatalf("the store was created for a server that never started (%v)", err)
+	}
+}
+
+// TestAdminCommandsWriteOnlyTheStore: admin commands open the store and
+// nothing else, so no link-signing key or outbox appears in the data dir,
+// and with --database nothing appears in the working directory.
+func TestAdminCommandsWriteOnlyTheStore(t *testing.T) {
+	admin := func(store ...string) {
+		t.Helper()
+		for _, args := range [][]string{
+			{"accounts", "create", "--email", "ops@example.com", "--plan", "pro"},
+			{"tokens", "create", "--email", "ops@example.com"},
+			{"credits", "grant", "--email", "ops@example.com", "--credits", "10"},
+			{"webhooks", "secret", "--email", "ops@example.com"},
+		} {
+			if code, _, errOut := runCLI(append(args, store...)...); code != 0 {
+				t.Fatalf("trawl %v: exit %d: %s", args, code, errOut)
+			}
+		}
+	}
+	dir := t.TempDir()
+	admin("--data-dir", dir)
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if !strings.HasPrefix(e.Name(), "trawl.db") {
+			t.Errorf("an admin command wrote %s into the data dir", e.Name())
+		}
+	}
+
+	db := pgtest.NewDatabase(t)
+	wd := t.TempDir()
+	t.Chdir(wd)
+	admin("--database", db)
+	if entries, _ := os.ReadDir(wd); len(entries) > 0 {
+		t.Errorf("admin commands on PostgreSQL wrote %s into the working directory", entries[0].Name())
 	}
 }
