@@ -18,11 +18,12 @@ build: ## Build bin/trawl
 	go build -ldflags "$(LDFLAGS)" -o bin/trawl ./app/cmd/trawl
 
 .PHONY: run
-run: build ## Build and start the server on the embedded SQLite store (prints a token on first start)
+run: build ## Build and start the server at ADDR (127.0.0.1:8080) with SQLite in DATA (./trawl-data); prints a token on first start
 	./bin/trawl serve --addr $(ADDR) --data-dir $(DATA)
 
 .PHONY: test
-test: ## Run every test with the race detector (Postgres tests skip locally if it is unreachable; CI=true makes them fail)
+test: ## Run every test with the race detector (needs a C compiler: the race detector uses cgo; Postgres tests skip locally if it is unreachable, CI=true makes them fail)
+	@command -v "$$(go env CC)" >/dev/null 2>&1 || { echo "make test needs a C compiler ($$(go env CC)): the race detector needs cgo. On Debian: apt-get install gcc"; exit 1; }
 	go test -race -count=1 ./...
 
 .PHONY: test-short
@@ -38,10 +39,19 @@ fuzz: ## Run the fuzz tests for FUZZTIME each
 	go test -run '^$$' -fuzz FuzzParse -fuzztime $(FUZZTIME) ./core/weburl/
 
 .PHONY: lint
-lint: ## go vet, staticcheck and buf lint
+lint: fmtcheck tidycheck ## gofmt and go mod tidy leave no diff, go vet, staticcheck and buf lint
 	go vet ./...
 	go tool staticcheck ./...
 	go tool buf lint
+
+.PHONY: fmtcheck
+fmtcheck: ## Fail if gofmt would change a file
+	@files="$$(gofmt -l $$(git ls-files '*.go'))"; \
+	if [ -n "$$files" ]; then echo "gofmt would change these files (run make fmt):"; echo "$$files"; exit 1; fi
+
+.PHONY: tidycheck
+tidycheck: ## Fail if go mod tidy would change go.mod or go.sum
+	@go mod tidy -diff || { echo "go.mod/go.sum are not tidy: run go mod tidy"; exit 1; }
 
 .PHONY: fmt
 fmt: ## Format the code

@@ -7,8 +7,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"syscall"
 	"text/tabwriter"
@@ -19,30 +21,176 @@ import (
 	"github.com/trawlhq/trawl/adapters/clock"
 	"github.com/trawlhq/trawl/adapters/payment"
 	"github.com/trawlhq/trawl/adapters/sqlstore"
+	"github.com/trawlhq/trawl/core/auth"
 	"github.com/trawlhq/trawl/core/billing"
 	"github.com/trawlhq/trawl/core/bulk"
+	"github.com/trawlhq/trawl/core/credits"
 	"github.com/trawlhq/trawl/core/failure"
 	"github.com/trawlhq/trawl/ports"
 )
 
-const usage = `trawl: the Trawl web data API server and its admin commands
+// command is one trawl subcommand: its synopsis, what it does, and the flags
+// it takes. A flag a command does not take is a usage error.
+type command struct {
+	name     string // "tokens create"
+	synopsis string // the arguments after the name
+	summary  string
+	flags    func(fs *flag.FlagSet, o *options)
+	required []string // flags that must be given
+}
 
-Usage:
-  trawl serve   [--addr 127.0.0.1:8080] [--data-dir ./trawl-data] [--database URL] [--resolve host:port=ip:port]...
-  trawl migrate [--database URL | --data-dir DIR]
-  trawl accounts create --email E [--name N] [--plan basic|pro|business|none] [--json]
-  trawl accounts list [--json]
-  trawl accounts set-plan --email E --plan P
-  trawl tokens create --email E [--name N] [--json]
-  trawl tokens list --email E [--json]
-  trawl tokens delete --email E --id ID
-  trawl credits grant --email E --credits N
-  trawl webhooks secret --email E [--rotate]
-  trawl version
+// options holds every flag value; each command registers only its own.
+type options struct {
+	cfg               Config
+	email, name, plan string
+	json, rotate      bool
+	id, credits       int64
+	resolve           multiFlag
+}
 
-Every command takes --database/--data-dir like serve and works while the
-server runs. Without --database the store is SQLite at <data-dir>/trawl.db.
-`
+func storeFlags(fs *flag.FlagSet, o *options) {
+	fs.StringVar(&o.cfg.DatabaseURL, "database", o.cfg.DatabaseURL, "PostgreSQL URL (postgres://...); default: TRAWL_DATABASE_URL, else SQLite in the data dir")
+	fs.StringVar(&o.cfg.DataDir, "data-dir", o.cfg.DataDir, "directory of the embedded store and local files; default: TRAWL_DATA_DIR, else ./trawl-data")
+}
+
+func emailFlag(fs *flag.FlagSet, o *options) {
+	fs.StringVar(&o.email, "email", "", "the account's email")
+}
+
+func jsonFlag(fs *flag.FlagSet, o *options) { fs.BoolVar(&o.json, "json", false, "print JSON") }
+
+func flagsOf(parts ...func(*flag.FlagSet, *options)) func(*flag.FlagSet, *options) {
+	return func(fs *flag.FlagSet, o *options) {
+		for _, p := range parts {
+			p(fs, o)
+		}
+	}
+}
+
+var commands = []command{
+	{name: "serve", synopsis: "[--addr 127.0.0.1:8080] [--data-dir ./trawl-data] [--database URL] [--resolve host:port=ip:port]...",
+		summary: "Start the API server. On an empty store it creates local@localhost and prints its token once.",
+		flags: flagsOf(storeFlags, func(fs *flag.FlagSet, o *options) {
+			fs.StringVar(&o.cfg.Addr, "addr", o.cfg.Addr, "listen address; default: TRAWL_ADDR, else 127.0.0.1:8080")
+			fs.Var(&o.resolve, "resolve", "send fetches for host:port to ip:port instead, repeatable; default: TRAWL_FETCH_RESOLVE")
+		})},
+	{name: "migrate", synopsis: "[--database URL | --data-dir DIR]",
+		summary: "Apply the embedded database migrations (serve applies them too).",
+		flags:   storeFlags},
+	{name: "accounts create", synopsis: "--email E [--name N] [--plan basic|pro|business|none] [--json]",
+		summary: "Create an account (on the Basic plan unless --plan says otherwise).",
+		flags: flagsOf(storeFlags, emailFlag, jsonFlag, func(fs *flag.FlagSet, o *options) {
+			fs.StringVar(&o.name, "name", "", "the account's display name")
+			fs.StringVar(&o.plan, "plan", "", "plan: "+strings.Join(billing.PlanNames(), ", ")+"; default basic")
+		}), required: []string{"email"}},
+	{name: "accounts list", synopsis: "[--json]", summary: "List the accounts.", flags: flagsOf(storeFlags, jsonFlag)},
+	{name: "accounts set-plan", synopsis: "--email E --plan P",
+		summary: "Move an account to another plan.",
+		flags: flagsOf(storeFlags, emailFlag, func(fs *flag.FlagSet, o *options) {
+			fs.StringVar(&o.plan, "plan", "", "plan: "+strings.Join(billing.PlanNames(), ", "))
+		}), required: []string{"email", "plan"}},
+	{name: "tokens create", synopsis: "--email E [--name N] [--json]",
+		summary: "Create an API token for an account and print its secret once.",
+		flags: flagsOf(storeFlags, emailFlag, jsonFlag, func(fs *flag.FlagSet, o *options) {
+			fs.StringVar(&o.name, "name", "", "the token's name")
+		}), required: []string{"email"}},
+	{name: "tokens list", synopsis: "--email E [--json]",
+		summary: "List an account's tokens (never their secrets).",
+		flags:   flagsOf(storeFlags, emailFlag, jsonFlag), required: []string{"email"}},
+	{name: "tokens delete", synopsis: "--email E --id ID",
+		summary: "Delete a token; it stops working at once.",
+		flags: flagsOf(storeFlags, emailFlag, func(fs *flag.FlagSet, o *options) {
+			fs.Int64Var(&o.id, "id", 0, "the token's id (from tokens list)")
+		}), required: []string{"email", "id"}},
+	{name: "credits grant", synopsis: "--email E --credits N",
+		summary: "Add top-up credits to an account, recorded as a transaction.",
+		flags: flagsOf(storeFlags, emailFlag, func(fs *flag.FlagSet, o *options) {
+			fs.Int64Var(&o.credits, "credits", 0, "number of credits to grant")
+		}), required: []string{"email", "credits"}},
+	{name: "webhooks secret", synopsis: "--email E [--rotate]",
+		summary: "Show (creating it once) or replace an account's webhook signing secret.",
+		flags: flagsOf(storeFlags, emailFlag, func(fs *flag.FlagSet, o *options) {
+			fs.BoolVar(&o.rotate, "rotate", false, "replace the secret with a new one")
+		}), required: []string{"email"}},
+	{name: "version", summary: "Print the version of this binary.", flags: func(*flag.FlagSet, *options) {}},
+}
+
+// flagArg names each valued flag's argument in help, as in the synopses.
+var flagArg = map[string]string{
+	"database": "URL", "data-dir": "DIR", "addr": "HOST:PORT", "resolve": "HOST:PORT=IP:PORT",
+	"email": "E", "name": "N", "plan": "P", "id": "ID", "credits": "N",
+}
+
+func findCommand(name string) (command, bool) {
+	for _, c := range commands {
+		if c.name == name {
+			return c, true
+		}
+	}
+	return command{}, false
+}
+
+// isGroup reports whether word starts two-word commands ("tokens").
+func isGroup(word string) bool {
+	for _, c := range commands {
+		if strings.HasPrefix(c.name, word+" ") {
+			return true
+		}
+	}
+	return false
+}
+
+// usage is the top-level help; only commands starting with prefix when
+// prefix is not empty.
+func usage(prefix string) string {
+	var b strings.Builder
+	if prefix == "" {
+		b.WriteString("trawl: the Trawl web data API server and its admin commands\n\n")
+	}
+	b.WriteString("Usage:\n")
+	tw := tabwriter.NewWriter(&b, 0, 4, 1, ' ', 0)
+	for _, c := range commands {
+		if prefix == "" || strings.HasPrefix(c.name, prefix+" ") {
+			fmt.Fprintf(tw, "  trawl %s\t%s\n", c.name, c.synopsis)
+		}
+	}
+	_ = tw.Flush()
+	lines := strings.Split(b.String(), "\n")
+	for i := range lines {
+		lines[i] = strings.TrimRight(lines[i], " ")
+	}
+	b.Reset()
+	b.WriteString(strings.Join(lines, "\n"))
+	b.WriteString(`
+Every command but version takes --database/--data-dir like serve and works
+while the server runs. Without --database the store is SQLite at
+<data-dir>/trawl.db. "trawl <command> --help" shows a command's flags.
+`)
+	return b.String()
+}
+
+// help is a command's own help: synopsis, summary and flags.
+func (c command) help(fs *flag.FlagSet) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Usage: %s\n\n%s\n", strings.TrimSpace("trawl "+c.name+" "+c.synopsis), c.summary)
+	n := 0
+	fs.VisitAll(func(*flag.Flag) { n++ })
+	if n == 0 {
+		b.WriteString("\nIt takes no flags.\n")
+		return b.String()
+	}
+	b.WriteString("\nFlags:\n")
+	tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
+	fs.VisitAll(func(f *flag.Flag) {
+		text := f.Usage
+		if slices.Contains(c.required, f.Name) {
+			text += " (required)"
+		}
+		fmt.Fprintf(tw, "  %s\t%s\n", strings.TrimSpace("--"+f.Name+" "+flagArg[f.Name]), text)
+	})
+	_ = tw.Flush()
+	return b.String()
+}
 
 // CLI runs the command line. Exit codes: 0 ok, 1 failure, 2 usage.
 type CLI struct {
@@ -58,40 +206,57 @@ func (c CLI) Main(args []string) int {
 		c.Getenv = os.Getenv
 	}
 	if len(args) == 0 {
-		fmt.Fprint(c.Stderr, usage)
+		fmt.Fprint(c.Stderr, usage(""))
 		return 2
 	}
-	var err error
 	switch args[0] {
-	case "serve":
-		err = c.serve(args[1:])
-	case "migrate":
-		err = c.migrate(args[1:])
-	case "accounts", "tokens", "credits", "webhooks":
-		if len(args) < 2 {
-			fmt.Fprint(c.Stderr, usage)
+	case "help", "--help", "-help", "-h":
+		if len(args) == 1 {
+			fmt.Fprint(c.Stdout, usage(""))
+			return 0
+		}
+		// "trawl help tokens create" is "trawl tokens create --help".
+		return c.Main(append(args[1:len(args):len(args)], "--help"))
+	case "--version", "-version", "-v":
+		args = append([]string{"version"}, args[1:]...)
+	}
+	name, rest := args[0], args[1:]
+	if isGroup(name) {
+		if len(rest) == 0 || strings.HasPrefix(rest[0], "-") {
+			if len(rest) > 0 && isHelp(rest[0]) {
+				fmt.Fprint(c.Stdout, usage(name))
+				return 0
+			}
+			fmt.Fprintf(c.Stderr, "trawl: %s needs a command\n\n%s", name, usage(name))
 			return 2
 		}
-		err = c.admin(args[0]+" "+args[1], args[2:])
-	case "version", "--version", "-v":
-		fmt.Fprintf(c.Stdout, "trawl %s\n", Version)
-	case "help", "--help", "-h":
-		fmt.Fprint(c.Stdout, usage)
-	default:
-		fmt.Fprintf(c.Stderr, "trawl: unknown command %q\n\n%s", args[0], usage)
+		name, rest = name+" "+rest[0], rest[1:]
+	}
+	cmd, ok := findCommand(name)
+	if !ok {
+		group, _, _ := strings.Cut(name, " ")
+		if !isGroup(group) {
+			group = ""
+		}
+		fmt.Fprintf(c.Stderr, "trawl: unknown command %q\n\n%s", name, usage(group))
 		return 2
 	}
+	err := c.run(cmd, rest)
 	var ue usageError
 	switch {
-	case err == nil:
+	case err == nil || errors.Is(err, flag.ErrHelp):
 		return 0
 	case errors.As(err, &ue):
-		fmt.Fprintf(c.Stderr, "trawl: %v\n", err)
+		fmt.Fprintf(c.Stderr, "trawl %s: %v\nRun \"trawl %s --help\" for its flags.\n", cmd.name, ue.error, cmd.name)
 		return 2
 	default:
 		fmt.Fprintf(c.Stderr, "trawl: %v\n", describe(err))
 		return 1
 	}
+}
+
+func isHelp(arg string) bool {
+	return arg == "-h" || arg == "-help" || arg == "--help" || arg == "--h"
 }
 
 type usageError struct{ error }
@@ -104,42 +269,69 @@ type multiFlag []string
 func (m *multiFlag) String() string     { return strings.Join(*m, ",") }
 func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
 
-// storeFlags registers --database and --data-dir over the env-derived config.
-func (c CLI) baseConfig(fs *flag.FlagSet) (*Config, error) {
-	cfg, err := DefaultConfig().FromEnv(c.Getenv)
-	if err != nil {
-		return nil, err
-	}
-	fs.StringVar(&cfg.DatabaseURL, "database", cfg.DatabaseURL, "database URL (postgres://...); empty: SQLite in the data dir")
-	fs.StringVar(&cfg.DataDir, "data-dir", cfg.DataDir, "directory of the embedded store and local files")
-	return &cfg, nil
-}
-
-func (c CLI) parse(fs *flag.FlagSet, args []string) error {
-	fs.SetOutput(c.Stderr)
+// run parses a command's own flags (over the TRAWL_* environment) and runs it.
+func (c CLI) run(cmd command, args []string) error {
+	cfg, envErr := DefaultConfig().FromEnv(c.Getenv)
+	o := &options{cfg: cfg}
+	fs := flag.NewFlagSet(cmd.name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	cmd.flags(fs, o)
 	if err := fs.Parse(args); err != nil {
-		return usageError{err}
+		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprint(c.Stdout, cmd.help(fs))
+			return err
+		}
+		return usageError{flagError(cmd, fs, err)}
 	}
 	if fs.NArg() > 0 {
 		return usageError{fmt.Errorf("unexpected argument %q", fs.Arg(0))}
 	}
-	return nil
+	given := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	for _, r := range cmd.required {
+		if v := strings.TrimSpace(fs.Lookup(r).Value.String()); !given[r] || v == "" || v == "0" {
+			return usageError{fmt.Errorf("needs --%s", r)}
+		}
+	}
+	if envErr != nil {
+		return envErr
+	}
+	switch cmd.name {
+	case "serve":
+		return c.serve(o)
+	case "migrate":
+		return c.migrate(o)
+	case "version":
+		fmt.Fprintf(c.Stdout, "trawl %s\n", Version)
+		return nil
+	}
+	return c.admin(cmd.name, o)
 }
 
-func (c CLI) serve(args []string) error {
-	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	cfg, err := c.baseConfig(fs)
-	if err != nil {
-		return err
+// flagError restates the flag package's parse errors with the command's
+// own flags, so a flag meant for another command is named as such.
+func flagError(cmd command, fs *flag.FlagSet, err error) error {
+	msg := err.Error()
+	if name, ok := strings.CutPrefix(msg, "flag provided but not defined: "); ok {
+		var own []string
+		fs.VisitAll(func(f *flag.Flag) { own = append(own, "--"+f.Name) })
+		name = "--" + strings.TrimLeft(name, "-")
+		if len(own) == 0 {
+			return fmt.Errorf("unknown flag %s: this command takes no flags", name)
+		}
+		return fmt.Errorf("unknown flag %s: this command takes %s", name, strings.Join(own, ", "))
 	}
-	fs.StringVar(&cfg.Addr, "addr", cfg.Addr, "listen address")
-	var resolve multiFlag
-	fs.Var(&resolve, "resolve", "host:port=ip:port fetch override (repeatable)")
-	if err := c.parse(fs, args); err != nil {
-		return err
+	for _, p := range []string{"for flag -", "needs an argument: -"} {
+		msg = strings.Replace(msg, p, p+"-", 1)
 	}
-	if len(resolve) > 0 {
-		cfg.Resolve = resolve
+	return errors.New(msg)
+}
+
+func (c CLI) serve(o *options) error {
+	cfg := &o.cfg
+	if len(o.resolve) > 0 {
+		cfg.Resolve = o.resolve
 	}
 	if err := cfg.Validate(); err != nil {
 		return usageError{err}
@@ -151,12 +343,22 @@ func (c CLI) serve(args []string) error {
 		ctx, stop = signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 		defer stop()
 	}
+	// Bind first: a busy address fails before the store is touched, so no
+	// bootstrap token is printed for a server that never starts.
+	ln, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		if errors.Is(err, syscall.EADDRINUSE) {
+			return fmt.Errorf("cannot listen on %s: the address is in use by another process (choose another with --addr or TRAWL_ADDR)", cfg.Addr)
+		}
+		return fmt.Errorf("cannot listen on %s: %w", cfg.Addr, err)
+	}
+	defer ln.Close()
 	if cfg.Bootstrap {
 		if err := c.bootstrap(ctx, *cfg); err != nil {
 			return err
 		}
 	}
-	app := fx.New(ServerOptions(*cfg, log))
+	app := fx.New(ServerOptions(*cfg, log, ln))
 	if err := app.Err(); err != nil {
 		return err
 	}
@@ -186,14 +388,14 @@ func (c CLI) bootstrap(ctx context.Context, cfg Config) error {
 	if err != nil || n > 0 {
 		return err
 	}
-	acct, err := env.svc.Auth.CreateAccount(ctx, BootstrapEmail, "Local", "business")
+	acct, err := env.auth.CreateAccount(ctx, BootstrapEmail, "Local", "business")
 	if failure.Is(err, failure.Conflict) {
 		return nil // another process bootstrapped first
 	}
 	if err != nil {
 		return err
 	}
-	tok, err := env.svc.Auth.CreateToken(ctx, acct.ID, "bootstrap")
+	tok, err := env.auth.CreateToken(ctx, acct.ID, "bootstrap")
 	if err != nil {
 		return err
 	}
@@ -205,17 +407,24 @@ and one API token. It is shown this once and cannot be recovered:
     %s
 
 Try it:
-    curl -H "Authorization: Bearer %s" %s/v1/credits
+    B=%s
+    T=%s
+    curl -H "Authorization: Bearer $T" $B/v1/credits
 
 Create more with: trawl tokens create --email %s
 
-`, BootstrapEmail, tok.Secret, tok.Secret, base, BootstrapEmail)
+`, BootstrapEmail, tok.Secret, base, tok.Secret, BootstrapEmail)
 	return nil
 }
 
+// env is what the admin commands and the bootstrap use: the store, accounts
+// and tokens, and credits. It opens no outbound adapter, so an admin command
+// writes nothing to the data dir (no link-signing key, no outbox) and, with
+// --database, touches no local directory at all.
 type env struct {
-	store *sqlstore.Store
-	svc   Services
+	store   *sqlstore.Store
+	auth    *auth.Service
+	credits *credits.Service
 }
 
 func (e env) close() { e.store.Close() }
@@ -225,35 +434,24 @@ func openEnv(ctx context.Context, cfg Config) (env, error) {
 	if err != nil {
 		return env{}, err
 	}
+	e := env{store: store}
 	clk := clock.System{}
 	pay, err := payment.NewLocal(store, clk, cfg.PublicBase())
+	if err == nil {
+		e.auth, err = auth.NewService(store, store, clk)
+	}
+	if err == nil {
+		e.credits, err = credits.NewService(store, store, pay, clk, credits.Pricing{CentsPer1000Credits: cfg.PriceCents, Currency: cfg.Currency})
+	}
 	if err != nil {
 		store.Close()
 		return env{}, err
 	}
-	out, err := NewOutbound(cfg)
-	if err != nil {
-		store.Close()
-		return env{}, err
-	}
-	svc, err := NewServices(cfg, store, clk, pay, out, NewLogger(cfg, io.Discard))
-	if err != nil {
-		store.Close()
-		return env{}, err
-	}
-	return env{store: store, svc: svc}, nil
+	return e, nil
 }
 
-func (c CLI) migrate(args []string) error {
-	fs := flag.NewFlagSet("migrate", flag.ContinueOnError)
-	cfg, err := c.baseConfig(fs)
-	if err != nil {
-		return err
-	}
-	if err := c.parse(fs, args); err != nil {
-		return err
-	}
-	store, err := OpenStore(context.Background(), *cfg)
+func (c CLI) migrate(o *options) error {
+	store, err := OpenStore(context.Background(), o.cfg)
 	if err != nil {
 		return err
 	}
@@ -262,39 +460,16 @@ func (c CLI) migrate(args []string) error {
 	return nil
 }
 
-func (c CLI) admin(cmd string, args []string) error {
-	fs := flag.NewFlagSet(cmd, flag.ContinueOnError)
-	cfg, err := c.baseConfig(fs)
-	if err != nil {
-		return err
-	}
-	email := fs.String("email", "", "account email")
-	name := fs.String("name", "", "account or token name")
-	plan := fs.String("plan", "", "plan: "+strings.Join(billing.PlanNames(), ", "))
-	asJSON := fs.Bool("json", false, "print JSON")
-	id := fs.Int64("id", 0, "token id")
-	creditsN := fs.Int64("credits", 0, "credits to grant")
-	rotate := fs.Bool("rotate", false, "replace the webhook secret")
-	if err := c.parse(fs, args); err != nil {
-		return err
-	}
-	need := func(v, flagName string) error {
-		if strings.TrimSpace(v) == "" {
-			return usageError{fmt.Errorf("%s needs --%s", cmd, flagName)}
-		}
-		return nil
-	}
+func (c CLI) admin(cmd string, o *options) error {
+	email, name, plan, asJSON, id, creditsN, rotate := &o.email, &o.name, &o.plan, &o.json, &o.id, &o.credits, &o.rotate
 	ctx := context.Background()
-	e, err := openEnv(ctx, *cfg)
+	e, err := openEnv(ctx, o.cfg)
 	if err != nil {
 		return err
 	}
 	defer e.close()
 	account := func() (ports.Account, error) {
-		if err := need(*email, "email"); err != nil {
-			return ports.Account{}, err
-		}
-		a, err := e.svc.Auth.AccountByEmail(ctx, *email)
+		a, err := e.auth.AccountByEmail(ctx, *email)
 		if failure.Is(err, failure.NotFound) {
 			return a, fmt.Errorf("no account with email %s", *email)
 		}
@@ -303,14 +478,11 @@ func (c CLI) admin(cmd string, args []string) error {
 
 	switch cmd {
 	case "accounts create":
-		if err := need(*email, "email"); err != nil {
-			return err
-		}
 		p := *plan
 		if p == "" {
 			p = "basic"
 		}
-		a, err := e.svc.Auth.CreateAccount(ctx, *email, *name, p)
+		a, err := e.auth.CreateAccount(ctx, *email, *name, p)
 		if err != nil {
 			return err
 		}
@@ -319,7 +491,7 @@ func (c CLI) admin(cmd string, args []string) error {
 		}
 		fmt.Fprintf(c.Stdout, "created account %d %s (%s)\n", a.ID, a.Email, billing.MustPlan(a.Plan).DisplayName)
 	case "accounts list":
-		list, err := e.svc.Auth.ListAccounts(ctx)
+		list, err := e.auth.ListAccounts(ctx)
 		if err != nil {
 			return err
 		}
@@ -341,10 +513,7 @@ func (c CLI) admin(cmd string, args []string) error {
 		if err != nil {
 			return err
 		}
-		if err := need(*plan, "plan"); err != nil {
-			return err
-		}
-		if err := e.svc.Credits.SetPlan(ctx, a.ID, *plan); err != nil {
+		if err := e.credits.SetPlan(ctx, a.ID, *plan); err != nil {
 			return err
 		}
 		fmt.Fprintf(c.Stdout, "%s is on the %s plan\n", a.Email, billing.MustPlan(*plan).DisplayName)
@@ -353,7 +522,7 @@ func (c CLI) admin(cmd string, args []string) error {
 		if err != nil {
 			return err
 		}
-		t, err := e.svc.Auth.CreateToken(ctx, a.ID, *name)
+		t, err := e.auth.CreateToken(ctx, a.ID, *name)
 		if err != nil {
 			return err
 		}
@@ -366,7 +535,7 @@ func (c CLI) admin(cmd string, args []string) error {
 		if err != nil {
 			return err
 		}
-		list, err := e.svc.Auth.ListTokens(ctx, a.ID)
+		list, err := e.auth.ListTokens(ctx, a.ID)
 		if err != nil {
 			return err
 		}
@@ -396,10 +565,7 @@ func (c CLI) admin(cmd string, args []string) error {
 		if err != nil {
 			return err
 		}
-		if *id <= 0 {
-			return usageError{errors.New("tokens delete needs --id")}
-		}
-		if err := e.svc.Auth.DeleteToken(ctx, a.ID, *id); err != nil {
+		if err := e.auth.DeleteToken(ctx, a.ID, *id); err != nil {
 			if failure.Is(err, failure.NotFound) {
 				return fmt.Errorf("%s has no token %d", a.Email, *id)
 			}
@@ -411,7 +577,7 @@ func (c CLI) admin(cmd string, args []string) error {
 		if err != nil {
 			return err
 		}
-		if err := e.svc.Credits.Grant(ctx, a.ID, *creditsN); err != nil {
+		if err := e.credits.Grant(ctx, a.ID, *creditsN); err != nil {
 			return err
 		}
 		fmt.Fprintf(c.Stdout, "granted %s credits to %s\n", billing.FormatCredits(*creditsN), a.Email)

@@ -2,7 +2,6 @@ package app
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"log/slog"
 	"net"
@@ -39,9 +38,6 @@ import (
 	"github.com/trawlhq/trawl/core/sitemap"
 	"github.com/trawlhq/trawl/ports"
 )
-
-// Version is set at build time.
-var Version = "dev"
 
 // NewLogger builds the structured logger of a configuration.
 func NewLogger(c Config, w io.Writer) *slog.Logger {
@@ -268,8 +264,9 @@ func HTTPModule() fx.Option {
 	)
 }
 
-// NewHTTPServer binds the listener on start and drains connections on stop.
-func NewHTTPServer(lc fx.Lifecycle, api *httpapi.API, c Config, log *slog.Logger) *http.Server {
+// NewHTTPServer serves on ln (bound by the caller before anything else
+// starts, so a busy address fails first) and drains connections on stop.
+func NewHTTPServer(lc fx.Lifecycle, api *httpapi.API, c Config, log *slog.Logger, ln net.Listener) *http.Server {
 	srv := &http.Server{
 		Addr:              c.Addr,
 		Handler:           api.Handler(),
@@ -283,10 +280,6 @@ func NewHTTPServer(lc fx.Lifecycle, api *httpapi.API, c Config, log *slog.Logger
 	}
 	lc.Append(fx.Hook{
 		OnStart: func(context.Context) error {
-			ln, err := net.Listen("tcp", c.Addr)
-			if err != nil {
-				return fmt.Errorf("listen on %s: %w", c.Addr, err)
-			}
 			log.Info("trawl listening", "addr", ln.Addr().String(), "public_url", c.PublicBase(), "version", Version)
 			go func() {
 				if err := srv.Serve(ln); err != nil && err != http.ErrServerClosed {
@@ -347,10 +340,11 @@ func ServerProtocols() *http.Protocols {
 	return p
 }
 
-// ServerOptions is the whole server as fx options.
-func ServerOptions(c Config, log *slog.Logger) fx.Option {
+// ServerOptions is the whole server as fx options, serving on ln.
+func ServerOptions(c Config, log *slog.Logger, ln net.Listener) fx.Option {
 	return fx.Options(
 		fx.Supply(c, log),
+		fx.Provide(func() net.Listener { return ln }),
 		fx.NopLogger,
 		fx.StopTimeout(c.Shutdown),
 		StoreModule(), ClockModule(), RateLimitModule(), PaymentModule(), OutboundModule(), CoreModule(), HTTPModule(), WorkerModule(),

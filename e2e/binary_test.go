@@ -4,6 +4,7 @@ package e2e
 import (
 	"bufio"
 	"bytes"
+	"debug/buildinfo"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -27,20 +28,50 @@ import (
 
 var (
 	buildOnce sync.Once
+	binDir    string
 	binPath   string
 	buildErr  error
+	// workDir is the working directory of every trawl process the tests
+	// start, so a relative default path (./trawl-data) lands in a temporary
+	// directory and never in the source tree.
+	workDir string
 )
 
-// binary builds app/cmd/trawl once per test run.
+// TestMain removes the binary the tests build and the processes' working
+// directory, and fails the run if a test wrote a data directory into the
+// source tree.
+func TestMain(m *testing.M) {
+	_, statErr := os.Stat("trawl-data")
+	existed := statErr == nil
+	var err error
+	if workDir, err = os.MkdirTemp("", "trawl-e2e-work"); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	code := m.Run()
+	if binDir != "" {
+		if err := os.RemoveAll(binDir); err != nil {
+			fmt.Fprintln(os.Stderr, "removing the test binary:", err)
+			code = 1
+		}
+	}
+	_ = os.RemoveAll(workDir)
+	if _, err := os.Stat("trawl-data"); err == nil && !existed {
+		fmt.Fprintln(os.Stderr, "a test wrote e2e/trawl-data into the source tree: give every command a --data-dir in a temporary directory")
+		code = 1
+	}
+	os.Exit(code)
+}
+
+// binary builds app/cmd/trawl once per test run; TestMain removes it.
 func binary(t *testing.T) string {
 	t.Helper()
 	buildOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "trawl-e2e-bin")
-		if err != nil {
-			buildErr = err
+		binDir, buildErr = os.MkdirTemp("", "trawl-e2e-bin")
+		if buildErr != nil {
 			return
 		}
-		binPath = filepath.Join(dir, "trawl")
+		binPath = filepath.Join(binDir, "trawl")
 		out, err := exec.Command("go", "build", "-o", binPath, "github.com/trawlhq/trawl/app/cmd/trawl").CombinedOutput()
 		if err != nil {
 			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
@@ -50,6 +81,14 @@ func binary(t *testing.T) string {
 		t.Fatal(buildErr)
 	}
 	return binPath
+}
+
+// trawl is a command running the built binary in workDir.
+func trawl(t *testing.T, args ...string) *exec.Cmd {
+	t.Helper()
+	cmd := exec.Command(binary(t), args...)
+	cmd.Dir = workDir
+	return cmd
 }
 
 func freeAddr(t *testing.T) string {
@@ -92,7 +131,7 @@ func start(t *testing.T, store []string) *server {
 	t.Helper()
 	addr := freeAddr(t)
 	args := append([]string{"serve", "--addr", addr}, store...)
-	cmd := exec.Command(binary(t), args...)
+	cmd := trawl(t, args...)
 	cmd.Env = append(os.Environ(), "TRAWL_LOG_FORMAT=json")
 	s := &server{cmd: cmd, base: "http://" + addr, stdout: &syncBuffer{}, stderr: &syncBuffer{}, done: make(chan error, 1)}
 	cmd.Stdout, cmd.Stderr = s.stdout, s.stderr
@@ -159,7 +198,7 @@ func get(t *testing.T, url, token string) (int, map[string]any) {
 
 func admin(t *testing.T, store []string, args ...string) string {
 	t.Helper()
-	out, err := exec.Command(binary(t), append(args, store...)...).CombinedOutput()
+	out, err := trawl(t, append(args, store...)...).CombinedOutput()
 	if err != nil {
 		t.Fatalf("trawl %v: %v\n%s", args, err, out)
 	}
@@ -172,7 +211,7 @@ func exercise(t *testing.T, store []string) {
 	if token == "" {
 		t.Fatalf("no bootstrap token printed:\n%s", s.stdout)
 	}
-	if !strings.Contains(s.stdout.String(), "curl -H \"Authorization: Bearer "+token+"\" "+s.base+"/v1/credits") {
+	if !strings.Contains(s.stdout.String(), "    B="+s.base+"\n    T="+token+"\n    curl -H \"Authorization: Bearer $T\" $B/v1/credits\n") {
 		t.Errorf("no curl example:\n%s", s.stdout)
 	}
 	if strings.Contains(s.stderr.String(), token) || strings.Contains(s.stderr.String(), token[6:]) {
@@ -246,7 +285,8 @@ func TestBinarySQLite(t *testing.T) {
 }
 
 func TestBinaryPostgres(t *testing.T) {
-	exercise(t, []string{"--database", pgtest.NewDatabase(t)})
+	// The data dir still holds local files (download links' key, outbox).
+	exercise(t, []string{"--database", pgtest.NewDatabase(t), "--data-dir", t.TempDir()})
 }
 
 // TestBinaryFetchesThroughResolve: --resolve sends a made-up host to a
@@ -330,7 +370,11 @@ func TestBinarySearchWithContent(t *testing.T) {
 }
 
 func TestCLIUsage(t *testing.T) {
-	bin := binary(t)
+	busy, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer busy.Close()
 	for _, c := range []struct {
 		args []string
 		code int
@@ -344,11 +388,50 @@ func TestCLIUsage(t *testing.T) {
 		{[]string{"serve", "--resolve", "bad", "--data-dir", t.TempDir()}, 2, "host:port=ip:port"},
 		{[]string{"tokens", "list", "--email", "ghost@example.com", "--data-dir", t.TempDir()}, 1, "no account"},
 		{[]string{"migrate", "--data-dir", t.TempDir()}, 0, "migrations applied (sqlite)"},
+		{[]string{"tokens", "create", "--help"}, 0, "Usage: trawl tokens create --email E"},
+		{[]string{"serve", "--help"}, 0, "--resolve HOST:PORT=IP:PORT"},
+		{[]string{"accounts", "list", "--plan", "pro", "--data-dir", t.TempDir()}, 2, "unknown flag --plan"},
+		{[]string{"version", "--data-dir", t.TempDir()}, 2, "unknown flag --data-dir"},
+		{[]string{"serve", "--addr", busy.Addr().String(), "--data-dir", t.TempDir()}, 1, "in use by another process"},
 	} {
-		cmd := exec.Command(bin, c.args...)
+		cmd := trawl(t, c.args...)
 		out, _ := cmd.CombinedOutput()
-		if cmd.ProcessState.ExitCode() != c.code || !strings.Contains(string(out), c.want) {
+		if cmd.ProcessState.ExitCode() != c.code || !strings.Contains(string(out), c.want) || c.code == 1 && tokenRE.Match(out) {
 			t.Errorf("trawl %v: exit %d, output %q; want exit %d containing %q", c.args, cmd.ProcessState.ExitCode(), out, c.code, c.want)
+		}
+	}
+}
+
+// TestBinaryVersion: built without -ldflags, the binary reports the
+// module version and VCS revision Go embedded in it.
+func TestBinaryVersion(t *testing.T) {
+	bin := binary(t)
+	info, err := buildinfo.ReadFile(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := trawl(t, "version").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{}
+	if v := info.Main.Version; v != "" && v != "(devel)" {
+		want = append(want, v)
+	}
+	for _, s := range info.Settings {
+		if s.Key == "vcs.revision" {
+			want = append(want, "revision "+s.Value[:12])
+		}
+		if s.Key == "vcs.modified" && s.Value == "true" {
+			want = append(want, "modified")
+		}
+	}
+	if len(want) == 0 {
+		want = append(want, "trawl dev\n")
+	}
+	for _, w := range want {
+		if !strings.Contains(string(out), w) {
+			t.Errorf("trawl version = %q, want %q in it (build info %v)", out, w, info)
 		}
 	}
 }

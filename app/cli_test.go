@@ -1,0 +1,207 @@
+package app
+
+import (
+	"bytes"
+	"net"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/trawlhq/trawl/testkit/pgtest"
+)
+
+func runCLI(args ...string) (code int, stdout, stderr string) {
+	var out, errb bytes.Buffer
+	code = CLI{Stdout: &out, Stderr: &errb, Getenv: func(string) string { return "" }}.Main(args)
+	return code, out.String(), errb.String()
+}
+
+// The flags each command takes, written out here rather than read from the
+// command table, so a flag that leaks into or drops out of a command fails.
+var wantFlags = map[string][]string{
+	"serve":             {"addr", "data-dir", "database", "resolve"},
+	"migrate":           {"data-dir", "database"},
+	"accounts create":   {"data-dir", "database", "email", "json", "name", "plan"},
+	"accounts list":     {"data-dir", "database", "json"},
+	"accounts set-plan": {"data-dir", "database", "email", "plan"},
+	"tokens create":     {"data-dir", "database", "email", "json", "name"},
+	"tokens list":       {"data-dir", "database", "email", "json"},
+	"tokens delete":     {"data-dir", "database", "email", "id"},
+	"credits grant":     {"credits", "data-dir", "database", "email"},
+	"webhooks secret":   {"data-dir", "database", "email", "rotate"},
+	"version":           {},
+}
+
+var allFlags = []string{"addr", "credits", "data-dir", "database", "email", "id", "json", "name", "plan", "resolve", "rotate"}
+
+var helpFlagRE = regexp.MustCompile(`(?m)^  --([a-z-]+)`)
+
+func TestSubcommandHelpListsItsOwnFlags(t *testing.T) {
+	if len(wantFlags) != len(commands) {
+		t.Fatalf("%d commands, %d in this table", len(commands), len(wantFlags))
+	}
+	for name, want := range wantFlags {
+		args := strings.Fields(name)
+		for _, help := range [][]string{append(slices.Clone(args), "--help"), append(slices.Clone(args), "-h"), append([]string{"help"}, args...)} {
+			code, out, errOut := runCLI(help...)
+			if code != 0 || errOut != "" {
+				t.Errorf("trawl %v: exit %d, stderr %q; want 0 and nothing on stderr", help, code, errOut)
+			}
+			if !strings.HasPrefix(out, "Usage: trawl "+name) {
+				t.Errorf("trawl %v does not start with its own usage:\n%s", help, out)
+			}
+			var got []string
+			for _, m := range helpFlagRE.FindAllStringSubmatch(out, -1) {
+				got = append(got, m[1])
+			}
+			if !slices.Equal(got, want) {
+				t.Errorf("trawl %v lists flags %v, want %v", help, got, want)
+			}
+		}
+	}
+}
+
+func TestFlagsOfOtherCommandsAreErrors(t *testing.T) {
+	for name, own := range wantFlags {
+		for _, f := range allFlags {
+			if slices.Contains(own, f) {
+				continue
+			}
+			args := append(strings.Fields(name), "--"+f, "x")
+			code, out, errOut := runCLI(args...)
+			if code != 2 || out != "" || !strings.Contains(errOut, "unknown flag --"+f) || !strings.Contains(errOut, "trawl "+name+" --help") {
+				t.Errorf("trawl %v: exit %d, stdout %q, stderr %q; want exit 2 naming the flag", args, code, out, errOut)
+			}
+		}
+	}
+}
+
+func TestCLIUsageErrors(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{nil, 2, "Usage:"},
+		{[]string{"bogus"}, 2, `unknown command "bogus"`},
+		{[]string{"tokens"}, 2, "tokens needs a command"},
+		{[]string{"tokens", "bogus"}, 2, `unknown command "tokens bogus"`},
+		{[]string{"tokens", "create"}, 2, "needs --email"},
+		{[]string{"tokens", "create", "--email", ""}, 2, "needs --email"},
+		{[]string{"tokens", "delete", "--email", "a@example.com"}, 2, "needs --id"},
+		{[]string{"tokens", "delete", "--email", "a@example.com", "--id", "x"}, 2, `invalid value "x" for flag --id`},
+		{[]string{"accounts", "set-plan", "--email", "a@example.com"}, 2, "needs --plan"},
+		{[]string{"tokens", "list", "--email"}, 2, "flag needs an argument: --email"},
+		{[]string{"version", "extra"}, 2, `unexpected argument "extra"`},
+		{[]string{"serve", "--addr", "nowhere", "--data-dir", "unused"}, 2, "want host:port"},
+	} {
+		code, out, errOut := runCLI(c.args...)
+		if code != c.code || out != "" || !strings.Contains(errOut, c.want) {
+			t.Errorf("trawl %q: exit %d, stdout %q, stderr %q; want exit %d with %q", c.args, code, out, errOut, c.code, c.want)
+		}
+	}
+	for _, args := range [][]string{{"help"}, {"--help"}, {"-h"}} {
+		if code, out, _ := runCLI(args...); code != 0 || !strings.Contains(out, "trawl tokens create") {
+			t.Errorf("trawl %v: exit %d\n%s", args, code, out)
+		}
+	}
+	if code, out, _ := runCLI("tokens", "--help"); code != 0 || !strings.Contains(out, "trawl tokens delete") || strings.Contains(out, "trawl serve") {
+		t.Errorf("trawl tokens --help: exit %d\n%s", code, out)
+	}
+}
+
+// TestSynopsesNameTheirFlags keeps the one-line usage of each command in
+// step with the flags it registers.
+func TestSynopsesNameTheirFlags(t *testing.T) {
+	for _, c := range commands {
+		for _, f := range wantFlags[c.name] {
+			if f != "database" && f != "data-dir" && !strings.Contains(c.synopsis, "--"+f) {
+				t.Errorf("synopsis of %s lacks --%s: %q", c.name, f, c.synopsis)
+			}
+		}
+	}
+}
+
+// TestREADMECommandLine: the README's command list is the binary's.
+func TestREADMECommandLine(t *testing.T) {
+	readme, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	squash := regexp.MustCompile(`\s+`)
+	lines := map[string]bool{}
+	for _, l := range strings.Split(string(readme), "\n") {
+		lines[squash.ReplaceAllString(strings.TrimSpace(l), " ")] = true
+	}
+	for _, c := range commands {
+		want := strings.TrimSpace("trawl " + c.name + " " + c.synopsis)
+		found := false
+		for l := range lines {
+			if l == want || strings.HasPrefix(l, want+" ") {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("README has no line %q", want)
+		}
+	}
+}
+
+// TestServeBusyPortFailsBeforeBootstrap: with the address taken, serve
+// exits 1 saying so, prints no token and leaves the store untouched.
+func TestServeBusyPortFailsBeforeBootstrap(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	dir := filepath.Join(t.TempDir(), "data")
+	code, out, errOut := runCLI("serve", "--addr", ln.Addr().String(), "--data-dir", dir)
+	if code != 1 || !strings.Contains(errOut, "in use by another process") || !strings.Contains(errOut, ln.Addr().String()) {
+		t.Fatalf("exit %d, stderr %q; want 1 naming the busy address", code, errOut)
+	}
+	if out != "" {
+		t.Fatalf("printed before failing:\n%s", out)
+	}
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Fatalf("the store was created for a server that never started (%v)", err)
+	}
+}
+
+// TestAdminCommandsWriteOnlyTheStore: admin commands open the store and
+// nothing else, so no link-signing key or outbox appears in the data dir,
+// and with --database nothing appears in the working directory.
+func TestAdminCommandsWriteOnlyTheStore(t *testing.T) {
+	admin := func(store ...string) {
+		t.Helper()
+		for _, args := range [][]string{
+			{"accounts", "create", "--email", "ops@example.com", "--plan", "pro"},
+			{"tokens", "create", "--email", "ops@example.com"},
+			{"credits", "grant", "--email", "ops@example.com", "--credits", "10"},
+			{"webhooks", "secret", "--email", "ops@example.com"},
+		} {
+			if code, _, errOut := runCLI(append(args, store...)...); code != 0 {
+				t.Fatalf("trawl %v: exit %d: %s", args, code, errOut)
+			}
+		}
+	}
+	dir := t.TempDir()
+	admin("--data-dir", dir)
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if !strings.HasPrefix(e.Name(), "trawl.db") {
+			t.Errorf("an admin command wrote %s into the data dir", e.Name())
+		}
+	}
+
+	db := pgtest.NewDatabase(t)
+	wd := t.TempDir()
+	t.Chdir(wd)
+	admin("--database", db)
+	if entries, _ := os.ReadDir(wd); len(entries) > 0 {
+		t.Errorf("admin commands on PostgreSQL wrote %s into the working directory", entries[0].Name())
+	}
+}
