@@ -199,7 +199,7 @@ func (s *Server) interceptor() connect.UnaryInterceptorFunc {
 			ctx = context.WithValue(ctx, keyPrincipal, p)
 			if g, billed := groups[req.Spec().Procedure]; billed {
 				limit := s.d.Limits.Limit(p.Account.Plan, g)
-				d, err := s.d.Limiter.Allow(ctx, ratelimit.Key(p.Token.ID, g), limit, ratelimit.Window)
+				d, err := s.d.Limiter.Allow(ctx, ratelimit.Key(p.Account.ID, g), limit, ratelimit.Window)
 				if err != nil {
 					return nil, toConnect(failure.Wrap("connectapi.limit", err))
 				}
