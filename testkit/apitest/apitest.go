@@ -7,6 +7,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -79,6 +80,8 @@ type Options struct {
 	NoWorker bool
 	// Worker tunes the bulk worker (tests shorten its waits).
 	Worker bulk.WorkerOptions
+	// Logger receives both deliveries' logs (default: discarded).
+	Logger *slog.Logger
 }
 
 // LookupIP is the test resolver: every name fails to resolve except a few
@@ -173,12 +176,12 @@ func Start(t testing.TB, store storetest.Stores, o Options) *Env {
 		t.Cleanup(func() { cancel(); <-done })
 	}
 	e.API, err = httpapi.New(httpapi.Deps{Auth: e.Auth, Credits: e.Credits, Biller: e.Biller, Idempotency: idem, Limiter: lim,
-		Limits: coreratelimit.DefaultTable(), Version: "test", Content: e.Content, Sitemap: sm, Search: srch, Prompt: pr, Bulk: e.Bulk, Files: files})
+		Limits: coreratelimit.DefaultTable(), Version: "test", Content: e.Content, Sitemap: sm, Search: srch, Prompt: pr, Bulk: e.Bulk, Files: files, Logger: o.Logger})
 	if err != nil {
 		t.Fatal(err)
 	}
 	e.RPC, err = connectapi.New(connectapi.Deps{Auth: e.Auth, Credits: e.Credits, Idempotency: idem, Content: e.Content, Sitemap: sm, Search: srch,
-		Prompt: pr, Bulk: e.Bulk, Limiter: lim, Limits: coreratelimit.DefaultTable(), RequestID: httpapi.RequestID})
+		Prompt: pr, Bulk: e.Bulk, Limiter: lim, Limits: coreratelimit.DefaultTable(), RequestID: httpapi.RequestID, Logger: o.Logger})
 	if err != nil {
 		t.Fatal(err)
 	}
