@@ -13,6 +13,12 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"google.golang.org/protobuf/proto"
+
+	trawlv1 "github.com/trawlhq/trawl/adapters/connectapi/gen/trawl/v1"
+	"github.com/trawlhq/trawl/testkit/apitest"
+	"github.com/trawlhq/trawl/testkit/memstore"
 )
 
 // bombSize is what the compressed request inflates to: a single
@@ -231,4 +237,30 @@ func TestCompressedBombOnEveryProcedure(t *testing.T) {
 			t.Errorf("heap grew by %d bytes", growth)
 		}
 	})
+}
+
+// TestMessageLimitFollowsTheBodyLimit: the RPC limit is the configured body
+// limit, compressed or not.
+func TestMessageLimitFollowsTheBodyLimit(t *testing.T) {
+	e := startOn(t, memstore.New(), apitest.Options{MaxBodyBytes: 4096})
+	hc := h2c()
+	p := procedure{Path: "/trawl.v1.PageService/GetContent"}
+	for _, size := range []int{1000, 8000} {
+		raw, _ := proto.Marshal(&trawlv1.GetContentRequest{Url: "http://news.test/" + strings.Repeat("a", size)})
+		for _, compress := range []bool{false, true} {
+			req := fuzzRequest(p, "connect", raw, compress)
+			req.Header.Set("Authorization", "Bearer "+e.tok)
+			req.RequestURI, req.URL.Scheme, req.URL.Host = "", "http", strings.TrimPrefix(e.Server.URL, "http://")
+			res, err := hc.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, _ := io.ReadAll(res.Body)
+			res.Body.Close()
+			over := strings.Contains(string(body), `"resource_exhausted"`)
+			if over != (size > 4096) {
+				t.Errorf("%d-byte url (compressed %v): %d %.200s", size, compress, res.StatusCode, body)
+			}
+		}
+	}
 }

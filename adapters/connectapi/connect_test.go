@@ -49,7 +49,7 @@ func start(t *testing.T, opts ...connect.ClientOption) *env {
 }
 
 // startOn starts the server over a store, with options for the environment.
-func startOn(t *testing.T, store storetest.Stores, o apitest.Options, opts ...connect.ClientOption) *env {
+func startOn(t testing.TB, store storetest.Stores, o apitest.Options, opts ...connect.ClientOption) *env {
 	site := sites.New(t, "news.test")
 	site.Handle("/article", "text/html", `<html><head><title>Tides</title></head><body><article><p>Tides rise and fall twice a day, and the pools they leave behind are full of life, from anemones to crabs and snails.</p><p>Shade and depth decide which animals survive the summer heat in those pools, researchers found.</p></article></body></html>`)
 	site.Handle("/sitemap.xml", "application/xml", `<urlset><url><loc>http://news.test/article</loc></url></urlset>`)

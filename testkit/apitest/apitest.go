@@ -82,6 +82,8 @@ type Options struct {
 	Worker bulk.WorkerOptions
 	// Logger receives both deliveries' logs (default: discarded).
 	Logger *slog.Logger
+	// MaxBodyBytes is both deliveries' request limit (default 1 MiB).
+	MaxBodyBytes int64
 }
 
 // LookupIP is the test resolver: every name fails to resolve except a few
@@ -176,12 +178,12 @@ func Start(t testing.TB, store storetest.Stores, o Options) *Env {
 		t.Cleanup(func() { cancel(); <-done })
 	}
 	e.API, err = httpapi.New(httpapi.Deps{Auth: e.Auth, Credits: e.Credits, Biller: e.Biller, Idempotency: idem, Limiter: lim,
-		Limits: coreratelimit.DefaultTable(), Version: "test", Content: e.Content, Sitemap: sm, Search: srch, Prompt: pr, Bulk: e.Bulk, Files: files, Logger: o.Logger})
+		Limits: coreratelimit.DefaultTable(), Version: "test", Content: e.Content, Sitemap: sm, Search: srch, Prompt: pr, Bulk: e.Bulk, Files: files, Logger: o.Logger, MaxBodyBytes: o.MaxBodyBytes})
 	if err != nil {
 		t.Fatal(err)
 	}
 	e.RPC, err = connectapi.New(connectapi.Deps{Auth: e.Auth, Credits: e.Credits, Idempotency: idem, Content: e.Content, Sitemap: sm, Search: srch,
-		Prompt: pr, Bulk: e.Bulk, Limiter: lim, Limits: coreratelimit.DefaultTable(), RequestID: httpapi.RequestID, Logger: o.Logger})
+		Prompt: pr, Bulk: e.Bulk, Limiter: lim, Limits: coreratelimit.DefaultTable(), RequestID: httpapi.RequestID, Logger: o.Logger, MaxBodyBytes: o.MaxBodyBytes})
 	if err != nil {
 		t.Fatal(err)
 	}
