@@ -27,16 +27,22 @@ import (
 const bombSize = 256 << 20
 
 var bomb = sync.OnceValue(func() []byte {
-	var buf bytes.Buffer
-	zw, _ := gzip.NewWriterLevel(&buf, gzip.BestCompression)
-	head := append([]byte{0x0a}, binary.AppendUvarint(nil, bombSize)...)
-	_, _ = zw.Write(head)
-	chunk := bytes.Repeat([]byte("a"), 1<<20)
-	for range bombSize >> 20 {
-		_, _ = zw.Write(chunk)
+	// A gzip stream may hold several members, inflated one after the other:
+	// the field's header, then one compressed MiB repeated, which keeps
+	// building the bomb cheap.
+	member := func(b []byte) []byte {
+		var buf bytes.Buffer
+		zw, _ := gzip.NewWriterLevel(&buf, gzip.BestCompression)
+		_, _ = zw.Write(b)
+		_ = zw.Close()
+		return buf.Bytes()
 	}
-	_ = zw.Close()
-	return buf.Bytes()
+	out := member(append([]byte{0x0a}, binary.AppendUvarint(nil, bombSize)...))
+	mib := member(bytes.Repeat([]byte("a"), 1<<20))
+	for range bombSize >> 20 {
+		out = append(out, mib...)
+	}
+	return out
 })
 
 // envelope frames a compressed message for gRPC and Connect streaming.

@@ -233,7 +233,10 @@ func (s *Server) logInternal(ctx context.Context, procedure string, err error) {
 	}
 	cause := err
 	var ce *connect.Error
-	if errors.As(err, &ce) && ce.Unwrap() != nil {
+	if !errors.As(err, &ce) && (errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled)) {
+		return // the framework answers these as deadline_exceeded and canceled
+	}
+	if ce != nil && ce.Unwrap() != nil {
 		cause = ce.Unwrap()
 		if pe, ok := cause.(*publicError); ok && pe.cause != nil {
 			cause = pe.cause
