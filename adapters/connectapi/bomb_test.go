@@ -239,7 +239,9 @@ func TestCompressedBombOnEveryProcedure(t *testing.T) {
 			wg.Wait()
 		})
 		t.Logf("4 concurrent bombs: peak heap growth %.1f MB", float64(growth)/(1<<20))
-		if growth >= limit {
+		// Each message in flight may hold up to the 1 MiB limit and the
+		// growth of its buffers (a few MB, more under the race detector).
+		if growth >= 2*limit {
 			t.Errorf("heap grew by %d bytes", growth)
 		}
 	})
