@@ -172,7 +172,8 @@ func (s *Server) guard(procedure string, next http.Handler) http.Handler {
 		}
 		h := w.Header()
 		grpcStatus := h.Get("Grpc-Status") + h.Get(http.TrailerPrefix+"Grpc-Status")
-		if rec.status >= 500 && rec.status != http.StatusServiceUnavailable && rec.status != http.StatusGatewayTimeout && rec.status != 499 ||
+		// Connect answers internal, unknown and data loss as 500; gRPC in its status.
+		if rec.status == http.StatusInternalServerError ||
 			grpcStatus == strconv.Itoa(int(connect.CodeInternal)) || grpcStatus == strconv.Itoa(int(connect.CodeUnknown)) || grpcStatus == strconv.Itoa(int(connect.CodeDataLoss)) {
 			msg := h.Get("Grpc-Message") + h.Get(http.TrailerPrefix+"Grpc-Message")
 			if msg == "" {
@@ -189,7 +190,7 @@ func (s *Server) guard(procedure string, next http.Handler) http.Handler {
 func checkHeaders(h http.Header) error {
 	if v, ok := h["Connect-Timeout-Ms"]; ok && !(len(v) == 1 && v[0] == "") {
 		if len(v) != 1 || !digits(v[0], 1, 10) {
-			return connect.NewError(connect.CodeInvalidArgument, errors.New("Connect-Timeout-Ms must be a number of milliseconds of 1 to 10 digits"))
+			return connect.NewError(connect.CodeInvalidArgument, errors.New("the Connect-Timeout-Ms header must be a number of milliseconds of 1 to 10 digits"))
 		}
 		if n, _ := strconv.ParseInt(v[0], 10, 64); n == 0 {
 			return connect.NewError(connect.CodeDeadlineExceeded, errors.New("the deadline passed before the call began"))
@@ -197,19 +198,19 @@ func checkHeaders(h http.Header) error {
 	}
 	if v, ok := h["Grpc-Timeout"]; ok && !(len(v) == 1 && v[0] == "") {
 		if len(v) != 1 || len(v[0]) < 2 || !digits(v[0][:len(v[0])-1], 1, 8) || !strings.ContainsRune("HMSmun", rune(v[0][len(v[0])-1])) {
-			return connect.NewError(connect.CodeInvalidArgument, errors.New("grpc-timeout must be 1 to 8 digits and a unit (H, M, S, m, u or n)"))
+			return connect.NewError(connect.CodeInvalidArgument, errors.New("the grpc-timeout header must be 1 to 8 digits and a unit (H, M, S, m, u or n)"))
 		}
 		if n, _ := strconv.ParseInt(v[0][:len(v[0])-1], 10, 64); n == 0 {
 			return connect.NewError(connect.CodeDeadlineExceeded, errors.New("the deadline passed before the call began"))
 		}
 	}
 	if v, ok := h["Connect-Protocol-Version"]; ok && (len(v) != 1 || v[0] != "1") {
-		return connect.NewError(connect.CodeInvalidArgument, errors.New("Connect-Protocol-Version must be 1"))
+		return connect.NewError(connect.CodeInvalidArgument, errors.New("the Connect-Protocol-Version header must be 1"))
 	}
 	for _, name := range []string{"Content-Encoding", "Connect-Content-Encoding", "Grpc-Encoding"} {
 		for _, v := range h[name] {
 			if v != "gzip" && v != "identity" {
-				return connect.NewError(connect.CodeUnimplemented, fmt.Errorf("%s must be gzip or identity", name))
+				return connect.NewError(connect.CodeUnimplemented, fmt.Errorf("the %s header must be gzip or identity", name))
 			}
 		}
 	}
