@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/mock"
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+	"google.golang.org/protobuf/proto"
 
 	"github.com/trawlhq/trawl/adapters/sqlstore"
 	"github.com/trawlhq/trawl/ports"
@@ -247,6 +249,19 @@ func TestErrorsNeverLeakOverRPC(t *testing.T) {
 	for _, cause := range []string{"secret-internal-host", "kaboom internals"} {
 		if !strings.Contains(logs.String(), cause) {
 			t.Errorf("the cause %q was not logged", cause)
+		}
+	}
+}
+
+// TestHealthDoesNotQuoteTheServiceName: an unknown service is refused
+// without its name, which is the caller's and of any length.
+func TestHealthDoesNotQuoteTheServiceName(t *testing.T) {
+	e := start(t)
+	raw, _ := proto.Marshal(&healthpb.HealthCheckRequest{Service: strings.Repeat("x", 4000)})
+	for _, protocol := range []string{"connect", "grpc"} {
+		a := rawCall(t, h2c(), e.Server.URL, procedure{Path: "/grpc.health.v1.Health/Check"}, protocol, raw)
+		if strings.Contains(a.text(), "xxxxxxxx") || !strings.Contains(a.text(), "unknown service") {
+			t.Errorf("%s: %d %.300s", protocol, a.status, a.text())
 		}
 	}
 }
