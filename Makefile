@@ -34,9 +34,16 @@ test-short: ## Run the tests quickly, without the race detector
 bench-extract: ## Extraction quality and speed beside go-trafilatura and go-readability (DIR=split dir)
 	go run ./app/cmd/trawl-bench-extract -dir $(DIR)
 
+# Fuzz targets as package:FuzzName. FuzzREST feeds every route of the JSON
+# API, FuzzRPC every RPC procedure (health and reflection included).
+FUZZ_TARGETS := ./core/weburl/:FuzzParse ./adapters/httpapi/:FuzzREST ./adapters/connectapi/:FuzzRPC
+
 .PHONY: fuzz
-fuzz: ## Run the fuzz tests for FUZZTIME each
-	go test -run '^$$' -fuzz FuzzParse -fuzztime $(FUZZTIME) ./core/weburl/
+fuzz: ## Run each fuzz target for FUZZTIME (URL rules, every REST route, every RPC procedure)
+	@set -e; for t in $(FUZZ_TARGETS); do \
+		echo "fuzz $${t#*:} ($${t%%:*}) for $(FUZZTIME)"; \
+		go test -run '^$$' -fuzz "^$${t#*:}$$" -fuzztime $(FUZZTIME) "$${t%%:*}"; \
+	done
 
 .PHONY: lint
 lint: fmtcheck tidycheck ## gofmt and go mod tidy leave no diff, go vet, staticcheck and buf lint

@@ -250,7 +250,7 @@ func HTTPModule() fx.Option {
 			if err != nil {
 				return nil, err
 			}
-			rpc, err := NewConnect(s, lim, store.Ping)
+			rpc, err := NewConnect(s, lim, store.Ping, c.MaxBody, log)
 			if err != nil {
 				return nil, err
 			}
@@ -323,11 +323,13 @@ func WorkerModule() fx.Option {
 	}))
 }
 
-// NewConnect builds the Connect RPC surface over the same core services.
-func NewConnect(s Services, lim ports.RateLimiter, ready func(context.Context) error) (*connectapi.Server, error) {
+// NewConnect builds the Connect RPC surface over the same core services,
+// with the JSON API's body limit applied to decompressed messages.
+func NewConnect(s Services, lim ports.RateLimiter, ready func(context.Context) error, maxBody int64, log *slog.Logger) (*connectapi.Server, error) {
 	return connectapi.New(connectapi.Deps{
 		Auth: s.Auth, Credits: s.Credits, Idempotency: s.Idempotency, Content: s.Content, Sitemap: s.Sitemap, Search: s.Search,
 		Prompt: s.Prompt, Bulk: s.Bulk, Limiter: lim, Limits: coreratelimit.DefaultTable(), RequestID: httpapi.RequestID, Ready: ready,
+		MaxBodyBytes: maxBody, Logger: log,
 	})
 }
 

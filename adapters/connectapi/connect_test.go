@@ -25,6 +25,7 @@ import (
 	"github.com/trawlhq/trawl/testkit/fakesearch"
 	"github.com/trawlhq/trawl/testkit/memstore"
 	"github.com/trawlhq/trawl/testkit/sites"
+	"github.com/trawlhq/trawl/testkit/storetest"
 )
 
 type env struct {
@@ -44,13 +45,19 @@ func h2c() *http.Client {
 }
 
 func start(t *testing.T, opts ...connect.ClientOption) *env {
+	return startOn(t, memstore.New(), apitest.Options{}, opts...)
+}
+
+// startOn starts the server over a store, with options for the environment.
+func startOn(t testing.TB, store storetest.Stores, o apitest.Options, opts ...connect.ClientOption) *env {
 	site := sites.New(t, "news.test")
 	site.Handle("/article", "text/html", `<html><head><title>Tides</title></head><body><article><p>Tides rise and fall twice a day, and the pools they leave behind are full of life, from anemones to crabs and snails.</p><p>Shade and depth decide which animals survive the summer heat in those pools, researchers found.</p></article></body></html>`)
 	site.Handle("/sitemap.xml", "application/xml", `<urlset><url><loc>http://news.test/article</loc></url></urlset>`)
 	eng := fakesearch.New(t, "google")
 	eng.Serve(fakesearch.Result{Title: "Tides", Link: "http://news.test/article", Snippet: "About tides."})
 	model := fakellm.New(t)
-	e := apitest.Start(t, memstore.New(), apitest.Options{Resolve: sites.Resolve(site), Engines: map[string]string{"google": eng.URL}, LLMBaseURL: model.BaseURL()})
+	o.Resolve, o.Engines, o.LLMBaseURL = sites.Resolve(site), map[string]string{"google": eng.URL}, model.BaseURL()
+	e := apitest.Start(t, store, o)
 	_, tok := e.Account("rpc@example.com", "business")
 	hc := http.DefaultClient
 	if len(opts) > 0 {

@@ -7,10 +7,11 @@ package connectapi
 import (
 	"context"
 	"errors"
-	"fmt"
+	"log/slog"
 	"math"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"connectrpc.com/connect"
@@ -53,6 +54,11 @@ type Deps struct {
 	RequestID func(context.Context) string
 	// Ready reports whether the service can take traffic (gRPC health).
 	Ready func(context.Context) error
+	// MaxBodyBytes caps a request message once decompressed, as the JSON
+	// API caps a body (default 1 MiB).
+	MaxBodyBytes int64
+	// Logger receives the causes of internal errors (default: discarded).
+	Logger *slog.Logger
 }
 
 // Server holds the handlers.
@@ -72,6 +78,12 @@ func New(d Deps) (*Server, error) {
 	}
 	if d.Ready == nil {
 		d.Ready = func(context.Context) error { return nil }
+	}
+	if d.MaxBodyBytes <= 0 {
+		d.MaxBodyBytes = 1 << 20
+	}
+	if d.Logger == nil {
+		d.Logger = slog.New(slog.DiscardHandler)
 	}
 	return &Server{d: d}, nil
 }
@@ -101,21 +113,29 @@ type Route struct {
 }
 
 // Routes returns every handler: the five services, gRPC reflection (v1 and
-// v1alpha) and gRPC health.
+// v1alpha) and gRPC health. All of them share the message limits and the
+// guard; Trawl's services also authenticate and rate-limit.
 func (s *Server) Routes() []Route {
-	opts := connect.WithInterceptors(s.interceptor())
+	base := s.handlerOptions()
+	opts := connect.WithHandlerOptions(base, connect.WithRequestGate(s.authenticate), connect.WithInterceptors(s.interceptor()))
 	var out []Route
-	add := func(p string, h http.Handler) { out = append(out, Route{p, h}) }
+	add := func(p string, h http.Handler) {
+		procedure := ""
+		if !strings.HasSuffix(p, "/") {
+			procedure = p
+		}
+		out = append(out, Route{p, s.guard(procedure, h)})
+	}
 	add(trawlv1connect.NewPageServiceHandler(pageHandler{s}, opts))
 	add(trawlv1connect.NewSearchServiceHandler(searchHandler{s}, opts))
 	add(trawlv1connect.NewPromptServiceHandler(promptHandler{s}, opts))
 	add(trawlv1connect.NewCreditsServiceHandler(creditsHandler{s}, opts))
 	add(trawlv1connect.NewAccountServiceHandler(accountHandler{s}, opts))
 	reflector := grpcreflect.NewStaticReflector(append([]string{"grpc.health.v1.Health"}, ServiceNames...)...)
-	add(grpcreflect.NewHandlerV1(reflector))
-	add(grpcreflect.NewHandlerV1Alpha(reflector))
-	add("/grpc.health.v1.Health/Check", connect.NewUnaryHandler("/grpc.health.v1.Health/Check", s.healthCheck))
-	add("/grpc.health.v1.Health/Watch", connect.NewServerStreamHandler("/grpc.health.v1.Health/Watch", s.healthWatch))
+	add(grpcreflect.NewHandlerV1(reflector, base))
+	add(grpcreflect.NewHandlerV1Alpha(reflector, base))
+	add("/grpc.health.v1.Health/Check", connect.NewUnaryHandler("/grpc.health.v1.Health/Check", s.healthCheck, base))
+	add("/grpc.health.v1.Health/Watch", connect.NewServerStreamHandler("/grpc.health.v1.Health/Watch", s.healthWatch, base))
 	return out
 }
 
@@ -169,7 +189,8 @@ func (s *Server) healthCheck(ctx context.Context, req *connect.Request[healthpb.
 		known = known || n == name
 	}
 	if !known {
-		return nil, connect.NewError(connect.CodeNotFound, fmt.Errorf("unknown service %q", name))
+		// The name is not quoted back: it is the caller's, of any length.
+		return nil, connect.NewError(connect.CodeNotFound, errors.New("unknown service"))
 	}
 	status := healthpb.HealthCheckResponse_SERVING
 	if err := s.d.Ready(ctx); err != nil {
@@ -187,42 +208,91 @@ func principal(ctx context.Context) ports.Principal {
 	return p
 }
 
-// interceptor authenticates every call and applies the per-minute limit of
-// billed methods, exactly as the JSON API does.
+// interceptor applies the per-minute limit of billed methods to the
+// caller's account, exactly as the JSON API does, and logs the cause of every
+// internal error with the request id.
 func (s *Server) interceptor() connect.UnaryInterceptorFunc {
 	return func(next connect.UnaryFunc) connect.UnaryFunc {
 		return func(ctx context.Context, req connect.AnyRequest) (connect.AnyResponse, error) {
-			p, err := s.d.Auth.Authenticate(ctx, req.Header().Get("Authorization"))
+			res, err := s.intercept(ctx, req, next)
 			if err != nil {
-				return nil, toConnect(err)
+				s.logInternal(ctx, req.Spec().Procedure, err)
 			}
-			ctx = context.WithValue(ctx, keyPrincipal, p)
-			if g, billed := groups[req.Spec().Procedure]; billed {
-				limit := s.d.Limits.Limit(p.Account.Plan, g)
-				d, err := s.d.Limiter.Allow(ctx, ratelimit.Key(p.Token.ID, g), limit, ratelimit.Window)
-				if err != nil {
-					return nil, toConnect(failure.Wrap("connectapi.limit", err))
-				}
-				if !d.Allowed {
-					e := failure.E("connectapi.limit", failure.RateLimited, "Too Many Requests")
-					e.RetryAfterSeconds = max(1, int(math.Ceil(d.RetryAfter.Seconds())))
-					return nil, toConnect(e)
-				}
-				res, err := next(ctx, req)
-				if res != nil {
-					h := res.Header()
-					h.Set("RateLimit-Limit", strconv.Itoa(d.Limit))
-					h.Set("RateLimit-Remaining", strconv.Itoa(d.Remaining))
-					h.Set("RateLimit-Reset", strconv.Itoa(int(math.Ceil(d.Reset.Seconds()))))
-					if ratelimit.Warn(d.Used, d.Limit) {
-						h.Set("X-RateLimit-Warning", ratelimit.WarningText(d.Used, d.Limit, g))
-					}
-				}
-				return res, err
-			}
-			return next(ctx, req)
+			return res, err
 		}
 	}
+}
+
+// logInternal logs the cause of an internal error, which the caller only
+// sees as "Server Error".
+func (s *Server) logInternal(ctx context.Context, procedure string, err error) {
+	switch connect.CodeOf(err) {
+	case connect.CodeInternal, connect.CodeUnknown, connect.CodeDataLoss:
+	default:
+		return
+	}
+	cause := err
+	var ce *connect.Error
+	if !errors.As(err, &ce) && (errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled)) {
+		return // the framework answers these as deadline_exceeded and canceled
+	}
+	if ce != nil && ce.Unwrap() != nil {
+		cause = ce.Unwrap()
+		if pe, ok := cause.(*publicError); ok && pe.cause != nil {
+			cause = pe.cause
+		}
+	}
+	s.d.Logger.ErrorContext(ctx, "rpc failed", "err", cause.Error(), "procedure", procedure, "request_id", s.d.RequestID(ctx))
+	if st := stateOf(ctx); st != nil {
+		st.logged = true
+	}
+}
+
+// authenticate runs once the headers are in, before the message is read
+// or decoded: a caller without a valid token costs no decoding.
+func (s *Server) authenticate(ctx context.Context, spec connect.Spec, _ connect.Peer, h http.Header) (context.Context, error) {
+	err := ctx.Err()
+	var p ports.Principal
+	if err == nil {
+		p, err = s.d.Auth.Authenticate(ctx, h.Get("Authorization"))
+	}
+	if err != nil {
+		err = toConnect(err)
+		s.logInternal(ctx, spec.Procedure, err)
+		return nil, err
+	}
+	return context.WithValue(ctx, keyPrincipal, p), nil
+}
+
+func (s *Server) intercept(ctx context.Context, req connect.AnyRequest, next connect.UnaryFunc) (connect.AnyResponse, error) {
+	if ctx.Err() != nil {
+		return nil, toConnect(ctx.Err())
+	}
+	p := principal(ctx)
+	if g, billed := groups[req.Spec().Procedure]; billed {
+		limit := s.d.Limits.Limit(p.Account.Plan, g)
+		d, err := s.d.Limiter.Allow(ctx, ratelimit.Key(p.Account.ID, g), limit, ratelimit.Window)
+		if err != nil {
+			return nil, toConnect(failure.Wrap("connectapi.limit", err))
+		}
+		if !d.Allowed {
+			e := failure.E("connectapi.limit", failure.RateLimited, "Too Many Requests")
+			e.RetryAfterSeconds = max(1, int(math.Ceil(d.RetryAfter.Seconds())))
+			return nil, toConnect(e)
+		}
+		res, err := next(ctx, req)
+		if res != nil {
+			h := res.Header()
+			h.Set("RateLimit-Limit", strconv.Itoa(d.Limit))
+			h.Set("RateLimit-Remaining", strconv.Itoa(d.Remaining))
+			h.Set("RateLimit-Reset", strconv.Itoa(int(math.Ceil(d.Reset.Seconds()))))
+			if ratelimit.Warn(d.Used, d.Limit) {
+				h.Set("X-RateLimit-Warning", ratelimit.WarningText(d.Used, d.Limit, g))
+			}
+		}
+		return res, err
+	}
+	return next(ctx, req)
 }
 
 func (s *Server) call(ctx context.Context) credits.Call {
@@ -278,13 +348,37 @@ func billed[Req any, Res any, PRes interface {
 	return respond(res, rc), nil
 }
 
+// publicError is the message a caller sees; the cause stays on the server
+// for the log.
+type publicError struct {
+	msg   string
+	cause error
+}
+
+func (e *publicError) Error() string { return e.msg }
+func (e *publicError) Unwrap() error { return e.cause }
+
 // toConnect translates an error through the one kind table, with details a
-// client can act on and without internals in the message.
+// client can act on and without internals in the message. A call whose
+// deadline passed, or that its caller gave up, is answered as such: the
+// store's "context deadline exceeded" is not a server error.
 func toConnect(err error) error {
 	kind := failure.KindOf(err)
+	if kind == failure.Internal {
+		switch {
+		case errors.Is(err, context.DeadlineExceeded):
+			return connect.NewError(connect.CodeDeadlineExceeded, &publicError{"The deadline passed before the call finished.", err})
+		case errors.Is(err, context.Canceled):
+			return connect.NewError(connect.CodeCanceled, &publicError{"The call was canceled.", err})
+		}
+	}
 	entry := errmap.Lookup(kind)
 	fe, _ := failure.As(err)
-	ce := connect.NewError(entry.ConnectCode, errors.New(failure.Public(err, entry.Message)))
+	msg := failure.Public(err, entry.Message)
+	if entry.ConnectCode == connect.CodeInternal {
+		msg = entry.Message // a kind the table does not know shows nothing of itself either
+	}
+	ce := connect.NewError(entry.ConnectCode, &publicError{msg, err})
 	addDetail := func(m proto.Message) {
 		if d, err := connect.NewErrorDetail(m); err == nil {
 			ce.AddDetail(d)

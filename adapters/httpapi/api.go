@@ -65,8 +65,29 @@ type API struct {
 	ready   func(context.Context) error
 	maxBody int64
 	version string
-	mux     *http.ServeMux
+	mux     *router
 }
+
+// router is the mux, remembering the patterns it was given so tests can
+// reach every route without a list of their own.
+type router struct {
+	*http.ServeMux
+	patterns []string
+}
+
+func (m *router) Handle(pattern string, h http.Handler) {
+	m.patterns = append(m.patterns, pattern)
+	m.ServeMux.Handle(pattern, h)
+}
+
+func (m *router) HandleFunc(pattern string, h func(http.ResponseWriter, *http.Request)) {
+	m.patterns = append(m.patterns, pattern)
+	m.ServeMux.HandleFunc(pattern, h)
+}
+
+// Patterns lists the patterns of every route, mounted ones included, in
+// the order they were registered.
+func (a *API) Patterns() []string { return append([]string(nil), a.mux.patterns...) }
 
 // New builds the API; it fails on a missing dependency.
 func New(d Deps) (*API, error) {
@@ -91,7 +112,7 @@ func New(d Deps) (*API, error) {
 	a := &API{
 		auth: d.Auth, credits: d.Credits, biller: d.Biller, idem: d.Idempotency, content: d.Content, sitemap: d.Sitemap, search: d.Search, prompt: d.Prompt, bulk: d.Bulk, files: d.Files,
 		limiter: d.Limiter, limits: d.Limits,
-		log: d.Logger, ready: d.Ready, maxBody: d.MaxBodyBytes, version: d.Version, mux: http.NewServeMux(),
+		log: d.Logger, ready: d.Ready, maxBody: d.MaxBodyBytes, version: d.Version, mux: &router{ServeMux: http.NewServeMux()},
 	}
 	a.routes()
 	return a, nil

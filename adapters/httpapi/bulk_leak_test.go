@@ -77,7 +77,7 @@ func TestBulkErrorsNeverLeak(t *testing.T) {
 	rcv := newReceiver(t, 0)
 	_, deadPort, _ := net.SplitHostPort(dead)
 	deadHosts := map[string]string{"gone.test:80": dead, "hooks-gone.test:" + deadPort: dead}
-	e, tok, _ := bulkEnv(t, rcv, apitest.Options{Mailer: smtp, Log: log, Resolve: deadHosts})
+	e, tok, _ := bulkEnv(t, rcv, apitest.Options{Mailer: smtp, Logger: log, Resolve: deadHosts})
 	urls := []string{"http://news.test/tide-pools", "http://news.test/missing", "http://gone.test/page"}
 	r := e.Do("POST", "/v1/content/bulk", tok, map[string]any{"urls": urls, "email": true, "callback_url": rcv.URL()})
 	if r.Status != 202 {
@@ -109,7 +109,7 @@ func TestBulkErrorsNeverLeak(t *testing.T) {
 	}
 
 	// The receiver refuses: every attempt is recorded with a sentence.
-	e2, tok2, _ := bulkEnv(t, nil, apitest.Options{Log: log, Resolve: deadHosts})
+	e2, tok2, _ := bulkEnv(t, nil, apitest.Options{Logger: log, Resolve: deadHosts})
 	r = e2.Do("POST", "/v1/content/bulk", tok2, map[string]any{"urls": urls, "email": true, "callback_url": "http://hooks-gone.test:" + deadPort + "/trawl"})
 	if r.Status != 202 {
 		t.Fatalf("submit = %d %s", r.Status, r.Body)

@@ -164,12 +164,13 @@ func (a *API) authed(next http.HandlerFunc) http.HandlerFunc {
 	}
 }
 
-// limited applies the per-minute limit of a group, with advisory headers.
+// limited applies the per-minute limit of a group to the caller's account,
+// with advisory headers.
 func (a *API) limited(group ratelimit.Group, next http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		p := principal(r.Context())
 		limit := a.limits.Limit(p.Account.Plan, group)
-		d, err := a.limiter.Allow(r.Context(), ratelimit.Key(p.Token.ID, group), limit, ratelimit.Window)
+		d, err := a.limiter.Allow(r.Context(), ratelimit.Key(p.Account.ID, group), limit, ratelimit.Window)
 		if err != nil {
 			a.writeError(w, r, failure.Wrap("httpapi.limited", err))
 			return

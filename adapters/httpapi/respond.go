@@ -31,6 +31,9 @@ func (a *API) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	entry := errmap.Lookup(kind)
 	fe, _ := failure.As(err)
 	msg := failure.Public(err, entry.Message)
+	if entry.HTTPStatus == http.StatusInternalServerError {
+		msg = entry.Message // a kind the table does not know shows nothing of itself either
+	}
 	body := map[string]any{"message": msg}
 	switch kind {
 	case failure.Invalid:
@@ -46,9 +49,12 @@ func (a *API) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	case failure.NotFound:
 		// The credits endpoints promise {"error": ...}; every 404 carries both keys.
 		body["error"] = msg
-	case failure.Internal:
+	}
+	switch {
+	case entry.HTTPStatus == http.StatusInternalServerError:
+		// Internal errors, and kinds the table does not know, which it answers as such.
 		a.log.ErrorContext(r.Context(), "request failed", "err", err, "request_id", requestID(r.Context()))
-	case failure.TemporarilyUnavailable:
+	case kind == failure.TemporarilyUnavailable:
 		a.log.WarnContext(r.Context(), "request refused for now", "err", err, "request_id", requestID(r.Context()))
 	}
 	if secs, ok := errmap.RetryAfter(err); ok {

@@ -57,9 +57,11 @@ func (t Table) Limit(plan string, g Group) int {
 	return t[g] * billing.MustPlan(plan).RateMultiplier
 }
 
-// Key identifies the counter of one token in one group.
-func Key(tokenID int64, g Group) string {
-	return fmt.Sprintf("t%d:%s", tokenID, g)
+// Key identifies the counter of one account in one group. The window
+// belongs to the account, not to a token: every token of an account draws
+// on it, and deleting a token and making a new one does not empty it.
+func Key(accountID int64, g Group) string {
+	return fmt.Sprintf("a%d:%s", accountID, g)
 }
 
 // Warn reports whether used of limit deserves the approaching-limit warning.

@@ -82,8 +82,10 @@ type Options struct {
 	Worker bulk.WorkerOptions
 	// LookupIP replaces the test resolver (LookupIP).
 	LookupIP func(ctx context.Context, host string) ([]netip.Addr, error)
-	// Log receives the bulk worker's log (nil = discarded).
-	Log *slog.Logger
+	// Logger receives both deliveries' and the bulk worker's logs (default: discarded).
+	Logger *slog.Logger
+	// MaxBodyBytes is both deliveries' request limit (default 1 MiB).
+	MaxBodyBytes int64
 }
 
 // LookupIP is the test resolver: every name fails to resolve except a few
@@ -167,7 +169,7 @@ func Start(t testing.TB, store storetest.Stores, o Options) *Env {
 	if wo.WebhookTimeout == 0 {
 		wo.WebhookTimeout = 2 * time.Second
 	}
-	e.Worker, err = bulk.NewWorker(jobs, store, ledger, e.Content, hooks, mailer, files, e.Clock, o.Log, wo)
+	e.Worker, err = bulk.NewWorker(jobs, store, ledger, e.Content, hooks, mailer, files, e.Clock, o.Logger, wo)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -182,12 +184,12 @@ func Start(t testing.TB, store storetest.Stores, o Options) *Env {
 		t.Cleanup(func() { cancel(); <-done })
 	}
 	e.API, err = httpapi.New(httpapi.Deps{Auth: e.Auth, Credits: e.Credits, Biller: e.Biller, Idempotency: idem, Limiter: lim,
-		Limits: coreratelimit.DefaultTable(), Version: "test", Content: e.Content, Sitemap: sm, Search: srch, Prompt: pr, Bulk: e.Bulk, Files: files})
+		Limits: coreratelimit.DefaultTable(), Version: "test", Content: e.Content, Sitemap: sm, Search: srch, Prompt: pr, Bulk: e.Bulk, Files: files, Logger: o.Logger, MaxBodyBytes: o.MaxBodyBytes})
 	if err != nil {
 		t.Fatal(err)
 	}
 	e.RPC, err = connectapi.New(connectapi.Deps{Auth: e.Auth, Credits: e.Credits, Idempotency: idem, Content: e.Content, Sitemap: sm, Search: srch,
-		Prompt: pr, Bulk: e.Bulk, Limiter: lim, Limits: coreratelimit.DefaultTable(), RequestID: httpapi.RequestID})
+		Prompt: pr, Bulk: e.Bulk, Limiter: lim, Limits: coreratelimit.DefaultTable(), RequestID: httpapi.RequestID, Logger: o.Logger, MaxBodyBytes: o.MaxBodyBytes})
 	if err != nil {
 		t.Fatal(err)
 	}
