@@ -78,16 +78,36 @@ func cleanKey(key string) (string, error) {
 	return k, nil
 }
 
-// Put implements ports.BlobStore.
-func (l *Local) Put(_ context.Context, key string, data []byte, _ string) error {
+// typeSuffix names the file beside a blob that keeps its content type. No
+// key can name it: keys never contain "..".
+const typeSuffix = "..type"
+
+// defaultContentType is what a blob put without a content type is served
+// as, as S3 does.
+const defaultContentType = "application/octet-stream"
+
+// Put implements ports.BlobStore: the content type is kept beside the file
+// and served with it.
+func (l *Local) Put(_ context.Context, key string, data []byte, contentType string) error {
 	k, err := cleanKey(key)
 	if err != nil {
 		return err
+	}
+	if contentType == "" {
+		contentType = defaultContentType
 	}
 	p := filepath.Join(l.dir, filepath.FromSlash(k))
 	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
 		return err
 	}
+	if err := writeFile(p+typeSuffix, []byte(contentType)); err != nil {
+		return err
+	}
+	return writeFile(p, data)
+}
+
+// writeFile replaces p whole: a reader sees the old bytes or the new ones.
+func writeFile(p string, data []byte) error {
 	tmp := p + ".tmp"
 	if err := os.WriteFile(tmp, data, 0o600); err != nil {
 		return err
@@ -144,7 +164,9 @@ func (l *Local) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.Header().Set("Content-Disposition", `attachment; filename="`+path.Base(key)+`"`)
-	if strings.HasSuffix(key, ".zip") {
+	if ctype, err := os.ReadFile(filepath.Join(l.dir, filepath.FromSlash(key)) + typeSuffix); err == nil {
+		w.Header().Set("Content-Type", string(ctype))
+	} else if strings.HasSuffix(key, ".zip") { // a file kept before content types were
 		w.Header().Set("Content-Type", "application/zip")
 	}
 	w.Header().Set("Cache-Control", "private, no-store")
