@@ -107,12 +107,23 @@ func (l *Local) Put(_ context.Context, key string, data []byte, contentType stri
 }
 
 // writeFile replaces p whole: a reader sees the old bytes or the new ones.
+// The temporary file's name holds "..", so it is never another key's file.
 func writeFile(p string, data []byte) error {
-	tmp := p + ".tmp"
-	if err := os.WriteFile(tmp, data, 0o600); err != nil {
+	f, err := os.CreateTemp(filepath.Dir(p), ".."+filepath.Base(p)+".*")
+	if err != nil {
 		return err
 	}
-	return os.Rename(tmp, p)
+	_, err = f.Write(data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), p)
+	}
+	if err != nil {
+		_ = os.Remove(f.Name())
+	}
+	return err
 }
 
 func (l *Local) sign(key string, expires int64) string {
