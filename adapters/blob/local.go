@@ -12,6 +12,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"mime"
 	"net/http"
 	"net/url"
 	"os"
@@ -76,6 +77,12 @@ func cleanKey(key string) (string, error) {
 		return "", fmt.Errorf("invalid blob key %q", key)
 	}
 	return k, nil
+}
+
+// disposition makes a download an attachment named after the key's last
+// segment; quotes and non-ASCII letters are encoded (RFC 2231).
+func disposition(key string) string {
+	return mime.FormatMediaType("attachment", map[string]string{"filename": path.Base(key)})
 }
 
 // typeSuffix names the file beside a blob that keeps its content type. No
@@ -174,7 +181,7 @@ func (l *Local) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		notFound()
 		return
 	}
-	w.Header().Set("Content-Disposition", `attachment; filename="`+path.Base(key)+`"`)
+	w.Header().Set("Content-Disposition", disposition(key))
 	if ctype, err := os.ReadFile(filepath.Join(l.dir, filepath.FromSlash(key)) + typeSuffix); err == nil {
 		w.Header().Set("Content-Type", string(ctype))
 	} else if strings.HasSuffix(key, ".zip") { // a file kept before content types were

@@ -53,12 +53,14 @@ func (s *S3) EnsureBucket(ctx context.Context) error {
 	return s.client.MakeBucket(ctx, s.bucket, minio.MakeBucketOptions{})
 }
 
-// Put implements ports.BlobStore.
+// Put implements ports.BlobStore; the object is stored with the
+// Content-Disposition the local store serves, so a link downloads the same
+// file name from either.
 func (s *S3) Put(ctx context.Context, key string, data []byte, contentType string) error {
 	if _, err := cleanKey(key); err != nil {
 		return err
 	}
-	_, err := s.client.PutObject(ctx, s.bucket, key, bytes.NewReader(data), int64(len(data)), minio.PutObjectOptions{ContentType: contentType})
+	_, err := s.client.PutObject(ctx, s.bucket, key, bytes.NewReader(data), int64(len(data)), minio.PutObjectOptions{ContentType: contentType, ContentDisposition: disposition(key)})
 	return err
 }
 
