@@ -65,8 +65,11 @@ func (s *S3) Put(ctx context.Context, key string, data []byte, contentType strin
 }
 
 // URL implements ports.BlobStore: a presigned GET link valid for ttl (at
-// most 7 days, the S3 limit).
+// most 7 days, the S3 limit). It refuses the keys Put refuses.
 func (s *S3) URL(ctx context.Context, key string, ttl time.Duration) (string, error) {
+	if _, err := cleanKey(key); err != nil {
+		return "", err
+	}
 	if ttl > 7*24*time.Hour {
 		ttl = 7 * 24 * time.Hour
 	}
