@@ -55,12 +55,14 @@ func (s *S3) EnsureBucket(ctx context.Context) error {
 
 // Put implements ports.BlobStore; the object is stored with the
 // Content-Disposition the local store serves, so a link downloads the same
-// file name from either.
+// file name from either. The bytes are in memory already, so they go in one
+// PUT (up to 5 GiB on AWS): the object appears whole or not at all, and a
+// failed upload leaves no parts behind to be paid for.
 func (s *S3) Put(ctx context.Context, key string, data []byte, contentType string) error {
 	if _, err := cleanKey(key); err != nil {
 		return err
 	}
-	_, err := s.client.PutObject(ctx, s.bucket, key, bytes.NewReader(data), int64(len(data)), minio.PutObjectOptions{ContentType: contentType, ContentDisposition: disposition(key)})
+	_, err := s.client.PutObject(ctx, s.bucket, key, bytes.NewReader(data), int64(len(data)), minio.PutObjectOptions{ContentType: contentType, ContentDisposition: disposition(key), DisableMultipart: true})
 	return err
 }
 
