@@ -45,7 +45,7 @@ func Format(m ports.Mail, now time.Time) ([]byte, error) {
 		domain = from.Address[i+1:]
 	}
 	var b bytes.Buffer
-	h := func(k, v string) { fmt.Fprintf(&b, "%s: %s\r\n", k, v) }
+	h := func(k, v string) { b.WriteString(foldHeader(k, v)) }
 	h("From", from.String())
 	h("To", to.String())
 	h("Subject", mime.QEncoding.Encode("utf-8", m.Subject))
@@ -66,6 +66,32 @@ func Format(m ports.Mail, now time.Time) ([]byte, error) {
 	}
 	fmt.Fprintf(&b, "--%s--\r\n", boundary)
 	return b.Bytes(), nil
+}
+
+// maxLine is the line length RFC 5322 asks headers to keep to.
+const maxLine = 78
+
+// foldHeader writes one header field, folded before a space wherever a line
+// would pass maxLine: a long subject is a run of encoded words, and a relay
+// may refuse or cut a line of hundreds. Unfolding gives the value back.
+func foldHeader(name, value string) string {
+	var b strings.Builder
+	b.WriteString(name + ":")
+	line := len(name) + 1
+	words := strings.Split(value, " ")
+	for i, w := range words {
+		// Only a single space between two words is a folding point, so
+		// unfolding (which joins lines with one space) keeps the value.
+		canFold := i == 0 || (w != "" && words[i-1] != "")
+		if canFold && line+1+len(w) > maxLine {
+			b.WriteString("\r\n")
+			line = 0
+		}
+		b.WriteString(" " + w)
+		line += 1 + len(w)
+	}
+	b.WriteString("\r\n")
+	return b.String()
 }
 
 // SMTP sends through an SMTP server: smtp://user:pass@host:port.
