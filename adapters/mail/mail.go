@@ -60,12 +60,18 @@ func Format(m ports.Mail, now time.Time) ([]byte, error) {
 		}
 		fmt.Fprintf(&b, "--%s\r\nContent-Type: %s; charset=utf-8\r\nContent-Transfer-Encoding: quoted-printable\r\n\r\n", boundary, part.ctype)
 		qp := quotedprintable.NewWriter(&b)
-		_, _ = qp.Write([]byte(strings.ReplaceAll(part.body, "\n", "\r\n")))
+		_, _ = qp.Write([]byte(crlf(part.body)))
 		_ = qp.Close()
 		b.WriteString("\r\n")
 	}
 	fmt.Fprintf(&b, "--%s--\r\n", boundary)
 	return b.Bytes(), nil
+}
+
+// crlf ends every line in CRLF, whether it ended in LF or CRLF: a CRLF
+// must not become CR CR LF, which reads as an extra blank line.
+func crlf(s string) string {
+	return strings.ReplaceAll(strings.ReplaceAll(s, "\r\n", "\n"), "\n", "\r\n")
 }
 
 // maxLine is the line length RFC 5322 asks headers to keep to.
