@@ -243,19 +243,23 @@ func NewOutbox(dir string) (*Outbox, error) {
 	return &Outbox{dir: dir}, nil
 }
 
-// Send implements ports.Mailer.
+// Send implements ports.Mailer: like SMTP's, a failure is a
+// *ports.DeliveryError.
 func (o *Outbox) Send(_ context.Context, m ports.Mail) error {
 	now := time.Now().UTC()
 	msg, err := Format(m, now)
 	if err != nil {
-		return err
+		return &ports.DeliveryError{Err: err}
 	}
 	var rnd [4]byte
 	_, _ = rand.Read(rnd[:])
 	name := now.Format("20060102T150405.000Z") + "-" + hex.EncodeToString(rnd[:]) + ".eml"
 	tmp := filepath.Join(o.dir, "."+name)
 	if err := os.WriteFile(tmp, msg, 0o600); err != nil {
-		return err
+		return &ports.DeliveryError{Err: err}
 	}
-	return os.Rename(tmp, filepath.Join(o.dir, name))
+	if err := os.Rename(tmp, filepath.Join(o.dir, name)); err != nil {
+		return &ports.DeliveryError{Err: err}
+	}
+	return nil
 }
