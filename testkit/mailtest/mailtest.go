@@ -19,6 +19,7 @@ import (
 	"net/mail"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/trawlhq/trawl/ports"
 )
@@ -365,14 +366,26 @@ func testRefused(t *testing.T, s Subject) {
 	}
 }
 
-// A send whose context has ended delivers nothing and says so.
+// A send whose context has ended delivers nothing and says why: a passed
+// deadline is a timeout.
 func testCancelled(t *testing.T, s Subject) {
-	ctx, cancel := context.WithCancel(context.Background())
+	cancelled, cancel := context.WithCancel(context.Background())
 	cancel()
-	err := s.Mailer.Send(ctx, base)
-	var de *ports.DeliveryError
-	if !errors.As(err, &de) || !errors.Is(err, context.Canceled) {
-		t.Errorf("Send with a cancelled context = %v (%T), want a *ports.DeliveryError wrapping context.Canceled", err, err)
+	expired, cancel2 := context.WithDeadline(context.Background(), time.Now().Add(-time.Second))
+	defer cancel2()
+	for _, c := range []struct {
+		ctx    context.Context
+		cause  error
+		reason ports.DeliveryReason
+	}{
+		{cancelled, context.Canceled, ports.DeliveryFailed},
+		{expired, context.DeadlineExceeded, ports.DeliveryTimedOut},
+	} {
+		err := s.Mailer.Send(c.ctx, base)
+		var de *ports.DeliveryError
+		if !errors.As(err, &de) || !errors.Is(err, c.cause) || de.Reason != c.reason {
+			t.Errorf("Send with an ended context = %v (%+v), want a *ports.DeliveryError of reason %d wrapping %v", err, de, c.reason, c.cause)
+		}
 	}
 	if n := len(s.Delivered(t)); n != 0 {
 		t.Fatalf("%d messages delivered after the context ended", n)
