@@ -244,8 +244,11 @@ func NewOutbox(dir string) (*Outbox, error) {
 }
 
 // Send implements ports.Mailer: like SMTP's, a failure is a
-// *ports.DeliveryError.
-func (o *Outbox) Send(_ context.Context, m ports.Mail) error {
+// *ports.DeliveryError, and a send whose context has ended writes nothing.
+func (o *Outbox) Send(ctx context.Context, m ports.Mail) error {
+	if err := ctx.Err(); err != nil {
+		return smtpFailure(err) // classified as an SMTP send would be
+	}
 	now := time.Now().UTC()
 	msg, err := Format(m, now)
 	if err != nil {
