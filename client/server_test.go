@@ -3,6 +3,7 @@ package client
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -129,6 +130,9 @@ func wantStatus(t *testing.T, err error, status int, field string) {
 	var e *Error
 	if !errors.As(err, &e) || e.Status != status {
 		t.Fatalf("err = %v, want a %d", err, status)
+	}
+	if e.Message == "" || e.Error() != fmt.Sprintf("trawl: %d %s", status, e.Message) {
+		t.Fatalf("error %q: want the status and the server's message", e.Error())
 	}
 	if field != "" && len(e.Errors[field]) == 0 {
 		t.Fatalf("%d names %v, want %q", status, e.Errors, field)
