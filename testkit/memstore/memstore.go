@@ -49,8 +49,9 @@ func (d *data) clone() *data {
 
 // Store is the in-memory store. One mutex makes every operation atomic.
 type Store struct {
-	mu sync.Mutex
-	d  *data
+	mu   sync.Mutex
+	d    *data
+	cred credentials // dashboard sign-in state (dashboard.go)
 }
 
 var (

@@ -1,0 +1,130 @@
+package memstore
+
+import (
+	"context"
+	"time"
+
+	"github.com/trawlhq/trawl/core/failure"
+	"github.com/trawlhq/trawl/ports"
+)
+
+var _ ports.CredentialStore = (*Store)(nil)
+
+type credentials struct {
+	passwords map[int64]string
+	sessions  map[string]ports.Session
+	links     map[string]ports.EmailToken
+}
+
+// creds returns the sign-in state, made on first use; s.mu must be held.
+func (s *Store) creds() *credentials {
+	if s.cred.passwords == nil {
+		s.cred = credentials{passwords: map[int64]string{}, sessions: map[string]ports.Session{}, links: map[string]ports.EmailToken{}}
+	}
+	return &s.cred
+}
+
+// SetPasswordHash implements ports.CredentialStore.
+func (s *Store) SetPasswordHash(_ context.Context, accountID int64, hash string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.d.accounts[accountID]; !ok {
+		return failure.E("memstore.SetPasswordHash", failure.NotFound, "account not found")
+	}
+	s.creds().passwords[accountID] = hash
+	return nil
+}
+
+// PasswordHash implements ports.CredentialStore.
+func (s *Store) PasswordHash(_ context.Context, accountID int64) (string, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	h, ok := s.creds().passwords[accountID]
+	if !ok || s.d.accounts[accountID].ID == 0 {
+		return "", failure.E("memstore.PasswordHash", failure.NotFound, "password not found")
+	}
+	return h, nil
+}
+
+// MarkEmailVerified implements ports.CredentialStore.
+func (s *Store) MarkEmailVerified(_ context.Context, accountID int64, at time.Time) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	a, ok := s.d.accounts[accountID]
+	if !ok || a.EmailVerifiedAt != nil {
+		return nil
+	}
+	a.EmailVerifiedAt, a.UpdatedAt = truncPtr(&at), trunc(at)
+	s.d.accounts[accountID] = a
+	return nil
+}
+
+// CreateSession implements ports.CredentialStore.
+func (s *Store) CreateSession(_ context.Context, x ports.Session) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.d.accounts[x.AccountID]; !ok {
+		return failure.E("memstore.CreateSession", failure.NotFound, "account not found")
+	}
+	if _, dup := s.creds().sessions[x.Hash]; dup {
+		return failure.E("memstore.CreateSession", failure.Conflict, "session exists")
+	}
+	x.CreatedAt, x.ExpiresAt = trunc(x.CreatedAt), trunc(x.ExpiresAt)
+	s.creds().sessions[x.Hash] = x
+	return nil
+}
+
+// Session implements ports.CredentialStore.
+func (s *Store) Session(_ context.Context, hash string, now time.Time) (ports.Session, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	x, ok := s.creds().sessions[hash]
+	if !ok || !x.ExpiresAt.After(trunc(now)) || s.d.accounts[x.AccountID].ID == 0 {
+		return ports.Session{}, failure.E("memstore.Session", failure.NotFound, "session not found")
+	}
+	return x, nil
+}
+
+// DeleteSession implements ports.CredentialStore.
+func (s *Store) DeleteSession(_ context.Context, hash string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.creds().sessions, hash)
+	return nil
+}
+
+// DeleteAccountSessions implements ports.CredentialStore.
+func (s *Store) DeleteAccountSessions(_ context.Context, accountID int64) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for h, x := range s.creds().sessions {
+		if x.AccountID == accountID {
+			delete(s.creds().sessions, h)
+		}
+	}
+	return nil
+}
+
+// PutEmailToken implements ports.CredentialStore.
+func (s *Store) PutEmailToken(_ context.Context, t ports.EmailToken) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.d.accounts[t.AccountID]; !ok {
+		return failure.E("memstore.PutEmailToken", failure.NotFound, "account not found")
+	}
+	t.CreatedAt, t.ExpiresAt = trunc(t.CreatedAt), trunc(t.ExpiresAt)
+	s.creds().links[t.Hash] = t
+	return nil
+}
+
+// UseEmailToken implements ports.CredentialStore.
+func (s *Store) UseEmailToken(_ context.Context, hash, purpose string, now time.Time) (ports.EmailToken, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t, ok := s.creds().links[hash]
+	if !ok || t.Purpose != purpose || !t.ExpiresAt.After(trunc(now)) || s.d.accounts[t.AccountID].ID == 0 {
+		return ports.EmailToken{}, failure.E("memstore.UseEmailToken", failure.NotFound, "email token not found")
+	}
+	delete(s.creds().links, hash)
+	return t, nil
+}

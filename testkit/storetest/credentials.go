@@ -1,0 +1,161 @@
+package storetest
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/trawlhq/trawl/core/failure"
+	"github.com/trawlhq/trawl/ports"
+)
+
+// RunCredentials is the contract of ports.CredentialStore.
+func RunCredentials(t *testing.T, open Opener) {
+	t.Run("Passwords", func(t *testing.T) { testPasswords(t, open(t)) })
+	t.Run("Sessions", func(t *testing.T) { testSessions(t, open(t)) })
+	t.Run("EmailTokens", func(t *testing.T) { testEmailTokens(t, open(t)) })
+	t.Run("EmailTokenUsedOnce", func(t *testing.T) { testEmailTokenOnce(t, open(t)) })
+}
+
+func credStore(t *testing.T, s Stores) ports.CredentialStore {
+	t.Helper()
+	c, ok := s.(ports.CredentialStore)
+	if !ok {
+		t.Fatalf("%T does not implement ports.CredentialStore", s)
+	}
+	return c
+}
+
+func testPasswords(t *testing.T, s Stores) {
+	ctx := context.Background()
+	c := credStore(t, s)
+	a := newAccount(t, s, "pw@example.com", "")
+	if _, err := c.PasswordHash(ctx, a.ID); !failure.Is(err, failure.NotFound) {
+		t.Fatalf("no password yet: %v", err)
+	}
+	for _, h := range []string{"hash-1", "hash-2"} {
+		if err := c.SetPasswordHash(ctx, a.ID, h); err != nil {
+			t.Fatal(err)
+		}
+		got, err := c.PasswordHash(ctx, a.ID)
+		if err != nil || got != h {
+			t.Fatalf("PasswordHash = %q, %v; want %q", got, err, h)
+		}
+	}
+	// Verification is set once and keeps its first time.
+	unverified, err := s.CreateAccount(ctx, ports.Account{Name: "u", Email: "unverified@example.com", CreatedAt: t0, UpdatedAt: t0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if unverified.EmailVerifiedAt != nil {
+		t.Fatalf("new account is verified: %v", unverified.EmailVerifiedAt)
+	}
+	for _, at := range []time.Time{t0.Add(time.Hour), t0.Add(2 * time.Hour)} {
+		if err := c.MarkEmailVerified(ctx, unverified.ID, at); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, _ := s.AccountByID(ctx, unverified.ID)
+	if got.EmailVerifiedAt == nil || !got.EmailVerifiedAt.Equal(t0.Add(time.Hour)) {
+		t.Fatalf("email_verified_at = %v, want %v", got.EmailVerifiedAt, t0.Add(time.Hour))
+	}
+}
+
+func testSessions(t *testing.T, s Stores) {
+	ctx := context.Background()
+	c := credStore(t, s)
+	a := newAccount(t, s, "sess@example.com", "")
+	b := newAccount(t, s, "other@example.com", "")
+	mk := func(hash string, acct int64) {
+		t.Helper()
+		if err := c.CreateSession(ctx, ports.Session{Hash: hash, AccountID: acct, CreatedAt: t0, ExpiresAt: t0.Add(time.Hour)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mk("s1", a.ID)
+	mk("s2", a.ID)
+	mk("s3", b.ID)
+	got, err := c.Session(ctx, "s1", t0.Add(time.Minute))
+	if err != nil || got.AccountID != a.ID || !got.ExpiresAt.Equal(t0.Add(time.Hour)) || !got.CreatedAt.Equal(t0) {
+		t.Fatalf("Session = %+v, %v", got, err)
+	}
+	if _, err := c.Session(ctx, "s1", t0.Add(time.Hour)); !failure.Is(err, failure.NotFound) {
+		t.Fatalf("expired session: %v", err)
+	}
+	if _, err := c.Session(ctx, "nope", t0); !failure.Is(err, failure.NotFound) {
+		t.Fatalf("unknown session: %v", err)
+	}
+	if err := c.DeleteSession(ctx, "s1"); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.DeleteSession(ctx, "s1"); err != nil {
+		t.Fatalf("deleting a deleted session: %v", err)
+	}
+	if _, err := c.Session(ctx, "s1", t0); !failure.Is(err, failure.NotFound) {
+		t.Fatalf("deleted session: %v", err)
+	}
+	if err := c.DeleteAccountSessions(ctx, a.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Session(ctx, "s2", t0); !failure.Is(err, failure.NotFound) {
+		t.Fatalf("session of a signed-out account: %v", err)
+	}
+	if _, err := c.Session(ctx, "s3", t0); err != nil {
+		t.Fatalf("another account's session was ended: %v", err)
+	}
+}
+
+func testEmailTokens(t *testing.T, s Stores) {
+	ctx := context.Background()
+	c := credStore(t, s)
+	a := newAccount(t, s, "links@example.com", "")
+	put := func(hash, purpose string) {
+		t.Helper()
+		if err := c.PutEmailToken(ctx, ports.EmailToken{Hash: hash, AccountID: a.ID, Purpose: purpose, CreatedAt: t0, ExpiresAt: t0.Add(time.Hour)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	put("v1", ports.EmailVerify)
+	put("r1", ports.EmailReset)
+	if _, err := c.UseEmailToken(ctx, "v1", ports.EmailReset, t0); !failure.Is(err, failure.NotFound) {
+		t.Fatalf("a verification link used as a reset link: %v", err)
+	}
+	if _, err := c.UseEmailToken(ctx, "r1", ports.EmailReset, t0.Add(time.Hour)); !failure.Is(err, failure.NotFound) {
+		t.Fatalf("expired link: %v", err)
+	}
+	got, err := c.UseEmailToken(ctx, "v1", ports.EmailVerify, t0.Add(time.Minute))
+	if err != nil || got.AccountID != a.ID || got.Purpose != ports.EmailVerify || !got.ExpiresAt.Equal(t0.Add(time.Hour)) {
+		t.Fatalf("UseEmailToken = %+v, %v", got, err)
+	}
+	if _, err := c.UseEmailToken(ctx, "v1", ports.EmailVerify, t0.Add(time.Minute)); !failure.Is(err, failure.NotFound) {
+		t.Fatalf("second use: %v", err)
+	}
+}
+
+func testEmailTokenOnce(t *testing.T, s Stores) {
+	ctx := context.Background()
+	c := credStore(t, s)
+	a := newAccount(t, s, "race@example.com", "")
+	if err := c.PutEmailToken(ctx, ports.EmailToken{Hash: "once", AccountID: a.ID, Purpose: ports.EmailReset, CreatedAt: t0, ExpiresAt: t0.Add(time.Hour)}); err != nil {
+		t.Fatal(err)
+	}
+	var wins atomic.Int32
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if _, err := c.UseEmailToken(ctx, "once", ports.EmailReset, t0); err == nil {
+				wins.Add(1)
+			} else if !failure.Is(err, failure.NotFound) {
+				t.Errorf("UseEmailToken: %v", err)
+			}
+		}()
+	}
+	wg.Wait()
+	if wins.Load() != 1 {
+		t.Fatalf("%d uses of a one-time link succeeded, want 1", wins.Load())
+	}
+}
