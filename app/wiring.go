@@ -16,6 +16,7 @@ import (
 	"github.com/trawlhq/trawl/adapters/blob"
 	"github.com/trawlhq/trawl/adapters/clock"
 	"github.com/trawlhq/trawl/adapters/connectapi"
+	"github.com/trawlhq/trawl/adapters/dashboard"
 	"github.com/trawlhq/trawl/adapters/extract"
 	"github.com/trawlhq/trawl/adapters/fetch"
 	"github.com/trawlhq/trawl/adapters/httpapi"
@@ -241,7 +242,7 @@ func CoreModule() fx.Option {
 // HTTPModule provides the API and runs the HTTP server for the app's lifetime.
 func HTTPModule() fx.Option {
 	return fx.Module("http",
-		fx.Provide(func(s Services, out Outbound, store *sqlstore.Store, lim ports.RateLimiter, log *slog.Logger, c Config) (*httpapi.API, error) {
+		fx.Provide(func(s Services, out Outbound, store *sqlstore.Store, lim ports.RateLimiter, clk ports.Clock, log *slog.Logger, c Config) (*httpapi.API, error) {
 			api, err := httpapi.New(httpapi.Deps{
 				Auth: s.Auth, Credits: s.Credits, Biller: s.Biller, Idempotency: s.Idempotency, Limiter: lim,
 				Content: s.Content, Sitemap: s.Sitemap, Search: s.Search, Prompt: s.Prompt, Bulk: s.Bulk, Files: out.Files,
@@ -257,6 +258,11 @@ func HTTPModule() fx.Option {
 			for _, r := range rpc.Routes() {
 				api.Mount(r.Pattern, r.Handler)
 			}
+			dash, err := NewDashboard(c, store, s, out, lim, clk, log)
+			if err != nil {
+				return nil, err
+			}
+			api.Mount(dashboard.Prefix, dash.Handler())
 			return api, nil
 		}),
 		fx.Provide(NewHTTPServer),

@@ -228,6 +228,8 @@ type SignedIn struct {
 	Account   ports.Account
 	Secret    string
 	ExpiresAt time.Time
+	// Lifetime is how long the session lasts from now (the cookie's Max-Age).
+	Lifetime time.Duration
 }
 
 func (s *Service) throttle(ctx context.Context, key string, limit int) error {
@@ -294,7 +296,7 @@ func (s *Service) openSession(ctx context.Context, acct ports.Account) (SignedIn
 	if err := s.creds.CreateSession(ctx, sess); err != nil {
 		return SignedIn{}, failure.Wrap("account.SignIn", err)
 	}
-	return SignedIn{Account: acct, Secret: secret, ExpiresAt: sess.ExpiresAt}, nil
+	return SignedIn{Account: acct, Secret: secret, ExpiresAt: sess.ExpiresAt, Lifetime: s.o.SessionTTL}, nil
 }
 
 // Session resolves a session cookie to its account; failure.Unauthenticated

@@ -1,0 +1,22 @@
+package app
+
+import (
+	"log/slog"
+
+	"github.com/trawlhq/trawl/adapters/dashboard"
+	"github.com/trawlhq/trawl/adapters/password"
+	"github.com/trawlhq/trawl/adapters/sqlstore"
+	"github.com/trawlhq/trawl/core/account"
+	"github.com/trawlhq/trawl/ports"
+)
+
+// NewDashboard builds the browser dashboard over the same core services as
+// the API: sign-in state lives in the store, mail goes through the Mailer.
+func NewDashboard(c Config, store *sqlstore.Store, s Services, out Outbound, lim ports.RateLimiter, clk ports.Clock, log *slog.Logger) (*dashboard.Dashboard, error) {
+	accounts, err := account.NewService(store, store, password.New(password.Default), out.Mailer, lim, clk,
+		account.Options{PublicURL: c.PublicBase(), MailFrom: c.MailFrom})
+	if err != nil {
+		return nil, err
+	}
+	return dashboard.New(dashboard.Deps{Accounts: accounts, Auth: s.Auth, Logger: log, PublicURL: c.PublicBase()})
+}
