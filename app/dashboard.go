@@ -7,6 +7,7 @@ import (
 	"github.com/trawlhq/trawl/adapters/password"
 	"github.com/trawlhq/trawl/adapters/sqlstore"
 	"github.com/trawlhq/trawl/core/account"
+	"github.com/trawlhq/trawl/core/bulk"
 	"github.com/trawlhq/trawl/ports"
 )
 
@@ -18,5 +19,16 @@ func NewDashboard(c Config, store *sqlstore.Store, s Services, out Outbound, lim
 	if err != nil {
 		return nil, err
 	}
-	return dashboard.New(dashboard.Deps{Accounts: accounts, Auth: s.Auth, Logger: log, PublicURL: c.PublicBase()})
+	jobs, err := bulk.NewJobList(store, out.Blobs, c.LinkTTL)
+	if err != nil {
+		return nil, err
+	}
+	secrets, err := bulk.NewSecrets(store)
+	if err != nil {
+		return nil, err
+	}
+	return dashboard.New(dashboard.Deps{
+		Accounts: accounts, Auth: s.Auth, Credits: s.Credits, Bulk: s.Bulk, Jobs: jobs, Secrets: secrets,
+		Logger: log, PublicURL: c.PublicBase(),
+	})
 }

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"github.com/trawlhq/trawl/testkit/sites"
 )
 
 // shots is where page screenshots go: $TRAWL_ARTIFACTS/dashboard when set
@@ -64,7 +66,8 @@ func TestBrowserDashboard(t *testing.T) {
 	ctx := browser(t)
 	shot := shots(t)
 	dataDir := t.TempDir()
-	s := start(t, []string{"--data-dir", dataDir})
+	site, pages, _ := articleSite(t, "articles.test", 3, 0)
+	s := start(t, []string{"--data-dir", dataDir, "--resolve", sites.ResolveFlags(site)[0]})
 	notice := chromedp.CSS(".notice")
 	submit := func(form string) chromedp.Action[chromedp.Void] {
 		return chromedp.Click(chromedp.CSS(`form[action="` + form + `"] button[type="submit"]`))
@@ -147,26 +150,72 @@ func TestBrowserDashboard(t *testing.T) {
 	}
 	shot(ctx, "07-token-cap")
 
-	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`a[aria-label="Delete e2e crawler"]`)), chromedp.WaitVisible(chromedp.CSS("button.danger"))); err != nil {
+	// The account subscribes (an operator here; a checkout in production)
+	// and uses the API: the usage page shows it.
+	admin(t, []string{"--data-dir", dataDir}, "accounts", "set-plan", "--email", "ada@example.com", "--plan", "pro")
+	for _, path := range []string{"/v1/content?url=" + pages[0], "/v1/content?url=" + pages[1], "/v1/scrape?url=" + pages[2]} {
+		if code, body := get(t, s.base+path, token); code != 200 {
+			t.Fatalf("GET %s: %d %v", path, code, body)
+		}
+	}
+	code, ack := postJSON(t, s.base+"/v1/content/bulk", token, map[string]any{"urls": pages, "email": true})
+	if code != 202 {
+		t.Fatalf("bulk: %d %v", code, ack)
+	}
+	jobID, _ := ack["job_id"].(string)
+	waitStatus(t, s.base, token, jobID, func(m map[string]any) bool { return m["status"] == "completed" }, 60*time.Second)
+
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`nav a[href="/dashboard/usage"]`)), chromedp.WaitVisible(chromedp.CSS("#transactions"))); err != nil {
+		t.Fatalf("usage page: %v", err)
+	}
+	bars := run(t, ctx, chromedp.Evaluate[int](`document.querySelectorAll("figure.chart svg rect").length`))
+	rows := run(t, ctx, chromedp.Evaluate[int](`document.querySelectorAll("#transactions ~ .table tbody tr").length`))
+	status := run(t, ctx, chromedp.Text(chromedp.CSS(".facts")))
+	if bars < 2 || rows < 6 || !strings.Contains(status, "Pro plan") {
+		t.Fatalf("usage page: %d bars, %d transactions, status %q", bars, rows, status)
+	}
+	shot(ctx, "09-usage")
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`nav a[href="/dashboard/jobs"]`)), chromedp.WaitVisible(chromedp.CSS(".state"))); err != nil {
+		t.Fatalf("jobs page: %v", err)
+	}
+	if st := run(t, ctx, chromedp.Text(chromedp.CSS(".state"))); st != "completed" {
+		t.Fatalf("job state %q", st)
+	}
+	if n := run(t, ctx, chromedp.Evaluate[int](`document.querySelectorAll('a[href*="/files/"]').length`)); n != 1 {
+		t.Fatalf("%d download links", n)
+	}
+	shot(ctx, "10-jobs")
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`nav a[href="/dashboard/webhooks"]`)), submit("/dashboard/webhooks/secret"), chromedp.WaitVisible(chromedp.CSS("#secret"))); err != nil {
+		t.Fatalf("webhook secret: %v", err)
+	}
+	if sec := run(t, ctx, chromedp.Value(chromedp.CSS("#secret"))); !strings.HasPrefix(sec, "whsec_") {
+		t.Fatalf("secret %q", sec)
+	}
+	shot(ctx, "11-webhooks")
+
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`nav a[href="/dashboard/tokens"]`)), chromedp.WaitVisible(chromedp.CSS("table")),
+		chromedp.Click(chromedp.CSS(`a[aria-label="Delete e2e crawler"]`)), chromedp.WaitVisible(chromedp.CSS("button.danger"))); err != nil {
 		t.Fatalf("open the confirmation: %v", err)
 	}
-	shot(ctx, "08-delete-confirm")
+	shot(ctx, "12-delete-confirm")
 	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS("button.danger")), chromedp.WaitVisible(notice)); err != nil {
 		t.Fatalf("delete: %v", err)
 	}
-	shot(ctx, "09-deleted")
+	shot(ctx, "13-deleted")
 	if code, _ := get(t, s.base+"/v1/credits", token); code != 401 {
 		t.Fatalf("deleted token: %d, want 401", code)
 	}
 
 	// A phone: the same page, one column.
-	if err := chromedp.Do(ctx, chromedp.EmulateViewport(390, 844, chromedp.EmulateScale(2)), chromedp.Navigate(s.base+"/dashboard/tokens"), chromedp.WaitVisible(chromedp.CSS("#name"))); err != nil {
-		t.Fatal(err)
+	for i, page := range []string{"/dashboard/tokens", "/dashboard/usage"} {
+		if err := chromedp.Do(ctx, chromedp.EmulateViewport(390, 844, chromedp.EmulateScale(2)), chromedp.Navigate(s.base+page), chromedp.WaitVisible(chromedp.CSS("h1"))); err != nil {
+			t.Fatal(err)
+		}
+		if wide := run(t, ctx, chromedp.Evaluate[bool](`document.documentElement.scrollWidth > window.innerWidth`)); wide {
+			t.Fatalf("%s scrolls sideways on a phone", page)
+		}
+		shot(ctx, "14-phone-"+strings.TrimPrefix(page, "/dashboard/")+string(rune('a'+i)))
 	}
-	if wide := run(t, ctx, chromedp.Evaluate[bool](`document.documentElement.scrollWidth > window.innerWidth`)); wide {
-		t.Fatal("the tokens page scrolls sideways on a phone")
-	}
-	shot(ctx, "10-phone")
 	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`form[action="/dashboard/signout"] button`)), chromedp.WaitVisible(notice)); err != nil {
 		t.Fatalf("sign out: %v", err)
 	}

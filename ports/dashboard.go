@@ -59,3 +59,17 @@ type PasswordHasher interface {
 	// Verify reports whether password matches hash.
 	Verify(hash, password string) (bool, error)
 }
+
+// JobSummary is a bulk job with its URL and delivery counts, for listings.
+type JobSummary struct {
+	Job        BulkJob
+	Succeeded  int
+	Failed     int
+	Deliveries int
+}
+
+// JobLister pages through an account's bulk jobs.
+type JobLister interface {
+	// ListJobs returns an account's jobs newest first, and their total count.
+	ListJobs(ctx context.Context, accountID int64, limit, offset int) ([]JobSummary, int, error)
+}

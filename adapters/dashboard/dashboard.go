@@ -22,6 +22,8 @@ import (
 	"github.com/trawlhq/trawl/core/account"
 	"github.com/trawlhq/trawl/core/auth"
 	"github.com/trawlhq/trawl/core/billing"
+	"github.com/trawlhq/trawl/core/bulk"
+	"github.com/trawlhq/trawl/core/credits"
 	"github.com/trawlhq/trawl/core/failure"
 	"github.com/trawlhq/trawl/ports"
 )
@@ -39,6 +41,10 @@ const Prefix = "/dashboard/"
 type Deps struct {
 	Accounts *account.Service
 	Auth     *auth.Service
+	Credits  *credits.Service
+	Bulk     *bulk.Service
+	Jobs     *bulk.JobList
+	Secrets  *bulk.Secrets
 	Logger   *slog.Logger
 	// PublicURL is the server's external base URL; an https one makes the
 	// session cookie Secure.
@@ -47,19 +53,23 @@ type Deps struct {
 
 // Dashboard serves the pages.
 type Dashboard struct {
-	acc    *account.Service
-	auth   *auth.Service
-	log    *slog.Logger
-	secure bool
-	pages  map[string]*template.Template
-	mux    *http.ServeMux
-	csrf   *http.CrossOriginProtection
+	acc     *account.Service
+	auth    *auth.Service
+	credits *credits.Service
+	bulk    *bulk.Service
+	jobs    *bulk.JobList
+	secrets *bulk.Secrets
+	log     *slog.Logger
+	secure  bool
+	pages   map[string]*template.Template
+	mux     *http.ServeMux
+	csrf    *http.CrossOriginProtection
 }
 
 // New builds the dashboard.
 func New(d Deps) (*Dashboard, error) {
-	if d.Accounts == nil || d.Auth == nil {
-		return nil, errors.New("dashboard.New: accounts and auth are required")
+	if d.Accounts == nil || d.Auth == nil || d.Credits == nil || d.Bulk == nil || d.Jobs == nil || d.Secrets == nil {
+		return nil, errors.New("dashboard.New: accounts, auth, credits, bulk, jobs and secrets are required")
 	}
 	if d.Logger == nil {
 		d.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -69,7 +79,7 @@ func New(d Deps) (*Dashboard, error) {
 		return nil, err
 	}
 	db := &Dashboard{
-		acc: d.Accounts, auth: d.Auth, log: d.Logger, pages: pages, mux: http.NewServeMux(),
+		acc: d.Accounts, auth: d.Auth, credits: d.Credits, bulk: d.Bulk, jobs: d.Jobs, secrets: d.Secrets, log: d.Logger, pages: pages, mux: http.NewServeMux(),
 		secure: strings.HasPrefix(strings.ToLower(d.PublicURL), "https://"),
 		csrf:   http.NewCrossOriginProtection(),
 	}
@@ -88,6 +98,7 @@ var funcs = template.FuncMap{
 	"at":      func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04 UTC") },
 	"credits": billing.FormatCredits,
 	"f":       newField,
+	"neg":     func(n int64) int64 { return -n },
 }
 
 // field is one labelled input and the messages shown beside it.
@@ -166,6 +177,13 @@ func (d *Dashboard) routes() {
 	m.HandleFunc("POST /dashboard/tokens", d.signedIn(d.createToken))
 	m.HandleFunc("GET /dashboard/tokens/{id}/delete", d.signedIn(d.deleteTokenPage))
 	m.HandleFunc("POST /dashboard/tokens/{id}/delete", d.signedIn(d.deleteToken))
+	m.HandleFunc("GET /dashboard/usage", d.signedIn(d.usagePage))
+	m.HandleFunc("GET /dashboard/usage/transactions.csv", d.signedIn(d.transactionsCSV))
+	m.HandleFunc("GET /dashboard/jobs", d.signedIn(d.jobsPage))
+	m.HandleFunc("GET /dashboard/jobs/{id}", d.signedIn(d.jobPage))
+	m.HandleFunc("GET /dashboard/webhooks", d.signedIn(d.webhooksPage))
+	m.HandleFunc("POST /dashboard/webhooks/secret", d.signedIn(d.showSecret))
+	m.HandleFunc("POST /dashboard/webhooks/rotate", d.signedIn(d.rotateSecret))
 	m.HandleFunc("/dashboard/", d.notFound)
 }
 

@@ -19,9 +19,11 @@ import (
 	"github.com/trawlhq/trawl/adapters/ratelimit"
 	"github.com/trawlhq/trawl/core/account"
 	"github.com/trawlhq/trawl/core/auth"
+	"github.com/trawlhq/trawl/core/bulk"
 	"github.com/trawlhq/trawl/core/failure"
 	"github.com/trawlhq/trawl/ports"
 	"github.com/trawlhq/trawl/testkit"
+	"github.com/trawlhq/trawl/testkit/apitest"
 	"github.com/trawlhq/trawl/testkit/memstore"
 )
 
@@ -56,34 +58,42 @@ func (o *outbox) lastToken(t *testing.T) string {
 
 type env struct {
 	srv   *httptest.Server
+	api   *apitest.Env
 	store *memstore.Store
 	auth  *auth.Service
 	mail  *outbox
 	clock *testkit.Clock
 }
 
+// newEnv serves the dashboard beside the whole JSON API, over one
+// in-memory store, as the server does.
 func newEnv(t *testing.T) *env {
 	t.Helper()
-	e := &env{store: memstore.New(), mail: &outbox{}, clock: testkit.NewClock(time.Date(2026, 4, 1, 9, 0, 0, 0, time.UTC))}
+	store := memstore.New()
+	api := apitest.Start(t, store, apitest.Options{NoWorker: true})
+	e := &env{srv: api.Server, api: api, store: store, auth: api.Auth, mail: &outbox{}, clock: api.Clock}
 	lim, _ := ratelimit.NewMemory(e.clock)
-	var err error
-	if e.auth, err = auth.NewService(e.store, e.store, e.clock); err != nil {
-		t.Fatal(err)
-	}
-	e.srv = httptest.NewUnstartedServer(nil)
-	base := "http://" + e.srv.Listener.Addr().String()
-	acc, err := account.NewService(e.store, e.store, password.New(password.Params{MemoryKiB: 256, Time: 1, Threads: 1}), e.mail, lim, e.clock, account.Options{PublicURL: base})
+	base := api.Server.URL
+	acc, err := account.NewService(store, store, password.New(password.Params{MemoryKiB: 256, Time: 1, Threads: 1}), e.mail, lim, e.clock, account.Options{PublicURL: base})
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err := dashboard.New(dashboard.Deps{Accounts: acc, Auth: e.auth, PublicURL: base})
+	jobs, _ := bulk.NewJobList(store, noBlobs{}, time.Hour)
+	secrets, _ := bulk.NewSecrets(store)
+	d, err := dashboard.New(dashboard.Deps{Accounts: acc, Auth: api.Auth, Credits: api.Credits, Bulk: api.Bulk, Jobs: jobs, Secrets: secrets, PublicURL: base})
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.srv.Config.Handler = d.Handler()
-	e.srv.Start()
-	t.Cleanup(e.srv.Close)
+	api.API.Mount(dashboard.Prefix, d.Handler())
 	return e
+}
+
+// noBlobs signs links to results as a blob store would, without storing.
+type noBlobs struct{}
+
+func (noBlobs) Put(context.Context, string, []byte, string) error { return nil }
+func (noBlobs) URL(_ context.Context, key string, _ time.Duration) (string, error) {
+	return "https://files.test/" + key + "?sig=x", nil
 }
 
 // browser is a client with cookies that does not follow redirects, so
@@ -193,9 +203,15 @@ func TestTokenLifecycle(t *testing.T) {
 	if err != nil || principal.Token.Name != "production crawler" {
 		t.Fatalf("the new token does not authenticate: %v", err)
 	}
+	if r := e.api.Do("GET", "/v1/credits", secret, nil); r.Status != 200 {
+		t.Fatalf("the API with the new token: %d %s", r.Status, r.Body)
+	}
+	if r := e.api.Do("GET", "/v1/content?url=https://example.com/", secret, nil); r.Status != http.StatusPaymentRequired {
+		t.Fatalf("a billed call without a plan: %d %s", r.Status, r.Body)
+	}
 	// Afterwards the list shows the preview and last use, never the secret.
 	p = b.get("/dashboard/tokens")
-	if strings.Contains(p.body, secret) || !strings.Contains(p.body, auth.Preview(secret)) || !strings.Contains(p.body, "2026-04-01 09:00 UTC") {
+	if strings.Contains(p.body, secret) || !strings.Contains(p.body, auth.Preview(secret)) || !strings.Contains(p.body, "2026-06-15 12:00 UTC") {
 		t.Fatalf("list after create: %s", p.body)
 	}
 	// The plan's cap, with the reason beside the name field.
@@ -214,6 +230,9 @@ func TestTokenLifecycle(t *testing.T) {
 	}
 	if _, err := e.auth.Authenticate(context.Background(), "Bearer "+secret); !failure.Is(err, failure.Unauthenticated) {
 		t.Fatalf("deleted token still authenticates: %v", err)
+	}
+	if r := e.api.Do("GET", "/v1/credits", secret, nil); r.Status != http.StatusUnauthorized {
+		t.Fatalf("the API after deletion: %d", r.Status)
 	}
 	if p := b.get("/dashboard/tokens?deleted=1"); !strings.Contains(p.body, "The token was deleted") || !strings.Contains(p.body, "You have no tokens yet") {
 		t.Fatalf("after delete: %s", p.body)

@@ -6,5 +6,5 @@ import (
 	"github.com/trawlhq/trawl/testkit/storetest"
 )
 
-func TestCredentialsContractSQLite(t *testing.T)   { storetest.RunCredentials(t, openSQLite) }
-func TestCredentialsContractPostgres(t *testing.T) { storetest.RunCredentials(t, openPostgres) }
+func TestDashboardContractSQLite(t *testing.T)   { storetest.RunDashboard(t, openSQLite) }
+func TestDashboardContractPostgres(t *testing.T) { storetest.RunDashboard(t, openPostgres) }

@@ -2,6 +2,7 @@ package memstore
 
 import (
 	"context"
+	"sort"
 	"time"
 
 	"github.com/trawlhq/trawl/core/failure"
@@ -127,4 +128,45 @@ func (s *Store) UseEmailToken(_ context.Context, hash, purpose string, now time.
 	}
 	delete(s.creds().links, hash)
 	return t, nil
+}
+
+var _ ports.JobLister = (*Store)(nil)
+
+// ListJobs implements ports.JobLister.
+func (s *Store) ListJobs(_ context.Context, accountID int64, limit, offset int) ([]ports.JobSummary, int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var all []ports.JobSummary
+	for _, j := range s.d.jobs {
+		if j.AccountID != accountID {
+			continue
+		}
+		sum := ports.JobSummary{Job: j}
+		for _, u := range s.d.jobURLs[j.ID] {
+			switch u.Status {
+			case ports.URLSucceeded:
+				sum.Succeeded++
+			case ports.URLFailed:
+				sum.Failed++
+			}
+		}
+		for _, d := range s.d.deliveries {
+			if d.JobID == j.ID {
+				sum.Deliveries++
+			}
+		}
+		all = append(all, sum)
+	}
+	sort.Slice(all, func(a, b int) bool {
+		x, y := all[a].Job, all[b].Job
+		if !x.QueuedAt.Equal(y.QueuedAt) {
+			return x.QueuedAt.After(y.QueuedAt)
+		}
+		return x.ID > y.ID
+	})
+	total := len(all)
+	if offset >= total {
+		return nil, total, nil
+	}
+	return all[offset:min(total, offset+limit)], total, nil
 }

@@ -7,6 +7,6 @@ import (
 	"github.com/trawlhq/trawl/testkit/storetest"
 )
 
-func TestCredentialsContract(t *testing.T) {
-	storetest.RunCredentials(t, func(*testing.T) storetest.Stores { return memstore.New() })
+func TestDashboardContract(t *testing.T) {
+	storetest.RunDashboard(t, func(*testing.T) storetest.Stores { return memstore.New() })
 }

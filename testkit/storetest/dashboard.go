@@ -11,12 +11,13 @@ import (
 	"github.com/trawlhq/trawl/ports"
 )
 
-// RunCredentials is the contract of ports.CredentialStore.
-func RunCredentials(t *testing.T, open Opener) {
+// RunDashboard is the contract of the dashboard's store ports: ports.CredentialStore and ports.JobLister.
+func RunDashboard(t *testing.T, open Opener) {
 	t.Run("Passwords", func(t *testing.T) { testPasswords(t, open(t)) })
 	t.Run("Sessions", func(t *testing.T) { testSessions(t, open(t)) })
 	t.Run("EmailTokens", func(t *testing.T) { testEmailTokens(t, open(t)) })
 	t.Run("EmailTokenUsedOnce", func(t *testing.T) { testEmailTokenOnce(t, open(t)) })
+	t.Run("ListJobs", func(t *testing.T) { testListJobs(t, open(t)) })
 }
 
 func credStore(t *testing.T, s Stores) ports.CredentialStore {
@@ -157,5 +158,49 @@ func testEmailTokenOnce(t *testing.T, s Stores) {
 	wg.Wait()
 	if wins.Load() != 1 {
 		t.Fatalf("%d uses of a one-time link succeeded, want 1", wins.Load())
+	}
+}
+
+func testListJobs(t *testing.T, st Stores) {
+	ctx := context.Background()
+	s, ok := st.(interface {
+		jobStores
+		ports.JobLister
+	})
+	if !ok {
+		t.Fatalf("%T does not implement ports.JobLister", st)
+	}
+	a := newAccount(t, s, "jobs@example.com", "basic")
+	b := newAccount(t, s, "others@example.com", "basic")
+	for i, id := range []string{"job_1", "job_2", "job_3"} {
+		if err := s.CreateJob(ctx, job(id, a.ID, t0.Add(time.Duration(i)*time.Minute)), []string{"https://e.test/1", "https://e.test/2", "https://e.test/3"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.CreateJob(ctx, job("job_b", b.ID, t0), []string{"https://e.test/x"}); err != nil {
+		t.Fatal(err)
+	}
+	done := t0.Add(time.Hour)
+	_ = s.FinishURL(ctx, ports.BulkURL{JobID: "job_2", Index: 0, Status: ports.URLSucceeded, StatusCode: 200, FinishedAt: &done})
+	_ = s.FinishURL(ctx, ports.BulkURL{JobID: "job_2", Index: 1, Status: ports.URLSucceeded, StatusCode: 200, FinishedAt: &done})
+	_ = s.FinishURL(ctx, ports.BulkURL{JobID: "job_2", Index: 2, Status: ports.URLFailed, StatusCode: 404, FinishedAt: &done})
+	for i := range 2 {
+		if err := s.RecordDelivery(ctx, ports.DeliveryAttempt{JobID: "job_2", Channel: "webhook", Attempt: i + 1, Target: "https://hooks.example/x", StatusCode: 500, At: done}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	page, total, err := s.ListJobs(ctx, a.ID, 2, 0)
+	if err != nil || total != 3 || len(page) != 2 || page[0].Job.ID != "job_3" || page[1].Job.ID != "job_2" {
+		t.Fatalf("first page = %+v, total %d, %v", page, total, err)
+	}
+	if got := page[1]; got.Succeeded != 2 || got.Failed != 1 || got.Deliveries != 2 || got.Job.URLsCount != 3 || got.Job.AccountID != a.ID {
+		t.Fatalf("job_2 summary = %+v", got)
+	}
+	page, _, _ = s.ListJobs(ctx, a.ID, 2, 2)
+	if len(page) != 1 || page[0].Job.ID != "job_1" || page[0].Succeeded != 0 {
+		t.Fatalf("second page = %+v", page)
+	}
+	if page, total, _ := s.ListJobs(ctx, b.ID, 10, 0); total != 1 || len(page) != 1 || page[0].Job.ID != "job_b" {
+		t.Fatalf("other account = %+v", page)
 	}
 }
