@@ -170,3 +170,60 @@ func (s *Store) ListJobs(_ context.Context, accountID int64, limit, offset int) 
 	}
 	return all[offset:min(total, offset+limit)], total, nil
 }
+
+var _ ports.PaymentEventStore = (*Store)(nil)
+
+type paymentState struct {
+	events map[string]bool
+	subs   map[int64]ports.Subscription
+}
+
+func (s *Store) payments() *paymentState {
+	if s.pay.events == nil {
+		s.pay = paymentState{events: map[string]bool{}, subs: map[int64]ports.Subscription{}}
+	}
+	return &s.pay
+}
+
+// RecordPaymentEvent implements ports.PaymentEventStore.
+func (s *Store) RecordPaymentEvent(_ context.Context, provider, eventID string, _ time.Time) (bool, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	k := provider + "\x00" + eventID
+	if s.payments().events[k] {
+		return false, nil
+	}
+	s.payments().events[k] = true
+	return true, nil
+}
+
+// ForgetPaymentEvent implements ports.PaymentEventStore.
+func (s *Store) ForgetPaymentEvent(_ context.Context, provider, eventID string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.payments().events, provider+"\x00"+eventID)
+	return nil
+}
+
+// Subscription implements ports.PaymentEventStore.
+func (s *Store) Subscription(_ context.Context, accountID int64) (ports.Subscription, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	x, ok := s.payments().subs[accountID]
+	if !ok || s.d.accounts[accountID].ID == 0 {
+		return ports.Subscription{}, failure.E("memstore.Subscription", failure.NotFound, "subscription not found")
+	}
+	return x, nil
+}
+
+// SaveSubscription implements ports.PaymentEventStore.
+func (s *Store) SaveSubscription(_ context.Context, x ports.Subscription) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.d.accounts[x.AccountID]; !ok {
+		return failure.E("memstore.SaveSubscription", failure.NotFound, "account not found")
+	}
+	x.EventAt = trunc(x.EventAt)
+	s.payments().subs[x.AccountID] = x
+	return nil
+}

@@ -51,7 +51,8 @@ func (d *data) clone() *data {
 type Store struct {
 	mu   sync.Mutex
 	d    *data
-	cred credentials // dashboard sign-in state (dashboard.go)
+	cred credentials  // dashboard sign-in state (dashboard.go)
+	pay  paymentState // payment provider events (dashboard.go)
 }
 
 var (

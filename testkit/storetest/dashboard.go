@@ -18,6 +18,7 @@ func RunDashboard(t *testing.T, open Opener) {
 	t.Run("EmailTokens", func(t *testing.T) { testEmailTokens(t, open(t)) })
 	t.Run("EmailTokenUsedOnce", func(t *testing.T) { testEmailTokenOnce(t, open(t)) })
 	t.Run("ListJobs", func(t *testing.T) { testListJobs(t, open(t)) })
+	t.Run("PaymentEvents", func(t *testing.T) { testPaymentEvents(t, open(t)) })
 }
 
 func credStore(t *testing.T, s Stores) ports.CredentialStore {
@@ -202,5 +203,57 @@ func testListJobs(t *testing.T, st Stores) {
 	}
 	if page, total, _ := s.ListJobs(ctx, b.ID, 10, 0); total != 1 || len(page) != 1 || page[0].Job.ID != "job_b" {
 		t.Fatalf("other account = %+v", page)
+	}
+}
+
+func testPaymentEvents(t *testing.T, st Stores) {
+	ctx := context.Background()
+	s, ok := st.(ports.PaymentEventStore)
+	if !ok {
+		t.Fatalf("%T does not implement ports.PaymentEventStore", st)
+	}
+	var wins atomic.Int32
+	var wg sync.WaitGroup
+	for range 6 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			first, err := s.RecordPaymentEvent(ctx, "stripe", "evt_1", t0)
+			if err != nil {
+				t.Errorf("record: %v", err)
+			}
+			if first {
+				wins.Add(1)
+			}
+		}()
+	}
+	wg.Wait()
+	if wins.Load() != 1 {
+		t.Fatalf("an event was recorded as new %d times", wins.Load())
+	}
+	if first, _ := s.RecordPaymentEvent(ctx, "other", "evt_1", t0); !first {
+		t.Fatal("event ids of two providers collide")
+	}
+	if err := s.ForgetPaymentEvent(ctx, "stripe", "evt_1"); err != nil {
+		t.Fatal(err)
+	}
+	if first, _ := s.RecordPaymentEvent(ctx, "stripe", "evt_1", t0); !first {
+		t.Fatal("a forgotten event is still recorded")
+	}
+	a := newAccount(t, st, "subs@example.com", "")
+	if _, err := s.Subscription(ctx, a.ID); !failure.Is(err, failure.NotFound) {
+		t.Fatalf("no subscription yet: %v", err)
+	}
+	for _, x := range []ports.Subscription{
+		{AccountID: a.ID, Provider: "stripe", ID: "sub_1", Plan: "pro", Status: "active", EventAt: t0},
+		{AccountID: a.ID, Provider: "stripe", ID: "sub_1", Plan: "business", Status: "past_due", EventAt: t0.Add(time.Hour)},
+	} {
+		if err := s.SaveSubscription(ctx, x); err != nil {
+			t.Fatal(err)
+		}
+		got, err := s.Subscription(ctx, a.ID)
+		if err != nil || got != x {
+			t.Fatalf("Subscription = %+v, %v; want %+v", got, err, x)
+		}
 	}
 }

@@ -22,7 +22,25 @@ CREATE TABLE email_tokens (
 );
 CREATE INDEX email_tokens_account ON email_tokens(account_id);
 
+CREATE TABLE payment_events (
+    provider    TEXT   NOT NULL,
+    event_id    TEXT   NOT NULL,
+    received_at BIGINT NOT NULL,
+    PRIMARY KEY (provider, event_id)
+);
+
+CREATE TABLE subscriptions (
+    account_id      BIGINT PRIMARY KEY REFERENCES accounts(id) ON DELETE CASCADE,
+    provider        TEXT   NOT NULL,
+    subscription_id TEXT   NOT NULL,
+    plan            TEXT   NOT NULL,
+    status          TEXT   NOT NULL,
+    event_at        BIGINT NOT NULL
+);
+
 -- +goose Down
+DROP TABLE subscriptions;
+DROP TABLE payment_events;
 DROP TABLE email_tokens;
 DROP TABLE sessions;
 DROP TABLE account_passwords;
