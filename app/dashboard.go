@@ -4,12 +4,33 @@ import (
 	"log/slog"
 
 	"github.com/trawlhq/trawl/adapters/dashboard"
+	"github.com/trawlhq/trawl/adapters/httpapi"
 	"github.com/trawlhq/trawl/adapters/password"
+	"github.com/trawlhq/trawl/adapters/payment"
 	"github.com/trawlhq/trawl/adapters/sqlstore"
 	"github.com/trawlhq/trawl/core/account"
 	"github.com/trawlhq/trawl/core/bulk"
+	"github.com/trawlhq/trawl/core/credits"
 	"github.com/trawlhq/trawl/ports"
 )
+
+// MountDashboard serves the dashboard under /dashboard/ and, with Stripe as
+// the payment provider, its webhook at POST /webhooks/stripe.
+func MountDashboard(api *httpapi.API, c Config, store *sqlstore.Store, s Services, out Outbound, lim ports.RateLimiter, clk ports.Clock, payments ports.PaymentProvider, log *slog.Logger) error {
+	dash, err := NewDashboard(c, store, s, out, lim, clk, log)
+	if err != nil {
+		return err
+	}
+	api.Mount(dashboard.Prefix, dash.Handler())
+	if st, ok := payments.(*payment.Stripe); ok {
+		pay, err := credits.NewPayments(s.Credits, store, clk)
+		if err != nil {
+			return err
+		}
+		api.Mount("POST /webhooks/stripe", st.WebhookHandler(pay, log))
+	}
+	return nil
+}
 
 // NewDashboard builds the browser dashboard over the same core services as
 // the API: sign-in state lives in the store, mail goes through the Mailer.

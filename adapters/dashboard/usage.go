@@ -73,6 +73,12 @@ func (d *Dashboard) usagePage(w http.ResponseWriter, r *http.Request, acct ports
 		data.Next = "/dashboard/usage?page=" + strconv.Itoa(page+1) + "#transactions"
 	}
 	v.Data = data
+	switch {
+	case r.URL.Query().Get("purchase") == "done":
+		v.Notice = "Thank you. The credits are added as soon as the payment is confirmed."
+	case r.URL.Query().Get("subscribed") != "":
+		v.Notice = "Thank you. Your plan starts as soon as the payment is confirmed."
+	}
 	d.render(w, r, http.StatusOK, "usage", v)
 }
 

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/trawlhq/trawl/core/credits"
+	"github.com/trawlhq/trawl/core/failure"
+	"github.com/trawlhq/trawl/ports"
 )
 
 func newPayments(t *testing.T, f *fixture) *credits.Payments {
@@ -96,5 +98,43 @@ func TestPlanChangeKeepsTopUps(t *testing.T) {
 	}
 	if b := f.balance(t); b != 6000+500 {
 		t.Fatalf("balance %d, want 6500", b)
+	}
+}
+
+type planSeller struct {
+	noPayments
+	got []ports.PlanCheckoutRequest
+}
+
+func (p *planSeller) CreatePlanCheckout(_ context.Context, r ports.PlanCheckoutRequest) (ports.Checkout, error) {
+	p.got = append(p.got, r)
+	return ports.Checkout{SessionID: "cs_plan", URL: "https://pay.example/cs_plan"}, nil
+}
+
+func TestSubscribe(t *testing.T) {
+	f := newFixture(t, "basic")
+	ctx := context.Background()
+	if f.svc.SellsPlans() {
+		t.Fatal("a provider without plan checkout sells plans")
+	}
+	if _, err := f.svc.Subscribe(ctx, f.account, "pro"); !failure.Is(err, failure.Unavailable) {
+		t.Fatalf("no plan checkout: %v", err)
+	}
+	seller := &planSeller{}
+	svc, _ := credits.NewService(f.store, f.store, seller, f.clock, credits.DefaultPricing)
+	if !svc.SellsPlans() {
+		t.Fatal("SellsPlans = false")
+	}
+	for _, bad := range []string{"", "none", "gold", "basic"} {
+		if _, err := svc.Subscribe(ctx, f.account, bad); !failure.Is(err, failure.Invalid) {
+			t.Errorf("Subscribe(%q): %v", bad, err)
+		}
+	}
+	co, err := svc.Subscribe(ctx, f.account, "Pro")
+	if err != nil || co.SessionID != "cs_plan" || len(seller.got) != 1 || seller.got[0].Plan != "pro" || seller.got[0].AccountID != f.account.ID {
+		t.Fatalf("subscribe = %+v, %v, %+v", co, err, seller.got)
+	}
+	if a, _ := f.store.AccountByID(ctx, f.account.ID); a.Plan != "basic" {
+		t.Fatal("the plan changed before the payment")
 	}
 }
