@@ -174,7 +174,32 @@ func TestBrowserDashboard(t *testing.T) {
 	if bars < 2 || rows < 6 || !strings.Contains(status, "Pro plan") {
 		t.Fatalf("usage page: %d bars, %d transactions, status %q", bars, rows, status)
 	}
-	shot(ctx, "09-usage")
+	shot(ctx, "08-usage")
+	// A top-up through the local checkout: the balance and the transaction follow.
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`nav a[href="/dashboard/billing"]`)), chromedp.WaitVisible(chromedp.CSS("#credits"))); err != nil {
+		t.Fatalf("billing page: %v", err)
+	}
+	if cur := run(t, ctx, chromedp.Text(chromedp.CSS(".plan.current h3"))); cur != "Pro" {
+		t.Fatalf("current plan card %q", cur)
+	}
+	shot(ctx, "09-billing")
+	if err := chromedp.Do(ctx, chromedp.SendKeys(chromedp.CSS("#credits"), "1500"), submit("/dashboard/billing/topup"),
+		chromedp.WaitVisible(chromedp.CSS(`form[action$="/pay"] button`))); err != nil {
+		t.Fatalf("top-up: %v", err)
+	}
+	shot(ctx, "10-checkout")
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`form[action$="/pay"] button`)), chromedp.WaitVisible(chromedp.Search(`//strong[contains(., "Payment complete")]`)),
+		chromedp.Navigate(s.base+"/dashboard/usage"), chromedp.WaitVisible(chromedp.CSS("#transactions"))); err != nil {
+		t.Fatalf("pay: %v", err)
+	}
+	if big := run(t, ctx, chromedp.Text(chromedp.CSS(".big"))); big != "You have 21,489 credits." {
+		t.Fatalf("after the top-up: %q", big)
+	}
+	if first := run(t, ctx, chromedp.Text(chromedp.CSS(`#transactions ~ .table tbody tr td[data-label="Credits"]`))); first != "+1,500" {
+		t.Fatalf("newest transaction %q", first)
+	}
+	shot(ctx, "11-usage-after-top-up")
+
 	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`nav a[href="/dashboard/jobs"]`)), chromedp.WaitVisible(chromedp.CSS(".state"))); err != nil {
 		t.Fatalf("jobs page: %v", err)
 	}
@@ -184,24 +209,24 @@ func TestBrowserDashboard(t *testing.T) {
 	if n := run(t, ctx, chromedp.Evaluate[int](`document.querySelectorAll('a[href*="/files/"]').length`)); n != 1 {
 		t.Fatalf("%d download links", n)
 	}
-	shot(ctx, "10-jobs")
+	shot(ctx, "12-jobs")
 	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`nav a[href="/dashboard/webhooks"]`)), submit("/dashboard/webhooks/secret"), chromedp.WaitVisible(chromedp.CSS("#secret"))); err != nil {
 		t.Fatalf("webhook secret: %v", err)
 	}
 	if sec := run(t, ctx, chromedp.Value(chromedp.CSS("#secret"))); !strings.HasPrefix(sec, "whsec_") {
 		t.Fatalf("secret %q", sec)
 	}
-	shot(ctx, "11-webhooks")
+	shot(ctx, "13-webhooks")
 
 	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`nav a[href="/dashboard/tokens"]`)), chromedp.WaitVisible(chromedp.CSS("table")),
 		chromedp.Click(chromedp.CSS(`a[aria-label="Delete e2e crawler"]`)), chromedp.WaitVisible(chromedp.CSS("button.danger"))); err != nil {
 		t.Fatalf("open the confirmation: %v", err)
 	}
-	shot(ctx, "12-delete-confirm")
+	shot(ctx, "14-delete-confirm")
 	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS("button.danger")), chromedp.WaitVisible(notice)); err != nil {
 		t.Fatalf("delete: %v", err)
 	}
-	shot(ctx, "13-deleted")
+	shot(ctx, "15-deleted")
 	if code, _ := get(t, s.base+"/v1/credits", token); code != 401 {
 		t.Fatalf("deleted token: %d, want 401", code)
 	}
@@ -214,7 +239,7 @@ func TestBrowserDashboard(t *testing.T) {
 		if wide := run(t, ctx, chromedp.Evaluate[bool](`document.documentElement.scrollWidth > window.innerWidth`)); wide {
 			t.Fatalf("%s scrolls sideways on a phone", page)
 		}
-		shot(ctx, "14-phone-"+strings.TrimPrefix(page, "/dashboard/")+string(rune('a'+i)))
+		shot(ctx, "16-phone-"+strings.TrimPrefix(page, "/dashboard/")+string(rune('a'+i)))
 	}
 	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`form[action="/dashboard/signout"] button`)), chromedp.WaitVisible(notice)); err != nil {
 		t.Fatalf("sign out: %v", err)
