@@ -20,7 +20,7 @@ func (d *Dashboard) signUp(w http.ResponseWriter, r *http.Request) {
 		d.render(w, r, http.StatusUnprocessableEntity, "signup", v)
 		return
 	}
-	acct, err := d.acc.SignUp(r.Context(), email, r.PostFormValue("password"))
+	acct, err := d.acc.SignUp(r.Context(), email, r.PostFormValue("password"), clientAddr(r))
 	if err != nil && acct.ID == 0 {
 		d.fail(w, r, "signup", v, err)
 		return

@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -39,9 +40,13 @@ type Options struct {
 	// ResetTTL is how long a password reset link works (default 1 h).
 	ResetTTL time.Duration
 	// Sign-in attempts allowed per account and per client address in
-	// ThrottleWindow (defaults 5 and 20 in 15 minutes).
+	// ThrottleWindow (defaults 5 and 20 in 15 minutes). Verification
+	// emails per account share PerAccount.
 	PerAccount, PerAddress int
 	ThrottleWindow         time.Duration
+	// SignUpsPerHour caps new accounts per client address (default 10), so
+	// the form cannot be used to mail strangers in bulk.
+	SignUpsPerHour int
 }
 
 func (o Options) withDefaults() Options {
@@ -59,6 +64,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.PerAddress <= 0 {
 		o.PerAddress = 20
+	}
+	if o.SignUpsPerHour <= 0 {
+		o.SignUpsPerHour = 10
 	}
 	if o.ThrottleWindow <= 0 {
 		o.ThrottleWindow = 15 * time.Minute
@@ -130,8 +138,11 @@ func ValidatePassword(field, pw string) error {
 // SignUp creates an account without a plan and mails a verification link.
 // The account can sign in at once; creating API tokens waits for the
 // verified address.
-func (s *Service) SignUp(ctx context.Context, email, password string) (ports.Account, error) {
+func (s *Service) SignUp(ctx context.Context, email, password, clientAddr string) (ports.Account, error) {
 	const op = "account.SignUp"
+	if err := s.throttleIn(ctx, "signup:addr:"+clientAddr, s.o.SignUpsPerHour, time.Hour, "Too many new accounts from your network."); err != nil {
+		return ports.Account{}, err
+	}
 	var fe failure.FieldErrors
 	e, err := auth.NormalizeEmail(email)
 	if err != nil {
@@ -191,6 +202,9 @@ func (s *Service) SendVerification(ctx context.Context, accountID int64) error {
 	if acct.EmailVerifiedAt != nil {
 		return nil
 	}
+	if err := s.throttleIn(ctx, "verify:"+strconv.FormatInt(acct.ID, 10), s.o.PerAccount, s.o.ThrottleWindow, "Too many verification emails."); err != nil {
+		return err
+	}
 	link, err := s.emailLink(ctx, acct.ID, ports.EmailVerify, "/dashboard/verify", s.o.VerifyTTL)
 	if err != nil {
 		return failure.Wrap(op, err)
@@ -233,16 +247,20 @@ type SignedIn struct {
 }
 
 func (s *Service) throttle(ctx context.Context, key string, limit int) error {
-	d, err := s.limiter.Allow(ctx, key, limit, s.o.ThrottleWindow)
+	return s.throttleIn(ctx, key, limit, s.o.ThrottleWindow, "Too many sign-in attempts.")
+}
+
+func (s *Service) throttleIn(ctx context.Context, key string, limit int, window time.Duration, what string) error {
+	d, err := s.limiter.Allow(ctx, key, limit, window)
 	if err != nil {
-		return failure.Wrap("account.SignIn", err)
+		return failure.Wrap("account.throttle", err)
 	}
 	if !d.Allowed {
 		secs := int(d.RetryAfter.Round(time.Second) / time.Second)
 		if secs < 1 {
 			secs = 1
 		}
-		e := failure.E("account.SignIn", failure.RateLimited, fmt.Sprintf("Too many sign-in attempts. Try again in %s.", human(time.Duration(secs)*time.Second)))
+		e := failure.E("account.throttle", failure.RateLimited, fmt.Sprintf("%s Try again in %s.", what, human(time.Duration(secs)*time.Second)))
 		e.RetryAfterSeconds = secs
 		return e
 	}

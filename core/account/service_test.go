@@ -2,6 +2,7 @@ package account_test
 
 import (
 	"context"
+	"fmt"
 	"net/url"
 	"regexp"
 	"strings"
@@ -72,7 +73,7 @@ func newEnv(t *testing.T) env {
 func TestSignUpVerifySignIn(t *testing.T) {
 	ctx := context.Background()
 	e := newEnv(t)
-	acct, err := e.svc.SignUp(ctx, " Ada@Example.com ", "a long passphrase")
+	acct, err := e.svc.SignUp(ctx, " Ada@Example.com ", "a long passphrase", "192.0.2.200")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,7 +83,7 @@ func TestSignUpVerifySignIn(t *testing.T) {
 	if e.mail.mail[0].To != "ada@example.com" || !strings.Contains(e.mail.mail[0].Subject, "Verify") {
 		t.Fatalf("mail %+v", e.mail.mail[0])
 	}
-	if _, err := e.svc.SignUp(ctx, "ada@example.com", "another passphrase"); !hasField(err, "email") {
+	if _, err := e.svc.SignUp(ctx, "ada@example.com", "another passphrase", "192.0.2.200"); !hasField(err, "email") {
 		t.Fatalf("second sign-up with one email: %v", err)
 	}
 	path, secret := e.mail.link(t)
@@ -137,7 +138,7 @@ func hasField(err error, field string) bool {
 
 func TestSignUpValidation(t *testing.T) {
 	e := newEnv(t)
-	_, err := e.svc.SignUp(context.Background(), "not an email", "short")
+	_, err := e.svc.SignUp(context.Background(), "not an email", "short", "192.0.2.200")
 	if !hasField(err, "email") || !hasField(err, "password") {
 		t.Fatalf("fields %v", failure.FieldNames(err))
 	}
@@ -149,7 +150,7 @@ func TestSignUpValidation(t *testing.T) {
 func TestVerificationLinkExpires(t *testing.T) {
 	ctx := context.Background()
 	e := newEnv(t)
-	if _, err := e.svc.SignUp(ctx, "late@example.com", "a long passphrase"); err != nil {
+	if _, err := e.svc.SignUp(ctx, "late@example.com", "a long passphrase", "192.0.2.200"); err != nil {
 		t.Fatal(err)
 	}
 	_, secret := e.mail.link(t)
@@ -162,7 +163,7 @@ func TestVerificationLinkExpires(t *testing.T) {
 func TestSignInThrottledPerAccount(t *testing.T) {
 	ctx := context.Background()
 	e := newEnv(t)
-	if _, err := e.svc.SignUp(ctx, "t@example.com", "a long passphrase"); err != nil {
+	if _, err := e.svc.SignUp(ctx, "t@example.com", "a long passphrase", "192.0.2.200"); err != nil {
 		t.Fatal(err)
 	}
 	for i := range 5 {
@@ -202,7 +203,7 @@ func TestSignInThrottledPerAddress(t *testing.T) {
 func TestPasswordReset(t *testing.T) {
 	ctx := context.Background()
 	e := newEnv(t)
-	if _, err := e.svc.SignUp(ctx, "r@example.com", "the old passphrase"); err != nil {
+	if _, err := e.svc.SignUp(ctx, "r@example.com", "the old passphrase", "192.0.2.200"); err != nil {
 		t.Fatal(err)
 	}
 	in, _ := e.svc.SignIn(ctx, "r@example.com", "the old passphrase", "192.0.2.1")
@@ -242,5 +243,34 @@ func TestPasswordReset(t *testing.T) {
 	a, _ := e.store.AccountByEmail(ctx, "r@example.com")
 	if a.EmailVerifiedAt == nil {
 		t.Fatal("a reset did not verify the address")
+	}
+}
+
+func TestSignUpsAndVerificationMailsLimited(t *testing.T) {
+	ctx := context.Background()
+	e := newEnv(t)
+	for i := range 10 {
+		if _, err := e.svc.SignUp(ctx, fmt.Sprintf("u%d@example.com", i), "a long passphrase", "198.51.100.9"); err != nil {
+			t.Fatalf("sign-up %d: %v", i+1, err)
+		}
+	}
+	if _, err := e.svc.SignUp(ctx, "u10@example.com", "a long passphrase", "198.51.100.9"); !failure.Is(err, failure.RateLimited) {
+		t.Fatalf("11th sign-up from one address: %v", err)
+	}
+	if _, err := e.svc.SignUp(ctx, "u10@example.com", "a long passphrase", "198.51.100.10"); err != nil {
+		t.Fatalf("another address: %v", err)
+	}
+	a, _ := e.store.AccountByEmail(ctx, "u0@example.com")
+	sent := len(e.mail.mail)
+	for i := range 4 { // the sign-up mail was the first of five
+		if err := e.svc.SendVerification(ctx, a.ID); err != nil {
+			t.Fatalf("resend %d: %v", i+1, err)
+		}
+	}
+	if err := e.svc.SendVerification(ctx, a.ID); !failure.Is(err, failure.RateLimited) {
+		t.Fatalf("sixth verification mail: %v", err)
+	}
+	if len(e.mail.mail)-sent != 4 {
+		t.Fatalf("%d mails sent, want 4", len(e.mail.mail)-sent)
 	}
 }
