@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/trawlhq/trawl/adapters/payment"
+	"github.com/trawlhq/trawl/adapters/sqlstore"
 	"github.com/trawlhq/trawl/ports"
 )
 
@@ -35,11 +36,15 @@ func StripeConfigFromEnv(getenv func(string) string) StripeConfig {
 }
 
 // NewPaymentProvider is Stripe when a secret key is configured, else the
-// embedded local checkout.
-func NewPaymentProvider(store ports.LedgerStore, clk ports.Clock, c Config) (ports.PaymentProvider, error) {
+// embedded local checkout (top-ups and plans).
+func NewPaymentProvider(store *sqlstore.Store, clk ports.Clock, c Config) (ports.PaymentProvider, error) {
 	sc := StripeConfigFromEnv(os.Getenv)
 	if sc.SecretKey == "" {
-		return payment.NewLocal(store, clk, c.PublicBase())
+		local, err := payment.NewLocal(store, clk, c.PublicBase())
+		if err != nil {
+			return nil, err
+		}
+		return payment.NewLocalPlans(local, store)
 	}
 	return payment.NewStripe(store, clk, payment.StripeOptions{
 		SecretKey: sc.SecretKey, WebhookSecret: sc.WebhookSecret, APIURL: sc.APIURL, Prices: sc.Prices, PublicURL: c.PublicBase(),

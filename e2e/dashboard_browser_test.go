@@ -61,7 +61,9 @@ func verificationLink(t *testing.T, dataDir string) string {
 
 // TestBrowserDashboard is a customer's first visit: sign up, verify the
 // address from the email, sign in, create a token and call the API with it,
-// see its last use, hit the plan's cap, delete it and be refused.
+// see its last use, hit the plan's cap, subscribe to a plan, use the API,
+// read the usage, buy a top-up, see the bulk job and the webhook secret,
+// delete the token and be refused.
 func TestBrowserDashboard(t *testing.T) {
 	ctx := browser(t)
 	shot := shots(t)
@@ -150,9 +152,23 @@ func TestBrowserDashboard(t *testing.T) {
 	}
 	shot(ctx, "07-token-cap")
 
-	// The account subscribes (an operator here; a checkout in production)
-	// and uses the API: the usage page shows it.
-	admin(t, []string{"--data-dir", dataDir}, "accounts", "set-plan", "--email", "ada@example.com", "--plan", "pro")
+	// The account subscribes through the local checkout, then uses the
+	// API: the usage page shows it.
+	proButton := chromedp.Search(`//button[normalize-space(.)="Subscribe to Pro"]`)
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`nav a[href="/dashboard/billing"]`)), chromedp.WaitVisible(proButton)); err != nil {
+		t.Fatalf("billing page: %v", err)
+	}
+	shot(ctx, "08-plans")
+	if err := chromedp.Do(ctx, chromedp.Click(proButton), chromedp.WaitVisible(chromedp.CSS(`form[action$="/pay"] button`))); err != nil {
+		t.Fatalf("subscribe: %v", err)
+	}
+	shot(ctx, "08-plan-checkout")
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`form[action$="/pay"] button`)), chromedp.WaitVisible(notice)); err != nil {
+		t.Fatalf("pay for the plan: %v", err)
+	}
+	if msg := run(t, ctx, chromedp.Text(notice)); !strings.Contains(msg, "You are on the Pro plan") {
+		t.Fatalf("after subscribing: %q", msg)
+	}
 	for _, path := range []string{"/v1/content?url=" + pages[0], "/v1/content?url=" + pages[1], "/v1/scrape?url=" + pages[2]} {
 		if code, body := get(t, s.base+path, token); code != 200 {
 			t.Fatalf("GET %s: %d %v", path, code, body)
@@ -174,7 +190,7 @@ func TestBrowserDashboard(t *testing.T) {
 	if bars < 2 || rows < 6 || !strings.Contains(status, "Pro plan") {
 		t.Fatalf("usage page: %d bars, %d transactions, status %q", bars, rows, status)
 	}
-	shot(ctx, "08-usage")
+	shot(ctx, "09-usage")
 	// A top-up through the local checkout: the balance and the transaction follow.
 	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`nav a[href="/dashboard/billing"]`)), chromedp.WaitVisible(chromedp.CSS("#credits"))); err != nil {
 		t.Fatalf("billing page: %v", err)
@@ -182,7 +198,7 @@ func TestBrowserDashboard(t *testing.T) {
 	if cur := run(t, ctx, chromedp.Text(chromedp.CSS(".plan.current h3"))); cur != "Pro" {
 		t.Fatalf("current plan card %q", cur)
 	}
-	shot(ctx, "09-billing")
+	shot(ctx, "10-billing")
 	if err := chromedp.Do(ctx, chromedp.SendKeys(chromedp.CSS("#credits"), "1500"), submit("/dashboard/billing/topup"),
 		chromedp.WaitVisible(chromedp.CSS(`form[action$="/pay"] button`))); err != nil {
 		t.Fatalf("top-up: %v", err)

@@ -43,3 +43,22 @@ type PaymentEventStore interface {
 	Subscription(ctx context.Context, accountID int64) (Subscription, error)
 	SaveSubscription(ctx context.Context, s Subscription) error
 }
+
+// PlanCheckoutSession is a plan subscription waiting for payment at a
+// provider that keeps its own sessions (the local checkout).
+type PlanCheckoutSession struct {
+	ID        string
+	AccountID int64
+	Plan      string
+	CreatedAt time.Time
+	PaidAt    *time.Time
+}
+
+// PlanCheckoutStore keeps local plan checkout sessions.
+type PlanCheckoutStore interface {
+	CreatePlanCheckout(ctx context.Context, s PlanCheckoutSession) error
+	// PlanCheckoutSession finds a session; failure.NotFound when unknown.
+	PlanCheckoutSession(ctx context.Context, id string) (PlanCheckoutSession, error)
+	// MarkPlanCheckoutPaid marks a session paid; false if it already was.
+	MarkPlanCheckoutPaid(ctx context.Context, id string, at time.Time) (bool, error)
+}

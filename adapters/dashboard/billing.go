@@ -41,6 +41,8 @@ func (d *Dashboard) billingPage(w http.ResponseWriter, r *http.Request, acct por
 		v.Notice = "The top-up was cancelled; nothing was charged."
 	case r.URL.Query().Get("subscription") == "cancelled":
 		v.Notice = "The subscription was cancelled; nothing was charged."
+	case r.URL.Query().Get("subscribed") != "":
+		v.Notice = "Thank you. You are on the " + billing.MustPlan(acct.Plan).DisplayName + " plan."
 	}
 	d.render(w, r, http.StatusOK, "billing", v)
 }
@@ -75,4 +77,30 @@ func (d *Dashboard) subscribe(w http.ResponseWriter, r *http.Request, acct ports
 		return
 	}
 	http.Redirect(w, r, co.URL, http.StatusSeeOther)
+}
+
+type planCheckoutData struct {
+	Session ports.PlanCheckoutSession
+	Plan    billing.Plan
+}
+
+// planCheckoutPage is the local provider's hosted page for a plan.
+func (d *Dashboard) planCheckoutPage(w http.ResponseWriter, r *http.Request, acct ports.Account) {
+	v := view{Title: "Subscribe", Nav: "billing", Account: &acct}
+	s, err := d.pay.PlanCheckout(r.Context(), acct.ID, r.PathValue("id"))
+	if err != nil {
+		v.Title = "Not found"
+		d.fail(w, r, "message", v, err)
+		return
+	}
+	v.Data = &planCheckoutData{Session: s, Plan: billing.MustPlan(s.Plan)}
+	d.render(w, r, http.StatusOK, "plan_checkout", v)
+}
+
+func (d *Dashboard) planCheckoutPay(w http.ResponseWriter, r *http.Request, acct ports.Account) {
+	if _, err := d.pay.CompletePlanCheckout(r.Context(), acct.ID, r.PathValue("id")); err != nil {
+		d.fail(w, r, "message", view{Title: "Not subscribed", Nav: "billing", Account: &acct}, err)
+		return
+	}
+	http.Redirect(w, r, "/dashboard/billing?subscribed=1", http.StatusSeeOther)
 }

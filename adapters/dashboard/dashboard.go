@@ -45,6 +45,7 @@ type Deps struct {
 	Bulk     *bulk.Service
 	Jobs     *bulk.JobList
 	Secrets  *bulk.Secrets
+	Payments *credits.Payments
 	Logger   *slog.Logger
 	// PublicURL is the server's external base URL; an https one makes the
 	// session cookie Secure.
@@ -59,6 +60,7 @@ type Dashboard struct {
 	bulk    *bulk.Service
 	jobs    *bulk.JobList
 	secrets *bulk.Secrets
+	pay     *credits.Payments
 	log     *slog.Logger
 	secure  bool
 	pages   map[string]*template.Template
@@ -68,8 +70,8 @@ type Dashboard struct {
 
 // New builds the dashboard.
 func New(d Deps) (*Dashboard, error) {
-	if d.Accounts == nil || d.Auth == nil || d.Credits == nil || d.Bulk == nil || d.Jobs == nil || d.Secrets == nil {
-		return nil, errors.New("dashboard.New: accounts, auth, credits, bulk, jobs and secrets are required")
+	if d.Accounts == nil || d.Auth == nil || d.Credits == nil || d.Bulk == nil || d.Jobs == nil || d.Secrets == nil || d.Payments == nil {
+		return nil, errors.New("dashboard.New: accounts, auth, credits, bulk, jobs, secrets and payments are required")
 	}
 	if d.Logger == nil {
 		d.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -79,7 +81,7 @@ func New(d Deps) (*Dashboard, error) {
 		return nil, err
 	}
 	db := &Dashboard{
-		acc: d.Accounts, auth: d.Auth, credits: d.Credits, bulk: d.Bulk, jobs: d.Jobs, secrets: d.Secrets, log: d.Logger, pages: pages, mux: http.NewServeMux(),
+		acc: d.Accounts, auth: d.Auth, credits: d.Credits, bulk: d.Bulk, jobs: d.Jobs, secrets: d.Secrets, pay: d.Payments, log: d.Logger, pages: pages, mux: http.NewServeMux(),
 		secure: strings.HasPrefix(strings.ToLower(d.PublicURL), "https://"),
 		csrf:   http.NewCrossOriginProtection(),
 	}
@@ -184,6 +186,8 @@ func (d *Dashboard) routes() {
 	m.HandleFunc("GET /dashboard/billing", d.signedIn(d.billingPage))
 	m.HandleFunc("POST /dashboard/billing/topup", d.signedIn(d.topUp))
 	m.HandleFunc("POST /dashboard/billing/subscribe", d.signedIn(d.subscribe))
+	m.HandleFunc("GET /dashboard/checkout/plan/{id}", d.signedIn(d.planCheckoutPage))
+	m.HandleFunc("POST /dashboard/checkout/plan/{id}/pay", d.signedIn(d.planCheckoutPay))
 	m.HandleFunc("GET /dashboard/webhooks", d.signedIn(d.webhooksPage))
 	m.HandleFunc("POST /dashboard/webhooks/secret", d.signedIn(d.showSecret))
 	m.HandleFunc("POST /dashboard/webhooks/rotate", d.signedIn(d.rotateSecret))

@@ -16,10 +16,12 @@ import (
 
 	"github.com/trawlhq/trawl/adapters/dashboard"
 	"github.com/trawlhq/trawl/adapters/password"
+	"github.com/trawlhq/trawl/adapters/payment"
 	"github.com/trawlhq/trawl/adapters/ratelimit"
 	"github.com/trawlhq/trawl/core/account"
 	"github.com/trawlhq/trawl/core/auth"
 	"github.com/trawlhq/trawl/core/bulk"
+	"github.com/trawlhq/trawl/core/credits"
 	"github.com/trawlhq/trawl/core/failure"
 	"github.com/trawlhq/trawl/ports"
 	"github.com/trawlhq/trawl/testkit"
@@ -80,7 +82,15 @@ func newEnv(t *testing.T) *env {
 	}
 	jobs, _ := bulk.NewJobList(store, noBlobs{}, time.Hour)
 	secrets, _ := bulk.NewSecrets(store)
-	d, err := dashboard.New(dashboard.Deps{Accounts: acc, Auth: api.Auth, Credits: api.Credits, Bulk: api.Bulk, Jobs: jobs, Secrets: secrets, PublicURL: base})
+	// The local provider, selling plans too, as the server wires it.
+	local, err := payment.NewLocal(store, e.clock, base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	provider, _ := payment.NewLocalPlans(local, store)
+	cr, _ := credits.NewService(store, store, provider, e.clock, credits.DefaultPricing)
+	pay, _ := credits.NewPayments(cr, store, store, e.clock)
+	d, err := dashboard.New(dashboard.Deps{Accounts: acc, Auth: api.Auth, Credits: cr, Bulk: api.Bulk, Jobs: jobs, Secrets: secrets, Payments: pay, PublicURL: base})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -58,7 +58,7 @@ func newStripeEnv(t *testing.T) *stripeEnv {
 	if e.credits, err = credits.NewService(e.store, e.store, e.stripe, e.clock, credits.DefaultPricing); err != nil {
 		t.Fatal(err)
 	}
-	pay, err := credits.NewPayments(e.credits, e.store, e.clock)
+	pay, err := credits.NewPayments(e.credits, e.store, nil, e.clock)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,6 +2,7 @@ package sqlstore
 
 import (
 	"context"
+	"database/sql"
 	"time"
 
 	"github.com/trawlhq/trawl/ports"
@@ -60,4 +61,46 @@ func (s *Store) SaveSubscription(ctx context.Context, x ports.Subscription) erro
 		plan = excluded.plan, status = excluded.status, event_at = excluded.event_at`),
 		x.AccountID, x.Provider, x.ID, x.Plan, x.Status, ms(x.EventAt))
 	return fail(ctx, "sqlstore.SaveSubscription", err)
+}
+
+var _ ports.PlanCheckoutStore = (*Store)(nil)
+
+// CreatePlanCheckout stores a plan checkout session.
+func (s *Store) CreatePlanCheckout(ctx context.Context, x ports.PlanCheckoutSession) error {
+	ctx, cancel := s.bounded(ctx)
+	defer cancel()
+	_, err := s.db.ExecContext(ctx, s.q(`INSERT INTO plan_checkouts (id, account_id, plan, created_at, paid_at) VALUES (?, ?, ?, ?, ?)`),
+		x.ID, x.AccountID, x.Plan, ms(x.CreatedAt), msPtr(x.PaidAt))
+	return fail(ctx, "sqlstore.CreatePlanCheckout", err)
+}
+
+type planCheckoutRow struct {
+	ID        string        `db:"id"`
+	AccountID int64         `db:"account_id"`
+	Plan      string        `db:"plan"`
+	CreatedAt int64         `db:"created_at"`
+	PaidAt    sql.NullInt64 `db:"paid_at"`
+}
+
+// PlanCheckoutSession finds a plan checkout session.
+func (s *Store) PlanCheckoutSession(ctx context.Context, id string) (ports.PlanCheckoutSession, error) {
+	ctx, cancel := s.bounded(ctx)
+	defer cancel()
+	var r planCheckoutRow
+	if err := s.db.GetContext(ctx, &r, s.q(`SELECT id, account_id, plan, created_at, paid_at FROM plan_checkouts WHERE id = ?`), id); err != nil {
+		return ports.PlanCheckoutSession{}, notFound(ctx, "sqlstore.PlanCheckoutSession", "plan checkout", err)
+	}
+	return ports.PlanCheckoutSession{ID: r.ID, AccountID: r.AccountID, Plan: r.Plan, CreatedAt: fromMS(r.CreatedAt), PaidAt: timePtr(r.PaidAt)}, nil
+}
+
+// MarkPlanCheckoutPaid marks a session paid once: one statement decides.
+func (s *Store) MarkPlanCheckoutPaid(ctx context.Context, id string, at time.Time) (bool, error) {
+	ctx, cancel := s.bounded(ctx)
+	defer cancel()
+	res, err := s.db.ExecContext(ctx, s.q(`UPDATE plan_checkouts SET paid_at = ? WHERE id = ? AND paid_at IS NULL`), ms(at), id)
+	if err != nil {
+		return false, fail(ctx, "sqlstore.MarkPlanCheckoutPaid", err)
+	}
+	n, err := res.RowsAffected()
+	return n == 1, fail(ctx, "sqlstore.MarkPlanCheckoutPaid", err)
 }

@@ -15,15 +15,51 @@ import (
 type Payments struct {
 	credits *Service
 	events  ports.PaymentEventStore
+	plans   ports.PlanCheckoutStore
 	clock   ports.Clock
 }
 
-// NewPayments builds the use case.
-func NewPayments(credits *Service, events ports.PaymentEventStore, clock ports.Clock) (*Payments, error) {
+// NewPayments builds the use case; plans keeps the local provider's plan
+// checkouts (nil when no provider keeps its own).
+func NewPayments(credits *Service, events ports.PaymentEventStore, plans ports.PlanCheckoutStore, clock ports.Clock) (*Payments, error) {
 	if credits == nil || events == nil || clock == nil {
 		return nil, errors.New("credits.NewPayments: credits, events and clock are required")
 	}
-	return &Payments{credits: credits, events: events, clock: clock}, nil
+	return &Payments{credits: credits, events: events, plans: plans, clock: clock}, nil
+}
+
+// LocalProvider names the subscriptions of the local checkout.
+const LocalProvider = "local"
+
+// PlanCheckout returns an account's pending plan checkout; another
+// account's (or an unknown) session is NotFound.
+func (p *Payments) PlanCheckout(ctx context.Context, accountID int64, id string) (ports.PlanCheckoutSession, error) {
+	const op = "credits.Payments.PlanCheckout"
+	if p.plans == nil {
+		return ports.PlanCheckoutSession{}, failure.E(op, failure.NotFound, "Checkout session not found.")
+	}
+	s, err := p.plans.PlanCheckoutSession(ctx, id)
+	if failure.Is(err, failure.NotFound) || (err == nil && s.AccountID != accountID) {
+		return ports.PlanCheckoutSession{}, failure.E(op, failure.NotFound, "Checkout session not found.")
+	}
+	return s, failure.Wrap(op, err)
+}
+
+// CompletePlanCheckout starts the plan of a paid local checkout, once:
+// paying the same session again changes nothing and reports false.
+func (p *Payments) CompletePlanCheckout(ctx context.Context, accountID int64, id string) (bool, error) {
+	const op = "credits.Payments.CompletePlanCheckout"
+	s, err := p.PlanCheckout(ctx, accountID, id)
+	if err != nil {
+		return false, err
+	}
+	now := p.clock.Now()
+	first, err := p.plans.MarkPlanCheckoutPaid(ctx, s.ID, now)
+	if err != nil || !first {
+		return false, failure.Wrap(op, err)
+	}
+	_, err = p.ApplySubscription(ctx, SubscriptionChange{Provider: LocalProvider, AccountID: accountID, SubscriptionID: s.ID, Plan: s.Plan, Status: SubActive, At: now})
+	return err == nil, err
 }
 
 // Once runs fn for a provider event the first time it arrives. A replay

@@ -13,7 +13,7 @@ import (
 
 func newPayments(t *testing.T, f *fixture) *credits.Payments {
 	t.Helper()
-	p, err := credits.NewPayments(f.svc, f.store, f.clock)
+	p, err := credits.NewPayments(f.svc, f.store, f.store, f.clock)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,5 +136,29 @@ func TestSubscribe(t *testing.T) {
 	}
 	if a, _ := f.store.AccountByID(ctx, f.account.ID); a.Plan != "basic" {
 		t.Fatal("the plan changed before the payment")
+	}
+}
+
+func TestLocalPlanCheckout(t *testing.T) {
+	f := newFixture(t, "")
+	p := newPayments(t, f)
+	ctx := context.Background()
+	if err := f.store.CreatePlanCheckout(ctx, ports.PlanCheckoutSession{ID: "pcs_1", AccountID: f.account.ID, Plan: "business", CreatedAt: t0}); err != nil {
+		t.Fatal(err)
+	}
+	other, _ := f.store.CreateAccount(ctx, ports.Account{Email: "other@example.com", CreatedAt: t0, UpdatedAt: t0})
+	if _, err := p.CompletePlanCheckout(ctx, other.ID, "pcs_1"); !failure.Is(err, failure.NotFound) {
+		t.Fatalf("another account paid the session: %v", err)
+	}
+	if ok, err := p.CompletePlanCheckout(ctx, f.account.ID, "pcs_1"); !ok || err != nil || f.plan(t) != "business" {
+		t.Fatalf("pay = %v, %v, plan %q", ok, err, f.plan(t))
+	}
+	if f.balance(t) != 90000 {
+		t.Fatalf("balance %d", f.balance(t))
+	}
+	// Paying again (a reload, a second click) changes nothing.
+	f.spendAllowance(t, 100)
+	if ok, err := p.CompletePlanCheckout(ctx, f.account.ID, "pcs_1"); ok || err != nil || f.balance(t) != 89900 {
+		t.Fatalf("second pay = %v, %v, balance %d", ok, err, f.balance(t))
 	}
 }

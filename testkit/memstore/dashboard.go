@@ -176,6 +176,7 @@ var _ ports.PaymentEventStore = (*Store)(nil)
 type paymentState struct {
 	events map[string]bool
 	subs   map[int64]ports.Subscription
+	plans  map[string]ports.PlanCheckoutSession
 }
 
 func (s *Store) payments() *paymentState {
@@ -226,4 +227,48 @@ func (s *Store) SaveSubscription(_ context.Context, x ports.Subscription) error 
 	x.EventAt = trunc(x.EventAt)
 	s.payments().subs[x.AccountID] = x
 	return nil
+}
+
+var _ ports.PlanCheckoutStore = (*Store)(nil)
+
+// CreatePlanCheckout implements ports.PlanCheckoutStore.
+func (s *Store) CreatePlanCheckout(_ context.Context, x ports.PlanCheckoutSession) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.d.accounts[x.AccountID]; !ok {
+		return failure.E("memstore.CreatePlanCheckout", failure.NotFound, "account not found")
+	}
+	if s.payments().plans == nil {
+		s.payments().plans = map[string]ports.PlanCheckoutSession{}
+	}
+	if _, dup := s.payments().plans[x.ID]; dup {
+		return failure.E("memstore.CreatePlanCheckout", failure.Conflict, "plan checkout exists")
+	}
+	x.CreatedAt, x.PaidAt = trunc(x.CreatedAt), truncPtr(x.PaidAt)
+	s.payments().plans[x.ID] = x
+	return nil
+}
+
+// PlanCheckoutSession implements ports.PlanCheckoutStore.
+func (s *Store) PlanCheckoutSession(_ context.Context, id string) (ports.PlanCheckoutSession, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	x, ok := s.payments().plans[id]
+	if !ok {
+		return ports.PlanCheckoutSession{}, failure.E("memstore.PlanCheckoutSession", failure.NotFound, "plan checkout not found")
+	}
+	return x, nil
+}
+
+// MarkPlanCheckoutPaid implements ports.PlanCheckoutStore.
+func (s *Store) MarkPlanCheckoutPaid(_ context.Context, id string, at time.Time) (bool, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	x, ok := s.payments().plans[id]
+	if !ok || x.PaidAt != nil {
+		return false, nil
+	}
+	x.PaidAt = truncPtr(&at)
+	s.payments().plans[id] = x
+	return true, nil
 }

@@ -19,6 +19,7 @@ func RunDashboard(t *testing.T, open Opener) {
 	t.Run("EmailTokenUsedOnce", func(t *testing.T) { testEmailTokenOnce(t, open(t)) })
 	t.Run("ListJobs", func(t *testing.T) { testListJobs(t, open(t)) })
 	t.Run("PaymentEvents", func(t *testing.T) { testPaymentEvents(t, open(t)) })
+	t.Run("PlanCheckouts", func(t *testing.T) { testPlanCheckouts(t, open(t)) })
 }
 
 func credStore(t *testing.T, s Stores) ports.CredentialStore {
@@ -255,5 +256,44 @@ func testPaymentEvents(t *testing.T, st Stores) {
 		if err != nil || got != x {
 			t.Fatalf("Subscription = %+v, %v; want %+v", got, err, x)
 		}
+	}
+}
+
+func testPlanCheckouts(t *testing.T, st Stores) {
+	ctx := context.Background()
+	s, ok := st.(ports.PlanCheckoutStore)
+	if !ok {
+		t.Fatalf("%T does not implement ports.PlanCheckoutStore", st)
+	}
+	a := newAccount(t, st, "plans@example.com", "")
+	if err := s.CreatePlanCheckout(ctx, ports.PlanCheckoutSession{ID: "pcs_1", AccountID: a.ID, Plan: "pro", CreatedAt: t0}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.PlanCheckoutSession(ctx, "pcs_1")
+	if err != nil || got.AccountID != a.ID || got.Plan != "pro" || !got.CreatedAt.Equal(t0) || got.PaidAt != nil {
+		t.Fatalf("PlanCheckoutSession = %+v, %v", got, err)
+	}
+	if _, err := s.PlanCheckoutSession(ctx, "pcs_nope"); !failure.Is(err, failure.NotFound) {
+		t.Fatalf("unknown: %v", err)
+	}
+	var wins atomic.Int32
+	var wg sync.WaitGroup
+	for range 6 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if first, err := s.MarkPlanCheckoutPaid(ctx, "pcs_1", t0.Add(time.Minute)); err != nil {
+				t.Errorf("mark: %v", err)
+			} else if first {
+				wins.Add(1)
+			}
+		}()
+	}
+	wg.Wait()
+	if wins.Load() != 1 {
+		t.Fatalf("paid %d times", wins.Load())
+	}
+	if got, _ := s.PlanCheckoutSession(ctx, "pcs_1"); got.PaidAt == nil || !got.PaidAt.Equal(t0.Add(time.Minute)) {
+		t.Fatalf("paid_at %v", got.PaidAt)
 	}
 }

@@ -38,7 +38,16 @@ CREATE TABLE subscriptions (
     event_at        BIGINT NOT NULL
 );
 
+CREATE TABLE plan_checkouts (
+    id         TEXT   PRIMARY KEY,
+    account_id BIGINT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+    plan       TEXT   NOT NULL,
+    created_at BIGINT NOT NULL,
+    paid_at    BIGINT
+);
+
 -- +goose Down
+DROP TABLE plan_checkouts;
 DROP TABLE subscriptions;
 DROP TABLE payment_events;
 DROP TABLE email_tokens;
