@@ -42,12 +42,19 @@ func (s *Store) MarkEmailVerified(ctx context.Context, accountID int64, at time.
 	return fail(ctx, "sqlstore.MarkEmailVerified", err)
 }
 
-// CreateSession stores a session.
+// CreateSession stores a session, and drops the account's sessions that
+// expired by its creation, so the table does not grow without end.
 func (s *Store) CreateSession(ctx context.Context, x ports.Session) error {
 	ctx, cancel := s.bounded(ctx)
 	defer cancel()
-	_, err := s.db.ExecContext(ctx, s.q(`INSERT INTO sessions (hash, account_id, created_at, expires_at) VALUES (?, ?, ?, ?)`),
-		x.Hash, x.AccountID, ms(x.CreatedAt), ms(x.ExpiresAt))
+	err := s.inTx(ctx, func(tx execer) error {
+		if _, err := tx.ExecContext(ctx, s.q(`DELETE FROM sessions WHERE account_id = ? AND expires_at <= ?`), x.AccountID, ms(x.CreatedAt)); err != nil {
+			return err
+		}
+		_, err := tx.ExecContext(ctx, s.q(`INSERT INTO sessions (hash, account_id, created_at, expires_at) VALUES (?, ?, ?, ?)`),
+			x.Hash, x.AccountID, ms(x.CreatedAt), ms(x.ExpiresAt))
+		return err
+	})
 	return fail(ctx, "sqlstore.CreateSession", err)
 }
 
@@ -86,12 +93,19 @@ func (s *Store) DeleteAccountSessions(ctx context.Context, accountID int64) erro
 	return fail(ctx, "sqlstore.DeleteAccountSessions", err)
 }
 
-// PutEmailToken stores a one-time email link.
+// PutEmailToken stores a one-time email link, and drops the account's
+// links that expired by its creation.
 func (s *Store) PutEmailToken(ctx context.Context, t ports.EmailToken) error {
 	ctx, cancel := s.bounded(ctx)
 	defer cancel()
-	_, err := s.db.ExecContext(ctx, s.q(`INSERT INTO email_tokens (hash, account_id, purpose, created_at, expires_at) VALUES (?, ?, ?, ?, ?)`),
-		t.Hash, t.AccountID, t.Purpose, ms(t.CreatedAt), ms(t.ExpiresAt))
+	err := s.inTx(ctx, func(tx execer) error {
+		if _, err := tx.ExecContext(ctx, s.q(`DELETE FROM email_tokens WHERE account_id = ? AND expires_at <= ?`), t.AccountID, ms(t.CreatedAt)); err != nil {
+			return err
+		}
+		_, err := tx.ExecContext(ctx, s.q(`INSERT INTO email_tokens (hash, account_id, purpose, created_at, expires_at) VALUES (?, ?, ?, ?, ?)`),
+			t.Hash, t.AccountID, t.Purpose, ms(t.CreatedAt), ms(t.ExpiresAt))
+		return err
+	})
 	return fail(ctx, "sqlstore.PutEmailToken", err)
 }
 

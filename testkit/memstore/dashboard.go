@@ -71,6 +71,11 @@ func (s *Store) CreateSession(_ context.Context, x ports.Session) error {
 		return failure.E("memstore.CreateSession", failure.Conflict, "session exists")
 	}
 	x.CreatedAt, x.ExpiresAt = trunc(x.CreatedAt), trunc(x.ExpiresAt)
+	for h, old := range s.creds().sessions {
+		if old.AccountID == x.AccountID && !old.ExpiresAt.After(x.CreatedAt) {
+			delete(s.creds().sessions, h)
+		}
+	}
 	s.creds().sessions[x.Hash] = x
 	return nil
 }
@@ -114,6 +119,11 @@ func (s *Store) PutEmailToken(_ context.Context, t ports.EmailToken) error {
 		return failure.E("memstore.PutEmailToken", failure.NotFound, "account not found")
 	}
 	t.CreatedAt, t.ExpiresAt = trunc(t.CreatedAt), trunc(t.ExpiresAt)
+	for h, old := range s.creds().links {
+		if old.AccountID == t.AccountID && !old.ExpiresAt.After(t.CreatedAt) {
+			delete(s.creds().links, h)
+		}
+	}
 	s.creds().links[t.Hash] = t
 	return nil
 }

@@ -17,6 +17,7 @@ func RunDashboard(t *testing.T, open Opener) {
 	t.Run("Sessions", func(t *testing.T) { testSessions(t, open(t)) })
 	t.Run("EmailTokens", func(t *testing.T) { testEmailTokens(t, open(t)) })
 	t.Run("EmailTokenUsedOnce", func(t *testing.T) { testEmailTokenOnce(t, open(t)) })
+	t.Run("ExpiredDropped", func(t *testing.T) { testExpiredDropped(t, open(t)) })
 	t.Run("ListJobs", func(t *testing.T) { testListJobs(t, open(t)) })
 	t.Run("PaymentEvents", func(t *testing.T) { testPaymentEvents(t, open(t)) })
 	t.Run("PlanCheckouts", func(t *testing.T) { testPlanCheckouts(t, open(t)) })
@@ -295,5 +296,44 @@ func testPlanCheckouts(t *testing.T, st Stores) {
 	}
 	if got, _ := s.PlanCheckoutSession(ctx, "pcs_1"); got.PaidAt == nil || !got.PaidAt.Equal(t0.Add(time.Minute)) {
 		t.Fatalf("paid_at %v", got.PaidAt)
+	}
+}
+
+// testExpiredDropped: a new session or link clears the account's expired
+// ones (looked up at a time they were live, they are gone), and nothing else.
+func testExpiredDropped(t *testing.T, s Stores) {
+	ctx := context.Background()
+	c := credStore(t, s)
+	a := newAccount(t, s, "tidy@example.com", "")
+	b := newAccount(t, s, "other-tidy@example.com", "")
+	sess := func(hash string, acct int64, from time.Time) {
+		t.Helper()
+		if err := c.CreateSession(ctx, ports.Session{Hash: hash, AccountID: acct, CreatedAt: from, ExpiresAt: from.Add(time.Hour)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sess("old", a.ID, t0)
+	sess("old-b", b.ID, t0)
+	sess("live", a.ID, t0.Add(90*time.Minute))
+	sess("new", a.ID, t0.Add(2*time.Hour))
+	if _, err := c.Session(ctx, "old", t0.Add(time.Minute)); !failure.Is(err, failure.NotFound) {
+		t.Fatalf("an expired session was kept: %v", err)
+	}
+	if _, err := c.Session(ctx, "old-b", t0.Add(45*time.Minute)); err != nil {
+		t.Fatalf("another account's session was dropped: %v", err)
+	}
+	if _, err := c.Session(ctx, "live", t0.Add(100*time.Minute)); err != nil {
+		t.Fatalf("a live session was dropped: %v", err)
+	}
+	link := func(hash string, from time.Time) {
+		t.Helper()
+		if err := c.PutEmailToken(ctx, ports.EmailToken{Hash: hash, AccountID: a.ID, Purpose: ports.EmailReset, CreatedAt: from, ExpiresAt: from.Add(time.Hour)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	link("old-link", t0)
+	link("new-link", t0.Add(2*time.Hour))
+	if _, err := c.UseEmailToken(ctx, "old-link", ports.EmailReset, t0.Add(time.Minute)); !failure.Is(err, failure.NotFound) {
+		t.Fatalf("an expired link was kept: %v", err)
 	}
 }
