@@ -29,6 +29,7 @@ import (
 	"github.com/trawlhq/trawl/adapters/webhook"
 	"github.com/trawlhq/trawl/core/auth"
 	"github.com/trawlhq/trawl/core/bulk"
+	"github.com/trawlhq/trawl/core/call"
 	"github.com/trawlhq/trawl/core/content"
 	"github.com/trawlhq/trawl/core/credits"
 	"github.com/trawlhq/trawl/core/idempotency"
@@ -63,12 +64,14 @@ type Services struct {
 	Ledger      *credits.Ledger
 	Biller      *credits.Biller
 	Idempotency *idempotency.Service
-	Content     *content.Service
-	Sitemap     *sitemap.Service
-	Search      *search.Service
-	Prompt      *prompt.Service
-	Bulk        *bulk.Service
-	Worker      *bulk.Worker
+	// Calls runs every billed call: limits, idempotency, the charge.
+	Calls   *call.Pipeline
+	Content *content.Service
+	Sitemap *sitemap.Service
+	Search  *search.Service
+	Prompt  *prompt.Service
+	Bulk    *bulk.Service
+	Worker  *bulk.Worker
 }
 
 // Outbound are the adapters that reach the web.
@@ -151,7 +154,7 @@ func NewOutbound(c Config) (Outbound, error) {
 }
 
 // NewServices builds the core over a store and the outbound adapters.
-func NewServices(c Config, store *sqlstore.Store, clk ports.Clock, payments ports.PaymentProvider, out Outbound, log *slog.Logger) (Services, error) {
+func NewServices(c Config, store *sqlstore.Store, clk ports.Clock, payments ports.PaymentProvider, limiter ports.RateLimiter, out Outbound, log *slog.Logger) (Services, error) {
 	var s Services
 	var err error
 	if s.Auth, err = auth.NewService(store, store, clk); err != nil {
@@ -168,6 +171,9 @@ func NewServices(c Config, store *sqlstore.Store, clk ports.Clock, payments port
 		return s, err
 	}
 	if s.Idempotency, err = idempotency.NewService(store, clk); err != nil {
+		return s, err
+	}
+	if s.Calls, err = call.NewPipeline(limiter, coreratelimit.DefaultTable(), s.Idempotency); err != nil {
 		return s, err
 	}
 	if s.Content, err = content.NewService(out.Fetcher, out.Extractor, s.Biller); err != nil {
@@ -238,26 +244,32 @@ func CoreModule() fx.Option {
 	return fx.Module("core", fx.Provide(NewServices))
 }
 
+// NewHandler builds the JSON API with the Connect RPC surface mounted on
+// it: the one handler the server, the tests and the benchmarks serve.
+func NewHandler(s Services, out Outbound, ready func(context.Context) error, c Config, log *slog.Logger) (*httpapi.API, error) {
+	api, err := httpapi.New(httpapi.Deps{
+		Auth: s.Auth, Credits: s.Credits, Calls: s.Calls,
+		Content: s.Content, Sitemap: s.Sitemap, Search: s.Search, Prompt: s.Prompt, Bulk: s.Bulk, Files: out.Files,
+		Logger: log, Ready: ready, MaxBodyBytes: c.MaxBody, Version: Version,
+	})
+	if err != nil {
+		return nil, err
+	}
+	rpc, err := NewConnect(s, ready, c.MaxBody, log)
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range rpc.Routes() {
+		api.Mount(r.Pattern, r.Handler)
+	}
+	return api, nil
+}
+
 // HTTPModule provides the API and runs the HTTP server for the app's lifetime.
 func HTTPModule() fx.Option {
 	return fx.Module("http",
-		fx.Provide(func(s Services, out Outbound, store *sqlstore.Store, lim ports.RateLimiter, log *slog.Logger, c Config) (*httpapi.API, error) {
-			api, err := httpapi.New(httpapi.Deps{
-				Auth: s.Auth, Credits: s.Credits, Biller: s.Biller, Idempotency: s.Idempotency, Limiter: lim,
-				Content: s.Content, Sitemap: s.Sitemap, Search: s.Search, Prompt: s.Prompt, Bulk: s.Bulk, Files: out.Files,
-				Limits: coreratelimit.DefaultTable(), Logger: log, Ready: store.Ping, MaxBodyBytes: c.MaxBody, Version: Version,
-			})
-			if err != nil {
-				return nil, err
-			}
-			rpc, err := NewConnect(s, lim, store.Ping, c.MaxBody, log)
-			if err != nil {
-				return nil, err
-			}
-			for _, r := range rpc.Routes() {
-				api.Mount(r.Pattern, r.Handler)
-			}
-			return api, nil
+		fx.Provide(func(s Services, out Outbound, store *sqlstore.Store, log *slog.Logger, c Config) (*httpapi.API, error) {
+			return NewHandler(s, out, store.Ping, c, log)
 		}),
 		fx.Provide(NewHTTPServer),
 		fx.Invoke(func(*http.Server) {}),
@@ -325,10 +337,10 @@ func WorkerModule() fx.Option {
 
 // NewConnect builds the Connect RPC surface over the same core services,
 // with the JSON API's body limit applied to decompressed messages.
-func NewConnect(s Services, lim ports.RateLimiter, ready func(context.Context) error, maxBody int64, log *slog.Logger) (*connectapi.Server, error) {
+func NewConnect(s Services, ready func(context.Context) error, maxBody int64, log *slog.Logger) (*connectapi.Server, error) {
 	return connectapi.New(connectapi.Deps{
-		Auth: s.Auth, Credits: s.Credits, Idempotency: s.Idempotency, Content: s.Content, Sitemap: s.Sitemap, Search: s.Search,
-		Prompt: s.Prompt, Bulk: s.Bulk, Limiter: lim, Limits: coreratelimit.DefaultTable(), RequestID: httpapi.RequestID, Ready: ready,
+		Auth: s.Auth, Credits: s.Credits, Calls: s.Calls, Content: s.Content, Sitemap: s.Sitemap, Search: s.Search,
+		Prompt: s.Prompt, Bulk: s.Bulk, RequestID: httpapi.RequestID, Ready: ready,
 		MaxBodyBytes: maxBody, Logger: log,
 	})
 }

@@ -229,6 +229,10 @@ type Status struct {
 	URLs       []ports.BulkURL
 	Deliveries []ports.DeliveryAttempt
 	Download   string
+	// Processed, Succeeded and Failed count the URLs done so far.
+	Processed, Succeeded, Failed int
+	// DeliveryMethod names the channels the result goes to ("email,webhook").
+	DeliveryMethod string
 }
 
 // Status reads a job of the caller's account; another account's job is NotFound.
@@ -245,7 +249,8 @@ func (s *Service) Status(ctx context.Context, accountID int64, jobID string) (St
 	if err != nil {
 		return Status{}, failure.Wrap("bulk.Status", err)
 	}
-	st := Status{Job: j, URLs: urls, Deliveries: ds}
+	st := Status{Job: j, URLs: urls, Deliveries: ds, DeliveryMethod: DeliveryMethod(j.Email, j.CallbackURL)}
+	st.Processed, st.Succeeded, st.Failed = Counts(urls)
 	if j.ArchiveKey != "" {
 		st.Download, _ = s.worker.blobs.URL(ctx, j.ArchiveKey, s.worker.opts.LinkTTL)
 	}

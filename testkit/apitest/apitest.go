@@ -31,6 +31,7 @@ import (
 	"github.com/trawlhq/trawl/adapters/webhook"
 	"github.com/trawlhq/trawl/core/auth"
 	"github.com/trawlhq/trawl/core/bulk"
+	"github.com/trawlhq/trawl/core/call"
 	"github.com/trawlhq/trawl/core/content"
 	"github.com/trawlhq/trawl/core/credits"
 	"github.com/trawlhq/trawl/core/idempotency"
@@ -67,7 +68,7 @@ type Options struct {
 	Payments ports.PaymentProvider
 	Ledger   ports.LedgerStore
 	// Mount adds routes to the API before the server starts.
-	Mount func(*httpapi.API)
+	Mount func(*httpapi.API, *Env)
 	// Resolve sends fixture host names to local servers (sites.Resolve).
 	Resolve map[string]string
 	// Engines are the base URLs of the search engines by name (fake servers).
@@ -183,13 +184,16 @@ func Start(t testing.TB, store storetest.Stores, o Options) *Env {
 		go func() { e.Worker.Run(ctx); close(done) }()
 		t.Cleanup(func() { cancel(); <-done })
 	}
-	e.API, err = httpapi.New(httpapi.Deps{Auth: e.Auth, Credits: e.Credits, Biller: e.Biller, Idempotency: idem, Limiter: lim,
-		Limits: coreratelimit.DefaultTable(), Version: "test", Content: e.Content, Sitemap: sm, Search: srch, Prompt: pr, Bulk: e.Bulk, Files: files, Logger: o.Logger, MaxBodyBytes: o.MaxBodyBytes})
+	calls, err := call.NewPipeline(lim, coreratelimit.DefaultTable(), idem)
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.RPC, err = connectapi.New(connectapi.Deps{Auth: e.Auth, Credits: e.Credits, Idempotency: idem, Content: e.Content, Sitemap: sm, Search: srch,
-		Prompt: pr, Bulk: e.Bulk, Limiter: lim, Limits: coreratelimit.DefaultTable(), RequestID: httpapi.RequestID, Logger: o.Logger, MaxBodyBytes: o.MaxBodyBytes})
+	e.API, err = httpapi.New(httpapi.Deps{Auth: e.Auth, Credits: e.Credits, Calls: calls, Version: "test", Content: e.Content, Sitemap: sm, Search: srch, Prompt: pr, Bulk: e.Bulk, Files: files, Logger: o.Logger, MaxBodyBytes: o.MaxBodyBytes})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.RPC, err = connectapi.New(connectapi.Deps{Auth: e.Auth, Credits: e.Credits, Calls: calls, Content: e.Content, Sitemap: sm, Search: srch,
+		Prompt: pr, Bulk: e.Bulk, RequestID: httpapi.RequestID, Logger: o.Logger, MaxBodyBytes: o.MaxBodyBytes})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -197,7 +201,7 @@ func Start(t testing.TB, store storetest.Stores, o Options) *Env {
 		e.API.Mount(r.Pattern, r.Handler)
 	}
 	if o.Mount != nil {
-		o.Mount(e.API)
+		o.Mount(e.API, e)
 	}
 	e.Server.Config.Protocols = new(http.Protocols)
 	e.Server.Config.Protocols.SetHTTP1(true)
@@ -277,28 +281,3 @@ func (e *Env) Do(method, path, token string, body any, headers ...string) Respon
 	checkOpenAPI(e.T, res.Request, out)
 	return out
 }
-
-// BilledRoute mounts a billed route whose work costs n credits, or fails
-// with err: it stands for any billed endpoint.
-func BilledRoute(pattern string, group coreratelimit.Group, n int64, fail func(*http.Request) error) func(*httpapi.API) {
-	return func(a *httpapi.API) {
-		a.Billed(pattern, group, func(w http.ResponseWriter, r *http.Request) {
-			_, err := a.Bill(w, r, credits.Call{Service: "content", MaxCredits: n}, func(context.Context) (int64, ports.TransactionMetadata, error) {
-				if fail != nil {
-					if err := fail(r); err != nil {
-						return 0, ports.TransactionMetadata{}, err
-					}
-				}
-				return n, ports.TransactionMetadata{URL: r.URL.Query().Get("url")}, nil
-			})
-			if err != nil {
-				a.WriteError(w, r, err)
-				return
-			}
-			w.Header().Set("Content-Type", "application/json")
-			_, _ = w.Write([]byte(`{"ok":true,"url":` + strings.TrimSpace(string(mustJSON(r.URL.Query().Get("url")))) + `}`))
-		})
-	}
-}
-
-func mustJSON(v any) []byte { b, _ := json.Marshal(v); return b }
