@@ -153,27 +153,61 @@ func NewOutbound(c Config) (Outbound, error) {
 	return out, nil
 }
 
-// NewServices builds the core over a store and the outbound adapters.
-func NewServices(c Config, store *sqlstore.Store, clk ports.Clock, payments ports.PaymentProvider, limiter ports.RateLimiter, out Outbound, log *slog.Logger) (Services, error) {
+// Stores are the store ports the core runs over. One SQL store fills them
+// all in production; tests fill them with the in-memory store or fakes.
+type Stores struct {
+	Accounts    ports.AccountStore
+	Tokens      ports.TokenStore
+	Ledger      ports.LedgerStore
+	Idempotency ports.IdempotencyStore
+	Jobs        ports.JobStore
+}
+
+// SQLStores puts the SQL store under every store port.
+func SQLStores(s *sqlstore.Store) Stores {
+	return Stores{Accounts: s, Tokens: s, Ledger: s, Idempotency: s, Jobs: s}
+}
+
+// ServiceOptions tune the core services.
+type ServiceOptions struct {
+	Pricing credits.Pricing
+	// Limits is the per-minute limit table (nil: the default one).
+	Limits          coreratelimit.Table
+	LLMContextChars int
+	Worker          bulk.WorkerOptions
+}
+
+// ServiceOptions are the core's settings of a configuration.
+func (c Config) ServiceOptions() ServiceOptions {
+	return ServiceOptions{
+		Pricing:         credits.Pricing{CentsPer1000Credits: c.PriceCents, Currency: c.Currency},
+		LLMContextChars: int(c.LLMContextChars),
+		Worker: bulk.WorkerOptions{
+			Lease: c.BulkLease, JobsAtOnce: int(c.BulkJobs), WebhookTimeout: c.WebhookTimeout, RetryBackoff: c.WebhookBackoff, LinkTTL: c.LinkTTL, MailFrom: c.MailFrom,
+		},
+	}
+}
+
+// NewServices builds the core over the store ports and the outbound adapters.
+func NewServices(st Stores, clk ports.Clock, payments ports.PaymentProvider, limiter ports.RateLimiter, out Outbound, o ServiceOptions, log *slog.Logger) (Services, error) {
 	var s Services
 	var err error
-	if s.Auth, err = auth.NewService(store, store, clk); err != nil {
+	if s.Auth, err = auth.NewService(st.Accounts, st.Tokens, clk); err != nil {
 		return s, err
 	}
-	if s.Ledger, err = credits.NewLedger(store, clk, credits.WithLogger(log)); err != nil {
+	if s.Ledger, err = credits.NewLedger(st.Ledger, clk, credits.WithLogger(log)); err != nil {
 		return s, err
 	}
-	if s.Biller, err = credits.NewBiller(s.Ledger, store, clk); err != nil {
+	if s.Biller, err = credits.NewBiller(s.Ledger, st.Ledger, clk); err != nil {
 		return s, err
 	}
-	pricing := credits.Pricing{CentsPer1000Credits: c.PriceCents, Currency: c.Currency}
-	if s.Credits, err = credits.NewService(store, store, payments, clk, pricing); err != nil {
+	if s.Credits, err = credits.NewService(st.Ledger, st.Accounts, payments, clk, o.Pricing); err != nil {
 		return s, err
 	}
-	if s.Idempotency, err = idempotency.NewService(store, clk); err != nil {
+	if s.Idempotency, err = idempotency.NewService(st.Idempotency, clk); err != nil {
 		return s, err
 	}
-	if s.Calls, err = call.NewPipeline(limiter, coreratelimit.DefaultTable(), s.Idempotency); err != nil {
+	if s.Calls, err = call.NewPipeline(limiter, o.Limits, s.Idempotency); err != nil {
 		return s, err
 	}
 	if s.Content, err = content.NewService(out.Fetcher, out.Extractor, s.Biller); err != nil {
@@ -185,16 +219,14 @@ func NewServices(c Config, store *sqlstore.Store, clk ports.Clock, payments port
 	if s.Search, err = search.NewService(out.Engines, s.Content, s.Biller); err != nil {
 		return s, err
 	}
-	if s.Prompt, err = prompt.NewService(out.LLM, s.Content, s.Biller, int(c.LLMContextChars)); err != nil {
+	if s.Prompt, err = prompt.NewService(out.LLM, s.Content, s.Biller, o.LLMContextChars); err != nil {
 		return s, err
 	}
-	s.Worker, err = bulk.NewWorker(store, store, s.Ledger, s.Content, out.Webhooks, out.Mailer, out.Blobs, clk, log, bulk.WorkerOptions{
-		Lease: c.BulkLease, JobsAtOnce: int(c.BulkJobs), WebhookTimeout: c.WebhookTimeout, RetryBackoff: c.WebhookBackoff, LinkTTL: c.LinkTTL, MailFrom: c.MailFrom,
-	})
+	s.Worker, err = bulk.NewWorker(st.Jobs, st.Accounts, s.Ledger, s.Content, out.Webhooks, out.Mailer, out.Blobs, clk, log, o.Worker)
 	if err != nil {
 		return s, err
 	}
-	s.Bulk, err = bulk.NewService(store, s.Ledger, out.Discoverer, out.Webhooks, out.Guard, s.Worker, clk)
+	s.Bulk, err = bulk.NewService(st.Jobs, s.Ledger, out.Discoverer, out.Webhooks, out.Guard, s.Worker, clk)
 	return s, err
 }
 
@@ -212,6 +244,7 @@ func StoreModule() fx.Option {
 			},
 			fx.Annotate(func(s *sqlstore.Store) *sqlstore.Store { return s }, fx.As(new(ports.AccountStore)), fx.As(new(ports.TokenStore)),
 				fx.As(new(ports.LedgerStore)), fx.As(new(ports.IdempotencyStore))),
+			SQLStores,
 		),
 	)
 }
@@ -241,35 +274,48 @@ func OutboundModule() fx.Option {
 
 // CoreModule provides the core services.
 func CoreModule() fx.Option {
-	return fx.Module("core", fx.Provide(NewServices))
+	return fx.Module("core", fx.Provide(Config.ServiceOptions, NewServices))
+}
+
+// HandlerOptions tune the served surface.
+type HandlerOptions struct {
+	// Ready reports whether the service can take traffic.
+	Ready func(context.Context) error
+	// MaxBody caps a request body, and an RPC message once decompressed.
+	MaxBody int64
+	Logger  *slog.Logger
 }
 
 // NewHandler builds the JSON API with the Connect RPC surface mounted on
 // it: the one handler the server, the tests and the benchmarks serve.
-func NewHandler(s Services, out Outbound, ready func(context.Context) error, c Config, log *slog.Logger) (*httpapi.API, error) {
+func NewHandler(s Services, out Outbound, o HandlerOptions) (*httpapi.API, *connectapi.Server, error) {
 	api, err := httpapi.New(httpapi.Deps{
 		Auth: s.Auth, Credits: s.Credits, Calls: s.Calls,
 		Content: s.Content, Sitemap: s.Sitemap, Search: s.Search, Prompt: s.Prompt, Bulk: s.Bulk, Files: out.Files,
-		Logger: log, Ready: ready, MaxBodyBytes: c.MaxBody, Version: Version,
+		Logger: o.Logger, Ready: o.Ready, MaxBodyBytes: o.MaxBody, Version: Version,
 	})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	rpc, err := NewConnect(s, ready, c.MaxBody, log)
+	rpc, err := connectapi.New(connectapi.Deps{
+		Auth: s.Auth, Credits: s.Credits, Calls: s.Calls, Content: s.Content, Sitemap: s.Sitemap, Search: s.Search,
+		Prompt: s.Prompt, Bulk: s.Bulk, RequestID: httpapi.RequestID, Ready: o.Ready, MaxBodyBytes: o.MaxBody, Logger: o.Logger,
+	})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	for _, r := range rpc.Routes() {
 		api.Mount(r.Pattern, r.Handler)
 	}
-	return api, nil
+	return api, rpc, nil
 }
 
 // HTTPModule provides the API and runs the HTTP server for the app's lifetime.
 func HTTPModule() fx.Option {
 	return fx.Module("http",
 		fx.Provide(func(s Services, out Outbound, store *sqlstore.Store, log *slog.Logger, c Config) (*httpapi.API, error) {
-			return NewHandler(s, out, store.Ping, c, log)
+			api, _, err := NewHandler(s, out, HandlerOptions{Ready: store.Ping, MaxBody: c.MaxBody, Logger: log})
+			return api, err
 		}),
 		fx.Provide(NewHTTPServer),
 		fx.Invoke(func(*http.Server) {}),
@@ -333,16 +379,6 @@ func WorkerModule() fx.Option {
 			},
 		})
 	}))
-}
-
-// NewConnect builds the Connect RPC surface over the same core services,
-// with the JSON API's body limit applied to decompressed messages.
-func NewConnect(s Services, ready func(context.Context) error, maxBody int64, log *slog.Logger) (*connectapi.Server, error) {
-	return connectapi.New(connectapi.Deps{
-		Auth: s.Auth, Credits: s.Credits, Calls: s.Calls, Content: s.Content, Sitemap: s.Sitemap, Search: s.Search,
-		Prompt: s.Prompt, Bulk: s.Bulk, RequestID: httpapi.RequestID, Ready: ready,
-		MaxBodyBytes: maxBody, Logger: log,
-	})
 }
 
 // ServerProtocols serves HTTP/1.1 and cleartext HTTP/2 (h2c) on one

@@ -29,16 +29,11 @@ import (
 	searchadapter "github.com/trawlhq/trawl/adapters/search"
 	sitemapadapter "github.com/trawlhq/trawl/adapters/sitemap"
 	"github.com/trawlhq/trawl/adapters/webhook"
+	"github.com/trawlhq/trawl/app"
 	"github.com/trawlhq/trawl/core/auth"
 	"github.com/trawlhq/trawl/core/bulk"
-	"github.com/trawlhq/trawl/core/call"
 	"github.com/trawlhq/trawl/core/content"
 	"github.com/trawlhq/trawl/core/credits"
-	"github.com/trawlhq/trawl/core/idempotency"
-	"github.com/trawlhq/trawl/core/prompt"
-	coreratelimit "github.com/trawlhq/trawl/core/ratelimit"
-	"github.com/trawlhq/trawl/core/search"
-	"github.com/trawlhq/trawl/core/sitemap"
 	"github.com/trawlhq/trawl/ports"
 	"github.com/trawlhq/trawl/testkit"
 	"github.com/trawlhq/trawl/testkit/storetest"
@@ -118,12 +113,6 @@ func Start(t testing.TB, store storetest.Stores, o Options) *Env {
 			t.Fatal(err)
 		}
 	}
-	var err error
-	e.Auth, _ = auth.NewService(store, store, e.Clock)
-	ledger, _ := credits.NewLedger(store, e.Clock)
-	e.Biller, _ = credits.NewBiller(ledger, store, e.Clock)
-	e.Credits, _ = credits.NewService(ledgerStore, store, pay, e.Clock, credits.DefaultPricing)
-	idem, _ := idempotency.NewService(store, e.Clock)
 	lim, _ := ratelimit.NewMemory(e.Clock)
 	lookup := o.LookupIP
 	if lookup == nil {
@@ -131,8 +120,6 @@ func Start(t testing.TB, store storetest.Stores, o Options) *Env {
 	}
 	e.Fetcher = fetch.New(fetch.Options{Resolve: o.Resolve, LookupIP: lookup, Timeout: 5 * time.Second})
 	disc, _ := sitemapadapter.New(e.Fetcher, sitemapadapter.Limits{})
-	e.Content, _ = content.NewService(e.Fetcher, extract.New(), e.Biller)
-	sm, _ := sitemap.NewService(disc, e.Biller)
 	so := searchadapter.ClientOptions{Timeout: 5 * time.Second}
 	noNet := "http://127.0.0.1:1" // an engine a test did not configure fails at once
 	base := func(name string) string {
@@ -141,13 +128,6 @@ func Start(t testing.TB, store storetest.Stores, o Options) *Env {
 		}
 		return noNet
 	}
-	engines := []ports.SearchEngine{searchadapter.NewGoogle(base("google"), so), searchadapter.NewBing(base("bing"), so), searchadapter.NewDuckDuckGo(base("duckduckgo"), so)}
-	srch, err := search.NewService(engines, e.Content, e.Biller)
-	if err != nil {
-		t.Fatal(err)
-	}
-	model := llm.NewOpenAI(llm.Options{BaseURL: o.LLMBaseURL, Model: "test-model", BaseBackoff: time.Millisecond, AttemptTimeout: 5 * time.Second})
-	pr, _ := prompt.NewService(model, e.Content, e.Biller, 2000)
 	dir := t.TempDir()
 	e.Outbox = filepath.Join(dir, "outbox")
 	var mailer ports.Mailer = o.Mailer
@@ -159,7 +139,12 @@ func Start(t testing.TB, store storetest.Stores, o Options) *Env {
 		t.Fatal(err)
 	}
 	hooks, _ := webhook.New(e.Fetcher)
-	jobs := store.(ports.JobStore)
+	out := app.Outbound{
+		Fetcher: e.Fetcher, Guard: e.Fetcher, Extractor: extract.New(), Discoverer: disc,
+		Engines:  []ports.SearchEngine{searchadapter.NewGoogle(base("google"), so), searchadapter.NewBing(base("bing"), so), searchadapter.NewDuckDuckGo(base("duckduckgo"), so)},
+		LLM:      llm.NewOpenAI(llm.Options{BaseURL: o.LLMBaseURL, Model: "test-model", BaseBackoff: time.Millisecond, AttemptTimeout: 5 * time.Second}),
+		Webhooks: hooks, Mailer: mailer, Blobs: files, Files: files,
+	}
 	wo := o.Worker
 	if wo.Poll == 0 {
 		wo.Poll = 20 * time.Millisecond
@@ -170,35 +155,21 @@ func Start(t testing.TB, store storetest.Stores, o Options) *Env {
 	if wo.WebhookTimeout == 0 {
 		wo.WebhookTimeout = 2 * time.Second
 	}
-	e.Worker, err = bulk.NewWorker(jobs, store, ledger, e.Content, hooks, mailer, files, e.Clock, o.Logger, wo)
+	stores := app.Stores{Accounts: store, Tokens: store, Ledger: ledgerStore, Idempotency: store, Jobs: store.(ports.JobStore)}
+	svc, err := app.NewServices(stores, e.Clock, pay, lim, out, app.ServiceOptions{LLMContextChars: 2000, Worker: wo}, o.Logger)
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.Bulk, err = bulk.NewService(jobs, ledger, disc, hooks, e.Fetcher, e.Worker, e.Clock)
-	if err != nil {
-		t.Fatal(err)
-	}
+	e.Auth, e.Credits, e.Biller, e.Content, e.Bulk, e.Worker = svc.Auth, svc.Credits, svc.Biller, svc.Content, svc.Bulk, svc.Worker
 	if !o.NoWorker {
 		ctx, cancel := context.WithCancel(context.Background())
 		done := make(chan struct{})
 		go func() { e.Worker.Run(ctx); close(done) }()
 		t.Cleanup(func() { cancel(); <-done })
 	}
-	calls, err := call.NewPipeline(lim, coreratelimit.DefaultTable(), idem)
+	e.API, e.RPC, err = app.NewHandler(svc, out, app.HandlerOptions{MaxBody: o.MaxBodyBytes, Logger: o.Logger})
 	if err != nil {
 		t.Fatal(err)
-	}
-	e.API, err = httpapi.New(httpapi.Deps{Auth: e.Auth, Credits: e.Credits, Calls: calls, Version: "test", Content: e.Content, Sitemap: sm, Search: srch, Prompt: pr, Bulk: e.Bulk, Files: files, Logger: o.Logger, MaxBodyBytes: o.MaxBodyBytes})
-	if err != nil {
-		t.Fatal(err)
-	}
-	e.RPC, err = connectapi.New(connectapi.Deps{Auth: e.Auth, Credits: e.Credits, Calls: calls, Content: e.Content, Sitemap: sm, Search: srch,
-		Prompt: pr, Bulk: e.Bulk, RequestID: httpapi.RequestID, Logger: o.Logger, MaxBodyBytes: o.MaxBodyBytes})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, r := range e.RPC.Routes() {
-		e.API.Mount(r.Pattern, r.Handler)
 	}
 	if o.Mount != nil {
 		o.Mount(e.API, e)

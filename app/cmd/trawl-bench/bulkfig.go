@@ -57,7 +57,7 @@ func bulkFigure() {
 			log.Fatal(err)
 		}
 		lim, _ := ratelimit.NewMemory(clk)
-		svc, err := app.NewServices(cfg, store, clk, pay, lim, out, nil)
+		svc, err := app.NewServices(app.SQLStores(store), clk, pay, lim, out, cfg.ServiceOptions(), nil)
 		if err != nil {
 			log.Fatal(err)
 		}

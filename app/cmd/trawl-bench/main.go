@@ -181,11 +181,11 @@ func build(s *sqlstore.Store) (http.Handler, string, app.Services, error) {
 		return nil, "", app.Services{}, err
 	}
 	lim, _ := ratelimit.NewMemory(clk)
-	svc, err := app.NewServices(cfg, s, clk, pay, lim, out, nil)
+	svc, err := app.NewServices(app.SQLStores(s), clk, pay, lim, out, cfg.ServiceOptions(), nil)
 	if err != nil {
 		return nil, "", svc, err
 	}
-	api, err := app.NewHandler(svc, out, s.Ping, cfg, nil)
+	api, _, err := app.NewHandler(svc, out, app.HandlerOptions{Ready: s.Ping, MaxBody: cfg.MaxBody})
 	if err != nil {
 		return nil, "", svc, err
 	}
