@@ -222,7 +222,8 @@ func NewServices(st Stores, clk ports.Clock, payments ports.PaymentProvider, lim
 	if s.Prompt, err = prompt.NewService(out.LLM, s.Content, s.Biller, o.LLMContextChars); err != nil {
 		return s, err
 	}
-	s.Worker, err = bulk.NewWorker(st.Jobs, st.Accounts, s.Ledger, s.Content, out.Webhooks, out.Mailer, out.Blobs, clk, log, o.Worker)
+	s.Worker, err = bulk.NewWorker(bulk.WorkerDeps{Jobs: st.Jobs, Accounts: st.Accounts, Ledger: s.Ledger, Pages: s.Content,
+		Webhooks: out.Webhooks, Mailer: out.Mailer, Blobs: out.Blobs, Clock: clk, Logger: log}, o.Worker)
 	if err != nil {
 		return s, err
 	}
