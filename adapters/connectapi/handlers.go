@@ -81,7 +81,7 @@ func (h pageHandler) CreateBulkContentJob(ctx context.Context, req *connect.Requ
 			return nil, credits.Receipt{}, err
 		}
 		return &trawlv1.CreateBulkContentJobResponse{Message: ack.Message, JobId: ack.JobID, UrlsCount: int32(ack.URLsCount), UrlSource: ack.URLSource,
-			DeliveryMethod: ack.DeliveryMethod, EstimatedCompletionTime: ack.EstimatedCompletionTime, Status: ack.Status, QueuedAt: iso(ack.QueuedAt)}, credits.Receipt{}, nil
+			DeliveryMethod: ack.DeliveryMethod, EstimatedCompletionTime: ack.EstimatedCompletionTime, Status: string(ack.Status), QueuedAt: iso(ack.QueuedAt)}, credits.Receipt{}, nil
 	})
 }
 
@@ -91,14 +91,14 @@ func (h pageHandler) GetBulkContentJob(ctx context.Context, req *connect.Request
 		return nil, toConnect(err)
 	}
 	j := st.Job
-	out := &trawlv1.GetBulkContentJobResponse{JobId: j.ID, Status: j.Status, UrlSource: j.URLSource, DeliveryMethod: st.DeliveryMethod,
+	out := &trawlv1.GetBulkContentJobResponse{JobId: j.ID, Status: string(j.Status), UrlSource: j.URLSource, DeliveryMethod: st.DeliveryMethod,
 		UrlsCount: int32(j.URLsCount), ProcessedCount: int32(st.Processed), SuccessCount: int32(st.Succeeded), FailedCount: int32(st.Failed), QueuedAt: iso(j.QueuedAt),
 		StartedAt: isoPtr(j.StartedAt), CompletedAt: isoPtr(j.CompletedAt), FailedAt: isoPtr(j.FailedAt), Error: j.Error, DownloadUrl: st.Download}
 	for _, u := range st.URLs {
-		out.Results = append(out.Results, &trawlv1.BulkUrlResult{Url: u.URL, Status: u.Status, Success: u.Status == ports.URLSucceeded, StatusCode: int32(u.StatusCode), Error: u.Error})
+		out.Results = append(out.Results, &trawlv1.BulkUrlResult{Url: u.URL, Status: string(u.Status), Success: u.Status == ports.URLSucceeded, StatusCode: int32(u.StatusCode), Error: u.Error})
 	}
 	for _, d := range st.Deliveries {
-		out.Deliveries = append(out.Deliveries, &trawlv1.DeliveryAttempt{Channel: d.Channel, Attempt: int32(d.Attempt), StatusCode: int32(d.StatusCode), Error: d.Error, DurationMs: d.Duration.Milliseconds(), At: iso(d.At)})
+		out.Deliveries = append(out.Deliveries, &trawlv1.DeliveryAttempt{Channel: string(d.Channel), Attempt: int32(d.Attempt), StatusCode: int32(d.StatusCode), Error: d.Error, DurationMs: d.Duration.Milliseconds(), At: iso(d.At)})
 	}
 	return connect.NewResponse(out), nil
 }

@@ -20,14 +20,14 @@ func (a *API) bulkRoutes() {
 }
 
 type ackJSON struct {
-	Message                 string `json:"message"`
-	JobID                   string `json:"job_id"`
-	URLsCount               int    `json:"urls_count"`
-	URLSource               string `json:"url_source"`
-	DeliveryMethod          string `json:"delivery_method"`
-	EstimatedCompletionTime string `json:"estimated_completion_time"`
-	Status                  string `json:"status"`
-	QueuedAt                string `json:"queued_at"`
+	Message                 string          `json:"message"`
+	JobID                   string          `json:"job_id"`
+	URLsCount               int             `json:"urls_count"`
+	URLSource               string          `json:"url_source"`
+	DeliveryMethod          string          `json:"delivery_method"`
+	EstimatedCompletionTime string          `json:"estimated_completion_time"`
+	Status                  ports.JobStatus `json:"status"`
+	QueuedAt                string          `json:"queued_at"`
 }
 
 func (a *API) submitBulk(r *http.Request, c credits.Call) (int, any, credits.Receipt, error) {
@@ -61,20 +61,20 @@ func (a *API) submitBulk(r *http.Request, c credits.Call) (int, any, credits.Rec
 }
 
 type jobURLJSON struct {
-	URL        string  `json:"url"`
-	Status     string  `json:"status"`
-	Success    bool    `json:"success"`
-	StatusCode int     `json:"statusCode"`
-	Error      *string `json:"error"`
+	URL        string          `json:"url"`
+	Status     ports.URLStatus `json:"status"`
+	Success    bool            `json:"success"`
+	StatusCode int             `json:"statusCode"`
+	Error      *string         `json:"error"`
 }
 
 type deliveryJSON struct {
-	Channel    string  `json:"channel"`
-	Attempt    int     `json:"attempt"`
-	StatusCode int     `json:"status_code,omitempty"`
-	Error      *string `json:"error"`
-	DurationMS int64   `json:"duration_ms"`
-	At         string  `json:"at"`
+	Channel    ports.DeliveryChannel `json:"channel"`
+	Attempt    int                   `json:"attempt"`
+	StatusCode int                   `json:"status_code,omitempty"`
+	Error      *string               `json:"error"`
+	DurationMS int64                 `json:"duration_ms"`
+	At         string                `json:"at"`
 }
 
 func (a *API) bulkStatus(w http.ResponseWriter, r *http.Request) {

@@ -35,11 +35,11 @@ type Completion struct {
 
 // Failure is the content-bulk-failure payload.
 type Failure struct {
-	JobID    string `json:"job_id"`
-	Status   string `json:"status"`
-	Error    string `json:"error"`
-	FailedAt string `json:"failed_at"`
-	User     User   `json:"user"`
+	JobID    string          `json:"job_id"`
+	Status   ports.JobStatus `json:"status"`
+	Error    string          `json:"error"`
+	FailedAt string          `json:"failed_at"`
+	User     User            `json:"user"`
 }
 
 func iso(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000000Z07:00") }

@@ -51,7 +51,7 @@ type Ack struct {
 	URLSource               string
 	DeliveryMethod          string
 	EstimatedCompletionTime string
-	Status                  string
+	Status                  ports.JobStatus
 	QueuedAt                time.Time
 	Sync                    bool // processed inline: answer 200 rather than 202
 }
