@@ -62,7 +62,7 @@ type API struct {
 }
 
 // router is the mux, remembering the patterns it was given so tests can
-// reach every route without a list of their own.
+// reach every route without a list of their own (export_test.go).
 type router struct {
 	*http.ServeMux
 	patterns []string
@@ -77,10 +77,6 @@ func (m *router) HandleFunc(pattern string, h func(http.ResponseWriter, *http.Re
 	m.patterns = append(m.patterns, pattern)
 	m.ServeMux.HandleFunc(pattern, h)
 }
-
-// Patterns lists the patterns of every route, mounted ones included, in
-// the order they were registered.
-func (a *API) Patterns() []string { return append([]string(nil), a.mux.patterns...) }
 
 // New builds the API; it fails on a missing dependency.
 func New(d Deps) (*API, error) {

@@ -11,3 +11,7 @@ import (
 func (a *API) Billed(pattern string, group ratelimit.Group, h func(r *http.Request, c credits.Call) (int, any, credits.Receipt, error)) {
 	a.billed(pattern, group, h)
 }
+
+// Patterns lists the patterns of every route, mounted ones included, in
+// the order they were registered.
+func (a *API) Patterns() []string { return append([]string(nil), a.mux.patterns...) }
