@@ -58,8 +58,9 @@ type delivery struct {
 }
 
 // TestBothDeliveriesAgree runs the same billed calls over the JSON API and
-// over Connect RPC and compares what the caller sees: the status, the
-// limit, replay and balance headers (or metadata), and the charge.
+// over RPC (the Connect and gRPC protocols) and compares what the caller
+// sees: the status, the limit, replay and balance headers (or metadata,
+// trailers included), and the charge.
 func TestBothDeliveriesAgree(t *testing.T) {
 	site := sites.New(t, "news.test")
 	const article = `<html><head><title>Tides</title></head><body><article><p>Tides rise and fall twice a day, and the pools they leave behind are full of life, from anemones to crabs and snails.</p><p>Shade and depth decide which animals survive the summer heat in those pools, researchers found.</p></article></body></html>`
@@ -76,7 +77,6 @@ func TestBothDeliveriesAgree(t *testing.T) {
 		_, _ = w.Write([]byte(article))
 	})
 	e = apitest.Start(t, memstore.New(), apitest.Options{Resolve: sites.Resolve(site)})
-	pages := trawlv1connect.NewPageServiceClient(http.DefaultClient, e.Server.URL)
 	ctx := context.Background()
 
 	deliveries := []delivery{
@@ -94,37 +94,8 @@ func TestBothDeliveriesAgree(t *testing.T) {
 				return r.Status, r.Header
 			},
 		},
-		{
-			name: "rpc",
-			fingerprint: func(pageURL string) string {
-				raw, _ := proto.MarshalOptions{Deterministic: true}.Marshal(&trawlv1.GetContentRequest{Url: pageURL})
-				return idempotency.Fingerprint("RPC", trawlv1connect.PageServiceGetContentProcedure, "", raw)
-			},
-			send: func(t *testing.T, tok, pageURL, key string) (int, http.Header) {
-				req := connect.NewRequest(&trawlv1.GetContentRequest{Url: pageURL})
-				req.Header().Set("Authorization", "Bearer "+tok)
-				if key != "" {
-					req.Header().Set("Idempotency-Key", key)
-				}
-				res, err := pages.GetContent(ctx, req)
-				if err == nil {
-					return http.StatusOK, res.Header()
-				}
-				var ce *connect.Error
-				if !errors.As(err, &ce) {
-					t.Fatalf("rpc: %v", err)
-				}
-				status := 0
-				for _, d := range ce.Details() {
-					if v, err := d.Value(); err == nil {
-						if info, ok := v.(*errdetails.ErrorInfo); ok {
-							status, _ = strconv.Atoi(info.Metadata["http_status"])
-						}
-					}
-				}
-				return status, ce.Meta()
-			},
-		},
+		rpcDelivery("rpc", trawlv1connect.NewPageServiceClient(http.DefaultClient, e.Server.URL)),
+		rpcDelivery("grpc", trawlv1connect.NewPageServiceClient(h2c(), e.Server.URL, connect.WithGRPC())),
 	}
 
 	page := site.URL("/article")
@@ -217,19 +188,22 @@ func TestBothDeliveriesAgree(t *testing.T) {
 				got[d.name] = seen{status: status, headers: pick(h), charged: before.Balance - after.Balance}
 				e.Clock.Advance(2 * time.Minute) // the next account starts with an empty window
 			}
-			h, r := got["http"], got["rpc"]
+			h := got["http"]
 			if h.status != c.want || h.charged != c.charged {
 				t.Errorf("http = %d charged %d, want %d charged %d", h.status, h.charged, c.want, c.charged)
 			}
-			if r.status != h.status || r.charged != h.charged {
-				t.Errorf("rpc = %d charged %d, http = %d charged %d", r.status, r.charged, h.status, h.charged)
-			}
-			if len(h.headers) != len(r.headers) {
-				t.Errorf("headers differ:\nhttp %v\nrpc  %v", h.headers, r.headers)
-			}
-			for k, v := range h.headers {
-				if r.headers[k] != v {
-					t.Errorf("%s: http %q, rpc %q", k, v, r.headers[k])
+			for _, name := range []string{"rpc", "grpc"} {
+				r := got[name]
+				if r.status != h.status || r.charged != h.charged {
+					t.Errorf("%s = %d charged %d, http = %d charged %d", name, r.status, r.charged, h.status, h.charged)
+				}
+				if len(h.headers) != len(r.headers) {
+					t.Errorf("headers differ:\nhttp %v\n%s %v", h.headers, name, r.headers)
+				}
+				for k, v := range h.headers {
+					if r.headers[k] != v {
+						t.Errorf("%s: http %q, %s %q", k, v, name, r.headers[k])
+					}
 				}
 			}
 			for _, k := range []string{"RateLimit-Limit", c.header} {
@@ -238,5 +212,40 @@ func TestBothDeliveriesAgree(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// rpcDelivery sends GetContent with a Connect client of any protocol.
+func rpcDelivery(name string, pages trawlv1connect.PageServiceClient) delivery {
+	return delivery{
+		name: name,
+		fingerprint: func(pageURL string) string {
+			raw, _ := proto.MarshalOptions{Deterministic: true}.Marshal(&trawlv1.GetContentRequest{Url: pageURL})
+			return idempotency.Fingerprint("RPC", trawlv1connect.PageServiceGetContentProcedure, "", raw)
+		},
+		send: func(t *testing.T, tok, pageURL, key string) (int, http.Header) {
+			req := connect.NewRequest(&trawlv1.GetContentRequest{Url: pageURL})
+			req.Header().Set("Authorization", "Bearer "+tok)
+			if key != "" {
+				req.Header().Set("Idempotency-Key", key)
+			}
+			res, err := pages.GetContent(context.Background(), req)
+			if err == nil {
+				return http.StatusOK, res.Header()
+			}
+			var ce *connect.Error
+			if !errors.As(err, &ce) {
+				t.Fatalf("%s: %v", name, err)
+			}
+			status := 0
+			for _, d := range ce.Details() {
+				if v, err := d.Value(); err == nil {
+					if info, ok := v.(*errdetails.ErrorInfo); ok {
+						status, _ = strconv.Atoi(info.Metadata["http_status"])
+					}
+				}
+			}
+			return status, ce.Meta()
+		},
 	}
 }
