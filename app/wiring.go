@@ -188,20 +188,28 @@ func (c Config) ServiceOptions() ServiceOptions {
 	}
 }
 
+// NewAccountServices builds the services of accounts, tokens and credits:
+// all the operator's commands need, with no outbound adapter.
+func NewAccountServices(st Stores, clk ports.Clock, payments ports.PaymentProvider, pricing credits.Pricing) (*auth.Service, *credits.Service, error) {
+	a, err := auth.NewService(st.Accounts, st.Tokens, clk)
+	if err != nil {
+		return nil, nil, err
+	}
+	c, err := credits.NewService(st.Ledger, st.Accounts, payments, clk, pricing)
+	return a, c, err
+}
+
 // NewServices builds the core over the store ports and the outbound adapters.
 func NewServices(st Stores, clk ports.Clock, payments ports.PaymentProvider, limiter ports.RateLimiter, out Outbound, o ServiceOptions, log *slog.Logger) (Services, error) {
 	var s Services
 	var err error
-	if s.Auth, err = auth.NewService(st.Accounts, st.Tokens, clk); err != nil {
+	if s.Auth, s.Credits, err = NewAccountServices(st, clk, payments, o.Pricing); err != nil {
 		return s, err
 	}
 	if s.Ledger, err = credits.NewLedger(st.Ledger, clk, credits.WithLogger(log)); err != nil {
 		return s, err
 	}
 	if s.Biller, err = credits.NewBiller(s.Ledger, st.Ledger, clk); err != nil {
-		return s, err
-	}
-	if s.Credits, err = credits.NewService(st.Ledger, st.Accounts, payments, clk, o.Pricing); err != nil {
 		return s, err
 	}
 	if s.Idempotency, err = idempotency.NewService(st.Idempotency, clk); err != nil {
