@@ -159,11 +159,11 @@ func (s *Store) Transactions(ctx context.Context, accountID int64, limit, offset
 	ctx, cancel := s.bounded(ctx)
 	defer cancel()
 	var total int
-	if err := s.db.GetContext(ctx, &total, s.q(`SELECT COUNT(*) FROM transactions WHERE account_id = ?`), accountID); err != nil {
+	if err := s.x().GetContext(ctx, &total, s.q(`SELECT COUNT(*) FROM transactions WHERE account_id = ?`), accountID); err != nil {
 		return nil, 0, fail(ctx, op, err)
 	}
 	var rows []transactionRow
-	err := s.db.SelectContext(ctx, &rows, s.q(`SELECT id, account_id, service_type, service_name, credits, balance_after, created_at, metadata
+	err := s.x().SelectContext(ctx, &rows, s.q(`SELECT id, account_id, service_type, service_name, credits, balance_after, created_at, metadata
 		FROM transactions WHERE account_id = ? ORDER BY id DESC LIMIT ? OFFSET ?`), accountID, limit, offset)
 	if err != nil {
 		return nil, 0, fail(ctx, op, err)
@@ -186,7 +186,7 @@ func (s *Store) ReadCredits(ctx context.Context, accountID int64, now time.Time)
 		accountRow
 		Held int64 `db:"held"`
 	}
-	err := s.db.GetContext(ctx, &r, s.q(`SELECT `+accountCols+`, (SELECT COALESCE(SUM(amount), 0) FROM holds WHERE account_id = accounts.id AND expires_at > ?) AS held
+	err := s.x().GetContext(ctx, &r, s.q(`SELECT `+accountCols+`, (SELECT COALESCE(SUM(amount), 0) FROM holds WHERE account_id = accounts.id AND expires_at > ?) AS held
 		FROM accounts WHERE id = ?`), ms(now), accountID)
 	if err != nil {
 		return ports.CreditState{}, 0, notFound(ctx, "sqlstore.ReadCredits", "account", err)
@@ -198,7 +198,7 @@ func (s *Store) ReadCredits(ctx context.Context, accountID int64, now time.Time)
 func (s *Store) CreateCheckoutSession(ctx context.Context, cs ports.CheckoutSession) error {
 	ctx, cancel := s.bounded(ctx)
 	defer cancel()
-	_, err := s.db.ExecContext(ctx, s.q(`INSERT INTO checkout_sessions (id, account_id, credits, amount_cents, currency, created_at) VALUES (?, ?, ?, ?, ?, ?)`),
+	_, err := s.x().ExecContext(ctx, s.q(`INSERT INTO checkout_sessions (id, account_id, credits, amount_cents, currency, created_at) VALUES (?, ?, ?, ?, ?, ?)`),
 		cs.ID, cs.AccountID, cs.Credits, cs.AmountCents, cs.Currency, ms(cs.CreatedAt))
 	if isUnique(err) {
 		return failure.E("sqlstore.CreateCheckoutSession", failure.Conflict, "session exists")
@@ -221,7 +221,7 @@ func (s *Store) CheckoutSession(ctx context.Context, id string) (ports.CheckoutS
 	ctx, cancel := s.bounded(ctx)
 	defer cancel()
 	var r sessionRow
-	err := s.db.GetContext(ctx, &r, s.q(`SELECT id, account_id, credits, amount_cents, currency, created_at, paid_at FROM checkout_sessions WHERE id = ?`), id)
+	err := s.x().GetContext(ctx, &r, s.q(`SELECT id, account_id, credits, amount_cents, currency, created_at, paid_at FROM checkout_sessions WHERE id = ?`), id)
 	if err != nil {
 		return ports.CheckoutSession{}, notFound(ctx, "sqlstore.CheckoutSession", "checkout session", err)
 	}
