@@ -99,7 +99,7 @@ func (s *Store) PrincipalByTokenHash(ctx context.Context, hash string) (ports.Pr
 		return ports.Principal{}, notFound(ctx, "sqlstore.PrincipalByTokenHash", "token", err)
 	}
 	tok := tokenRow{ID: r.TID, AccountID: r.TAccountID, Name: r.TName, Hash: r.THash, Preview: r.TPreview, LastUsedAt: r.TLastUsedAt, CreatedAt: r.TCreatedAt}
-	return ports.Principal{Account: r.accountRow.account(), Token: tok.token()}, nil
+	return ports.Principal{Account: r.accountRow.account(), Token: tok.token(), Credits: r.accountRow.credits()}, nil
 }
 
 // ListTokens lists an account's tokens by id.

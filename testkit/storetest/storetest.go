@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -130,6 +131,21 @@ func testTokens(t *testing.T, s Stores) {
 	}
 	if _, err := s.PrincipalByTokenHash(ctx, "nope"); !failure.Is(err, failure.NotFound) {
 		t.Fatalf("unknown hash: got %v, want NotFound", err)
+	}
+	// The principal carries the credit row read with it, the same as ReadCredits.
+	if err := s.WithCredits(ctx, a.ID, func(tx ports.LedgerTx) error {
+		st := tx.State()
+		st.TopUp, st.Used, st.AllowanceUsed = 70, 9, 5
+		return tx.SaveState(st)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	cs, _, err := s.ReadCredits(ctx, a.ID, t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p, err := s.PrincipalByTokenHash(ctx, t1.Hash); err != nil || !reflect.DeepEqual(p.Credits, cs) || p.Credits.TopUp != 70 || p.Credits.Used != 9 {
+		t.Fatalf("PrincipalByTokenHash credits = %+v, %v; want %+v", p.Credits, err, cs)
 	}
 	at := t0.Add(time.Hour)
 	if err := s.TouchToken(ctx, t1.ID, at); err != nil {
