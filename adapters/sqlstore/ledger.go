@@ -189,6 +189,33 @@ func (l *ledgerTx) TokenLive(tokenID int64) (bool, error) {
 	return n > 0, err
 }
 
+// DropHold deletes the hold, checks the token and sums the other live holds:
+// one statement on PostgreSQL (its sum reads the holds as they were before
+// the deletion, so it leaves the dropped hold out by its id).
+func (l *ledgerTx) DropHold(holdID string, tokenID int64, now time.Time) (bool, int64, error) {
+	if err := l.deleteExpired(); err != nil {
+		return false, 0, err
+	}
+	var r struct {
+		Live int64 `db:"live"`
+		Held int64 `db:"held"`
+	}
+	if l.s.dialect == Postgres {
+		err := l.tx.GetContext(l.ctx, &r, l.s.q(`WITH dropped AS (DELETE FROM holds WHERE id = ? AND account_id = ?)
+			SELECT CASE WHEN ? = 0 OR EXISTS (SELECT 1 FROM tokens WHERE id = ? AND account_id = ?) THEN 1 ELSE 0 END AS live,
+				(SELECT COALESCE(SUM(amount), 0) FROM holds WHERE account_id = ? AND expires_at > ? AND id <> ?) AS held`),
+			holdID, l.state.AccountID, tokenID, tokenID, l.state.AccountID, l.state.AccountID, ms(now), holdID)
+		return r.Live == 1, r.Held, err
+	}
+	if _, err := l.tx.ExecContext(l.ctx, l.s.q(`DELETE FROM holds WHERE id = ? AND account_id = ?`), holdID, l.state.AccountID); err != nil {
+		return false, 0, err
+	}
+	err := l.tx.GetContext(l.ctx, &r, l.s.q(`SELECT CASE WHEN ? = 0 OR EXISTS (SELECT 1 FROM tokens WHERE id = ? AND account_id = ?) THEN 1 ELSE 0 END AS live,
+		(SELECT COALESCE(SUM(amount), 0) FROM holds WHERE account_id = ? AND expires_at > ?) AS held`),
+		tokenID, tokenID, l.state.AccountID, l.state.AccountID, ms(now))
+	return r.Live == 1, r.Held, err
+}
+
 func (l *ledgerTx) AddTransaction(t ports.Transaction) (ports.Transaction, error) {
 	meta, err := json.Marshal(t.Metadata)
 	if err != nil {

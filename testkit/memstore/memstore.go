@@ -361,6 +361,18 @@ func (l *ledgerTx) TokenLive(tokenID int64) (bool, error) {
 	return ok && t.AccountID == l.state.AccountID, nil
 }
 
+func (l *ledgerTx) DropHold(holdID string, tokenID int64, now time.Time) (bool, int64, error) {
+	if err := l.DeleteHold(holdID); err != nil && !failure.Is(err, failure.NotFound) {
+		return false, 0, err
+	}
+	live := true
+	if tokenID != 0 {
+		live, _ = l.TokenLive(tokenID)
+	}
+	held, err := l.HeldAmount(now)
+	return live, held, err
+}
+
 func (l *ledgerTx) AddTransaction(t ports.Transaction) (ports.Transaction, error) {
 	if t.BalanceAfter < 0 {
 		return t, failure.E("memstore.AddTransaction", failure.Internal, "negative balance")

@@ -273,6 +273,31 @@ func testLedgerTx(t *testing.T, s Stores) {
 	if err != nil || st.TopUp != 70 || st.Used != 9 || st.AllowanceUsed != 4 || held != 20 {
 		t.Fatalf("ReadCredits = %+v held %d, %v", st, held, err)
 	}
+	// DropHold: the hold goes (twice is no error), the token is checked
+	// (token 0 is the system: always live), the other live holds are summed.
+	err = s.WithCredits(ctx, a.ID, func(tx ports.LedgerTx) error {
+		if err := tx.PutHold(ports.Hold{ID: "h3", AccountID: a.ID, TokenID: tok.ID, Amount: 5, CreatedAt: t0, ExpiresAt: t0.Add(time.Hour)}); err != nil {
+			return err
+		}
+		for range 2 {
+			if live, others, err := tx.DropHold("h3", tok.ID, t0); err != nil || !live || others != 20 {
+				return fmt.Errorf("DropHold = %v %d, %v; want live, 20 held by the others", live, others, err)
+			}
+		}
+		if live, _, err := tx.DropHold("h3", tok.ID+1000, t0); err != nil || live {
+			return fmt.Errorf("DropHold with an unknown token = %v, %v; want not live", live, err)
+		}
+		if live, others, err := tx.DropHold("h1", 0, t0); err != nil || !live || others != 0 {
+			return fmt.Errorf("DropHold by the system = %v %d, %v; want live, 0", live, others, err)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, held, err := s.ReadCredits(ctx, a.ID, t0); err != nil || held != 0 {
+		t.Fatalf("held %d after every hold was dropped (%v), want 0", held, err)
+	}
 	if err := s.WithCredits(ctx, 999999, func(ports.LedgerTx) error { return nil }); !failure.Is(err, failure.NotFound) {
 		t.Fatalf("WithCredits on missing account: %v, want NotFound", err)
 	}
