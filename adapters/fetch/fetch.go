@@ -308,12 +308,18 @@ func (c *Client) Fetch(ctx context.Context, r ports.FetchRequest) (ports.FetchRe
 	if max <= 0 {
 		max = c.opts.MaxBytes
 	}
-	body, err := readBody(res, max)
-	if err != nil {
-		return ports.FetchResponse{}, c.translate(err, u.Hostname(), field)
-	}
 	mediaType, params, _ := mime.ParseMediaType(res.Header.Get("Content-Type"))
 	mediaType = strings.ToLower(mediaType)
+	if r.DocumentMaxBytes > 0 && mediaType != "" && !isText(mediaType) {
+		max = r.DocumentMaxBytes
+	}
+	body, err := readBody(res, max)
+	if err != nil {
+		if errors.Is(err, errTooLarge) {
+			return ports.FetchResponse{}, failure.E("fetch", failure.Unavailable, fmt.Sprintf("The page could not be fetched: it is larger than %d bytes.", max), err)
+		}
+		return ports.FetchResponse{}, c.translate(err, u.Hostname(), field)
+	}
 	if mediaType == "" {
 		mediaType = strings.ToLower(strings.SplitN(http.DetectContentType(body), ";", 2)[0])
 	}
