@@ -51,6 +51,7 @@ type Options struct {
 type Converter struct {
 	opts  Options
 	ready chan struct{}
+	start sync.Once
 	pool  pdfium.Pool
 	err   error
 	once  sync.Once
@@ -58,8 +59,8 @@ type Converter struct {
 
 var _ ports.DocumentConverter = (*Converter)(nil)
 
-// New builds a converter. PDFium is compiled in the background (a few
-// seconds); the first conversion waits for it within its context.
+// New builds a converter. PDFium is compiled (a few seconds of CPU) on
+// Warm or on the first conversion, which waits for it within its context.
 func New(o Options) *Converter {
 	if o.MaxPages <= 0 {
 		o.MaxPages = 500
@@ -73,9 +74,13 @@ func New(o Options) *Converter {
 	if o.MaxChars <= 0 {
 		o.MaxChars = 20_000_000
 	}
-	c := &Converter{opts: o, ready: make(chan struct{})}
-	go c.init()
-	return c
+	return &Converter{opts: o, ready: make(chan struct{})}
+}
+
+// Warm compiles PDFium in the background, so that the first document does
+// not wait for it. A server calls it on start.
+func (c *Converter) Warm() {
+	c.start.Do(func() { go c.init() })
 }
 
 func (c *Converter) init() {
@@ -95,6 +100,11 @@ func (c *Converter) init() {
 
 // Close releases PDFium.
 func (c *Converter) Close() error {
+	started := true
+	c.start.Do(func() { started = false })
+	if !started {
+		return nil
+	}
 	<-c.ready
 	if c.pool == nil {
 		return nil
@@ -115,6 +125,7 @@ func unavailable(msg string, err error) error {
 
 // Convert implements ports.DocumentConverter.
 func (c *Converter) Convert(ctx context.Context, r ports.DocumentRequest) (out ports.Extracted, err error) {
+	c.Warm()
 	select {
 	case <-c.ready:
 	case <-ctx.Done():

@@ -79,6 +79,10 @@ type Options struct {
 	NoWorker bool
 	// Worker tunes the bulk worker (tests shorten its waits).
 	Worker bulk.WorkerOptions
+	// Documents are the document converters of the content path (none:
+	// documents are refused like any non-HTML response).
+	Documents      map[ports.DocumentFormat]ports.DocumentConverter
+	DocumentLimits content.DocumentLimits
 }
 
 // LookupIP is the test resolver: every name fails to resolve except a few
@@ -119,7 +123,11 @@ func Start(t testing.TB, store storetest.Stores, o Options) *Env {
 	lim, _ := ratelimit.NewMemory(e.Clock)
 	e.Fetcher = fetch.New(fetch.Options{Resolve: o.Resolve, LookupIP: LookupIP, Timeout: 5 * time.Second})
 	disc, _ := sitemapadapter.New(e.Fetcher, sitemapadapter.Limits{})
-	e.Content, _ = content.NewService(e.Fetcher, extract.New(), e.Biller)
+	var contentOpts []content.Option
+	if o.Documents != nil {
+		contentOpts = append(contentOpts, content.WithDocuments(o.DocumentLimits, o.Documents))
+	}
+	e.Content, _ = content.NewService(e.Fetcher, extract.New(), e.Biller, contentOpts...)
 	sm, _ := sitemap.NewService(disc, e.Biller)
 	so := searchadapter.ClientOptions{Timeout: 5 * time.Second}
 	noNet := "http://127.0.0.1:1" // an engine a test did not configure fails at once
