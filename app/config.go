@@ -74,7 +74,7 @@ func DefaultConfig() Config {
 		Addr: "127.0.0.1:8080", DataDir: "./trawl-data", LogLevel: "info", LogFormat: "text",
 		MaxBody: 1 << 20, Shutdown: 15 * time.Second, PriceCents: 500, Currency: "usd", Bootstrap: true,
 		FetchConnectTimeout: 10 * time.Second, FetchTimeout: 30 * time.Second, FetchMaxBytes: 10 << 20,
-		DocumentMaxBytes: 50 << 20, DocumentMaxPages: 500, DocumentTimeout: 30 * time.Second, DocumentWorkers: 2, DocumentMemoryBytes: 512 << 20,
+		DocumentMaxBytes: 50 << 20, DocumentMaxPages: 500, DocumentTimeout: 30 * time.Second, DocumentWorkers: 2, DocumentMemoryBytes: 256 << 20,
 		SearchTimeout: 15 * time.Second, LLMTimeout: 60 * time.Second, LLMContextChars: 24000,
 		MailFrom: "Trawl <no-reply@trawl.localhost>", LinkTTL: 7 * 24 * time.Hour, BulkWorker: true, BulkJobs: 2,
 		BulkLease: time.Minute, WebhookTimeout: 30 * time.Second, WebhookBackoff: 2 * time.Second, S3Region: "us-east-1",

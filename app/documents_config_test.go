@@ -7,7 +7,7 @@ import (
 
 func TestDocumentConfig(t *testing.T) {
 	d := DefaultConfig()
-	if d.DocumentMaxBytes != 50<<20 || d.DocumentMaxPages != 500 || d.DocumentTimeout != 30*time.Second || d.DocumentWorkers != 2 || d.DocumentMemoryBytes != 512<<20 {
+	if d.DocumentMaxBytes != 50<<20 || d.DocumentMaxPages != 500 || d.DocumentTimeout != 30*time.Second || d.DocumentWorkers != 2 || d.DocumentMemoryBytes != 256<<20 {
 		t.Fatalf("defaults %+v", d)
 	}
 	env := map[string]string{"TRAWL_DOCUMENT_MAX_BYTES": "1048576", "TRAWL_DOCUMENT_MAX_PAGES": "20", "TRAWL_DOCUMENT_TIMEOUT": "5s",
