@@ -221,6 +221,32 @@ func dropRunning(pages [][]*line, body float64) [][]*line {
 	}
 	need := max(2, (len(pages)+1)/2)
 	drop := map[*line]bool{}
+	// A header or footer whose words change (the chapter title) but which
+	// carries the page number: the printed number is the page index plus
+	// one offset on many pages.
+	offsets := map[int]int{}
+	for pi, ls := range pages {
+		for _, l := range ends(ls) {
+			if n, ok := edgeNumber(l.text); ok {
+				offsets[n-pi]++
+			}
+		}
+	}
+	offset, hits := 0, 0
+	for o, n := range offsets {
+		if n > hits {
+			offset, hits = o, n
+		}
+	}
+	if hits >= max(3, len(pages)/3) {
+		for pi, ls := range pages {
+			for _, l := range ends(ls) {
+				if n, ok := edgeNumber(l.text); ok && n-pi == offset && l.size <= body*1.05 {
+					drop[l] = true
+				}
+			}
+		}
+	}
 	for _, ls := range pages {
 		for _, l := range ends(ls) {
 			small := l.size <= body*1.05
@@ -241,6 +267,27 @@ func dropRunning(pages [][]*line, body float64) [][]*line {
 		}
 	}
 	return out
+}
+
+var edgeNum = regexp.MustCompile(`^(\d{1,5})\s+\S|\S\s+(\d{1,5})$`)
+
+// edgeNumber is the number a short line starts or ends with, set apart by
+// a space ("Chapter 2: Handling 3", "12 Annual report").
+func edgeNumber(s string) (int, bool) {
+	s = strings.TrimSpace(s)
+	if utf8.RuneCountInString(s) > 120 {
+		return 0, false
+	}
+	m := edgeNum.FindStringSubmatch(s)
+	if m == nil {
+		return 0, false
+	}
+	d := m[1] + m[2]
+	n := 0
+	for _, c := range d {
+		n = n*10 + int(c-'0')
+	}
+	return n, true
 }
 
 // bodySize is the size most of the text is set in.
