@@ -57,7 +57,6 @@ const op = "docx.Convert"
 var (
 	errTooLarge = errors.New("part inflates past the cap")
 	errTooDeep  = errors.New("xml nested past the cap")
-	errTooLong  = errors.New("text past the cap")
 )
 
 // cfb is the signature of an OLE compound file: what an encrypted DOCX is
