@@ -5,6 +5,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/trawlhq/trawl/adapters/docx"
 	"github.com/trawlhq/trawl/adapters/pdf"
@@ -49,8 +50,10 @@ func documentsEnv(t *testing.T) (*apitest.Env, string, *fakellm.Server) {
 	model := fakellm.New(t)
 	e := apitest.Start(t, memstore.New(), apitest.Options{
 		Resolve: sites.Resolve(s), LLMBaseURL: model.BaseURL(), Documents: documentConverters(),
-		// large.pdf (875 KB, 300 pages) passes the size cap and stops at 20 pages.
-		DocumentLimits: content.DocumentLimits{MaxBytes: 900 << 10, MaxPages: 20},
+		// large.pdf (875 KB, 300 pages) passes the size cap and stops at 20
+		// pages. The time limit leaves room for PDFium's first compile under
+		// the race detector.
+		DocumentLimits: content.DocumentLimits{MaxBytes: 900 << 10, MaxPages: 20, Timeout: 3 * time.Minute},
 	})
 	_, tok := e.Account("docs@example.com", "business")
 	return e, tok, model

@@ -64,11 +64,17 @@ func TestBuiltPDF(t *testing.T) {
 	if err != nil || ex.Text != "Hello from a hand-made page." || ex.Metadata.PageCount != 1 {
 		t.Fatalf("%q %v", ex.Text, err)
 	}
+	// Pages without text or images are not called scanned.
+	_, err = converter(t).Convert(context.Background(), ports.DocumentRequest{Format: ports.DocumentPDF, Body: manyEmptyPages(2)})
+	if fe, ok := failure.As(err); !ok || fe.Kind != failure.Unavailable || fe.Message != "The document could not be converted: it has no text." {
+		t.Fatalf("empty pages: %v", err)
+	}
 }
 
 // Hostile documents cost bounded time and memory, fail (or yield what text
 // they have) with an Unavailable error, and the converter keeps answering.
 func TestHostileDocuments(t *testing.T) {
+	skipUnderRace(t)
 	zeros := make([]byte, 1<<20)
 	deep := strings.Repeat("[", 200000) + strings.Repeat("]", 200000)
 	cases := map[string][]byte{
@@ -154,6 +160,7 @@ func TestTimeLimit(t *testing.T) {
 // FuzzConvert: any bytes give a result or an Unavailable error, never a
 // panic, within bounded time.
 func FuzzConvert(f *testing.F) {
+	skipUnderRace(f)
 	f.Add(onePage([]byte("BT /F1 12 Tf 72 700 Td (Hello) Tj ET"), ""))
 	f.Add(read(f, "two-columns.pdf"))
 	f.Add(manyEmptyPages(3))

@@ -18,6 +18,7 @@ func TestLargeDocument(t *testing.T) {
 	if testing.Short() {
 		t.Skip("300 pages")
 	}
+	skipUnderRace(t)
 	c := New(Options{MemoryLimitBytes: 64 << 20, Workers: 1})
 	defer c.Close()
 	c.Warm()

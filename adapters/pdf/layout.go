@@ -308,7 +308,7 @@ func bodySize(pages [][]*line) float64 {
 }
 
 var (
-	bullet       = regexp.MustCompile(`^([•◦▪▫●○■□‣⁃∙·*–-])\s*`)
+	bullet       = regexp.MustCompile(`^(?:[•◦▪▫●○■□‣⁃∙·]\s*|[*–-]\s+)`)
 	ordinal      = regexp.MustCompile(`^(\(?\d{1,3}[.)]|\(?[a-z][.)])\s+`)
 	endsSentence = regexp.MustCompile(`[.!?…:;"”»)\]]$`)
 )
@@ -400,8 +400,8 @@ func structure(pages [][]*line, heights []float64) []docmodel.Block {
 				prev = l
 				continue
 			}
-			if m := bullet.FindStringSubmatch(l.text); m != nil && (len(l.cells) >= 2 || strings.TrimSpace(l.text) != m[1]) && isListStart(l.text) {
-				text := strings.TrimSpace(l.text[len(m[0]):])
+			if m := bullet.FindString(l.text); m != "" && isListStart(l.text) {
+				text := strings.TrimSpace(l.text[len(m):])
 				blocks = append(blocks, docmodel.Block{Kind: docmodel.ListItem, Text: text})
 				open, prev, itemLeft = len(blocks)-1, l, itemStart(l)
 				continue

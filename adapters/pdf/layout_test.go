@@ -53,10 +53,11 @@ func TestHeadingsListsTables(t *testing.T) {
 		run{Text: "Count", Left: 250, Right: 290, Top: 640, Bot: 630, Size: 11},
 		run{Text: "Nets ", Left: 72, Right: 100, Top: 627, Bot: 617, Size: 11},
 		run{Text: "42", Left: 251, Right: 265, Top: 627, Bot: 617, Size: 11},
-		body("Closing words of a long paragraph that fills the page.", 600),
+		body("-- a comment, not a list item", 600),
+		body("Closing words of a long paragraph that fills the page.", 580),
 	)
 	md := docmodel.Render(structure([][]*line{lines(p, 0)}, []float64{792})).Markdown
-	want := "# Title\n\n## Section\n\n- first item\n\n1. numbered\n\n| Name | Count |\n| --- | --- |\n| Nets | 42 |\n\nClosing words of a long paragraph that fills the page."
+	want := "# Title\n\n## Section\n\n- first item\n\n1. numbered\n\n| Name | Count |\n| --- | --- |\n| Nets | 42 |\n\n-- a comment, not a list item\n\nClosing words of a long paragraph that fills the page."
 	if md != want {
 		t.Errorf("got:\n%s\nwant:\n%s", md, want)
 	}

@@ -18,6 +18,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/klippa-app/go-pdfium"
+	"github.com/klippa-app/go-pdfium/enums"
 	pdfiumerrors "github.com/klippa-app/go-pdfium/errors"
 	"github.com/klippa-app/go-pdfium/references"
 	"github.com/klippa-app/go-pdfium/requests"
@@ -234,7 +235,10 @@ func (c *Converter) convert(inst pdfium.Pdfium, r ports.DocumentRequest) (ports.
 		if pc.PageCount == 0 {
 			return ports.Extracted{}, unavailable("The document could not be converted: it has no pages.", nil)
 		}
-		return ports.Extracted{}, unavailable("The document has no text layer: it looks like a scanned document, and Trawl does not read text from images.", nil)
+		if hasImages(inst, doc.Document, min(n, 10)) {
+			return ports.Extracted{}, unavailable("The document has no text layer: it looks like a scanned document, and Trawl does not read text from images.", nil)
+		}
+		return ports.Extracted{}, unavailable("The document could not be converted: it has no text.", nil)
 	}
 	rd := docmodel.Render(structure(pages, heights))
 	out := ports.Extracted{HTML: rd.HTML, Markdown: rd.Markdown, Text: rd.Text, Metadata: c.metadata(inst, doc.Document)}
@@ -243,6 +247,28 @@ func (c *Converter) convert(inst pdfium.Pdfium, r ports.DocumentRequest) (ports.
 		out.Warning = fmt.Sprintf("The document has %d pages; only the first %d were converted.", pc.PageCount, read)
 	}
 	return out, nil
+}
+
+// hasImages: whether one of the first pages shows an image (a scan).
+func hasImages(inst pdfium.Pdfium, doc references.FPDF_DOCUMENT, pages int) bool {
+	for i := 0; i < pages; i++ {
+		pg := requests.Page{ByIndex: &requests.PageByIndex{Document: doc, Index: i}}
+		n, err := inst.FPDFPage_CountObjects(&requests.FPDFPage_CountObjects{Page: pg})
+		if err != nil {
+			continue
+		}
+		for j := 0; j < n.Count && j < 1000; j++ {
+			o, err := inst.FPDFPage_GetObject(&requests.FPDFPage_GetObject{Page: pg, Index: j})
+			if err != nil {
+				break
+			}
+			t, err := inst.FPDFPageObj_GetType(&requests.FPDFPageObj_GetType{PageObject: o.PageObject})
+			if err == nil && t.Type == enums.FPDF_PAGEOBJ_IMAGE {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func textOf(pages [][]*line) string {

@@ -54,6 +54,7 @@ func convert(t testing.TB, name string, maxPages int) (ports.Extracted, error) {
 // TestCorpusF1 scores the text of each corpus PDF against the text it was
 // generated from, with the article benchmark's shingle F1.
 func TestCorpusF1(t *testing.T) {
+	skipUnderRace(t)
 	floors := map[string]float64{"report": 0.95, "two-columns": 0.95, "languages": 0.85, "owner-password": 0.95}
 	for name, floor := range floors {
 		t.Run(name, func(t *testing.T) {
@@ -124,6 +125,7 @@ func TestEncryptedAndScanned(t *testing.T) {
 }
 
 func TestPageLimit(t *testing.T) {
+	skipUnderRace(t)
 	ex, err := convert(t, "large.pdf", 5)
 	if err != nil {
 		t.Fatal(err)

@@ -13,6 +13,7 @@ import (
 // against poppler's pdftotext output, which keeps the running headers and
 // page numbers Trawl removes: the floor allows for them.
 func TestRealDocument(t *testing.T) {
+	skipUnderRace(t)
 	ex, err := convert(t, "real/libtasn1.pdf", 0)
 	if err != nil {
 		t.Fatal(err)

@@ -23,6 +23,7 @@ func TestClassify(t *testing.T) {
 		{"application/zip", "PK\x03\x04 a plain archive", KindOther, ""},
 		{"application/octet-stream", "\x00\x01 nothing known", KindOther, ""},
 		{"text/plain", "hello", KindPlain, ""},
+		{"text/plain", "%PDF-1.5\n%\xe2\xe3", KindDocument, ports.DocumentPDF},
 		{"text/markdown", "# hello", KindPlain, ""},
 		{"text/html", "<p>hi</p>", KindMarkup, ""},
 		{"application/xhtml+xml", "<p>hi</p>", KindMarkup, ""},

@@ -209,6 +209,9 @@ func Classify(contentType string, body []byte) (Kind, ports.DocumentFormat) {
 	case "application/vnd.openxmlformats-officedocument.wordprocessingml.document":
 		return KindDocument, ports.DocumentDOCX
 	case "text/plain", "text/markdown", "text/x-markdown":
+		if isPDF(body) { // a PDF mislabelled as text, as some servers do
+			return KindDocument, ports.DocumentPDF
+		}
 		return KindPlain, ""
 	case "application/octet-stream", "binary/octet-stream", "application/download", "application/force-download",
 		"application/x-download", "application/zip", "application/x-zip-compressed", "application/unknown":
