@@ -180,3 +180,36 @@ func FuzzConvert(f *testing.F) {
 		}
 	})
 }
+
+// With every worker busy, a document waits for one within its own time
+// budget and says so when the budget runs out; the busy worker's document
+// is unaffected, and the worker serves the next one.
+func TestWorkersBusy(t *testing.T) {
+	skipUnderRace(t) // a second PDFium compile takes minutes there
+	c := New(Options{Workers: 1})
+	defer c.Close()
+	c.Warm()
+	<-c.ready
+	slow := read(t, "report.pdf")
+	started := make(chan struct{})
+	done := make(chan error, 1)
+	go func() {
+		close(started)
+		_, err := c.Convert(context.Background(), ports.DocumentRequest{Format: ports.DocumentPDF, Body: slow})
+		done <- err
+	}()
+	<-started
+	time.Sleep(5 * time.Millisecond) // let the first document take the worker
+	ctx, cancel := context.WithTimeout(context.Background(), time.Millisecond)
+	defer cancel()
+	_, err := c.Convert(ctx, ports.DocumentRequest{Format: ports.DocumentPDF, Body: slow})
+	if fe, ok := failure.As(err); !ok || fe.Kind != failure.Unavailable || !strings.Contains(fe.Message, "time limit") {
+		t.Fatalf("waiting document: %v", err)
+	}
+	if err := <-done; err != nil {
+		t.Fatalf("first document: %v", err)
+	}
+	if _, err := c.Convert(context.Background(), ports.DocumentRequest{Format: ports.DocumentPDF, Body: slow}); err != nil {
+		t.Fatalf("next document: %v", err)
+	}
+}
