@@ -108,9 +108,13 @@ func lines(p page, pageNo int) []*line {
 			l.text, l.hyphen = strings.TrimSuffix(l.text, softHyphen), true
 		}
 		l.text = strings.TrimSpace(strings.ReplaceAll(l.text, softHyphen, ""))
+		l.text = leaders.ReplaceAllString(l.text, " ")
 	}
 	return columnOrder(out, p.Width)
 }
+
+// leaders are the dots of a table of contents between a title and its page.
+var leaders = regexp.MustCompile(`(?:\s*\.){4,}\s*`)
 
 func joinWords(a, b string, space bool) string {
 	if space && !strings.HasSuffix(a, " ") && !strings.HasPrefix(b, " ") {

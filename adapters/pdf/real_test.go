@@ -25,7 +25,7 @@ func TestRealDocument(t *testing.T) {
 	if f1 < 0.9 || ex.Metadata.PageCount != 36 {
 		t.Errorf("F1 %.3f, pages %d", f1, ex.Metadata.PageCount)
 	}
-	for _, want := range []string{"# Libtasn1\n", "Abstract Syntax Notation One (ASN.1) and Distinguished Encoding Rules"} {
+	for _, want := range []string{"# Libtasn1\n", "Abstract Syntax Notation One (ASN.1) and Distinguished Encoding Rules", "\n### 1 Introduction 1\n"} {
 		if !strings.Contains(ex.Markdown, want) {
 			t.Errorf("missing %q", want)
 		}
