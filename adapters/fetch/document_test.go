@@ -17,7 +17,9 @@ import (
 func TestDocumentCap(t *testing.T) {
 	s := sites.New(t, "docs.test")
 	serve := func(path, ct string, n int) {
-		body := append([]byte("%PDF-1.7\n"), bytes.Repeat([]byte("x"), n)...)
+		// Bytes a charset conversion would change: a document's body must
+		// arrive as sent.
+		body := append([]byte("%PDF-1.7\n"), bytes.Repeat([]byte("\xe9"), n)...)
 		s.Mux.HandleFunc(path, func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Type", ct)
 			_, _ = w.Write(body)
@@ -27,13 +29,14 @@ func TestDocumentCap(t *testing.T) {
 	serve("/big.bin", "application/octet-stream", 3000)
 	serve("/big.html", "text/html", 3000)
 	serve("/huge.pdf", "application/pdf", 9000)
+	serve("/big.docx", "application/vnd.openxmlformats-officedocument.wordprocessingml.document", 3000)
 	c := client(fetch.Options{MaxBytes: 2000}, s)
 	get := func(path string, doc int64) (ports.FetchResponse, error) {
 		return c.Fetch(context.Background(), ports.FetchRequest{URL: s.URL(path), DocumentMaxBytes: doc})
 	}
-	for _, p := range []string{"/big.pdf", "/big.bin"} {
+	for _, p := range []string{"/big.pdf", "/big.bin", "/big.docx"} {
 		res, err := get(p, 8000)
-		if err != nil || len(res.Body) != 3009 || res.Charset != "" {
+		if err != nil || len(res.Body) != 3009 || res.Body[100] != 0xe9 || res.Charset != "" {
 			t.Fatalf("%s: %v, %d bytes, charset %q", p, err, len(res.Body), res.Charset)
 		}
 		_, err = get(p, 0)

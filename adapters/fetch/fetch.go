@@ -342,6 +342,9 @@ func redirectCount(res *http.Response) int {
 }
 
 func isText(mediaType string) bool {
+	if strings.HasPrefix(mediaType, "application/vnd.openxmlformats-") {
+		return false // Office files: ZIP archives, whatever their name says
+	}
 	return strings.HasPrefix(mediaType, "text/") || strings.Contains(mediaType, "html") || strings.Contains(mediaType, "xml") || mediaType == "application/json"
 }
 

@@ -41,6 +41,7 @@ func documentsEnv(t *testing.T) (*apitest.Env, string, *fakellm.Server) {
 	s := sites.New(t, "docs.test")
 	s.Handle("/report.pdf", "application/pdf", corpusFile(t, "report.pdf"))
 	s.Handle("/download", "application/octet-stream", corpusFile(t, "report.docx"))
+	s.Handle("/languages.docx", "application/vnd.openxmlformats-officedocument.wordprocessingml.document", corpusFile(t, "languages.docx"))
 	s.Handle("/encrypted.pdf", "application/pdf", corpusFile(t, "encrypted.pdf"))
 	s.Handle("/scanned.pdf", "application/pdf", corpusFile(t, "scanned.pdf"))
 	s.Handle("/large.pdf", "application/pdf", corpusFile(t, "large.pdf"))
@@ -82,6 +83,10 @@ func TestContentOfDocuments(t *testing.T) {
 	if md, _ := m["markdown"].(string); st != 200 || !strings.Contains(md, "# Nets and Archives\n\n## Introduction") {
 		t.Fatalf("docx = %d %v", st, m)
 	}
+	st, m = get("/languages.docx")
+	if md, _ := m["markdown"].(string); st != 200 || !strings.Contains(md, "# Русский\n") || !strings.Contains(md, "עברית") {
+		t.Fatalf("docx by its type = %d %v", st, m)
+	}
 	st, m = get("/notes.txt")
 	if st != 200 || m["markdown"] != "Plain notes.\n\n<b>not html</b>" || m["html"] != "<pre>Plain notes.\n\n&lt;b&gt;not html&lt;/b&gt;</pre>" {
 		t.Fatalf("text = %d %v", st, m)
@@ -96,8 +101,8 @@ func TestContentOfDocuments(t *testing.T) {
 	if st != 200 || m["warning"] != "The document has 300 pages; only the first 20 were converted." || !strings.Contains(md, "# Register 20\n") || strings.Contains(md, "Register 21") {
 		t.Fatalf("large = %d warning %v", st, m["warning"])
 	}
-	if b := balance(t, e, tok); b != 90000-5*2 {
-		t.Fatalf("balance %v, want five contents at 2", b)
+	if b := balance(t, e, tok); b != 90000-6*2 {
+		t.Fatalf("balance %v, want six contents at 2", b)
 	}
 	// A prompt grounded on a PDF reads its text.
 	r := e.Do("POST", "/v1/prompt", tok, map[string]any{"prompt": "What is in the report?", "url": "http://docs.test/report.pdf"})
