@@ -16,11 +16,13 @@ import (
 	"github.com/trawlhq/trawl/adapters/blob"
 	"github.com/trawlhq/trawl/adapters/clock"
 	"github.com/trawlhq/trawl/adapters/connectapi"
+	"github.com/trawlhq/trawl/adapters/docx"
 	"github.com/trawlhq/trawl/adapters/extract"
 	"github.com/trawlhq/trawl/adapters/fetch"
 	"github.com/trawlhq/trawl/adapters/httpapi"
 	"github.com/trawlhq/trawl/adapters/llm"
 	"github.com/trawlhq/trawl/adapters/mail"
+	"github.com/trawlhq/trawl/adapters/pdf"
 	"github.com/trawlhq/trawl/adapters/ratelimit"
 	searchadapter "github.com/trawlhq/trawl/adapters/search"
 	sitemapadapter "github.com/trawlhq/trawl/adapters/sitemap"
@@ -86,6 +88,24 @@ type Outbound struct {
 	Blobs      ports.BlobStore
 	// Files serves the local blob store's links; nil with S3.
 	Files http.Handler
+	// Documents convert PDF and DOCX responses on the content path.
+	Documents map[ports.DocumentFormat]ports.DocumentConverter
+	pdf       *pdf.Converter
+}
+
+// Warm prepares what is slow to start (the PDF reader) in the background.
+func (o Outbound) Warm() {
+	if o.pdf != nil {
+		o.pdf.Warm()
+	}
+}
+
+// Close releases what the outbound adapters hold (the PDF reader).
+func (o Outbound) Close() error {
+	if o.pdf != nil {
+		return o.pdf.Close()
+	}
+	return nil
 }
 
 func proxyURL(raw string) *url.URL {
@@ -119,6 +139,8 @@ func NewOutbound(c Config) (Outbound, error) {
 	}
 	model := llm.NewOpenAI(llm.Options{BaseURL: c.LLMBaseURL, APIKey: c.LLMAPIKey, Model: c.LLMModel, AttemptTimeout: c.LLMTimeout})
 	out := Outbound{Fetcher: f, Guard: f, Extractor: extract.New(), Discoverer: d, Engines: engines, LLM: model}
+	out.pdf = pdf.New(pdf.Options{MaxPages: int(c.DocumentMaxPages), Workers: int(c.DocumentWorkers), MemoryLimitBytes: c.DocumentMemoryBytes})
+	out.Documents = map[ports.DocumentFormat]ports.DocumentConverter{ports.DocumentPDF: out.pdf, ports.DocumentDOCX: docx.New(docx.Options{})}
 	if out.Webhooks, err = webhook.New(f); err != nil {
 		return Outbound{}, err
 	}
@@ -174,6 +196,8 @@ type ServiceOptions struct {
 	Limits          coreratelimit.Table
 	LLMContextChars int
 	Worker          bulk.WorkerOptions
+	// Documents bound PDF and DOCX conversion (zero values: the defaults).
+	Documents content.DocumentLimits
 }
 
 // ServiceOptions are the core's settings of a configuration.
@@ -181,6 +205,7 @@ func (c Config) ServiceOptions() ServiceOptions {
 	return ServiceOptions{
 		Pricing:         credits.Pricing{CentsPer1000Credits: c.PriceCents, Currency: c.Currency},
 		LLMContextChars: int(c.LLMContextChars),
+		Documents:       content.DocumentLimits{MaxBytes: c.DocumentMaxBytes, MaxPages: int(c.DocumentMaxPages), Timeout: c.DocumentTimeout},
 		Worker: bulk.WorkerOptions{
 			Lease: c.BulkLease, JobsAtOnce: int(c.BulkJobs), WebhookTimeout: c.WebhookTimeout, RetryBackoff: c.WebhookBackoff, LinkTTL: c.LinkTTL, MailFrom: c.MailFrom,
 		},
@@ -217,7 +242,11 @@ func NewServices(st Stores, clk ports.Clock, payments ports.PaymentProvider, lim
 	if s.Calls, err = call.NewPipeline(limiter, o.Limits, s.Idempotency); err != nil {
 		return s, err
 	}
-	if s.Content, err = content.NewService(out.Fetcher, out.Extractor, s.Biller); err != nil {
+	var docs []content.Option
+	if out.Documents != nil {
+		docs = append(docs, content.WithDocuments(o.Documents, out.Documents))
+	}
+	if s.Content, err = content.NewService(out.Fetcher, out.Extractor, s.Biller, docs...); err != nil {
 		return s, err
 	}
 	if s.Sitemap, err = sitemap.NewService(out.Discoverer, s.Biller); err != nil {
@@ -275,7 +304,7 @@ func PaymentModule() fx.Option {
 
 // OutboundModule provides the fetcher, the extractor and sitemap discovery.
 func OutboundModule() fx.Option {
-	return fx.Module("outbound", fx.Provide(NewOutbound))
+	return fx.Module("outbound", fx.Provide(NewOutbound), fx.Invoke(func(lc fx.Lifecycle, out Outbound) { lc.Append(fx.StartStopHook(out.Warm, out.Close)) }))
 }
 
 // CoreModule provides the core services.
