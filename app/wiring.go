@@ -21,8 +21,8 @@ import (
 	"github.com/trawlhq/trawl/adapters/httpapi"
 	"github.com/trawlhq/trawl/adapters/llm"
 	"github.com/trawlhq/trawl/adapters/mail"
+	"github.com/trawlhq/trawl/adapters/metrics"
 	"github.com/trawlhq/trawl/adapters/payment"
-	"github.com/trawlhq/trawl/adapters/ratelimit"
 	searchadapter "github.com/trawlhq/trawl/adapters/search"
 	sitemapadapter "github.com/trawlhq/trawl/adapters/sitemap"
 	"github.com/trawlhq/trawl/adapters/sqlstore"
@@ -215,9 +215,9 @@ func ClockModule() fx.Option {
 	return fx.Module("clock", fx.Provide(fx.Annotate(func() clock.System { return clock.System{} }, fx.As(new(ports.Clock)))))
 }
 
-// RateLimitModule provides the in-memory limiter.
+// RateLimitModule provides the configured limiter (LimiterKind).
 func RateLimitModule() fx.Option {
-	return fx.Module("ratelimit", fx.Provide(fx.Annotate(ratelimit.NewMemory, fx.As(new(ports.RateLimiter)))))
+	return fx.Module("ratelimit", fx.Provide(provideLimiter, func(l Limiter) ports.RateLimiter { return l.RateLimiter }))
 }
 
 // PaymentModule provides the local payment provider.
@@ -230,7 +230,10 @@ func PaymentModule() fx.Option {
 
 // OutboundModule provides the fetcher, the extractor and sitemap discovery.
 func OutboundModule() fx.Option {
-	return fx.Module("outbound", fx.Provide(NewOutbound))
+	return fx.Module("outbound", fx.Provide(func(c Config, m *metrics.Metrics) (Outbound, error) {
+		o, err := NewOutbound(c)
+		return instrumentOutbound(o, m), err
+	}))
 }
 
 // CoreModule provides the core services.
@@ -266,10 +269,10 @@ func HTTPModule() fx.Option {
 
 // NewHTTPServer serves on ln (bound by the caller before anything else
 // starts, so a busy address fails first) and drains connections on stop.
-func NewHTTPServer(lc fx.Lifecycle, api *httpapi.API, c Config, log *slog.Logger, ln net.Listener) *http.Server {
+func NewHTTPServer(lc fx.Lifecycle, api *httpapi.API, c Config, log *slog.Logger, ln net.Listener, m *metrics.Metrics) *http.Server {
 	srv := &http.Server{
 		Addr:              c.Addr,
-		Handler:           api.Handler(),
+		Handler:           Instrument(api, m),
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       30 * time.Second,
 		WriteTimeout:      5 * time.Minute, // a sync bulk run or a search with content takes a while
@@ -349,6 +352,6 @@ func ServerOptions(c Config, log *slog.Logger, ln net.Listener) fx.Option {
 		fx.Provide(func() net.Listener { return ln }),
 		fx.NopLogger,
 		fx.StopTimeout(c.Shutdown),
-		StoreModule(), ClockModule(), RateLimitModule(), PaymentModule(), OutboundModule(), CoreModule(), HTTPModule(), WorkerModule(),
+		MetricsModule(), StoreModule(), ClockModule(), RateLimitModule(), PaymentModule(), OutboundModule(), CoreModule(), HTTPModule(), WorkerModule(),
 	)
 }
