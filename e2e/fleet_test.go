@@ -20,7 +20,7 @@ type fleet struct {
 	nodes   []*server
 	metrics []string // each node's metrics base URL
 	store   []string // --database, for admin commands
-	token   string // the bootstrap token
+	token   string   // the bootstrap token
 }
 
 // startFleet starts n nodes on db, the first alone (it bootstraps the
