@@ -30,6 +30,15 @@ type Limiter struct {
 	Close func() error
 }
 
+// Checks are what /readyz reports of the limiter: Redis, when in use. A
+// node stays ready while Redis is down: it limits on its own meanwhile.
+func (l Limiter) Checks() map[string]func(context.Context) error {
+	if l.Ping == nil {
+		return nil
+	}
+	return map[string]func(context.Context) error{"redis": l.Ping}
+}
+
 // NewLimiter builds the configured rate limiter. With Redis, a node whose
 // Redis does not answer keeps limiting on its own (see ratelimit.Failover).
 func NewLimiter(c Config, store *sqlstore.Store, clk ports.Clock, log *slog.Logger) (Limiter, error) {

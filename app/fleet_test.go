@@ -3,6 +3,8 @@ package app
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"net"
@@ -153,8 +155,53 @@ func TestServerMetrics(t *testing.T) {
 	if !strings.Contains(logs.String(), "kind=redis") {
 		t.Errorf("the limiter in force is not logged:\n%s", logs.String())
 	}
+	if code, body := getJSON(t, "http://"+c.Addr+"/readyz"); code != 200 || body["checks"] == nil ||
+		body["checks"].(map[string]any)["redis"] != "ok" || body["checks"].(map[string]any)["store"] != "ok" {
+		t.Fatalf("/readyz = %d %v", code, body)
+	}
 	// The API itself does not serve /metrics.
 	if res, err := http.Get("http://" + c.Addr + "/metrics"); err != nil || res.StatusCode != 404 {
 		t.Fatalf("/metrics on the API: %v %v", res, err)
+	}
+}
+
+func getJSON(t *testing.T, url string) (int, map[string]any) {
+	t.Helper()
+	res, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	var m map[string]any
+	_ = json.NewDecoder(res.Body).Decode(&m)
+	return res.StatusCode, m
+}
+
+// With Redis unreachable the node starts, stays ready and says which
+// dependency is down; limits hold per node meanwhile.
+func TestServerWithRedisDown(t *testing.T) {
+	c := DefaultConfig()
+	c.DataDir = t.TempDir()
+	c.RedisURL = "redis://127.0.0.1:1/0"
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Addr = ln.Addr().String()
+	var logs bytes.Buffer
+	app := fx.New(ServerOptions(c, slog.New(slog.NewTextHandler(&logs, nil)), ln))
+	if err := app.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	defer app.Stop(context.Background())
+	code, body := getJSON(t, "http://"+c.Addr+"/readyz")
+	if code != 200 || body["checks"].(map[string]any)["redis"] != "unavailable" || body["checks"].(map[string]any)["store"] != "ok" {
+		t.Fatalf("/readyz = %d %v", code, body)
+	}
+	if strings.Contains(fmt.Sprint(body), "127.0.0.1:1") {
+		t.Fatalf("/readyz shows the Redis address: %v", body)
+	}
+	if !strings.Contains(logs.String(), "redis does not answer") {
+		t.Fatalf("no warning at start:\n%s", logs.String())
 	}
 }

@@ -244,11 +244,12 @@ func CoreModule() fx.Option {
 // HTTPModule provides the API and runs the HTTP server for the app's lifetime.
 func HTTPModule() fx.Option {
 	return fx.Module("http",
-		fx.Provide(func(s Services, out Outbound, store *sqlstore.Store, lim ports.RateLimiter, log *slog.Logger, c Config) (*httpapi.API, error) {
+		fx.Provide(func(s Services, out Outbound, store *sqlstore.Store, lim ports.RateLimiter, rl Limiter, log *slog.Logger, c Config) (*httpapi.API, error) {
 			api, err := httpapi.New(httpapi.Deps{
 				Auth: s.Auth, Credits: s.Credits, Biller: s.Biller, Idempotency: s.Idempotency, Limiter: lim,
 				Content: s.Content, Sitemap: s.Sitemap, Search: s.Search, Prompt: s.Prompt, Bulk: s.Bulk, Files: out.Files,
 				Limits: coreratelimit.DefaultTable(), Logger: log, Ready: store.Ping, MaxBodyBytes: c.MaxBody, Version: Version,
+				Checks: rl.Checks(),
 			})
 			if err != nil {
 				return nil, err

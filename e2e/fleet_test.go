@@ -3,12 +3,17 @@ package e2e
 import (
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"io"
+	"net"
 	"net/http"
 	"regexp"
 	"strconv"
+	"strings"
 	"sync"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/trawlhq/trawl/testkit/pgtest"
 	"github.com/trawlhq/trawl/testkit/redistest"
@@ -201,5 +206,205 @@ func TestFleetOnPostgresAlone(t *testing.T) {
 	}
 	for _, n := range f.nodes {
 		n.stop(t)
+	}
+}
+
+var ownerPIDRE = regexp.MustCompile(`-(\d+)-[0-9a-f]+$`)
+
+// holder is the node whose worker holds job's lease (nil when none does).
+func (f *fleet) holder(t *testing.T, sdb *sql.DB, job string) *server {
+	t.Helper()
+	var owner string
+	if err := sdb.QueryRow(`SELECT lease_owner FROM bulk_jobs WHERE id = $1 AND status = 'processing'`, job).Scan(&owner); err != nil {
+		return nil
+	}
+	m := ownerPIDRE.FindStringSubmatch(owner)
+	if m == nil {
+		return nil
+	}
+	for _, n := range f.nodes {
+		if strconv.Itoa(n.cmd.Process.Pid) == m[1] {
+			return n
+		}
+	}
+	return nil
+}
+
+// load sends scrape calls one after another to target until stop closes,
+// as a load balancer would: a call target refuses to connect (it stopped
+// listening) goes to the next node instead. It counts target's answers by
+// status, calls cut off after target took them (-1), and refused connections.
+type load struct {
+	mu       sync.Mutex
+	answered map[int]int
+	refused  int
+	others   int
+}
+
+func (f *fleet) load(t *testing.T, target *server, token, url string, clients int, stop <-chan struct{}) (*load, *sync.WaitGroup) {
+	l := &load{answered: map[int]int{}}
+	var wg sync.WaitGroup
+	client := &http.Client{Timeout: 30 * time.Second}
+	for range clients {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				select {
+				case <-stop:
+					return
+				case <-time.After(80 * time.Millisecond):
+				}
+				for i, n := range append([]*server{target}, f.nodes...) {
+					if i > 0 && n == target {
+						continue
+					}
+					req, _ := http.NewRequest("GET", n.base+"/v1/scrape?url="+url, nil)
+					req.Header.Set("Authorization", "Bearer "+token)
+					res, err := client.Do(req)
+					var op *net.OpError
+					if err != nil && errors.As(err, &op) && op.Op == "dial" {
+						if n == target {
+							l.mu.Lock()
+							l.refused++
+							l.mu.Unlock()
+						}
+						continue // not taken: the next node gets it
+					}
+					code := -1
+					if err == nil {
+						_, _ = io.Copy(io.Discard, res.Body)
+						res.Body.Close()
+						code = res.StatusCode
+					}
+					l.mu.Lock()
+					if n == target {
+						l.answered[code]++
+					} else {
+						l.others++
+					}
+					l.mu.Unlock()
+					break
+				}
+			}
+		}()
+	}
+	return l, &wg
+}
+
+// TestFleetRollingRestart: a bulk job runs over three nodes on one
+// database and one Redis. The node holding it is stopped with SIGTERM
+// while it serves a steady load: it answers every call it took, hands the
+// job back at once (another node resumes it long before the lease would
+// run out) and a new node takes its place. The next holder is killed with
+// SIGKILL: the job resumes when its lease runs out, completes once, and no
+// URL is charged twice.
+func TestFleetRollingRestart(t *testing.T) {
+	db := pgtest.NewDatabase(t)
+	rds := redistest.New(t)
+	site, urls, served := articleSite(t, "rolling.test", 40, 250*time.Millisecond)
+	pages := pageSite(t)
+	hook := newHook(t, 0)
+	hookResolve, hookURL := hook.resolve()
+	const lease = 15 * time.Second
+	env := []string{"TRAWL_REDIS_URL=" + rds.URL, "TRAWL_REDIS_PREFIX=" + rds.Prefix, "TRAWL_BULK_LEASE=" + lease.String()}
+	store := []string{"--database", db, "--resolve", sites.ResolveFlags(site)[0], "--resolve", sites.ResolveFlags(pages)[0], "--resolve", hookResolve}
+	f := &fleet{store: []string{"--database", db}}
+	startNode := func() *server {
+		s := startEnv(t, append([]string{"--data-dir", t.TempDir()}, store...), append([]string{"TRAWL_LINK_SECRET=fleet-test-link-secret"}, env...))
+		f.nodes = append(f.nodes, s)
+		return s
+	}
+	first := startNode()
+	token := tokenRE.FindString(first.stdout.String())
+	startNode()
+	startNode()
+	loadToken := f.newAccount(t, "load@example.com", "business")
+	sdb, err := sql.Open("postgres", db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sdb.Close()
+
+	code, ack := postJSON(t, first.base+"/v1/content/bulk", token, map[string]any{"urls": urls, "callback_url": hookURL})
+	if code != 202 {
+		t.Fatalf("ack = %d %v", code, ack)
+	}
+	id := ack["job_id"].(string)
+	waitStatus(t, first.base, token, id, func(m map[string]any) bool { return m["processed_count"].(float64) >= 4 }, 30*time.Second)
+	graceful := f.holder(t, sdb, id)
+	if graceful == nil {
+		t.Fatal("no node holds the job")
+	}
+
+	// SIGTERM the holder under load.
+	stop := make(chan struct{})
+	l, wg := f.load(t, graceful, loadToken, pages.URL("/page"), 3, stop)
+	time.Sleep(500 * time.Millisecond)
+	termAt := time.Now()
+	_ = graceful.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case err := <-graceful.done:
+		graceful.done <- err
+		if err != nil {
+			t.Fatalf("exit after SIGTERM: %v\n%s", err, graceful.stderr)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("no exit 20 s after SIGTERM")
+	}
+	time.Sleep(300 * time.Millisecond) // calls now go elsewhere
+	close(stop)
+	wg.Wait()
+	t.Logf("graceful node under load: answered %v, refused %d connections after it stopped listening; other nodes answered %d", l.answered, l.refused, l.others)
+	if len(l.answered) != 1 || l.answered[200] == 0 {
+		t.Fatalf("the graceful node failed calls it took: %v", l.answered)
+	}
+	if !strings.Contains(graceful.stderr.String(), "handed back") {
+		t.Fatalf("the job was not handed back:\n%s", graceful.stderr)
+	}
+	// Another node resumes it long before the lease would have run out.
+	var next *server
+	for deadline := time.Now().Add(lease / 2); next == nil || next == graceful; {
+		if time.Now().After(deadline) {
+			t.Fatalf("no node resumed the job within %s of SIGTERM (lease %s)", lease/2, lease)
+		}
+		time.Sleep(50 * time.Millisecond)
+		next = f.holder(t, sdb, id)
+	}
+	t.Logf("resumed by another node %s after SIGTERM (lease %s)", time.Since(termAt).Round(10*time.Millisecond), lease)
+	startNode() // the restarted node
+
+	// SIGKILL the next holder mid-job; the restarted node watches.
+	alive := f.nodes[len(f.nodes)-1]
+	before := waitStatus(t, alive.base, token, id, func(m map[string]any) bool { return true }, time.Second)["processed_count"].(float64)
+	waitStatus(t, alive.base, token, id, func(m map[string]any) bool { return m["processed_count"].(float64) >= before+3 }, 30*time.Second)
+	_ = next.cmd.Process.Signal(syscall.SIGKILL)
+	<-next.done
+	next.done <- nil
+	killAt := time.Now()
+	job := waitStatus(t, alive.base, token, id, func(m map[string]any) bool { return m["status"] == "completed" || m["status"] == "failed" }, lease+30*time.Second)
+	t.Logf("completed %s after SIGKILL; %d page fetches for 40 URLs", time.Since(killAt).Round(100*time.Millisecond), served.Load())
+	if job["status"] != "completed" || job["success_count"] != float64(40) || job["failed_count"] != float64(0) {
+		t.Fatalf("job = %v", job)
+	}
+	_, tx := get(t, alive.base+"/v1/credits/transactions?per_page=100", token)
+	if tx["total"] != float64(40) {
+		t.Fatalf("%v charges for 40 URLs: a URL was charged twice or not at all", tx["total"])
+	}
+	if _, cr := get(t, alive.base+"/v1/credits", token); cr["balance"] != float64(90000-80) {
+		t.Fatalf("balance %v, want 80 charged", cr["balance"])
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for hook.count() < 1 && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	time.Sleep(300 * time.Millisecond)
+	if hook.count() != 1 {
+		t.Fatalf("%d completion webhooks, want 1", hook.count())
+	}
+	for _, n := range f.nodes {
+		if n != graceful && n != next {
+			n.stop(t)
+		}
 	}
 }

@@ -42,6 +42,9 @@ type Deps struct {
 	Logger  *slog.Logger
 	// Ready reports whether the service can take traffic (database reachable).
 	Ready func(context.Context) error
+	// Checks are dependencies /readyz reports by name without failing on
+	// them: the service keeps answering while they are down (Redis).
+	Checks map[string]func(context.Context) error
 	// MaxBodyBytes caps request bodies (default 1 MiB).
 	MaxBodyBytes int64
 	Version      string
@@ -63,6 +66,7 @@ type API struct {
 	limits  ratelimit.Table
 	log     *slog.Logger
 	ready   func(context.Context) error
+	checks  map[string]func(context.Context) error
 	maxBody int64
 	version string
 	mux     *router
@@ -112,7 +116,7 @@ func New(d Deps) (*API, error) {
 	a := &API{
 		auth: d.Auth, credits: d.Credits, biller: d.Biller, idem: d.Idempotency, content: d.Content, sitemap: d.Sitemap, search: d.Search, prompt: d.Prompt, bulk: d.Bulk, files: d.Files,
 		limiter: d.Limiter, limits: d.Limits,
-		log: d.Logger, ready: d.Ready, maxBody: d.MaxBodyBytes, version: d.Version, mux: &router{ServeMux: http.NewServeMux()},
+		log: d.Logger, ready: d.Ready, checks: d.Checks, maxBody: d.MaxBodyBytes, version: d.Version, mux: &router{ServeMux: http.NewServeMux()},
 	}
 	a.routes()
 	return a, nil
@@ -195,5 +199,5 @@ func (a *API) readyz(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusServiceUnavailable, map[string]string{"message": "Not ready"})
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]string{"status": "ready"})
+	writeJSON(w, http.StatusOK, map[string]any{"status": "ready", "checks": a.checkAll(r.Context())})
 }
