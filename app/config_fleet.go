@@ -43,7 +43,7 @@ func (c Config) fleetFromEnv(getenv func(string) string) (Config, error) {
 func (c Config) validateFleet() error {
 	if c.RedisURL != "" {
 		if _, err := redis.ParseURL(c.RedisURL); err != nil {
-			return fmt.Errorf("TRAWL_REDIS_URL: want redis://[user:password@]host:port[/db] or rediss://...")
+			return fmt.Errorf("TRAWL_REDIS_URL: want redis://[user:password@]host:port[/db] or rediss://")
 		}
 	}
 	if c.RedisTimeout < 0 {

@@ -47,7 +47,7 @@ func NewLimiter(c Config, store *sqlstore.Store, clk ports.Clock, log *slog.Logg
 	case LimiterRedis:
 		client, err := ratelimit.NewRedisClient(c.RedisURL)
 		if err != nil {
-			return Limiter{}, errors.New("TRAWL_REDIS_URL: want redis://[user:password@]host:port[/db] or rediss://...")
+			return Limiter{}, errors.New("TRAWL_REDIS_URL: want redis://[user:password@]host:port[/db] or rediss://")
 		}
 		shared, err := ratelimit.NewRedis(client, clk, ratelimit.RedisOptions{Prefix: c.RedisPrefix, Timeout: c.RedisTimeout})
 		if err != nil {
