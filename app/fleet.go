@@ -121,6 +121,14 @@ func serveMetrics(lc fx.Lifecycle, c Config, m *metrics.Metrics, store *sqlstore
 		return
 	}
 	m.DB(store.DB().DB, "trawl")
+	m.Jobs(func(ctx context.Context) ([]metrics.JobState, error) {
+		states, err := store.UnfinishedJobs(ctx)
+		out := make([]metrics.JobState, 0, len(states))
+		for _, s := range states {
+			out = append(out, metrics.JobState{Status: s.Status, Count: s.Count, Oldest: s.Oldest})
+		}
+		return out, err
+	}, store.PendingURLs, time.Now)
 	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", m.Handler())
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, WriteTimeout: 30 * time.Second}

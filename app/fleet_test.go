@@ -144,7 +144,8 @@ func TestServerMetrics(t *testing.T) {
 	res.Body.Close()
 	out := string(body)
 	for _, want := range []string{`trawl_http_requests_total{code="200",route="GET /healthz"} 2`, `trawl_http_requests_total{code="401",route="GET /v1/credits"} 1`,
-		`trawl_http_requests_total{code="404",route="unmatched"} 1`, `go_sql_open_connections{db_name="trawl"}`, "trawl_ratelimit_backend_up 1", "go_goroutines"} {
+		`trawl_http_requests_total{code="404",route="unmatched"} 1`, `go_sql_open_connections{db_name="trawl"}`, "trawl_ratelimit_backend_up 1", "go_goroutines",
+		`trawl_bulk_jobs{status="queued"} 0`, "trawl_bulk_urls_pending 0", "trawl_bulk_queue_scrape_ok 1"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("no %s", want)
 		}

@@ -160,3 +160,27 @@ func TestPoolAndSharedLimiter(t *testing.T) {
 		}
 	}
 }
+
+func TestBulkQueue(t *testing.T) {
+	m := metrics.New()
+	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	var fail bool
+	m.Jobs(func(context.Context) ([]metrics.JobState, error) {
+		if fail {
+			return nil, errors.New("database down")
+		}
+		return []metrics.JobState{{Status: "queued", Count: 3, Oldest: now.Add(-90 * time.Second)}}, nil
+	}, func(context.Context) (int, error) { return 250, nil }, func() time.Time { return now })
+	out := scrape(t, m)
+	for _, want := range []string{`trawl_bulk_jobs{status="queued"} 3`, `trawl_bulk_jobs{status="processing"} 0`,
+		`trawl_bulk_oldest_job_age_seconds{status="queued"} 90`, `trawl_bulk_oldest_job_age_seconds{status="processing"} 0`,
+		"trawl_bulk_urls_pending 250", "trawl_bulk_queue_scrape_ok 1"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("no %s in:\n%s", want, grep(out, "trawl_bulk"))
+		}
+	}
+	fail = true
+	if out := scrape(t, m); !strings.Contains(out, "trawl_bulk_queue_scrape_ok 0") || strings.Contains(out, "trawl_bulk_jobs{") {
+		t.Errorf("a failed read:\n%s", grep(out, "trawl_bulk"))
+	}
+}
