@@ -206,3 +206,14 @@ func TestServerWithRedisDown(t *testing.T) {
 		t.Fatalf("no warning at start:\n%s", logs.String())
 	}
 }
+
+// A bad Redis URL stops serve before it listens, naming the variable and
+// never quoting the URL (it may hold a password).
+func TestServeRejectsABadRedisURL(t *testing.T) {
+	var out, errb bytes.Buffer
+	env := map[string]string{"TRAWL_REDIS_URL": "redis://:hunter2@[bad"}
+	code := CLI{Stdout: &out, Stderr: &errb, Getenv: func(k string) string { return env[k] }}.Main([]string{"serve", "--addr", "127.0.0.1:0", "--data-dir", t.TempDir()})
+	if code == 0 || !strings.Contains(errb.String(), "TRAWL_REDIS_URL") || strings.Contains(errb.String(), "hunter2") {
+		t.Fatalf("exit %d, stderr %q", code, errb.String())
+	}
+}
