@@ -65,8 +65,9 @@ fmt: ## Format the code
 	gofmt -w $$(git ls-files '*.go')
 
 .PHONY: generate
-generate: ## Regenerate generated code: protobuf and Connect (buf), mocks (mockery)
+generate: ## Regenerate generated code: protobuf and Connect (buf), mocks (mockery; only the interfaces .mockery.yaml lists)
 	go tool buf generate
+	rm -f testkit/mocks/*.go
 	go tool mockery
 
 GENERATED := adapters/connectapi/gen testkit/mocks

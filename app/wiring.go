@@ -22,7 +22,6 @@ import (
 	"github.com/trawlhq/trawl/adapters/llm"
 	"github.com/trawlhq/trawl/adapters/mail"
 	"github.com/trawlhq/trawl/adapters/metrics"
-	"github.com/trawlhq/trawl/adapters/payment"
 	searchadapter "github.com/trawlhq/trawl/adapters/search"
 	sitemapadapter "github.com/trawlhq/trawl/adapters/sitemap"
 	"github.com/trawlhq/trawl/adapters/sqlstore"
@@ -220,12 +219,10 @@ func RateLimitModule() fx.Option {
 	return fx.Module("ratelimit", fx.Provide(provideLimiter, func(l Limiter) ports.RateLimiter { return l.RateLimiter }))
 }
 
-// PaymentModule provides the local payment provider.
+// PaymentModule provides the payment provider: Stripe when configured,
+// else the local checkout.
 func PaymentModule() fx.Option {
-	return fx.Module("payment", fx.Provide(fx.Annotate(
-		func(store ports.LedgerStore, clk ports.Clock, c Config) (*payment.Local, error) {
-			return payment.NewLocal(store, clk, c.PublicBase())
-		}, fx.As(new(ports.PaymentProvider)))))
+	return fx.Module("payment", fx.Provide(NewPaymentProvider))
 }
 
 // OutboundModule provides the fetcher, the extractor and sitemap discovery.
@@ -244,7 +241,7 @@ func CoreModule() fx.Option {
 // HTTPModule provides the API and runs the HTTP server for the app's lifetime.
 func HTTPModule() fx.Option {
 	return fx.Module("http",
-		fx.Provide(func(s Services, out Outbound, store *sqlstore.Store, lim ports.RateLimiter, rl Limiter, log *slog.Logger, c Config) (*httpapi.API, error) {
+		fx.Provide(func(s Services, out Outbound, store *sqlstore.Store, lim ports.RateLimiter, rl Limiter, clk ports.Clock, payments ports.PaymentProvider, log *slog.Logger, c Config) (*httpapi.API, error) {
 			api, err := httpapi.New(httpapi.Deps{
 				Auth: s.Auth, Credits: s.Credits, Biller: s.Biller, Idempotency: s.Idempotency, Limiter: lim,
 				Content: s.Content, Sitemap: s.Sitemap, Search: s.Search, Prompt: s.Prompt, Bulk: s.Bulk, Files: out.Files,
@@ -260,6 +257,9 @@ func HTTPModule() fx.Option {
 			}
 			for _, r := range rpc.Routes() {
 				api.Mount(r.Pattern, r.Handler)
+			}
+			if err := MountDashboard(api, c, store, s, out, lim, clk, payments, log); err != nil {
+				return nil, err
 			}
 			return api, nil
 		}),

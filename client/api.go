@@ -73,6 +73,23 @@ type TransactionPage struct {
 	LastPage    int           `json:"last_page"`
 	PerPage     int           `json:"per_page"`
 	Total       int           `json:"total"`
+	// From and To number the page's first and last transaction (nil on an empty page).
+	From         *int      `json:"from"`
+	To           *int      `json:"to"`
+	Path         string    `json:"path"`
+	FirstPageURL string    `json:"first_page_url"`
+	LastPageURL  string    `json:"last_page_url"`
+	PrevPageURL  *string   `json:"prev_page_url"`
+	NextPageURL  *string   `json:"next_page_url"`
+	Links        PageLinks `json:"links"`
+}
+
+// PageLinks are the links of a page of a list; Prev and Next are nil at the ends.
+type PageLinks struct {
+	First string  `json:"first"`
+	Last  string  `json:"last"`
+	Prev  *string `json:"prev"`
+	Next  *string `json:"next"`
 }
 
 // Transactions lists credit events, newest first (free). Zero values take the defaults.
@@ -100,19 +117,27 @@ type CostPreview struct {
 	CanAfford            bool   `json:"can_afford"`
 }
 
+// previewRequest is the body of preview-cost and can-afford.
+type previewRequest struct {
+	ServiceType string `json:"service_type"`
+	Quantity    int64  `json:"quantity"`
+}
+
 // PreviewCost prices quantity calls of scrape, content, serp or prompt (free).
 func (c *Client) PreviewCost(ctx context.Context, serviceType string, quantity int64) (CostPreview, error) {
 	var out CostPreview
-	return out, c.do(ctx, "POST", "/v1/credits/preview-cost", nil, map[string]any{"service_type": serviceType, "quantity": quantity}, false, &out)
+	return out, c.do(ctx, "POST", "/v1/credits/preview-cost", nil, previewRequest{serviceType, quantity}, false, &out)
+}
+
+type canAffordResponse struct {
+	CanAfford bool        `json:"can_afford"`
+	Preview   CostPreview `json:"preview"`
 }
 
 // CanAfford tells whether the balance covers quantity calls (free).
 func (c *Client) CanAfford(ctx context.Context, serviceType string, quantity int64) (bool, CostPreview, error) {
-	var out struct {
-		CanAfford bool        `json:"can_afford"`
-		Preview   CostPreview `json:"preview"`
-	}
-	err := c.do(ctx, "POST", "/v1/credits/can-afford", nil, map[string]any{"service_type": serviceType, "quantity": quantity}, false, &out)
+	var out canAffordResponse
+	err := c.do(ctx, "POST", "/v1/credits/can-afford", nil, previewRequest{serviceType, quantity}, false, &out)
 	return out.CanAfford, out.Preview, err
 }
 
@@ -122,10 +147,15 @@ type Checkout struct {
 	SessionID   string `json:"session_id"`
 }
 
-// Purchase opens a checkout for 100 to 10,000 top-up credits (free).
+type purchaseRequest struct {
+	Credits int64 `json:"credits"`
+}
+
+// Purchase opens a checkout for 100 to 10,000 top-up credits (free); the
+// credits are added once the checkout at CheckoutURL is paid.
 func (c *Client) Purchase(ctx context.Context, credits int64) (Checkout, error) {
 	var out Checkout
-	return out, c.do(ctx, "POST", "/v1/credits/purchase", nil, map[string]any{"credits": credits}, false, &out)
+	return out, c.do(ctx, "POST", "/v1/credits/purchase", nil, purchaseRequest{credits}, false, &out)
 }
 
 // Scraped is the raw HTML of a page.
@@ -156,6 +186,8 @@ type Metadata struct {
 	OGImageHeight string `json:"ogImageHeight"`
 	OGTitle       string `json:"ogTitle"`
 	OGType        string `json:"ogType"`
+	// PageCount is the number of pages of a document (PDF, DOCX); 0 for a web page.
+	PageCount int `json:"pageCount,omitempty"`
 }
 
 // Content is the main content of a page.
@@ -167,6 +199,9 @@ type Content struct {
 	HTML         string   `json:"html"`
 	Markdown     string   `json:"markdown"`
 	Metadata     Metadata `json:"metadata"`
+	// Warning is set when the content is not the whole source, e.g. a
+	// document cut at the page limit.
+	Warning string `json:"warning,omitempty"`
 }
 
 // Content extracts the main content of a page (2 credits).
@@ -204,12 +239,17 @@ type SearchParams struct {
 	Blacklist  []string
 }
 
-func (p SearchParams) query() url.Values {
+// query is the query string of a search; withContent adds the parameters
+// only /v1/serp/content takes.
+func (p SearchParams) query(withContent bool) url.Values {
 	q := url.Values{"q": {p.Q}}
 	for k, v := range map[string]string{"loc": p.Loc, "hl": p.HL, "gl": p.GL, "engine": p.Engine} {
 		if v != "" {
 			q.Set(k, v)
 		}
+	}
+	if !withContent {
+		return q
 	}
 	if p.MaxContent > 0 {
 		q.Set("max_content", strconv.Itoa(p.MaxContent))
@@ -225,23 +265,28 @@ func (p SearchParams) query() url.Values {
 
 // OrganicResult is one web result.
 type OrganicResult struct {
-	Position      int     `json:"position"`
-	Title         string  `json:"title"`
-	Link          string  `json:"link"`
-	Snippet       string  `json:"snippet"`
-	DisplayedLink string  `json:"displayed_link"`
-	Thumbnail     *string `json:"thumbnail"`
-	Favicon       string  `json:"favicon"`
-	Sitelinks     []struct {
-		Title string `json:"title"`
-		Link  string `json:"link"`
-	} `json:"sitelinks"`
-	Source  string   `json:"source"`
-	Content *Content `json:"content,omitempty"`
+	Position      int        `json:"position"`
+	Title         string     `json:"title"`
+	Link          string     `json:"link"`
+	Snippet       string     `json:"snippet"`
+	DisplayedLink string     `json:"displayed_link"`
+	Thumbnail     *string    `json:"thumbnail"`
+	Favicon       string     `json:"favicon"`
+	Sitelinks     []Sitelink `json:"sitelinks"`
+	Source        string     `json:"source"`
+	Content       *Content   `json:"content,omitempty"`
+}
+
+// Sitelink is a link under a result.
+type Sitelink struct {
+	Title string `json:"title"`
+	Link  string `json:"link"`
 }
 
 // SearchResults is a result page.
 type SearchResults struct {
+	// SearchParameters echo the search as the server understood it.
+	SearchParameters  map[string]string `json:"search_parameters"`
 	SearchInformation struct {
 		QueryDisplayed string  `json:"query_displayed"`
 		TotalResults   int64   `json:"total_results"`
@@ -262,26 +307,29 @@ type SearchResults struct {
 // Search runs a search (5 credits).
 func (c *Client) Search(ctx context.Context, p SearchParams) (SearchResults, error) {
 	var out SearchResults
-	return out, c.do(ctx, "GET", "/v1/serp", p.query(), nil, true, &out)
+	return out, c.do(ctx, "GET", "/v1/serp", p.query(false), nil, true, &out)
 }
 
 // SearchContent runs a search and extracts the top results (5 + 2 per page).
 func (c *Client) SearchContent(ctx context.Context, p SearchParams) (SearchResults, error) {
 	var out SearchResults
-	return out, c.do(ctx, "GET", "/v1/serp/content", p.query(), nil, true, &out)
+	return out, c.do(ctx, "GET", "/v1/serp/content", p.query(true), nil, true, &out)
 }
 
 // Prompt asks the model, grounded on pageURL when it is not empty (10 credits).
 func (c *Client) Prompt(ctx context.Context, prompt, pageURL string) (string, error) {
-	body := map[string]string{"prompt": prompt}
-	if pageURL != "" {
-		body["url"] = pageURL
-	}
-	var out struct {
-		Response string `json:"response"`
-	}
-	err := c.do(ctx, "POST", "/v1/prompt", nil, body, true, &out)
+	var out promptResponse
+	err := c.do(ctx, "POST", "/v1/prompt", nil, promptRequest{Prompt: prompt, URL: pageURL}, true, &out)
 	return out.Response, err
+}
+
+type promptRequest struct {
+	Prompt string `json:"prompt"`
+	URL    string `json:"url,omitempty"`
+}
+
+type promptResponse struct {
+	Response string `json:"response"`
 }
 
 // BulkRequest is a bulk job.
@@ -314,21 +362,42 @@ func (c *Client) CreateBulkJob(ctx context.Context, r BulkRequest) (BulkAck, err
 
 // BulkJob is a job's state.
 type BulkJob struct {
-	JobID          string  `json:"job_id"`
-	Status         string  `json:"status"`
-	URLsCount      int     `json:"urls_count"`
-	ProcessedCount int     `json:"processed_count"`
-	SuccessCount   int     `json:"success_count"`
-	FailedCount    int     `json:"failed_count"`
-	DownloadURL    *string `json:"download_url"`
-	Error          *string `json:"error"`
-	Results        []struct {
-		URL        string  `json:"url"`
-		Status     string  `json:"status"`
-		Success    bool    `json:"success"`
-		StatusCode int     `json:"statusCode"`
-		Error      *string `json:"error"`
-	} `json:"results"`
+	JobID          string         `json:"job_id"`
+	Status         string         `json:"status"` // queued, processing, completed or failed
+	URLSource      string         `json:"url_source"`
+	DeliveryMethod string         `json:"delivery_method"`
+	Sync           bool           `json:"sync"`
+	URLsCount      int            `json:"urls_count"`
+	ProcessedCount int            `json:"processed_count"`
+	SuccessCount   int            `json:"success_count"`
+	FailedCount    int            `json:"failed_count"`
+	QueuedAt       string         `json:"queued_at"`
+	StartedAt      *string        `json:"started_at"`
+	CompletedAt    *string        `json:"completed_at"`
+	FailedAt       *string        `json:"failed_at"`
+	DownloadURL    *string        `json:"download_url"`
+	Error          *string        `json:"error"`
+	Results        []BulkResult   `json:"results"`
+	Deliveries     []BulkDelivery `json:"deliveries"`
+}
+
+// BulkResult is the outcome of one URL of a job.
+type BulkResult struct {
+	URL        string  `json:"url"`
+	Status     string  `json:"status"` // pending, succeeded or failed
+	Success    bool    `json:"success"`
+	StatusCode int     `json:"statusCode"`
+	Error      *string `json:"error"`
+}
+
+// BulkDelivery is one attempt to deliver a job's results.
+type BulkDelivery struct {
+	Channel    string  `json:"channel"` // email or webhook
+	Attempt    int     `json:"attempt"`
+	StatusCode int     `json:"status_code"` // the receiver's answer, 0 when none
+	Error      *string `json:"error"`
+	DurationMS int64   `json:"duration_ms"`
+	At         string  `json:"at"`
 }
 
 // BulkJob reports on a job (free).

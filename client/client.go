@@ -184,15 +184,18 @@ func (c *Client) do(ctx context.Context, method, path string, query url.Values, 
 	return last
 }
 
+// errorBody is what an error answer may carry.
+type errorBody struct {
+	Message  string              `json:"message"`
+	Error    string              `json:"error"`
+	Errors   map[string][]string `json:"errors"`
+	Required int64               `json:"required"`
+	Balance  int64               `json:"balance"`
+}
+
 func decodeError(res *http.Response, data []byte) *Error {
 	e := &Error{Status: res.StatusCode, RequestID: res.Header.Get("X-Request-Id")}
-	var body struct {
-		Message  string              `json:"message"`
-		Error    string              `json:"error"`
-		Errors   map[string][]string `json:"errors"`
-		Required int64               `json:"required"`
-		Balance  int64               `json:"balance"`
-	}
+	var body errorBody
 	if json.Unmarshal(data, &body) == nil {
 		e.Message, e.Errors, e.Required, e.Balance = body.Message, body.Errors, body.Required, body.Balance
 		if e.Message == "" {

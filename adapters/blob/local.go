@@ -12,6 +12,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"mime"
 	"net/http"
 	"net/url"
 	"os"
@@ -78,21 +79,58 @@ func cleanKey(key string) (string, error) {
 	return k, nil
 }
 
-// Put implements ports.BlobStore.
-func (l *Local) Put(_ context.Context, key string, data []byte, _ string) error {
+// disposition makes a download an attachment named after the key's last
+// segment; quotes and non-ASCII letters are encoded (RFC 2231).
+func disposition(key string) string {
+	return mime.FormatMediaType("attachment", map[string]string{"filename": path.Base(key)})
+}
+
+// typeSuffix names the file beside a blob that keeps its content type. No
+// key can name it: keys never contain "..".
+const typeSuffix = "..type"
+
+// defaultContentType is what a blob put without a content type is served
+// as, as S3 does.
+const defaultContentType = "application/octet-stream"
+
+// Put implements ports.BlobStore: the content type is kept beside the file
+// and served with it.
+func (l *Local) Put(_ context.Context, key string, data []byte, contentType string) error {
 	k, err := cleanKey(key)
 	if err != nil {
 		return err
+	}
+	if contentType == "" {
+		contentType = defaultContentType
 	}
 	p := filepath.Join(l.dir, filepath.FromSlash(k))
 	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
 		return err
 	}
-	tmp := p + ".tmp"
-	if err := os.WriteFile(tmp, data, 0o600); err != nil {
+	if err := writeFile(p+typeSuffix, []byte(contentType)); err != nil {
 		return err
 	}
-	return os.Rename(tmp, p)
+	return writeFile(p, data)
+}
+
+// writeFile replaces p whole: a reader sees the old bytes or the new ones.
+// The temporary file's name holds "..", so it is never another key's file.
+func writeFile(p string, data []byte) error {
+	f, err := os.CreateTemp(filepath.Dir(p), ".."+filepath.Base(p)+".*")
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), p)
+	}
+	if err != nil {
+		_ = os.Remove(f.Name())
+	}
+	return err
 }
 
 func (l *Local) sign(key string, expires int64) string {
@@ -143,8 +181,10 @@ func (l *Local) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		notFound()
 		return
 	}
-	w.Header().Set("Content-Disposition", `attachment; filename="`+path.Base(key)+`"`)
-	if strings.HasSuffix(key, ".zip") {
+	w.Header().Set("Content-Disposition", disposition(key))
+	if ctype, err := os.ReadFile(filepath.Join(l.dir, filepath.FromSlash(key)) + typeSuffix); err == nil {
+		w.Header().Set("Content-Type", string(ctype))
+	} else if strings.HasSuffix(key, ".zip") { // a file kept before content types were
 		w.Header().Set("Content-Type", "application/zip")
 	}
 	w.Header().Set("Cache-Control", "private, no-store")

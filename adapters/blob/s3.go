@@ -53,18 +53,25 @@ func (s *S3) EnsureBucket(ctx context.Context) error {
 	return s.client.MakeBucket(ctx, s.bucket, minio.MakeBucketOptions{})
 }
 
-// Put implements ports.BlobStore.
+// Put implements ports.BlobStore; the object is stored with the
+// Content-Disposition the local store serves, so a link downloads the same
+// file name from either. The bytes are in memory already, so they go in one
+// PUT (up to 5 GiB on AWS): the object appears whole or not at all, and a
+// failed upload leaves no parts behind to be paid for.
 func (s *S3) Put(ctx context.Context, key string, data []byte, contentType string) error {
 	if _, err := cleanKey(key); err != nil {
 		return err
 	}
-	_, err := s.client.PutObject(ctx, s.bucket, key, bytes.NewReader(data), int64(len(data)), minio.PutObjectOptions{ContentType: contentType})
+	_, err := s.client.PutObject(ctx, s.bucket, key, bytes.NewReader(data), int64(len(data)), minio.PutObjectOptions{ContentType: contentType, ContentDisposition: disposition(key), DisableMultipart: true})
 	return err
 }
 
 // URL implements ports.BlobStore: a presigned GET link valid for ttl (at
-// most 7 days, the S3 limit).
+// most 7 days, the S3 limit). It refuses the keys Put refuses.
 func (s *S3) URL(ctx context.Context, key string, ttl time.Duration) (string, error) {
+	if _, err := cleanKey(key); err != nil {
+		return "", err
+	}
 	if ttl > 7*24*time.Hour {
 		ttl = 7 * 24 * time.Hour
 	}

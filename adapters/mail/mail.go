@@ -45,7 +45,7 @@ func Format(m ports.Mail, now time.Time) ([]byte, error) {
 		domain = from.Address[i+1:]
 	}
 	var b bytes.Buffer
-	h := func(k, v string) { fmt.Fprintf(&b, "%s: %s\r\n", k, v) }
+	h := func(k, v string) { b.WriteString(foldHeader(k, v)) }
 	h("From", from.String())
 	h("To", to.String())
 	h("Subject", mime.QEncoding.Encode("utf-8", m.Subject))
@@ -60,12 +60,44 @@ func Format(m ports.Mail, now time.Time) ([]byte, error) {
 		}
 		fmt.Fprintf(&b, "--%s\r\nContent-Type: %s; charset=utf-8\r\nContent-Transfer-Encoding: quoted-printable\r\n\r\n", boundary, part.ctype)
 		qp := quotedprintable.NewWriter(&b)
-		_, _ = qp.Write([]byte(strings.ReplaceAll(part.body, "\n", "\r\n")))
+		_, _ = qp.Write([]byte(crlf(part.body)))
 		_ = qp.Close()
 		b.WriteString("\r\n")
 	}
 	fmt.Fprintf(&b, "--%s--\r\n", boundary)
 	return b.Bytes(), nil
+}
+
+// crlf ends every line in CRLF, whether it ended in LF or CRLF: a CRLF
+// must not become CR CR LF, which reads as an extra blank line.
+func crlf(s string) string {
+	return strings.ReplaceAll(strings.ReplaceAll(s, "\r\n", "\n"), "\n", "\r\n")
+}
+
+// maxLine is the line length RFC 5322 asks headers to keep to.
+const maxLine = 78
+
+// foldHeader writes one header field, folded before a space wherever a line
+// would pass maxLine: a long subject is a run of encoded words, and a relay
+// may refuse or cut a line of hundreds. Unfolding gives the value back.
+func foldHeader(name, value string) string {
+	var b strings.Builder
+	b.WriteString(name + ":")
+	line := len(name) + 1
+	words := strings.Split(value, " ")
+	for i, w := range words {
+		// Only a single space between two words is a folding point, so
+		// unfolding (which joins lines with one space) keeps the value.
+		canFold := i == 0 || (w != "" && words[i-1] != "")
+		if canFold && line+1+len(w) > maxLine {
+			b.WriteString("\r\n")
+			line = 0
+		}
+		b.WriteString(" " + w)
+		line += 1 + len(w)
+	}
+	b.WriteString("\r\n")
+	return b.String()
 }
 
 // SMTP sends through an SMTP server: smtp://user:pass@host:port.
@@ -211,19 +243,26 @@ func NewOutbox(dir string) (*Outbox, error) {
 	return &Outbox{dir: dir}, nil
 }
 
-// Send implements ports.Mailer.
-func (o *Outbox) Send(_ context.Context, m ports.Mail) error {
+// Send implements ports.Mailer: like SMTP's, a failure is a
+// *ports.DeliveryError, and a send whose context has ended writes nothing.
+func (o *Outbox) Send(ctx context.Context, m ports.Mail) error {
+	if err := ctx.Err(); err != nil {
+		return smtpFailure(err) // classified as an SMTP send would be
+	}
 	now := time.Now().UTC()
 	msg, err := Format(m, now)
 	if err != nil {
-		return err
+		return &ports.DeliveryError{Err: err}
 	}
 	var rnd [4]byte
 	_, _ = rand.Read(rnd[:])
 	name := now.Format("20060102T150405.000Z") + "-" + hex.EncodeToString(rnd[:]) + ".eml"
 	tmp := filepath.Join(o.dir, "."+name)
 	if err := os.WriteFile(tmp, msg, 0o600); err != nil {
-		return err
+		return &ports.DeliveryError{Err: err}
 	}
-	return os.Rename(tmp, filepath.Join(o.dir, name))
+	if err := os.Rename(tmp, filepath.Join(o.dir, name)); err != nil {
+		return &ports.DeliveryError{Err: err}
+	}
+	return nil
 }

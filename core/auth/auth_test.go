@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/trawlhq/trawl/core/auth"
+	"github.com/trawlhq/trawl/core/billing"
 	"github.com/trawlhq/trawl/core/failure"
 	"github.com/trawlhq/trawl/testkit"
 	"github.com/trawlhq/trawl/testkit/memstore"
@@ -162,5 +163,17 @@ func TestCreateAccountValidation(t *testing.T) {
 	acct, _ := svc.AccountByEmail(ctx, "dup@example.com")
 	if _, err := svc.CreateToken(ctx, acct.ID, strings.Repeat("n", 101)); !failure.Is(err, failure.Invalid) {
 		t.Fatalf("long token name: %v", err)
+	}
+}
+
+func TestCapMessage(t *testing.T) {
+	for plan, want := range map[string]string{
+		"":         "Without a plan Trawl allows 1 active token; delete it first, or subscribe to a plan for more.",
+		"basic":    "The Basic plan allows 1 active token; delete one first, or move to a larger plan.",
+		"business": "The Business plan allows 5 active tokens; delete one first, or move to a larger plan.",
+	} {
+		if got := auth.CapMessage(billing.MustPlan(plan)); got != want {
+			t.Errorf("CapMessage(%q) = %q, want %q", plan, got, want)
+		}
 	}
 }

@@ -137,8 +137,7 @@ func (s *Service) CreateToken(ctx context.Context, accountID int64, name string)
 		AccountID: acct.ID, Name: name, Hash: HashSecret(secret), Preview: Preview(secret), CreatedAt: s.clock.Now(),
 	}, plan.MaxTokens)
 	if failure.Is(err, failure.Conflict) {
-		return NewToken{}, failure.E(op, failure.Conflict,
-			fmt.Sprintf("The %s plan allows %d active token(s); delete one first.", plan.DisplayName, plan.MaxTokens), err)
+		return NewToken{}, failure.E(op, failure.Conflict, CapMessage(plan), err)
 	}
 	if err != nil {
 		return NewToken{}, failure.Wrap(op, err)
@@ -159,4 +158,16 @@ func (s *Service) DeleteToken(ctx context.Context, accountID, tokenID int64) err
 // ListAccounts lists every account.
 func (s *Service) ListAccounts(ctx context.Context) ([]ports.Account, error) {
 	return s.accounts.ListAccounts(ctx)
+}
+
+// CapMessage says why no more tokens can be created on a plan.
+func CapMessage(p billing.Plan) string {
+	tokens := fmt.Sprintf("%d active tokens", p.MaxTokens)
+	if p.MaxTokens == 1 {
+		tokens = "1 active token"
+	}
+	if p.Name == "" {
+		return fmt.Sprintf("Without a plan Trawl allows %s; delete it first, or subscribe to a plan for more.", tokens)
+	}
+	return fmt.Sprintf("The %s plan allows %s; delete one first, or move to a larger plan.", p.DisplayName, tokens)
 }

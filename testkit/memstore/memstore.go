@@ -49,8 +49,10 @@ func (d *data) clone() *data {
 
 // Store is the in-memory store. One mutex makes every operation atomic.
 type Store struct {
-	mu sync.Mutex
-	d  *data
+	mu   sync.Mutex
+	d    *data
+	cred credentials  // dashboard sign-in state (dashboard.go)
+	pay  paymentState // payment provider events (dashboard.go)
 }
 
 var (

@@ -1,0 +1,325 @@
+// Package dashboard is Trawl's browser delivery: server-rendered pages
+// (html/template) where a customer signs up, signs in and manages API
+// tokens. Like the JSON API it only decodes a form, calls the core, maps the
+// error and renders; every page works without JavaScript.
+package dashboard
+
+import (
+	"bytes"
+	"embed"
+	"errors"
+	"html/template"
+	"io"
+	"io/fs"
+	"log/slog"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/trawlhq/trawl/adapters/errmap"
+	"github.com/trawlhq/trawl/core/account"
+	"github.com/trawlhq/trawl/core/auth"
+	"github.com/trawlhq/trawl/core/billing"
+	"github.com/trawlhq/trawl/core/bulk"
+	"github.com/trawlhq/trawl/core/credits"
+	"github.com/trawlhq/trawl/core/failure"
+	"github.com/trawlhq/trawl/ports"
+)
+
+//go:embed templates/*.html
+var templateFS embed.FS
+
+//go:embed static
+var staticFS embed.FS
+
+// Prefix is where the dashboard is mounted.
+const Prefix = "/dashboard/"
+
+// Deps is what the dashboard needs.
+type Deps struct {
+	Accounts *account.Service
+	Auth     *auth.Service
+	Credits  *credits.Service
+	Bulk     *bulk.Service
+	Jobs     *bulk.JobList
+	Secrets  *bulk.Secrets
+	Payments *credits.Payments
+	Logger   *slog.Logger
+	// PublicURL is the server's external base URL; an https one makes the
+	// session cookie Secure.
+	PublicURL string
+}
+
+// Dashboard serves the pages.
+type Dashboard struct {
+	acc     *account.Service
+	auth    *auth.Service
+	credits *credits.Service
+	bulk    *bulk.Service
+	jobs    *bulk.JobList
+	secrets *bulk.Secrets
+	pay     *credits.Payments
+	log     *slog.Logger
+	secure  bool
+	pages   map[string]*template.Template
+	mux     *http.ServeMux
+	csrf    *http.CrossOriginProtection
+}
+
+// New builds the dashboard.
+func New(d Deps) (*Dashboard, error) {
+	if d.Accounts == nil || d.Auth == nil || d.Credits == nil || d.Bulk == nil || d.Jobs == nil || d.Secrets == nil || d.Payments == nil {
+		return nil, errors.New("dashboard.New: accounts, auth, credits, bulk, jobs, secrets and payments are required")
+	}
+	if d.Logger == nil {
+		d.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	pages, err := parsePages()
+	if err != nil {
+		return nil, err
+	}
+	db := &Dashboard{
+		acc: d.Accounts, auth: d.Auth, credits: d.Credits, bulk: d.Bulk, jobs: d.Jobs, secrets: d.Secrets, pay: d.Payments, log: d.Logger, pages: pages, mux: http.NewServeMux(),
+		secure: strings.HasPrefix(strings.ToLower(d.PublicURL), "https://"),
+		csrf:   http.NewCrossOriginProtection(),
+	}
+	db.csrf.SetDenyHandler(http.HandlerFunc(db.forbidden))
+	db.routes()
+	return db, nil
+}
+
+var funcs = template.FuncMap{
+	"when": func(t *time.Time) string {
+		if t == nil {
+			return "never"
+		}
+		return t.UTC().Format("2006-01-02 15:04 UTC")
+	},
+	"at":      func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04 UTC") },
+	"credits": billing.FormatCredits,
+	"f":       newField,
+	"neg":     func(n int64) int64 { return -n },
+}
+
+// field is one labelled input and the messages shown beside it.
+type field struct {
+	Name, Label, Type, Value, Autocomplete, Hint string
+	Required                                     bool
+	Errors                                       []string
+}
+
+// newField builds a field of a page; passwords are never filled back in.
+func newField(v view, name, label, typ, autocomplete, hint string) field {
+	f := field{Name: name, Label: label, Type: typ, Autocomplete: autocomplete, Hint: hint, Required: true, Errors: v.Fields[name]}
+	if typ != "password" {
+		f.Value = v.Form[name]
+	}
+	return f
+}
+
+func parsePages() (map[string]*template.Template, error) {
+	layout, err := template.New("layout.html").Funcs(funcs).ParseFS(templateFS, "templates/layout.html")
+	if err != nil {
+		return nil, err
+	}
+	names, err := fs.Glob(templateFS, "templates/*.html")
+	if err != nil {
+		return nil, err
+	}
+	pages := map[string]*template.Template{}
+	for _, n := range names {
+		base := strings.TrimSuffix(strings.TrimPrefix(n, "templates/"), ".html")
+		if base == "layout" {
+			continue
+		}
+		t, err := template.Must(layout.Clone()).ParseFS(templateFS, n)
+		if err != nil {
+			return nil, err
+		}
+		pages[base] = t
+	}
+	return pages, nil
+}
+
+// Handler serves the dashboard: every state-changing request must come
+// from the dashboard's own origin (Fetch metadata and Origin checks), and
+// no page may be framed, cached or leak its URL through a Referer.
+func (d *Dashboard) Handler() http.Handler {
+	inner := d.csrf.Handler(d.mux)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h := w.Header()
+		h.Set("Cache-Control", "no-store")
+		h.Set("Referrer-Policy", "no-referrer")
+		h.Set("X-Content-Type-Options", "nosniff")
+		h.Set("X-Frame-Options", "DENY")
+		h.Set("Content-Security-Policy", "default-src 'none'; style-src 'self'; script-src 'self'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
+		inner.ServeHTTP(w, r)
+	})
+}
+
+func (d *Dashboard) routes() {
+	m := d.mux
+	m.Handle("GET /dashboard/static/", http.StripPrefix("/dashboard/", http.FileServerFS(staticFS)))
+	m.HandleFunc("GET /dashboard/{$}", d.home)
+	m.HandleFunc("GET /dashboard/signup", d.signUpPage)
+	m.HandleFunc("POST /dashboard/signup", d.signUp)
+	m.HandleFunc("GET /dashboard/verify", d.verifyPage)
+	m.HandleFunc("POST /dashboard/verify", d.verify)
+	m.HandleFunc("POST /dashboard/verify/resend", d.signedIn(d.resend))
+	m.HandleFunc("GET /dashboard/signin", d.signInPage)
+	m.HandleFunc("POST /dashboard/signin", d.signIn)
+	m.HandleFunc("POST /dashboard/signout", d.signOut)
+	m.HandleFunc("GET /dashboard/forgot", d.forgotPage)
+	m.HandleFunc("POST /dashboard/forgot", d.forgot)
+	m.HandleFunc("GET /dashboard/reset", d.resetPage)
+	m.HandleFunc("POST /dashboard/reset", d.reset)
+	m.HandleFunc("GET /dashboard/tokens", d.signedIn(d.tokensPage))
+	m.HandleFunc("POST /dashboard/tokens", d.signedIn(d.createToken))
+	m.HandleFunc("GET /dashboard/tokens/{id}/delete", d.signedIn(d.deleteTokenPage))
+	m.HandleFunc("POST /dashboard/tokens/{id}/delete", d.signedIn(d.deleteToken))
+	m.HandleFunc("GET /dashboard/usage", d.signedIn(d.usagePage))
+	m.HandleFunc("GET /dashboard/usage/transactions.csv", d.signedIn(d.transactionsCSV))
+	m.HandleFunc("GET /dashboard/jobs", d.signedIn(d.jobsPage))
+	m.HandleFunc("GET /dashboard/jobs/{id}", d.signedIn(d.jobPage))
+	m.HandleFunc("GET /dashboard/billing", d.signedIn(d.billingPage))
+	m.HandleFunc("POST /dashboard/billing/topup", d.signedIn(d.topUp))
+	m.HandleFunc("POST /dashboard/billing/subscribe", d.signedIn(d.subscribe))
+	m.HandleFunc("GET /dashboard/checkout/plan/{id}", d.signedIn(d.planCheckoutPage))
+	m.HandleFunc("POST /dashboard/checkout/plan/{id}/pay", d.signedIn(d.planCheckoutPay))
+	m.HandleFunc("GET /dashboard/webhooks", d.signedIn(d.webhooksPage))
+	m.HandleFunc("POST /dashboard/webhooks/secret", d.signedIn(d.showSecret))
+	m.HandleFunc("POST /dashboard/webhooks/rotate", d.signedIn(d.rotateSecret))
+	m.HandleFunc("/dashboard/", d.notFound)
+}
+
+// view is what every page template gets.
+type view struct {
+	Title   string
+	Nav     string
+	Account *ports.Account
+	Notice  string
+	// Error is a message about the whole form (throttling, a failed send).
+	Error string
+	// Fields holds the messages shown beside each field.
+	Fields map[string][]string
+	// Form re-fills what was typed (never a password).
+	Form map[string]string
+	Data any
+}
+
+func (d *Dashboard) render(w http.ResponseWriter, r *http.Request, status int, name string, v view) {
+	t, ok := d.pages[name]
+	if !ok {
+		d.log.ErrorContext(r.Context(), "dashboard: no such page", "page", name)
+		http.Error(w, "Server Error", http.StatusInternalServerError)
+		return
+	}
+	var buf bytes.Buffer
+	if err := t.ExecuteTemplate(&buf, "layout.html", v); err != nil {
+		d.log.ErrorContext(r.Context(), "dashboard: render", "page", name, "err", err)
+		http.Error(w, "Server Error", http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.WriteHeader(status)
+	_, _ = w.Write(buf.Bytes())
+}
+
+// fail renders err: field errors beside the fields of the page the form
+// came from, anything else as a message above the form, with the kind's
+// status code. Internal errors are logged and shown as a generic message.
+func (d *Dashboard) fail(w http.ResponseWriter, r *http.Request, name string, v view, err error) {
+	kind := failure.KindOf(err)
+	entry := errmap.Lookup(kind)
+	if kind == failure.Unauthenticated {
+		d.toSignIn(w, r)
+		return
+	}
+	if fe, ok := failure.As(err); ok && kind == failure.Invalid && len(fe.Fields) > 0 {
+		v.Fields = fe.Fields
+	} else {
+		v.Error = failure.Public(err, "Something went wrong on our side. Please try again.")
+	}
+	if kind == failure.Internal || kind == failure.TemporarilyUnavailable {
+		d.log.ErrorContext(r.Context(), "dashboard", "page", name, "err", err)
+	}
+	if secs, ok := errmap.RetryAfter(err); ok {
+		w.Header().Set("Retry-After", strconv.Itoa(secs))
+	}
+	d.render(w, r, entry.HTTPStatus, name, v)
+}
+
+func (d *Dashboard) notFound(w http.ResponseWriter, r *http.Request) {
+	d.render(w, r, http.StatusNotFound, "message", view{Title: "Not found", Error: "There is nothing here. It may have been deleted, or it belongs to another account."})
+}
+
+func (d *Dashboard) forbidden(w http.ResponseWriter, r *http.Request) {
+	d.render(w, r, http.StatusForbidden, "message", view{Title: "Refused", Error: "This form was sent from another site, so it was refused. Go back to the dashboard and try again."})
+}
+
+// Session cookies: __Host- pins them to this host and path / when Secure.
+func (d *Dashboard) cookieName() string {
+	if d.secure {
+		return "__Host-trawl_session"
+	}
+	return "trawl_session"
+}
+
+func (d *Dashboard) sessionSecret(r *http.Request) string {
+	c, err := r.Cookie(d.cookieName())
+	if err != nil {
+		return ""
+	}
+	return c.Value
+}
+
+func (d *Dashboard) setSession(w http.ResponseWriter, r *http.Request, secret string, lifetime time.Duration) {
+	http.SetCookie(w, &http.Cookie{
+		Name: d.cookieName(), Value: secret, Path: "/", MaxAge: int(lifetime / time.Second),
+		HttpOnly: true, Secure: d.secure || r.TLS != nil, SameSite: http.SameSiteLaxMode,
+	})
+}
+
+func (d *Dashboard) clearSession(w http.ResponseWriter, r *http.Request) {
+	http.SetCookie(w, &http.Cookie{Name: d.cookieName(), Value: "", Path: "/", MaxAge: -1, HttpOnly: true, Secure: d.secure || r.TLS != nil, SameSite: http.SameSiteLaxMode})
+}
+
+func (d *Dashboard) toSignIn(w http.ResponseWriter, r *http.Request) {
+	http.Redirect(w, r, "/dashboard/signin", http.StatusSeeOther)
+}
+
+// signedIn passes the signed-in account to h, or sends the browser to sign in.
+func (d *Dashboard) signedIn(h func(http.ResponseWriter, *http.Request, ports.Account)) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		acct, err := d.acc.Session(r.Context(), d.sessionSecret(r))
+		if failure.Is(err, failure.Unauthenticated) {
+			d.clearSession(w, r)
+			d.toSignIn(w, r)
+			return
+		}
+		if err != nil {
+			d.fail(w, r, "message", view{Title: "Error"}, err)
+			return
+		}
+		h(w, r, acct)
+	}
+}
+
+func (d *Dashboard) home(w http.ResponseWriter, r *http.Request) {
+	if _, err := d.acc.Session(r.Context(), d.sessionSecret(r)); err == nil {
+		http.Redirect(w, r, "/dashboard/tokens", http.StatusSeeOther)
+		return
+	}
+	d.toSignIn(w, r)
+}
+
+// clientAddr is the peer address sign-in attempts are counted against.
+func clientAddr(r *http.Request) string {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		return r.RemoteAddr
+	}
+	return host
+}

@@ -1,0 +1,42 @@
+package credits
+
+import (
+	"context"
+	"strings"
+
+	"github.com/trawlhq/trawl/core/billing"
+	"github.com/trawlhq/trawl/core/failure"
+	"github.com/trawlhq/trawl/ports"
+)
+
+// Pricing returns the price of top-ups.
+func (s *Service) Pricing() Pricing { return s.pricing }
+
+// SellsPlans reports whether the payment provider sells subscriptions.
+func (s *Service) SellsPlans() bool {
+	_, ok := s.payments.(ports.PlanCheckout)
+	return ok
+}
+
+// Subscribe opens a hosted checkout that subscribes the account to a plan.
+// The plan changes when the provider reports the subscription active.
+func (s *Service) Subscribe(ctx context.Context, account ports.Account, planName string) (ports.Checkout, error) {
+	const op = "credits.Subscribe"
+	plan, ok := billing.PlanByName(planName)
+	if !ok || plan.Name == "" {
+		names := make([]string, len(billing.Plans))
+		for i, p := range billing.Plans {
+			names[i] = p.Name
+		}
+		return ports.Checkout{}, failure.Invalidf(op, "plan", "The plan must be one of: %s.", strings.Join(names, ", "))
+	}
+	if account.Plan == plan.Name {
+		return ports.Checkout{}, failure.Invalidf(op, "plan", "You are already on the %s plan.", plan.DisplayName)
+	}
+	pc, ok := s.payments.(ports.PlanCheckout)
+	if !ok {
+		return ports.Checkout{}, failure.E(op, failure.Unavailable, "Plans are not sold online on this server: the operator sets them.")
+	}
+	co, err := pc.CreatePlanCheckout(ctx, ports.PlanCheckoutRequest{AccountID: account.ID, Email: account.Email, Plan: plan.Name})
+	return co, failure.Wrap(op, err)
+}
