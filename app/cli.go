@@ -438,10 +438,7 @@ func openEnv(ctx context.Context, cfg Config) (env, error) {
 	clk := clock.System{}
 	pay, err := payment.NewLocal(store, clk, cfg.PublicBase())
 	if err == nil {
-		e.auth, err = auth.NewService(store, store, clk)
-	}
-	if err == nil {
-		e.credits, err = credits.NewService(store, store, pay, clk, credits.Pricing{CentsPer1000Credits: cfg.PriceCents, Currency: cfg.Currency})
+		e.auth, e.credits, err = NewAccountServices(SQLStores(store), clk, pay, cfg.ServiceOptions().Pricing)
 	}
 	if err != nil {
 		store.Close()

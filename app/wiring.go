@@ -28,6 +28,7 @@ import (
 	"github.com/trawlhq/trawl/adapters/webhook"
 	"github.com/trawlhq/trawl/core/auth"
 	"github.com/trawlhq/trawl/core/bulk"
+	"github.com/trawlhq/trawl/core/call"
 	"github.com/trawlhq/trawl/core/content"
 	"github.com/trawlhq/trawl/core/credits"
 	"github.com/trawlhq/trawl/core/idempotency"
@@ -62,12 +63,14 @@ type Services struct {
 	Ledger      *credits.Ledger
 	Biller      *credits.Biller
 	Idempotency *idempotency.Service
-	Content     *content.Service
-	Sitemap     *sitemap.Service
-	Search      *search.Service
-	Prompt      *prompt.Service
-	Bulk        *bulk.Service
-	Worker      *bulk.Worker
+	// Calls runs every billed call: limits, idempotency, the charge.
+	Calls   *call.Pipeline
+	Content *content.Service
+	Sitemap *sitemap.Service
+	Search  *search.Service
+	Prompt  *prompt.Service
+	Bulk    *bulk.Service
+	Worker  *bulk.Worker
 }
 
 // Outbound are the adapters that reach the web.
@@ -149,24 +152,69 @@ func NewOutbound(c Config) (Outbound, error) {
 	return out, nil
 }
 
-// NewServices builds the core over a store and the outbound adapters.
-func NewServices(c Config, store *sqlstore.Store, clk ports.Clock, payments ports.PaymentProvider, out Outbound, log *slog.Logger) (Services, error) {
+// Stores are the store ports the core runs over. One SQL store fills them
+// all in production; tests fill them with the in-memory store or fakes.
+type Stores struct {
+	Accounts    ports.AccountStore
+	Tokens      ports.TokenStore
+	Ledger      ports.LedgerStore
+	Idempotency ports.IdempotencyStore
+	Jobs        ports.JobStore
+}
+
+// SQLStores puts the SQL store under every store port.
+func SQLStores(s *sqlstore.Store) Stores {
+	return Stores{Accounts: s, Tokens: s, Ledger: s, Idempotency: s, Jobs: s}
+}
+
+// ServiceOptions tune the core services.
+type ServiceOptions struct {
+	Pricing credits.Pricing
+	// Limits is the per-minute limit table (nil: the default one).
+	Limits          coreratelimit.Table
+	LLMContextChars int
+	Worker          bulk.WorkerOptions
+}
+
+// ServiceOptions are the core's settings of a configuration.
+func (c Config) ServiceOptions() ServiceOptions {
+	return ServiceOptions{
+		Pricing:         credits.Pricing{CentsPer1000Credits: c.PriceCents, Currency: c.Currency},
+		LLMContextChars: int(c.LLMContextChars),
+		Worker: bulk.WorkerOptions{
+			Lease: c.BulkLease, JobsAtOnce: int(c.BulkJobs), WebhookTimeout: c.WebhookTimeout, RetryBackoff: c.WebhookBackoff, LinkTTL: c.LinkTTL, MailFrom: c.MailFrom,
+		},
+	}
+}
+
+// NewAccountServices builds the services of accounts, tokens and credits:
+// all the operator's commands need, with no outbound adapter.
+func NewAccountServices(st Stores, clk ports.Clock, payments ports.PaymentProvider, pricing credits.Pricing) (*auth.Service, *credits.Service, error) {
+	a, err := auth.NewService(st.Accounts, st.Tokens, clk)
+	if err != nil {
+		return nil, nil, err
+	}
+	c, err := credits.NewService(st.Ledger, st.Accounts, payments, clk, pricing)
+	return a, c, err
+}
+
+// NewServices builds the core over the store ports and the outbound adapters.
+func NewServices(st Stores, clk ports.Clock, payments ports.PaymentProvider, limiter ports.RateLimiter, out Outbound, o ServiceOptions, log *slog.Logger) (Services, error) {
 	var s Services
 	var err error
-	if s.Auth, err = auth.NewService(store, store, clk); err != nil {
+	if s.Auth, s.Credits, err = NewAccountServices(st, clk, payments, o.Pricing); err != nil {
 		return s, err
 	}
-	if s.Ledger, err = credits.NewLedger(store, clk, credits.WithLogger(log)); err != nil {
+	if s.Ledger, err = credits.NewLedger(st.Ledger, clk, credits.WithLogger(log)); err != nil {
 		return s, err
 	}
-	if s.Biller, err = credits.NewBiller(s.Ledger, store, clk); err != nil {
+	if s.Biller, err = credits.NewBiller(s.Ledger, st.Ledger, clk); err != nil {
 		return s, err
 	}
-	pricing := credits.Pricing{CentsPer1000Credits: c.PriceCents, Currency: c.Currency}
-	if s.Credits, err = credits.NewService(store, store, payments, clk, pricing); err != nil {
+	if s.Idempotency, err = idempotency.NewService(st.Idempotency, clk); err != nil {
 		return s, err
 	}
-	if s.Idempotency, err = idempotency.NewService(store, clk); err != nil {
+	if s.Calls, err = call.NewPipeline(limiter, o.Limits, s.Idempotency); err != nil {
 		return s, err
 	}
 	if s.Content, err = content.NewService(out.Fetcher, out.Extractor, s.Biller); err != nil {
@@ -178,16 +226,15 @@ func NewServices(c Config, store *sqlstore.Store, clk ports.Clock, payments port
 	if s.Search, err = search.NewService(out.Engines, s.Content, s.Biller); err != nil {
 		return s, err
 	}
-	if s.Prompt, err = prompt.NewService(out.LLM, s.Content, s.Biller, int(c.LLMContextChars)); err != nil {
+	if s.Prompt, err = prompt.NewService(out.LLM, s.Content, s.Biller, o.LLMContextChars); err != nil {
 		return s, err
 	}
-	s.Worker, err = bulk.NewWorker(store, store, s.Ledger, s.Content, out.Webhooks, out.Mailer, out.Blobs, clk, log, bulk.WorkerOptions{
-		Lease: c.BulkLease, JobsAtOnce: int(c.BulkJobs), WebhookTimeout: c.WebhookTimeout, RetryBackoff: c.WebhookBackoff, LinkTTL: c.LinkTTL, MailFrom: c.MailFrom,
-	})
+	s.Worker, err = bulk.NewWorker(bulk.WorkerDeps{Jobs: st.Jobs, Accounts: st.Accounts, Ledger: s.Ledger, Pages: s.Content,
+		Webhooks: out.Webhooks, Mailer: out.Mailer, Blobs: out.Blobs, Clock: clk, Logger: log}, o.Worker)
 	if err != nil {
 		return s, err
 	}
-	s.Bulk, err = bulk.NewService(store, s.Ledger, out.Discoverer, out.Webhooks, out.Guard, s.Worker, clk)
+	s.Bulk, err = bulk.NewService(st.Jobs, s.Ledger, out.Discoverer, out.Webhooks, out.Guard, s.Worker, clk)
 	return s, err
 }
 
@@ -205,6 +252,7 @@ func StoreModule() fx.Option {
 			},
 			fx.Annotate(func(s *sqlstore.Store) *sqlstore.Store { return s }, fx.As(new(ports.AccountStore)), fx.As(new(ports.TokenStore)),
 				fx.As(new(ports.LedgerStore)), fx.As(new(ports.IdempotencyStore))),
+			SQLStores,
 		),
 	)
 }
@@ -235,28 +283,51 @@ func OutboundModule() fx.Option {
 
 // CoreModule provides the core services.
 func CoreModule() fx.Option {
-	return fx.Module("core", fx.Provide(NewServices))
+	return fx.Module("core", fx.Provide(Config.ServiceOptions, NewServices))
+}
+
+// HandlerOptions tune the served surface.
+type HandlerOptions struct {
+	// Ready reports whether the service can take traffic.
+	Ready func(context.Context) error
+	// Checks are dependencies /readyz reports without failing on them (Redis).
+	Checks map[string]func(context.Context) error
+	// MaxBody caps a request body, and an RPC message once decompressed.
+	MaxBody int64
+	Logger  *slog.Logger
+}
+
+// NewHandler builds the JSON API with the Connect RPC surface mounted on
+// it: the one handler the server, the tests and the benchmarks serve.
+func NewHandler(s Services, out Outbound, o HandlerOptions) (*httpapi.API, *connectapi.Server, error) {
+	api, err := httpapi.New(httpapi.Deps{
+		Auth: s.Auth, Credits: s.Credits, Calls: s.Calls,
+		Content: s.Content, Sitemap: s.Sitemap, Search: s.Search, Prompt: s.Prompt, Bulk: s.Bulk, Files: out.Files,
+		Logger: o.Logger, Ready: o.Ready, Checks: o.Checks, MaxBodyBytes: o.MaxBody, Version: Version,
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	rpc, err := connectapi.New(connectapi.Deps{
+		Auth: s.Auth, Credits: s.Credits, Calls: s.Calls, Content: s.Content, Sitemap: s.Sitemap, Search: s.Search,
+		Prompt: s.Prompt, Bulk: s.Bulk, RequestID: httpapi.RequestID, Ready: o.Ready, MaxBodyBytes: o.MaxBody, Logger: o.Logger,
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, r := range rpc.Routes() {
+		api.Mount(r.Pattern, r.Handler)
+	}
+	return api, rpc, nil
 }
 
 // HTTPModule provides the API and runs the HTTP server for the app's lifetime.
 func HTTPModule() fx.Option {
 	return fx.Module("http",
 		fx.Provide(func(s Services, out Outbound, store *sqlstore.Store, lim ports.RateLimiter, rl Limiter, clk ports.Clock, payments ports.PaymentProvider, log *slog.Logger, c Config) (*httpapi.API, error) {
-			api, err := httpapi.New(httpapi.Deps{
-				Auth: s.Auth, Credits: s.Credits, Biller: s.Biller, Idempotency: s.Idempotency, Limiter: lim,
-				Content: s.Content, Sitemap: s.Sitemap, Search: s.Search, Prompt: s.Prompt, Bulk: s.Bulk, Files: out.Files,
-				Limits: coreratelimit.DefaultTable(), Logger: log, Ready: store.Ping, MaxBodyBytes: c.MaxBody, Version: Version,
-				Checks: rl.Checks(),
-			})
+			api, _, err := NewHandler(s, out, HandlerOptions{Ready: store.Ping, MaxBody: c.MaxBody, Logger: log, Checks: rl.Checks()})
 			if err != nil {
 				return nil, err
-			}
-			rpc, err := NewConnect(s, lim, store.Ping, c.MaxBody, log)
-			if err != nil {
-				return nil, err
-			}
-			for _, r := range rpc.Routes() {
-				api.Mount(r.Pattern, r.Handler)
 			}
 			if err := MountDashboard(api, c, store, s, out, lim, clk, payments, log); err != nil {
 				return nil, err
@@ -325,16 +396,6 @@ func WorkerModule() fx.Option {
 			},
 		})
 	}))
-}
-
-// NewConnect builds the Connect RPC surface over the same core services,
-// with the JSON API's body limit applied to decompressed messages.
-func NewConnect(s Services, lim ports.RateLimiter, ready func(context.Context) error, maxBody int64, log *slog.Logger) (*connectapi.Server, error) {
-	return connectapi.New(connectapi.Deps{
-		Auth: s.Auth, Credits: s.Credits, Idempotency: s.Idempotency, Content: s.Content, Sitemap: s.Sitemap, Search: s.Search,
-		Prompt: s.Prompt, Bulk: s.Bulk, Limiter: lim, Limits: coreratelimit.DefaultTable(), RequestID: httpapi.RequestID, Ready: ready,
-		MaxBodyBytes: maxBody, Logger: log,
-	})
 }
 
 // ServerProtocols serves HTTP/1.1 and cleartext HTTP/2 (h2c) on one

@@ -5,19 +5,34 @@ import (
 	"time"
 )
 
+// JobStatus is where a bulk job stands.
+type JobStatus string
+
 // Bulk job states.
 const (
-	JobQueued     = "queued"
-	JobProcessing = "processing"
-	JobCompleted  = "completed"
-	JobFailed     = "failed"
+	JobQueued     JobStatus = "queued"
+	JobProcessing JobStatus = "processing"
+	JobCompleted  JobStatus = "completed"
+	JobFailed     JobStatus = "failed"
 )
+
+// URLStatus is where one URL of a bulk job stands.
+type URLStatus string
 
 // Bulk URL states.
 const (
-	URLPending   = "pending"
-	URLSucceeded = "succeeded"
-	URLFailed    = "failed"
+	URLPending   URLStatus = "pending"
+	URLSucceeded URLStatus = "succeeded"
+	URLFailed    URLStatus = "failed"
+)
+
+// DeliveryChannel is how a job's results reach its owner.
+type DeliveryChannel string
+
+// Delivery channels as job records name them.
+const (
+	ChannelEmail   DeliveryChannel = "email"
+	ChannelWebhook DeliveryChannel = "webhook"
 )
 
 // BulkJob is an accepted bulk content job.
@@ -25,7 +40,7 @@ type BulkJob struct {
 	ID          string
 	AccountID   int64
 	TokenID     int64
-	Status      string
+	Status      JobStatus
 	URLSource   string // urls or sitemap
 	Sitemap     string
 	Email       bool
@@ -49,7 +64,7 @@ type BulkURL struct {
 	JobID      string
 	Index      int
 	URL        string
-	Status     string
+	Status     URLStatus
 	StatusCode int
 	Error      string
 	Content    []byte // the extracted page, JSON, for deliveries
@@ -59,7 +74,7 @@ type BulkURL struct {
 // DeliveryAttempt records one try at delivering a job's results.
 type DeliveryAttempt struct {
 	JobID      string
-	Channel    string // webhook or email
+	Channel    DeliveryChannel
 	Attempt    int
 	Target     string
 	StatusCode int

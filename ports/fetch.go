@@ -1,6 +1,9 @@
 package ports
 
-import "context"
+import (
+	"context"
+	"time"
+)
 
 // FetchRequest asks for one page.
 type FetchRequest struct {
@@ -28,7 +31,8 @@ type FetchResponse struct {
 // Fetcher fetches public web pages. URL rule violations and non-public
 // targets (also after a redirect) are failure.Invalid naming the field;
 // anything that prevents an answer (DNS, timeout, TLS, size) is
-// failure.Unavailable with a message saying which.
+// failure.Unavailable with a message saying which. Both carry the typed
+// *FetchError as their cause, built by core/weburl.FetchFailure.
 type Fetcher interface {
 	Fetch(ctx context.Context, r FetchRequest) (FetchResponse, error)
 }
@@ -42,3 +46,40 @@ type AddressGuard interface {
 	// non-public address, failure.Unavailable when it cannot be resolved.
 	CheckHost(ctx context.Context, rawURL, field string) error
 }
+
+// FetchReason says why a page could not be fetched.
+type FetchReason uint8
+
+const (
+	FetchFailed           FetchReason = iota // anything else
+	FetchNonPublic                           // the host resolves to a non-public address
+	FetchTooLarge                            // the body is over the limit (Limit)
+	FetchHostNotFound                        // the host does not resolve
+	FetchTimeout                             // no answer within Timeout
+	FetchBadCertificate                      // the TLS certificate is not valid
+	FetchRefused                             // the connection was refused
+	FetchCanceled                            // the caller gave up
+	FetchTooManyRedirects                    // more than Limit redirects
+	FetchBadRedirect                         // a redirect to a URL breaking Rule
+)
+
+// FetchError is the typed reason a fetcher gives for a fetch that brought
+// no answer. It says nothing of the request field: the caller, which knows
+// it, turns the reason into the failure it reports (core/weburl.FetchFailure).
+type FetchError struct {
+	Reason  FetchReason
+	Host    string
+	Limit   int64         // FetchTooLarge: bytes; FetchTooManyRedirects: redirects
+	Timeout time.Duration // FetchTimeout
+	Rule    string        // FetchBadRedirect: the URL rule the target broke ("must use http or https")
+	Err     error         // the transport's own error, for logs
+}
+
+func (e *FetchError) Error() string {
+	if e.Err != nil {
+		return "fetch " + e.Host + ": " + e.Err.Error()
+	}
+	return "fetch " + e.Host + " failed"
+}
+
+func (e *FetchError) Unwrap() error { return e.Err }

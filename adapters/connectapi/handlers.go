@@ -7,13 +7,13 @@ import (
 
 	"connectrpc.com/connect"
 
+	"github.com/trawlhq/trawl/adapters/callheader"
 	trawlv1 "github.com/trawlhq/trawl/adapters/connectapi/gen/trawl/v1"
 	"github.com/trawlhq/trawl/core/billing"
 	"github.com/trawlhq/trawl/core/bulk"
 	"github.com/trawlhq/trawl/core/content"
 	"github.com/trawlhq/trawl/core/credits"
 	"github.com/trawlhq/trawl/core/domainrule"
-	"github.com/trawlhq/trawl/core/failure"
 	"github.com/trawlhq/trawl/core/prompt"
 	"github.com/trawlhq/trawl/core/search"
 	"github.com/trawlhq/trawl/core/sitemap"
@@ -40,8 +40,8 @@ func contentMsg(p content.Page) *trawlv1.Content {
 type pageHandler struct{ s *Server }
 
 func (h pageHandler) Scrape(ctx context.Context, req *connect.Request[trawlv1.ScrapeRequest]) (*connect.Response[trawlv1.ScrapeResponse], error) {
-	return billed(h.s, ctx, req, func(ctx context.Context) (*trawlv1.ScrapeResponse, credits.Receipt, error) {
-		raw, rc, err := h.s.d.Content.Scrape(ctx, h.s.call(ctx), req.Msg.GetUrl())
+	return billed(h.s, ctx, req, func(ctx context.Context, c credits.Call) (*trawlv1.ScrapeResponse, credits.Receipt, error) {
+		raw, rc, err := h.s.d.Content.Scrape(ctx, c, req.Msg.GetUrl())
 		if err != nil {
 			return nil, rc, err
 		}
@@ -50,8 +50,8 @@ func (h pageHandler) Scrape(ctx context.Context, req *connect.Request[trawlv1.Sc
 }
 
 func (h pageHandler) GetContent(ctx context.Context, req *connect.Request[trawlv1.GetContentRequest]) (*connect.Response[trawlv1.GetContentResponse], error) {
-	return billed(h.s, ctx, req, func(ctx context.Context) (*trawlv1.GetContentResponse, credits.Receipt, error) {
-		page, rc, err := h.s.d.Content.Content(ctx, h.s.call(ctx), req.Msg.GetUrl())
+	return billed(h.s, ctx, req, func(ctx context.Context, c credits.Call) (*trawlv1.GetContentResponse, credits.Receipt, error) {
+		page, rc, err := h.s.d.Content.Content(ctx, c, req.Msg.GetUrl())
 		if err != nil {
 			return nil, rc, err
 		}
@@ -60,12 +60,12 @@ func (h pageHandler) GetContent(ctx context.Context, req *connect.Request[trawlv
 }
 
 func (h pageHandler) Map(ctx context.Context, req *connect.Request[trawlv1.MapRequest]) (*connect.Response[trawlv1.MapResponse], error) {
-	return billed(h.s, ctx, req, func(ctx context.Context) (*trawlv1.MapResponse, credits.Receipt, error) {
+	return billed(h.s, ctx, req, func(ctx context.Context, c credits.Call) (*trawlv1.MapResponse, credits.Receipt, error) {
 		limit := int(req.Msg.GetLimit())
 		if limit == 0 {
 			limit = sitemap.DefaultLimit
 		}
-		res, rc, err := h.s.d.Sitemap.Map(ctx, h.s.call(ctx), req.Msg.GetUrl(), limit)
+		res, rc, err := h.s.d.Sitemap.Map(ctx, c, req.Msg.GetUrl(), limit)
 		if err != nil {
 			return nil, rc, err
 		}
@@ -74,14 +74,14 @@ func (h pageHandler) Map(ctx context.Context, req *connect.Request[trawlv1.MapRe
 }
 
 func (h pageHandler) CreateBulkContentJob(ctx context.Context, req *connect.Request[trawlv1.CreateBulkContentJobRequest]) (*connect.Response[trawlv1.CreateBulkContentJobResponse], error) {
-	return billed(h.s, ctx, req, func(ctx context.Context) (*trawlv1.CreateBulkContentJobResponse, credits.Receipt, error) {
+	return billed(h.s, ctx, req, func(ctx context.Context, c credits.Call) (*trawlv1.CreateBulkContentJobResponse, credits.Receipt, error) {
 		m := req.Msg
-		ack, err := h.s.d.Bulk.Submit(ctx, h.s.call(ctx), bulk.Request{URLs: m.GetUrls(), Sitemap: m.GetSitemap(), Email: m.GetEmail(), CallbackURL: m.GetCallbackUrl(), Sync: m.GetSync()})
+		ack, err := h.s.d.Bulk.Submit(ctx, c, bulk.Request{URLs: m.GetUrls(), Sitemap: m.GetSitemap(), Email: m.GetEmail(), CallbackURL: m.GetCallbackUrl(), Sync: m.GetSync()})
 		if err != nil {
 			return nil, credits.Receipt{}, err
 		}
 		return &trawlv1.CreateBulkContentJobResponse{Message: ack.Message, JobId: ack.JobID, UrlsCount: int32(ack.URLsCount), UrlSource: ack.URLSource,
-			DeliveryMethod: ack.DeliveryMethod, EstimatedCompletionTime: ack.EstimatedCompletionTime, Status: ack.Status, QueuedAt: iso(ack.QueuedAt)}, credits.Receipt{}, nil
+			DeliveryMethod: ack.DeliveryMethod, EstimatedCompletionTime: ack.EstimatedCompletionTime, Status: string(ack.Status), QueuedAt: iso(ack.QueuedAt)}, credits.Receipt{}, nil
 	})
 }
 
@@ -91,15 +91,14 @@ func (h pageHandler) GetBulkContentJob(ctx context.Context, req *connect.Request
 		return nil, toConnect(err)
 	}
 	j := st.Job
-	processed, ok, bad := bulk.Counts(st.URLs)
-	out := &trawlv1.GetBulkContentJobResponse{JobId: j.ID, Status: j.Status, UrlSource: j.URLSource, DeliveryMethod: bulk.DeliveryMethod(j.Email, j.CallbackURL),
-		UrlsCount: int32(j.URLsCount), ProcessedCount: int32(processed), SuccessCount: int32(ok), FailedCount: int32(bad), QueuedAt: iso(j.QueuedAt),
+	out := &trawlv1.GetBulkContentJobResponse{JobId: j.ID, Status: string(j.Status), UrlSource: j.URLSource, DeliveryMethod: st.DeliveryMethod,
+		UrlsCount: int32(j.URLsCount), ProcessedCount: int32(st.Processed), SuccessCount: int32(st.Succeeded), FailedCount: int32(st.Failed), QueuedAt: iso(j.QueuedAt),
 		StartedAt: isoPtr(j.StartedAt), CompletedAt: isoPtr(j.CompletedAt), FailedAt: isoPtr(j.FailedAt), Error: j.Error, DownloadUrl: st.Download}
 	for _, u := range st.URLs {
-		out.Results = append(out.Results, &trawlv1.BulkUrlResult{Url: u.URL, Status: u.Status, Success: u.Status == ports.URLSucceeded, StatusCode: int32(u.StatusCode), Error: u.Error})
+		out.Results = append(out.Results, &trawlv1.BulkUrlResult{Url: u.URL, Status: string(u.Status), Success: u.Status == ports.URLSucceeded, StatusCode: int32(u.StatusCode), Error: u.Error})
 	}
 	for _, d := range st.Deliveries {
-		out.Deliveries = append(out.Deliveries, &trawlv1.DeliveryAttempt{Channel: d.Channel, Attempt: int32(d.Attempt), StatusCode: int32(d.StatusCode), Error: d.Error, DurationMs: d.Duration.Milliseconds(), At: iso(d.At)})
+		out.Deliveries = append(out.Deliveries, &trawlv1.DeliveryAttempt{Channel: string(d.Channel), Attempt: int32(d.Attempt), StatusCode: int32(d.StatusCode), Error: d.Error, DurationMs: d.Duration.Milliseconds(), At: iso(d.At)})
 	}
 	return connect.NewResponse(out), nil
 }
@@ -140,9 +139,9 @@ func searchParts(res search.Results) (*trawlv1.SearchInformation, []*trawlv1.Rel
 }
 
 func (h searchHandler) Search(ctx context.Context, req *connect.Request[trawlv1.SearchRequest]) (*connect.Response[trawlv1.SearchResponse], error) {
-	return billed(h.s, ctx, req, func(ctx context.Context) (*trawlv1.SearchResponse, credits.Receipt, error) {
+	return billed(h.s, ctx, req, func(ctx context.Context, c credits.Call) (*trawlv1.SearchResponse, credits.Receipt, error) {
 		m := req.Msg
-		res, rc, err := h.s.d.Search.Search(ctx, h.s.call(ctx), search.Request{Q: m.GetQ(), Loc: m.GetLoc(), HL: m.GetHl(), GL: m.GetGl(), Engine: m.GetEngine()})
+		res, rc, err := h.s.d.Search.Search(ctx, c, search.Request{Q: m.GetQ(), Loc: m.GetLoc(), HL: m.GetHl(), GL: m.GetGl(), Engine: m.GetEngine()})
 		if err != nil {
 			return nil, rc, err
 		}
@@ -152,13 +151,13 @@ func (h searchHandler) Search(ctx context.Context, req *connect.Request[trawlv1.
 }
 
 func (h searchHandler) SearchContent(ctx context.Context, req *connect.Request[trawlv1.SearchContentRequest]) (*connect.Response[trawlv1.SearchContentResponse], error) {
-	return billed(h.s, ctx, req, func(ctx context.Context) (*trawlv1.SearchContentResponse, credits.Receipt, error) {
+	return billed(h.s, ctx, req, func(ctx context.Context, c credits.Call) (*trawlv1.SearchContentResponse, credits.Receipt, error) {
 		m := req.Msg
 		maxContent := int(m.GetMaxContent())
 		if maxContent == 0 {
 			maxContent = search.DefaultMaxContent
 		}
-		res, rc, err := h.s.d.Search.SearchContent(ctx, h.s.call(ctx), search.ContentRequest{
+		res, rc, err := h.s.d.Search.SearchContent(ctx, c, search.ContentRequest{
 			Request:    search.Request{Q: m.GetQ(), Loc: m.GetLoc(), HL: m.GetHl(), GL: m.GetGl(), Engine: m.GetEngine()},
 			MaxContent: maxContent,
 			Filter:     domainrule.Filter{Whitelist: domainrule.ParseList(m.GetWhitelistDomains()), Blacklist: domainrule.ParseList(m.GetBlacklistDomains())},
@@ -174,8 +173,8 @@ func (h searchHandler) SearchContent(ctx context.Context, req *connect.Request[t
 type promptHandler struct{ s *Server }
 
 func (h promptHandler) Prompt(ctx context.Context, req *connect.Request[trawlv1.PromptRequest]) (*connect.Response[trawlv1.PromptResponse], error) {
-	return billed(h.s, ctx, req, func(ctx context.Context) (*trawlv1.PromptResponse, credits.Receipt, error) {
-		text, rc, err := h.s.d.Prompt.Prompt(ctx, h.s.call(ctx), prompt.Request{Prompt: req.Msg.GetPrompt(), URL: req.Msg.GetUrl()})
+	return billed(h.s, ctx, req, func(ctx context.Context, c credits.Call) (*trawlv1.PromptResponse, credits.Receipt, error) {
+		text, rc, err := h.s.d.Prompt.Prompt(ctx, c, prompt.Request{Prompt: req.Msg.GetPrompt(), URL: req.Msg.GetUrl()})
 		if err != nil {
 			return nil, rc, err
 		}
@@ -195,28 +194,28 @@ func statusMsg(st billing.Status) *trawlv1.CreditStatus {
 	return m
 }
 
-func (h creditsHandler) status(ctx context.Context) (billing.Status, error) {
+// withStatus answers with the caller's credit status, flagging a low balance
+// as the JSON API does.
+func withStatus[Res any](ctx context.Context, h creditsHandler, msg func(billing.Status) *Res) (*connect.Response[Res], error) {
 	st, err := h.s.d.Credits.Status(ctx, principal(ctx).Account.ID)
-	if failure.Is(err, failure.NotFound) {
-		err = failure.E("connectapi.status", failure.NotFound, "Account not found.")
+	if err != nil {
+		return nil, toConnect(err)
 	}
-	return st, err
+	res := connect.NewResponse(msg(st))
+	callheader.SetQuotaWarning(res.Header(), st.Warning())
+	return res, nil
 }
 
 func (h creditsHandler) GetCredits(ctx context.Context, _ *connect.Request[trawlv1.GetCreditsRequest]) (*connect.Response[trawlv1.GetCreditsResponse], error) {
-	st, err := h.status(ctx)
-	if err != nil {
-		return nil, toConnect(err)
-	}
-	return connect.NewResponse(&trawlv1.GetCreditsResponse{Balance: st.Balance, FormattedBalance: st.FormattedBalance, Limit: st.Limit, Used: st.Used, Status: statusMsg(st)}), nil
+	return withStatus(ctx, h, func(st billing.Status) *trawlv1.GetCreditsResponse {
+		return &trawlv1.GetCreditsResponse{Balance: st.Balance, FormattedBalance: st.FormattedBalance, Limit: st.Limit, Used: st.Used, Status: statusMsg(st)}
+	})
 }
 
 func (h creditsHandler) GetUsageStats(ctx context.Context, _ *connect.Request[trawlv1.GetUsageStatsRequest]) (*connect.Response[trawlv1.GetUsageStatsResponse], error) {
-	st, err := h.status(ctx)
-	if err != nil {
-		return nil, toConnect(err)
-	}
-	return connect.NewResponse(&trawlv1.GetUsageStatsResponse{Status: statusMsg(st)}), nil
+	return withStatus(ctx, h, func(st billing.Status) *trawlv1.GetUsageStatsResponse {
+		return &trawlv1.GetUsageStatsResponse{Status: statusMsg(st)}
+	})
 }
 
 func (h creditsHandler) ListTransactions(ctx context.Context, req *connect.Request[trawlv1.ListTransactionsRequest]) (*connect.Response[trawlv1.ListTransactionsResponse], error) {

@@ -8,7 +8,6 @@ import (
 	"context"
 	"errors"
 	"log/slog"
-	"math"
 	"net/http"
 	"strconv"
 	"strings"
@@ -21,12 +20,13 @@ import (
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/durationpb"
 
+	"github.com/trawlhq/trawl/adapters/callheader"
 	trawlv1 "github.com/trawlhq/trawl/adapters/connectapi/gen/trawl/v1"
 	"github.com/trawlhq/trawl/adapters/connectapi/gen/trawl/v1/trawlv1connect"
 	"github.com/trawlhq/trawl/adapters/errmap"
 	"github.com/trawlhq/trawl/core/auth"
-	"github.com/trawlhq/trawl/core/billing"
 	"github.com/trawlhq/trawl/core/bulk"
+	"github.com/trawlhq/trawl/core/call"
 	"github.com/trawlhq/trawl/core/content"
 	"github.com/trawlhq/trawl/core/credits"
 	"github.com/trawlhq/trawl/core/failure"
@@ -40,16 +40,15 @@ import (
 
 // Deps is what the RPC surface needs: the core services the JSON API uses.
 type Deps struct {
-	Auth        *auth.Service
-	Credits     *credits.Service
-	Idempotency *idempotency.Service
-	Content     *content.Service
-	Sitemap     *sitemap.Service
-	Search      *search.Service
-	Prompt      *prompt.Service
-	Bulk        *bulk.Service
-	Limiter     ports.RateLimiter
-	Limits      ratelimit.Table
+	Auth    *auth.Service
+	Credits *credits.Service
+	// Calls runs billed calls: limits, idempotency, the charge.
+	Calls   *call.Pipeline
+	Content *content.Service
+	Sitemap *sitemap.Service
+	Search  *search.Service
+	Prompt  *prompt.Service
+	Bulk    *bulk.Service
 	// RequestID returns the id the HTTP layer gave the request.
 	RequestID func(context.Context) string
 	// Ready reports whether the service can take traffic (gRPC health).
@@ -66,12 +65,9 @@ type Server struct{ d Deps }
 
 // New checks the dependencies.
 func New(d Deps) (*Server, error) {
-	if d.Auth == nil || d.Credits == nil || d.Idempotency == nil || d.Content == nil || d.Sitemap == nil || d.Search == nil ||
-		d.Prompt == nil || d.Bulk == nil || d.Limiter == nil {
-		return nil, errors.New("connectapi.New: every core service and the limiter are required")
-	}
-	if d.Limits == nil {
-		d.Limits = ratelimit.DefaultTable()
+	if d.Auth == nil || d.Credits == nil || d.Calls == nil || d.Content == nil || d.Sitemap == nil || d.Search == nil ||
+		d.Prompt == nil || d.Bulk == nil {
+		return nil, errors.New("connectapi.New: every core service and the call pipeline are required")
 	}
 	if d.RequestID == nil {
 		d.RequestID = func(context.Context) string { return "" }
@@ -208,13 +204,18 @@ func principal(ctx context.Context) ports.Principal {
 	return p
 }
 
-// interceptor applies the per-minute limit of billed methods to the
-// caller's account, exactly as the JSON API does, and logs the cause of every
-// internal error with the request id.
+// interceptor answers a call whose caller already gave up, and logs the
+// cause of every internal error with the request id.
 func (s *Server) interceptor() connect.UnaryInterceptorFunc {
 	return func(next connect.UnaryFunc) connect.UnaryFunc {
 		return func(ctx context.Context, req connect.AnyRequest) (connect.AnyResponse, error) {
-			res, err := s.intercept(ctx, req, next)
+			var res connect.AnyResponse
+			err := ctx.Err()
+			if err != nil {
+				err = toConnect(err)
+			} else {
+				res, err = next(ctx, req)
+			}
 			if err != nil {
 				s.logInternal(ctx, req.Spec().Procedure, err)
 			}
@@ -264,88 +265,52 @@ func (s *Server) authenticate(ctx context.Context, spec connect.Spec, _ connect.
 	return context.WithValue(ctx, keyPrincipal, p), nil
 }
 
-func (s *Server) intercept(ctx context.Context, req connect.AnyRequest, next connect.UnaryFunc) (connect.AnyResponse, error) {
-	if ctx.Err() != nil {
-		return nil, toConnect(ctx.Err())
-	}
-	p := principal(ctx)
-	if g, billed := groups[req.Spec().Procedure]; billed {
-		limit := s.d.Limits.Limit(p.Account.Plan, g)
-		d, err := s.d.Limiter.Allow(ctx, ratelimit.Key(p.Account.ID, g), limit, ratelimit.Window)
-		if err != nil {
-			return nil, toConnect(failure.Wrap("connectapi.limit", err))
-		}
-		if !d.Allowed {
-			e := failure.E("connectapi.limit", failure.RateLimited, "Too Many Requests")
-			e.RetryAfterSeconds = max(1, int(math.Ceil(d.RetryAfter.Seconds())))
-			return nil, toConnect(e)
-		}
-		res, err := next(ctx, req)
-		if res != nil {
-			h := res.Header()
-			h.Set("RateLimit-Limit", strconv.Itoa(d.Limit))
-			h.Set("RateLimit-Remaining", strconv.Itoa(d.Remaining))
-			h.Set("RateLimit-Reset", strconv.Itoa(int(math.Ceil(d.Reset.Seconds()))))
-			if ratelimit.Warn(d.Used, d.Limit) {
-				h.Set("X-RateLimit-Warning", ratelimit.WarningText(d.Used, d.Limit, g))
-			}
-		}
-		return res, err
-	}
-	return next(ctx, req)
-}
-
-func (s *Server) call(ctx context.Context) credits.Call {
-	return credits.Call{Principal: principal(ctx), RequestID: s.d.RequestID(ctx)}
-}
-
-// billed runs a billed method under the Idempotency-Key rules: a retry with
-// the same key and request gets the stored answer without a second charge.
+// billed runs a billed method through the billed-call pipeline of its
+// rate-limit group and spells the outcome as response or error metadata.
 func billed[Req any, Res any, PRes interface {
 	*Res
 	proto.Message
-}](s *Server, ctx context.Context, req *connect.Request[Req], run func(context.Context) (PRes, credits.Receipt, error)) (*connect.Response[Res], error) {
-	respond := func(res PRes, rc credits.Receipt) *connect.Response[Res] {
-		out := connect.NewResponse((*Res)(res))
-		if rc.IsLow {
-			limit := billing.MustPlan(principal(ctx).Account.Plan).MonthlyCredits
-			out.Header().Set("X-Monthly-Quota-Warning", billing.LowBalanceWarning(rc.Balance, limit))
-		}
-		return out
+}](s *Server, ctx context.Context, req *connect.Request[Req], run call.Work[PRes]) (*connect.Response[Res], error) {
+	procedure := req.Spec().Procedure
+	creq := call.Request{
+		Principal:      principal(ctx),
+		Group:          groups[procedure],
+		RequestID:      s.d.RequestID(ctx),
+		IdempotencyKey: req.Header().Get(idempotency.Header),
+		Fingerprint: func() (string, error) {
+			msg, _ := any(req.Msg).(proto.Message)
+			raw, err := proto.MarshalOptions{Deterministic: true}.Marshal(msg)
+			return idempotency.Fingerprint("RPC", procedure, "", raw), err
+		},
 	}
-	key := req.Header().Get(idempotency.Header)
-	if key == "" {
-		res, rc, err := run(ctx)
-		if err != nil {
-			return nil, toConnect(err)
-		}
-		return respond(res, rc), nil
-	}
-	msg, _ := any(req.Msg).(proto.Message)
-	raw, _ := proto.MarshalOptions{Deterministic: true}.Marshal(msg)
-	p := principal(ctx)
-	fp := idempotency.Fingerprint("RPC", req.Spec().Procedure, "", raw)
-	replay, err := s.d.Idempotency.Begin(ctx, p.Account.ID, key, fp)
+	out, err := call.Run(ctx, s.d.Calls, creq, answerCodec[Res, PRes](), run)
 	if err != nil {
-		return nil, toConnect(err)
-	}
-	if replay != nil {
-		out := PRes(new(Res))
-		if err := proto.Unmarshal(replay.Body, out); err != nil {
-			return nil, toConnect(failure.Wrap("connectapi.replay", err))
+		err = toConnect(err)
+		if ce := (*connect.Error)(nil); errors.As(err, &ce) {
+			callheader.Set(ce.Meta(), out)
 		}
-		resp := connect.NewResponse((*Res)(out))
-		resp.Header().Set("Idempotent-Replayed", "true")
-		return resp, nil
+		return nil, err
 	}
-	res, rc, err := run(ctx)
-	if err != nil {
-		_ = s.d.Idempotency.Abandon(context.WithoutCancel(ctx), p.Account.ID, key)
-		return nil, toConnect(err)
+	res := connect.NewResponse((*Res)(out.Value))
+	callheader.Set(res.Header(), out)
+	return res, nil
+}
+
+// answerCodec stores an answer as its binary message.
+func answerCodec[Res any, PRes interface {
+	*Res
+	proto.Message
+}]() call.Codec[PRes] {
+	return call.Codec[PRes]{
+		Encode: func(m PRes) (call.Answer, error) {
+			b, err := proto.Marshal(m)
+			return call.Answer{Status: http.StatusOK, ContentType: "application/proto", Body: b}, err
+		},
+		Decode: func(a call.Answer) (PRes, error) {
+			m := PRes(new(Res))
+			return m, proto.Unmarshal(a.Body, m)
+		},
 	}
-	body, _ := proto.Marshal(res)
-	_ = s.d.Idempotency.Complete(context.WithoutCancel(ctx), p.Account.ID, key, http.StatusOK, "application/proto", body)
-	return respond(res, rc), nil
 }
 
 // publicError is the message a caller sees; the cause stays on the server

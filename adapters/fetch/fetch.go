@@ -69,7 +69,10 @@ var errNonPublic = errors.New("non-public address")
 
 // IsNonPublic reports whether err is the address guard refusing a
 // connection to a non-public address.
-func IsNonPublic(err error) bool { return errors.Is(err, errNonPublic) }
+func IsNonPublic(err error) bool {
+	var fe *ports.FetchError
+	return errors.Is(err, errNonPublic) || errors.As(err, &fe) && fe.Reason == ports.FetchNonPublic
+}
 
 // New builds a client.
 func New(o Options) *Client {
@@ -215,46 +218,31 @@ func (c *Client) publicAddrs(ctx context.Context, host string) ([]netip.Addr, er
 	return ips, nil
 }
 
-// redirectError stops a redirect chain with a caller-facing failure.
-type redirectError struct{ err error }
-
-func (r *redirectError) Error() string { return r.err.Error() }
-
-type fieldKey struct{}
-
+// checkRedirect stops a redirect chain with the typed reason a redirect
+// target is refused for; translate names the field.
 func (c *Client) checkRedirect(req *http.Request, via []*http.Request) error {
-	field, _ := req.Context().Value(fieldKey{}).(string)
+	host := req.URL.Hostname()
 	if len(via) > c.opts.MaxRedirects {
-		return &redirectError{failure.E("fetch", failure.Unavailable, fmt.Sprintf("The page could not be fetched: more than %d redirects.", c.opts.MaxRedirects))}
+		return &ports.FetchError{Reason: ports.FetchTooManyRedirects, Host: host, Limit: int64(c.opts.MaxRedirects)}
 	}
-	if ip, err := netip.ParseAddr(strings.Trim(req.URL.Hostname(), "[]")); err == nil && !weburl.IsPublicIP(ip) {
-		return &redirectError{weburl.NonPublicError(field)}
+	if ip, err := netip.ParseAddr(strings.Trim(host, "[]")); err == nil && !weburl.IsPublicIP(ip) {
+		return &ports.FetchError{Reason: ports.FetchNonPublic, Host: host}
 	}
-	u, err := weburl.Parse(req.URL.String(), weburl.Rules{Field: field, MaxLen: 2048})
+	u, err := weburl.Parse(req.URL.String(), weburl.Rules{MaxLen: 2048})
 	if err != nil {
-		if fe, ok := failure.As(err); ok && strings.Contains(fe.Message, "non-public") {
-			return &redirectError{err}
+		v := &weburl.Violation{Rule: "is not a valid URL"}
+		errors.As(err, &v)
+		if v.NonPublic {
+			return &ports.FetchError{Reason: ports.FetchNonPublic, Host: host}
 		}
-		return &redirectError{failure.E("fetch", failure.Unavailable, "The page could not be fetched: it redirected to a URL Trawl does not follow ("+redirectReason(err)+").")}
+		return &ports.FetchError{Reason: ports.FetchBadRedirect, Host: host, Rule: v.Rule}
 	}
-	if err := c.checkHost(req.Context(), u, field); err != nil {
-		return &redirectError{err}
-	}
-	return nil
-}
-
-func redirectReason(err error) string {
-	fe, ok := failure.As(err)
-	if !ok {
-		return "invalid URL"
-	}
-	m := strings.TrimPrefix(fe.Message, "The ")
-	return strings.TrimSuffix(m, ".")
+	return c.checkHost(req.Context(), u)
 }
 
 // checkHost refuses, before any request, a host that resolves to a
-// non-public address (422) or does not resolve (503).
-func (c *Client) checkHost(ctx context.Context, u *url.URL, field string) error {
+// non-public address or does not resolve, with the typed reason.
+func (c *Client) checkHost(ctx context.Context, u *url.URL) error {
 	port := u.Port()
 	if port == "" {
 		port = weburl.DefaultPort(u.Scheme)
@@ -265,15 +253,10 @@ func (c *Client) checkHost(ctx context.Context, u *url.URL, field string) error 
 	if c.opts.Proxy != nil {
 		return nil // the proxy resolves; the dial guard cannot see its target
 	}
-	_, err := c.publicAddrs(ctx, u.Hostname())
-	switch {
-	case err == nil:
-		return nil
-	case errors.Is(err, errNonPublic):
-		return weburl.NonPublicError(field)
-	default:
-		return unavailable(err, u.Hostname(), c.opts)
+	if _, err := c.publicAddrs(ctx, u.Hostname()); err != nil {
+		return c.reason(err, u.Hostname())
 	}
+	return nil
 }
 
 // CheckHost implements ports.AddressGuard with the check Fetch runs before
@@ -283,7 +266,10 @@ func (c *Client) CheckHost(ctx context.Context, raw, field string) error {
 	if err != nil {
 		return err
 	}
-	return c.checkHost(ctx, u, field)
+	if err := c.checkHost(ctx, u); err != nil {
+		return c.translate(err, u.Hostname(), field)
+	}
+	return nil
 }
 
 // Fetch implements ports.Fetcher.
@@ -374,9 +360,8 @@ func (c *Client) open(ctx context.Context, r ports.FetchRequest) (res *http.Resp
 	if err != nil {
 		return nil, out, "", field, err
 	}
-	ctx = context.WithValue(ctx, fieldKey{}, field)
-	if err := c.checkHost(ctx, u, field); err != nil {
-		return nil, out, "", field, err
+	if err := c.checkHost(ctx, u); err != nil {
+		return nil, out, "", field, c.translate(err, u.Hostname(), field)
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
 	if err != nil {
@@ -465,39 +450,41 @@ func bodyReader(res *http.Response, max int64) (r io.Reader, done func(), err er
 	}
 }
 
-// translate turns a transport error into a caller-facing failure.
+// translate turns a transport error into the caller-facing failure naming
+// field (the Fetcher port's contract), through the typed reason.
 func (c *Client) translate(err error, host, field string) error {
-	var re *redirectError
-	if errors.As(err, &re) {
-		return re.err
+	fe, ok := weburl.AsFetchError(err)
+	if !ok {
+		fe = c.reason(err, host)
 	}
-	if errors.Is(err, errNonPublic) {
-		return weburl.NonPublicError(field)
-	}
-	return unavailable(err, host, c.opts)
+	return weburl.FetchFailure(fe, field)
 }
 
-func unavailable(err error, host string, o Options) error {
-	msg := "The page could not be fetched"
+// reason classifies a transport error.
+func (c *Client) reason(err error, host string) *ports.FetchError {
+	if fe, ok := weburl.AsFetchError(err); ok {
+		return fe
+	}
+	fe := &ports.FetchError{Reason: ports.FetchFailed, Host: host, Err: err}
 	var dns *net.DNSError
 	var certErr *tls.CertificateVerificationError
 	switch {
+	case errors.Is(err, errNonPublic):
+		fe.Reason = ports.FetchNonPublic
 	case errors.Is(err, errTooLarge):
-		msg = fmt.Sprintf("The page could not be fetched: it is larger than %d bytes.", o.MaxBytes)
+		fe.Reason, fe.Limit = ports.FetchTooLarge, c.opts.MaxBytes
 	case errors.As(err, &dns):
-		msg = fmt.Sprintf("The page could not be fetched: the host %s was not found.", host)
+		fe.Reason = ports.FetchHostNotFound
 	case errors.Is(err, context.DeadlineExceeded) || os.IsTimeout(err):
-		msg = fmt.Sprintf("The page could not be fetched: %s did not answer within %s.", host, o.Timeout)
+		fe.Reason, fe.Timeout = ports.FetchTimeout, c.opts.Timeout
 	case errors.As(err, &certErr):
-		msg = fmt.Sprintf("The page could not be fetched: the TLS certificate of %s is not valid.", host)
+		fe.Reason = ports.FetchBadCertificate
 	case errors.Is(err, syscall.ECONNREFUSED):
-		msg = fmt.Sprintf("The page could not be fetched: %s refused the connection.", host)
+		fe.Reason = ports.FetchRefused
 	case errors.Is(err, context.Canceled):
-		msg = "The request was cancelled."
-	default:
-		msg = fmt.Sprintf("The page could not be fetched from %s.", host)
+		fe.Reason = ports.FetchCanceled
 	}
-	return failure.E("fetch", failure.Unavailable, msg, err)
+	return fe
 }
 
 // Transport is the guarded transport, for other outbound calls to
@@ -518,7 +505,10 @@ func (c *Client) CheckURL(ctx context.Context, raw, field string) error {
 		}
 		return nil
 	}
-	err = c.checkHost(ctx, u, field)
+	err = c.checkHost(ctx, u)
+	if err != nil {
+		err = c.translate(err, u.Hostname(), field)
+	}
 	if failure.Is(err, failure.Unavailable) {
 		return failure.Invalidf("fetch.CheckURL", field, "The %s host %s could not be resolved.", field, u.Hostname())
 	}

@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"compress/zlib"
 	"context"
+	"errors"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -336,5 +337,37 @@ func TestCharsetSniffingOrder(t *testing.T) {
 	res, _ := c.Fetch(context.Background(), ports.FetchRequest{URL: s.URL("/legacy")})
 	if !strings.Contains(string(res.Body), "Kaffee 2,50 € • Kuchen 3,20 € • Grüße aus Wien!") || !strings.Contains(string(res.Body), "<title>Café Mozart – Menü</title>") {
 		t.Errorf("windows-1252 page: %s", res.Body)
+	}
+}
+
+// TestTypedReasons: every failure carries the typed reason behind it, so
+// callers (sitemap discovery, bulk) tell reasons apart without reading
+// messages, and the message names the request's field.
+func TestTypedReasons(t *testing.T) {
+	s := sites.New(t, "hop.test")
+	s.Mux.HandleFunc("/loop", func(w http.ResponseWriter, r *http.Request) { http.Redirect(w, r, "/loop", http.StatusFound) })
+	s.Mux.HandleFunc("/to-ftp", func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, "ftp://land.test/x", http.StatusFound)
+	})
+	closed := httptest.NewServer(http.NotFoundHandler())
+	closedAddr := strings.TrimPrefix(closed.URL, "http://")
+	closed.Close()
+	c := client(fetch.Options{Resolve: map[string]string{"hop.test:80": s.Addr(), "shut.test:80": closedAddr}})
+	for _, tc := range []struct {
+		url, field string
+		reason     ports.FetchReason
+		msgHas     string
+	}{
+		{s.URL("/loop"), "url", ports.FetchTooManyRedirects, "more than 10 redirects"},
+		{s.URL("/to-ftp"), "sitemap", ports.FetchBadRedirect, "(sitemap must use http or https)"},
+		{"http://nowhere.test/", "url", ports.FetchHostNotFound, "nowhere.test was not found"},
+		{"http://shut.test/", "url", ports.FetchRefused, "shut.test refused the connection"},
+	} {
+		_, err := c.Fetch(context.Background(), ports.FetchRequest{URL: tc.url, Field: tc.field})
+		wantKind(t, err, failure.Unavailable, tc.msgHas)
+		var fe *ports.FetchError
+		if !errors.As(err, &fe) || fe.Reason != tc.reason {
+			t.Errorf("%s: reason %+v, want %d", tc.url, fe, tc.reason)
+		}
 	}
 }

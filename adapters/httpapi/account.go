@@ -3,8 +3,8 @@ package httpapi
 import (
 	"net/http"
 
+	"github.com/trawlhq/trawl/adapters/callheader"
 	"github.com/trawlhq/trawl/core/billing"
-	"github.com/trawlhq/trawl/core/credits"
 	"github.com/trawlhq/trawl/core/failure"
 	"github.com/trawlhq/trawl/ports"
 )
@@ -48,13 +48,10 @@ func toStatusJSON(s billing.Status) statusJSON {
 func (a *API) status(w http.ResponseWriter, r *http.Request) (billing.Status, bool) {
 	st, err := a.credits.Status(r.Context(), principal(r.Context()).Account.ID)
 	if err != nil {
-		if failure.Is(err, failure.NotFound) {
-			err = failure.E("httpapi.status", failure.NotFound, "Account not found.")
-		}
 		a.writeError(w, r, err)
 		return st, false
 	}
-	quotaHeader(w, st.Balance, st.Limit, st.IsLow)
+	callheader.SetQuotaWarning(w.Header(), st.Warning())
 	return st, true
 }
 
@@ -218,15 +215,4 @@ func (a *API) purchase(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, http.StatusOK, map[string]string{"checkout_url": co.URL, "session_id": co.SessionID})
-}
-
-// Bill runs a billed call for the request's principal and flags a low balance.
-func (a *API) Bill(w http.ResponseWriter, r *http.Request, c credits.Call, work credits.Work) (credits.Receipt, error) {
-	c.Principal = principal(r.Context())
-	c.RequestID = requestID(r.Context())
-	rc, err := a.biller.Run(r.Context(), c, work)
-	if err == nil {
-		quotaHeader(w, rc.Balance, billing.MustPlan(c.Principal.Account.Plan).MonthlyCredits, rc.IsLow)
-	}
-	return rc, err
 }

@@ -13,33 +13,29 @@ import (
 
 	"github.com/trawlhq/trawl/core/auth"
 	"github.com/trawlhq/trawl/core/bulk"
+	"github.com/trawlhq/trawl/core/call"
 	"github.com/trawlhq/trawl/core/content"
 	"github.com/trawlhq/trawl/core/credits"
-	"github.com/trawlhq/trawl/core/idempotency"
 	"github.com/trawlhq/trawl/core/prompt"
-	"github.com/trawlhq/trawl/core/ratelimit"
 	"github.com/trawlhq/trawl/core/search"
 	"github.com/trawlhq/trawl/core/sitemap"
-	"github.com/trawlhq/trawl/ports"
 )
 
 // Deps is what the API needs.
 type Deps struct {
-	Auth        *auth.Service
-	Credits     *credits.Service
-	Biller      *credits.Biller
-	Idempotency *idempotency.Service
-	Content     *content.Service
-	Sitemap     *sitemap.Service
-	Search      *search.Service
-	Prompt      *prompt.Service
-	Bulk        *bulk.Service
+	Auth    *auth.Service
+	Credits *credits.Service
+	// Calls runs billed calls: limits, idempotency, the charge.
+	Calls   *call.Pipeline
+	Content *content.Service
+	Sitemap *sitemap.Service
+	Search  *search.Service
+	Prompt  *prompt.Service
+	Bulk    *bulk.Service
 	// Files serves /files/ (the local blob store's signed links); nil when
 	// files live elsewhere.
-	Files   http.Handler
-	Limiter ports.RateLimiter
-	Limits  ratelimit.Table
-	Logger  *slog.Logger
+	Files  http.Handler
+	Logger *slog.Logger
 	// Ready reports whether the service can take traffic (database reachable).
 	Ready func(context.Context) error
 	// Checks are dependencies /readyz reports by name without failing on
@@ -54,16 +50,13 @@ type Deps struct {
 type API struct {
 	auth    *auth.Service
 	credits *credits.Service
-	biller  *credits.Biller
-	idem    *idempotency.Service
+	calls   *call.Pipeline
 	content *content.Service
 	sitemap *sitemap.Service
 	search  *search.Service
 	prompt  *prompt.Service
 	bulk    *bulk.Service
 	files   http.Handler
-	limiter ports.RateLimiter
-	limits  ratelimit.Table
 	log     *slog.Logger
 	ready   func(context.Context) error
 	checks  map[string]func(context.Context) error
@@ -73,7 +66,7 @@ type API struct {
 }
 
 // router is the mux, remembering the patterns it was given so tests can
-// reach every route without a list of their own.
+// reach every route without a list of their own (export_test.go).
 type router struct {
 	*http.ServeMux
 	patterns []string
@@ -89,20 +82,13 @@ func (m *router) HandleFunc(pattern string, h func(http.ResponseWriter, *http.Re
 	m.ServeMux.HandleFunc(pattern, h)
 }
 
-// Patterns lists the patterns of every route, mounted ones included, in
-// the order they were registered.
-func (a *API) Patterns() []string { return append([]string(nil), a.mux.patterns...) }
-
 // New builds the API; it fails on a missing dependency.
 func New(d Deps) (*API, error) {
-	if d.Auth == nil || d.Credits == nil || d.Biller == nil || d.Idempotency == nil || d.Limiter == nil || d.Content == nil || d.Sitemap == nil || d.Search == nil || d.Prompt == nil || d.Bulk == nil {
-		return nil, errors.New("httpapi.New: auth, credits, biller, idempotency, limiter, content, sitemap, search, prompt and bulk are required")
+	if d.Auth == nil || d.Credits == nil || d.Calls == nil || d.Content == nil || d.Sitemap == nil || d.Search == nil || d.Prompt == nil || d.Bulk == nil {
+		return nil, errors.New("httpapi.New: auth, credits, calls, content, sitemap, search, prompt and bulk are required")
 	}
 	if d.Logger == nil {
 		d.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
-	}
-	if d.Limits == nil {
-		d.Limits = ratelimit.DefaultTable()
 	}
 	if d.MaxBodyBytes <= 0 {
 		d.MaxBodyBytes = 1 << 20
@@ -114,8 +100,7 @@ func New(d Deps) (*API, error) {
 		return nil, fmt.Errorf("httpapi.New: the embedded OpenAPI document is invalid: %w", err)
 	}
 	a := &API{
-		auth: d.Auth, credits: d.Credits, biller: d.Biller, idem: d.Idempotency, content: d.Content, sitemap: d.Sitemap, search: d.Search, prompt: d.Prompt, bulk: d.Bulk, files: d.Files,
-		limiter: d.Limiter, limits: d.Limits,
+		auth: d.Auth, credits: d.Credits, calls: d.Calls, content: d.Content, sitemap: d.Sitemap, search: d.Search, prompt: d.Prompt, bulk: d.Bulk, files: d.Files,
 		log: d.Logger, ready: d.Ready, checks: d.Checks, maxBody: d.MaxBodyBytes, version: d.Version, mux: &router{ServeMux: http.NewServeMux()},
 	}
 	a.routes()
@@ -162,12 +147,6 @@ func (p *headerProbe) WriteHeader(code int)        { p.status = code }
 // Mount serves another protocol's handler (the Connect surface) on the same
 // router, behind the same request id, logging, recovery and body limit.
 func (a *API) Mount(pattern string, h http.Handler) { a.mux.Handle(pattern, h) }
-
-// Billed mounts a billed endpoint: authenticated, rate-limited in its group,
-// idempotent under an Idempotency-Key.
-func (a *API) Billed(pattern string, group ratelimit.Group, h http.HandlerFunc) {
-	a.mux.HandleFunc(pattern, a.authed(a.limited(group, a.idempotent(h))))
-}
 
 func (a *API) routes() {
 	m := a.mux

@@ -16,6 +16,7 @@ import (
 	"github.com/trawlhq/trawl/adapters/errmap"
 	"github.com/trawlhq/trawl/adapters/httpapi"
 	"github.com/trawlhq/trawl/adapters/sqlstore"
+	"github.com/trawlhq/trawl/core/credits"
 	"github.com/trawlhq/trawl/core/failure"
 	"github.com/trawlhq/trawl/core/ratelimit"
 	"github.com/trawlhq/trawl/ports"
@@ -147,7 +148,7 @@ func checkStatus(t *testing.T, st map[string]any, balance, threshold float64) {
 }
 
 func TestAccountWithoutPlan(t *testing.T) {
-	e := apitest.Start(t, memstore.New(), apitest.Options{Mount: apitest.BilledRoute("GET /v1/test-billed", ratelimit.Content, 2, nil)})
+	e := apitest.Start(t, memstore.New(), apitest.Options{Mount: billedRoute("GET /v1/test-billed", ratelimit.Content, 2, nil)})
 	_, tok := e.Account("free@example.com", "none")
 	r := e.Do("GET", "/v1/credits", tok, nil)
 	m := r.JSON(t)
@@ -264,7 +265,7 @@ func TestPurchaseAndLocalCheckout(t *testing.T) {
 }
 
 func TestTransactionsPaginator(t *testing.T) {
-	eachStore(t, apitest.Options{Mount: apitest.BilledRoute("GET /v1/test-billed", ratelimit.Content, 2, nil)}, func(t *testing.T, e *apitest.Env) {
+	eachStore(t, apitest.Options{Mount: billedRoute("GET /v1/test-billed", ratelimit.Content, 2, nil)}, func(t *testing.T, e *apitest.Env) {
 		_, tok := e.Account("dev@example.com", "business")
 		for i := range 5 {
 			if r := e.Do("GET", "/v1/test-billed?url=https://example.com/"+strconv.Itoa(i), tok, nil); r.Status != 200 {
@@ -317,7 +318,7 @@ func TestBilledCallsChargeOnlyOnSuccess(t *testing.T) {
 		}
 		return nil
 	}
-	eachStore(t, apitest.Options{Mount: apitest.BilledRoute("GET /v1/test-billed", ratelimit.Content, 2, fail)}, func(t *testing.T, e *apitest.Env) {
+	eachStore(t, apitest.Options{Mount: billedRoute("GET /v1/test-billed", ratelimit.Content, 2, fail)}, func(t *testing.T, e *apitest.Env) {
 		_, tok := e.Account("dev@example.com", "business")
 		r := e.Do("GET", "/v1/test-billed?fail=1", tok, nil)
 		if r.Status != 503 || string(r.Body) != "{\"message\":\"The page could not be fetched: target answered 500.\"}\n" {
@@ -336,7 +337,7 @@ func TestBilledCallsChargeOnlyOnSuccess(t *testing.T) {
 }
 
 func TestInsufficientCredits(t *testing.T) {
-	e := apitest.Start(t, memstore.New(), apitest.Options{Mount: apitest.BilledRoute("GET /v1/test-billed", ratelimit.Content, 2, nil)})
+	e := apitest.Start(t, memstore.New(), apitest.Options{Mount: billedRoute("GET /v1/test-billed", ratelimit.Content, 2, nil)})
 	a, tok := e.Account("dev@example.com", "basic")
 	for range 2999 {
 		if _, err := e.Biller.Run(context.Background(), creditsCall(a), twoCredits); err != nil {
@@ -355,9 +356,9 @@ func TestInsufficientCredits(t *testing.T) {
 }
 
 func TestRateLimit(t *testing.T) {
-	e := apitest.Start(t, memstore.New(), apitest.Options{Mount: func(a *httpapi.API) {
-		apitest.BilledRoute("GET /v1/test-billed", ratelimit.Content, 2, nil)(a)
-		apitest.BilledRoute("GET /v1/test-prompt", ratelimit.Prompt, 10, nil)(a)
+	e := apitest.Start(t, memstore.New(), apitest.Options{Mount: func(a *httpapi.API, env *apitest.Env) {
+		billedRoute("GET /v1/test-billed", ratelimit.Content, 2, nil)(a, env)
+		billedRoute("GET /v1/test-prompt", ratelimit.Prompt, 10, nil)(a, env)
 	}})
 	_, tok := e.Account("dev@example.com", "basic")
 	for i := 1; i <= 15; i++ {
@@ -396,7 +397,7 @@ func TestRateLimit(t *testing.T) {
 }
 
 func TestIdempotencyKey(t *testing.T) {
-	eachStore(t, apitest.Options{Mount: apitest.BilledRoute("GET /v1/test-billed", ratelimit.Content, 2, nil)}, func(t *testing.T, e *apitest.Env) {
+	eachStore(t, apitest.Options{Mount: billedRoute("GET /v1/test-billed", ratelimit.Content, 2, nil)}, func(t *testing.T, e *apitest.Env) {
 		_, tok := e.Account("dev@example.com", "business")
 		first := e.Do("GET", "/v1/test-billed?url=a", tok, nil, "Idempotency-Key", "order-1")
 		again := e.Do("GET", "/v1/test-billed?url=a", tok, nil, "Idempotency-Key", "order-1")
@@ -427,7 +428,7 @@ func TestIdempotencyKeyFailedCallsRunAgain(t *testing.T) {
 		}
 		return nil
 	}
-	e := apitest.Start(t, memstore.New(), apitest.Options{Mount: apitest.BilledRoute("GET /v1/test-billed", ratelimit.Content, 2, fail)})
+	e := apitest.Start(t, memstore.New(), apitest.Options{Mount: billedRoute("GET /v1/test-billed", ratelimit.Content, 2, fail)})
 	_, tok := e.Account("dev@example.com", "business")
 	if r := e.Do("GET", "/v1/test-billed", tok, nil, "Idempotency-Key", "k"); r.Status != 503 {
 		t.Fatalf("first = %d", r.Status)
@@ -450,7 +451,7 @@ func TestRevokedTokenMidRequest(t *testing.T) {
 		}
 		return nil
 	}
-	e = apitest.Start(t, memstore.New(), apitest.Options{Mount: apitest.BilledRoute("GET /v1/test-billed", ratelimit.Content, 2, revoke)})
+	e = apitest.Start(t, memstore.New(), apitest.Options{Mount: billedRoute("GET /v1/test-billed", ratelimit.Content, 2, revoke)})
 	var tok string
 	acct, tok = e.Account("dev@example.com", "business")
 	r := e.Do("GET", "/v1/test-billed", tok, nil)
@@ -466,8 +467,8 @@ func TestRevokedTokenMidRequest(t *testing.T) {
 func TestErrorsNeverLeak(t *testing.T) {
 	pay := mocks.NewPaymentProvider(t)
 	pay.EXPECT().CreateCheckout(mock.Anything, mock.Anything).Return(ports.Checkout{}, errors.New("dial tcp 10.0.0.7:443: secret-internal-host refused"))
-	e := apitest.Start(t, memstore.New(), apitest.Options{Payments: pay, Mount: func(a *httpapi.API) {
-		a.Billed("GET /v1/test-panic", ratelimit.Content, func(http.ResponseWriter, *http.Request) { panic("kaboom internals") })
+	e := apitest.Start(t, memstore.New(), apitest.Options{Payments: pay, Mount: func(a *httpapi.API, _ *apitest.Env) {
+		a.Billed("GET /v1/test-panic", ratelimit.Content, func(*http.Request, credits.Call) (int, any, credits.Receipt, error) { panic("kaboom internals") })
 	}})
 	_, tok := e.Account("dev@example.com", "basic")
 	r := e.Do("POST", "/v1/credits/purchase", tok, map[string]any{"credits": 100})

@@ -5,13 +5,14 @@ import (
 	"net/http"
 
 	"github.com/trawlhq/trawl/core/bulk"
+	"github.com/trawlhq/trawl/core/credits"
 	"github.com/trawlhq/trawl/core/failure"
 	"github.com/trawlhq/trawl/core/ratelimit"
 	"github.com/trawlhq/trawl/ports"
 )
 
 func (a *API) bulkRoutes() {
-	a.Billed("POST /v1/content/bulk", ratelimit.Bulk, a.submitBulk)
+	a.billed("POST /v1/content/bulk", ratelimit.Bulk, a.submitBulk)
 	a.mux.HandleFunc("GET /v1/content/bulk/{job_id}", a.authed(a.bulkStatus))
 	if a.files != nil {
 		a.mux.Handle("GET /files/", a.files)
@@ -19,21 +20,20 @@ func (a *API) bulkRoutes() {
 }
 
 type ackJSON struct {
-	Message                 string `json:"message"`
-	JobID                   string `json:"job_id"`
-	URLsCount               int    `json:"urls_count"`
-	URLSource               string `json:"url_source"`
-	DeliveryMethod          string `json:"delivery_method"`
-	EstimatedCompletionTime string `json:"estimated_completion_time"`
-	Status                  string `json:"status"`
-	QueuedAt                string `json:"queued_at"`
+	Message                 string          `json:"message"`
+	JobID                   string          `json:"job_id"`
+	URLsCount               int             `json:"urls_count"`
+	URLSource               string          `json:"url_source"`
+	DeliveryMethod          string          `json:"delivery_method"`
+	EstimatedCompletionTime string          `json:"estimated_completion_time"`
+	Status                  ports.JobStatus `json:"status"`
+	QueuedAt                string          `json:"queued_at"`
 }
 
-func (a *API) submitBulk(w http.ResponseWriter, r *http.Request) {
+func (a *API) submitBulk(r *http.Request, c credits.Call) (int, any, credits.Receipt, error) {
 	b, err := decodeBody(r)
 	if err != nil {
-		a.writeError(w, r, err)
-		return
+		return 0, nil, credits.Receipt{}, err
 	}
 	var fe failure.FieldErrors
 	var req bulk.Request
@@ -47,36 +47,34 @@ func (a *API) submitBulk(w http.ResponseWriter, r *http.Request) {
 	req.Email = b.Bool(&fe, "email")
 	req.Sync = b.Bool(&fe, "sync")
 	if err := fe.Err("httpapi.submitBulk"); err != nil {
-		a.writeError(w, r, err)
-		return
+		return 0, nil, credits.Receipt{}, err
 	}
-	ack, err := a.bulk.Submit(r.Context(), a.call(r), req)
+	ack, err := a.bulk.Submit(r.Context(), c, req)
 	if err != nil {
-		a.writeError(w, r, err)
-		return
+		return 0, nil, credits.Receipt{}, err
 	}
 	status := http.StatusAccepted
 	if ack.Sync {
 		status = http.StatusOK
 	}
-	writeJSON(w, status, ackJSON{ack.Message, ack.JobID, ack.URLsCount, ack.URLSource, ack.DeliveryMethod, ack.EstimatedCompletionTime, ack.Status, iso(ack.QueuedAt)})
+	return status, ackJSON{ack.Message, ack.JobID, ack.URLsCount, ack.URLSource, ack.DeliveryMethod, ack.EstimatedCompletionTime, ack.Status, iso(ack.QueuedAt)}, credits.Receipt{}, nil
 }
 
 type jobURLJSON struct {
-	URL        string  `json:"url"`
-	Status     string  `json:"status"`
-	Success    bool    `json:"success"`
-	StatusCode int     `json:"statusCode"`
-	Error      *string `json:"error"`
+	URL        string          `json:"url"`
+	Status     ports.URLStatus `json:"status"`
+	Success    bool            `json:"success"`
+	StatusCode int             `json:"statusCode"`
+	Error      *string         `json:"error"`
 }
 
 type deliveryJSON struct {
-	Channel    string  `json:"channel"`
-	Attempt    int     `json:"attempt"`
-	StatusCode int     `json:"status_code,omitempty"`
-	Error      *string `json:"error"`
-	DurationMS int64   `json:"duration_ms"`
-	At         string  `json:"at"`
+	Channel    ports.DeliveryChannel `json:"channel"`
+	Attempt    int                   `json:"attempt"`
+	StatusCode int                   `json:"status_code,omitempty"`
+	Error      *string               `json:"error"`
+	DurationMS int64                 `json:"duration_ms"`
+	At         string                `json:"at"`
 }
 
 func (a *API) bulkStatus(w http.ResponseWriter, r *http.Request) {
@@ -86,10 +84,9 @@ func (a *API) bulkStatus(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	j := st.Job
-	processed, ok, bad := bulk.Counts(st.URLs)
 	out := map[string]any{
-		"job_id": j.ID, "status": j.Status, "url_source": j.URLSource, "delivery_method": bulk.DeliveryMethod(j.Email, j.CallbackURL),
-		"urls_count": j.URLsCount, "processed_count": processed, "success_count": ok, "failed_count": bad,
+		"job_id": j.ID, "status": j.Status, "url_source": j.URLSource, "delivery_method": st.DeliveryMethod,
+		"urls_count": j.URLsCount, "processed_count": st.Processed, "success_count": st.Succeeded, "failed_count": st.Failed,
 		"queued_at": iso(j.QueuedAt), "started_at": isoPtr(j.StartedAt), "completed_at": isoPtr(j.CompletedAt), "failed_at": isoPtr(j.FailedAt),
 		"error": nil, "download_url": nil, "sync": j.Sync,
 	}

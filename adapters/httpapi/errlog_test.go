@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/mock"
 
 	"github.com/trawlhq/trawl/adapters/httpapi"
+	"github.com/trawlhq/trawl/core/credits"
 	"github.com/trawlhq/trawl/core/failure"
 	"github.com/trawlhq/trawl/core/ratelimit"
 	"github.com/trawlhq/trawl/ports"
@@ -44,10 +45,10 @@ func TestEveryServerErrorIsLogged(t *testing.T) {
 	pay := mocks.NewPaymentProvider(t)
 	pay.EXPECT().CreateCheckout(mock.Anything, mock.Anything).Return(ports.Checkout{}, errors.New("dial tcp 10.0.0.7:443: provider refused"))
 	var logs lockedBuffer
-	e := apitest.Start(t, memstore.New(), apitest.Options{Payments: pay, Logger: slog.New(slog.NewJSONHandler(&logs, nil)), Mount: func(a *httpapi.API) {
-		a.Billed("GET /v1/test-panic", ratelimit.Content, func(http.ResponseWriter, *http.Request) { panic("kaboom cause") })
-		a.Billed("GET /v1/test-odd-kind", ratelimit.Content, func(w http.ResponseWriter, r *http.Request) {
-			a.WriteError(w, r, failure.E("test", failure.Kind(250), "odd", errors.New("odd kind cause")))
+	e := apitest.Start(t, memstore.New(), apitest.Options{Payments: pay, Logger: slog.New(slog.NewJSONHandler(&logs, nil)), Mount: func(a *httpapi.API, _ *apitest.Env) {
+		a.Billed("GET /v1/test-panic", ratelimit.Content, func(*http.Request, credits.Call) (int, any, credits.Receipt, error) { panic("kaboom cause") })
+		a.Billed("GET /v1/test-odd-kind", ratelimit.Content, func(*http.Request, credits.Call) (int, any, credits.Receipt, error) {
+			return 0, nil, credits.Receipt{}, failure.E("test", failure.Kind(250), "odd", errors.New("odd kind cause"))
 		})
 	}})
 	_, tok := e.Account("dev@example.com", "business")

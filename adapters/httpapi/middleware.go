@@ -1,23 +1,16 @@
 package httpapi
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
-	"io"
 	"log/slog"
-	"math"
 	"net/http"
 	"runtime/debug"
-	"strconv"
 	"time"
 
-	"github.com/trawlhq/trawl/core/billing"
 	"github.com/trawlhq/trawl/core/failure"
-	"github.com/trawlhq/trawl/core/idempotency"
-	"github.com/trawlhq/trawl/core/ratelimit"
 	"github.com/trawlhq/trawl/ports"
 )
 
@@ -161,117 +154,5 @@ func (a *API) authed(next http.HandlerFunc) http.HandlerFunc {
 			info.accountID, info.tokenID = p.Account.ID, p.Token.ID
 		}
 		next(w, r.WithContext(context.WithValue(r.Context(), keyPrincipal, p)))
-	}
-}
-
-// limited applies the per-minute limit of a group to the caller's account,
-// with advisory headers.
-func (a *API) limited(group ratelimit.Group, next http.HandlerFunc) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		p := principal(r.Context())
-		limit := a.limits.Limit(p.Account.Plan, group)
-		d, err := a.limiter.Allow(r.Context(), ratelimit.Key(p.Account.ID, group), limit, ratelimit.Window)
-		if err != nil {
-			a.writeError(w, r, failure.Wrap("httpapi.limited", err))
-			return
-		}
-		h := w.Header()
-		h.Set("RateLimit-Limit", strconv.Itoa(d.Limit))
-		h.Set("RateLimit-Remaining", strconv.Itoa(d.Remaining))
-		h.Set("RateLimit-Reset", strconv.Itoa(ceilSeconds(d.Reset)))
-		if ratelimit.Warn(d.Used, d.Limit) {
-			h.Set("X-RateLimit-Warning", ratelimit.WarningText(d.Used, d.Limit, group))
-		}
-		if !d.Allowed {
-			e := failure.E("httpapi.limited", failure.RateLimited, "Too Many Requests")
-			e.RetryAfterSeconds = max(1, ceilSeconds(d.RetryAfter))
-			a.writeError(w, r, e)
-			return
-		}
-		next(w, r)
-	}
-}
-
-func ceilSeconds(d time.Duration) int {
-	if d <= 0 {
-		return 0
-	}
-	return int(math.Ceil(d.Seconds()))
-}
-
-// captureWriter keeps a copy of the response for the idempotency store.
-type captureWriter struct {
-	http.ResponseWriter
-	status int
-	buf    bytes.Buffer
-}
-
-func (c *captureWriter) WriteHeader(code int) {
-	if c.status == 0 {
-		c.status = code
-	}
-	c.ResponseWriter.WriteHeader(code)
-}
-
-func (c *captureWriter) Write(b []byte) (int, error) {
-	if c.status == 0 {
-		c.status = http.StatusOK
-	}
-	c.buf.Write(b)
-	return c.ResponseWriter.Write(b)
-}
-
-// idempotent replays the stored answer of a billed call retried with the same
-// Idempotency-Key, so a retry is never charged twice.
-func (a *API) idempotent(next http.HandlerFunc) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		key := r.Header.Get(idempotency.Header)
-		if key == "" {
-			next(w, r)
-			return
-		}
-		var raw []byte
-		if r.Body != nil {
-			b, err := io.ReadAll(r.Body)
-			if err != nil {
-				a.writeError(w, r, failure.E("httpapi.idempotent", failure.TooLarge, "The request body is too large."))
-				return
-			}
-			raw = b
-			r.Body = io.NopCloser(bytes.NewReader(raw))
-		}
-		p := principal(r.Context())
-		fp := idempotency.Fingerprint(r.Method, r.URL.Path, r.URL.RawQuery, raw)
-		replay, err := a.idem.Begin(r.Context(), p.Account.ID, key, fp)
-		if err != nil {
-			a.writeError(w, r, err)
-			return
-		}
-		if replay != nil {
-			w.Header().Set("Content-Type", replay.ContentType)
-			w.Header().Set("Idempotent-Replayed", "true")
-			w.WriteHeader(replay.Status)
-			_, _ = w.Write(replay.Body)
-			return
-		}
-		cw := &captureWriter{ResponseWriter: w}
-		done := false
-		defer func() {
-			ctx := context.WithoutCancel(r.Context())
-			if done && cw.status >= 200 && cw.status < 300 {
-				_ = a.idem.Complete(ctx, p.Account.ID, key, cw.status, cw.Header().Get("Content-Type"), cw.buf.Bytes())
-				return
-			}
-			_ = a.idem.Abandon(ctx, p.Account.ID, key)
-		}()
-		next(cw, r)
-		done = true
-	}
-}
-
-// quotaHeader flags a low balance on a response.
-func quotaHeader(w http.ResponseWriter, balance, limit int64, low bool) {
-	if low {
-		w.Header().Set("X-Monthly-Quota-Warning", billing.LowBalanceWarning(balance, limit))
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/trawlhq/trawl/core/billing"
 	"github.com/trawlhq/trawl/core/credits"
 	"github.com/trawlhq/trawl/core/failure"
 	"github.com/trawlhq/trawl/core/ratelimit"
@@ -13,26 +12,9 @@ import (
 )
 
 func (a *API) pageRoutes() {
-	a.Billed("GET /v1/scrape", ratelimit.Scrape, a.scrape)
-	a.Billed("GET /v1/content", ratelimit.Content, a.getContent)
-	a.Billed("GET /v1/map", ratelimit.Map, a.mapSite)
-}
-
-// call starts a billed call for the request's principal.
-func (a *API) call(r *http.Request) credits.Call {
-	return credits.Call{Principal: principal(r.Context()), RequestID: requestID(r.Context())}
-}
-
-// billed writes the answer of a billed call: the error, or the value with the
-// low-balance header.
-func (a *API) billed(w http.ResponseWriter, r *http.Request, rc credits.Receipt, err error, v any) {
-	if err != nil {
-		a.writeError(w, r, err)
-		return
-	}
-	p := principal(r.Context())
-	quotaHeader(w, rc.Balance, billing.MustPlan(p.Account.Plan).MonthlyCredits, rc.IsLow)
-	writeJSON(w, http.StatusOK, v)
+	a.billed("GET /v1/scrape", ratelimit.Scrape, a.scrape)
+	a.billed("GET /v1/content", ratelimit.Content, a.getContent)
+	a.billed("GET /v1/map", ratelimit.Map, a.mapSite)
 }
 
 type scrapeJSON struct {
@@ -43,14 +25,14 @@ type scrapeJSON struct {
 	HTML        string `json:"html"`
 }
 
-func (a *API) scrape(w http.ResponseWriter, r *http.Request) {
-	raw, rc, err := a.content.Scrape(r.Context(), a.call(r), r.URL.Query().Get("url"))
-	a.billed(w, r, rc, err, scrapeJSON{raw.URL, raw.FinalURL, raw.StatusCode, raw.ContentType, raw.HTML})
+func (a *API) scrape(r *http.Request, c credits.Call) (int, any, credits.Receipt, error) {
+	raw, rc, err := a.content.Scrape(r.Context(), c, r.URL.Query().Get("url"))
+	return http.StatusOK, scrapeJSON{raw.URL, raw.FinalURL, raw.StatusCode, raw.ContentType, raw.HTML}, rc, err
 }
 
-func (a *API) getContent(w http.ResponseWriter, r *http.Request) {
-	page, rc, err := a.content.Content(r.Context(), a.call(r), r.URL.Query().Get("url"))
-	a.billed(w, r, rc, err, page.Object())
+func (a *API) getContent(r *http.Request, c credits.Call) (int, any, credits.Receipt, error) {
+	page, rc, err := a.content.Content(r.Context(), c, r.URL.Query().Get("url"))
+	return http.StatusOK, page.Object(), rc, err
 }
 
 type mapJSON struct {
@@ -61,19 +43,18 @@ type mapJSON struct {
 	URLs      []string `json:"urls"`
 }
 
-func (a *API) mapSite(w http.ResponseWriter, r *http.Request) {
+func (a *API) mapSite(r *http.Request, c credits.Call) (int, any, credits.Receipt, error) {
 	limit := sitemap.DefaultLimit
 	if s := strings.TrimSpace(r.URL.Query().Get("limit")); s != "" {
 		n, err := strconv.Atoi(s)
 		if err != nil {
-			a.writeError(w, r, failure.Invalidf("httpapi.map", "limit", "The limit must be an integer."))
-			return
+			return 0, nil, credits.Receipt{}, failure.Invalidf("httpapi.map", "limit", "The limit must be an integer.")
 		}
 		limit = n
 	}
-	res, rc, err := a.sitemap.Map(r.Context(), a.call(r), r.URL.Query().Get("url"), limit)
+	res, rc, err := a.sitemap.Map(r.Context(), c, r.URL.Query().Get("url"), limit)
 	if res.URLs == nil {
 		res.URLs = []string{}
 	}
-	a.billed(w, r, rc, err, mapJSON{res.URL, res.Total, res.Truncated, res.Sources, res.URLs})
+	return http.StatusOK, mapJSON{res.URL, res.Total, res.Truncated, res.Sources, res.URLs}, rc, err
 }

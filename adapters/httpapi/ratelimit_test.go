@@ -14,7 +14,7 @@ import (
 // account's. Deleting a token and making a new one does not empty it, and
 // several tokens of one account draw on one window.
 func TestRateLimitBelongsToTheAccount(t *testing.T) {
-	e := apitest.Start(t, memstore.New(), apitest.Options{Mount: apitest.BilledRoute("GET /v1/test-billed", ratelimit.Content, 2, nil)})
+	e := apitest.Start(t, memstore.New(), apitest.Options{Mount: billedRoute("GET /v1/test-billed", ratelimit.Content, 2, nil)})
 	ctx := context.Background()
 	limit := ratelimit.BasicPerMinute[ratelimit.Content]
 	call := func(tok string) int { return e.Do("GET", "/v1/test-billed", tok, nil).Status }

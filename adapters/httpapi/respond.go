@@ -19,9 +19,7 @@ import (
 func writeJSON(w http.ResponseWriter, status int, v any) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(v)
+	_, _ = w.Write(encodeJSON(v))
 }
 
 // writeError maps err through the one kind table and writes the body shape
@@ -160,9 +158,6 @@ func queryInt(fe *failure.FieldErrors, r *http.Request, name string, def int) in
 	}
 	return n
 }
-
-// WriteError writes err as the API does; capabilities mounted with Billed use it.
-func (a *API) WriteError(w http.ResponseWriter, r *http.Request, err error) { a.writeError(w, r, err) }
 
 // Bool reads a boolean field; true/false, 1/0 and "true"/"false" are accepted.
 func (b body) Bool(fe *failure.FieldErrors, name string) bool {

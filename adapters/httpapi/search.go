@@ -1,12 +1,13 @@
 package httpapi
 
 import (
-	"github.com/trawlhq/trawl/core/content"
 	"math"
 	"net/http"
 	"strconv"
 	"strings"
 
+	"github.com/trawlhq/trawl/core/content"
+	"github.com/trawlhq/trawl/core/credits"
 	"github.com/trawlhq/trawl/core/domainrule"
 	"github.com/trawlhq/trawl/core/failure"
 	"github.com/trawlhq/trawl/core/prompt"
@@ -15,9 +16,9 @@ import (
 )
 
 func (a *API) searchRoutes() {
-	a.Billed("GET /v1/serp", ratelimit.Serp, a.serp)
-	a.Billed("GET /v1/serp/content", ratelimit.SerpContent, a.serpContent)
-	a.Billed("POST /v1/prompt", ratelimit.Prompt, a.runPrompt)
+	a.billed("GET /v1/serp", ratelimit.Serp, a.serp)
+	a.billed("GET /v1/serp/content", ratelimit.SerpContent, a.serpContent)
+	a.billed("POST /v1/prompt", ratelimit.Prompt, a.runPrompt)
 }
 
 type sitelinkJSON struct {
@@ -105,10 +106,10 @@ func toSerpJSON(req search.Request, res search.Results) serpJSON {
 	return out
 }
 
-func (a *API) serp(w http.ResponseWriter, r *http.Request) {
+func (a *API) serp(r *http.Request, c credits.Call) (int, any, credits.Receipt, error) {
 	req := searchRequest(r)
-	res, rc, err := a.search.Search(r.Context(), a.call(r), req)
-	a.billed(w, r, rc, err, toSerpJSON(req, res))
+	res, rc, err := a.search.Search(r.Context(), c, req)
+	return http.StatusOK, toSerpJSON(req, res), rc, err
 }
 
 // listParam reads an array query parameter given as name[]=a&name[]=b,
@@ -123,34 +124,31 @@ func listParam(r *http.Request, name string) []string {
 	return domainrule.ParseList(vals)
 }
 
-func (a *API) serpContent(w http.ResponseWriter, r *http.Request) {
+func (a *API) serpContent(r *http.Request, c credits.Call) (int, any, credits.Receipt, error) {
 	req := search.ContentRequest{Request: searchRequest(r), MaxContent: search.DefaultMaxContent}
 	if s := strings.TrimSpace(r.URL.Query().Get("max_content")); s != "" {
 		n, err := strconv.Atoi(s)
 		if err != nil {
-			a.writeError(w, r, failure.Invalidf("httpapi.serpContent", "max_content", "The max content must be an integer."))
-			return
+			return 0, nil, credits.Receipt{}, failure.Invalidf("httpapi.serpContent", "max_content", "The max content must be an integer.")
 		}
 		req.MaxContent = n
 	}
 	req.Filter = domainrule.Filter{Whitelist: listParam(r, "whitelist_domains"), Blacklist: listParam(r, "blacklist_domains")}
-	res, rc, err := a.search.SearchContent(r.Context(), a.call(r), req)
-	a.billed(w, r, rc, err, toSerpJSON(req.Request, res))
+	res, rc, err := a.search.SearchContent(r.Context(), c, req)
+	return http.StatusOK, toSerpJSON(req.Request, res), rc, err
 }
 
-func (a *API) runPrompt(w http.ResponseWriter, r *http.Request) {
+func (a *API) runPrompt(r *http.Request, c credits.Call) (int, any, credits.Receipt, error) {
 	b, err := decodeBody(r)
 	if err != nil {
-		a.writeError(w, r, err)
-		return
+		return 0, nil, credits.Receipt{}, err
 	}
 	var fe failure.FieldErrors
 	text, _ := b.String(&fe, "prompt")
 	pageURL, _ := b.String(&fe, "url")
 	if err := fe.Err("httpapi.prompt"); err != nil {
-		a.writeError(w, r, err)
-		return
+		return 0, nil, credits.Receipt{}, err
 	}
-	answer, rc, err := a.prompt.Prompt(r.Context(), a.call(r), prompt.Request{Prompt: text, URL: pageURL})
-	a.billed(w, r, rc, err, map[string]string{"response": answer})
+	answer, rc, err := a.prompt.Prompt(r.Context(), c, prompt.Request{Prompt: text, URL: pageURL})
+	return http.StatusOK, map[string]string{"response": answer}, rc, err
 }

@@ -81,8 +81,9 @@ type chatResponse struct {
 
 // errRetry marks an attempt worth repeating.
 type errRetry struct {
-	err   error
-	after time.Duration // the server's Retry-After, if any
+	err    error
+	after  time.Duration // the server's Retry-After, if any
+	status int           // the model server's HTTP status; 0 when it did not answer
 }
 
 func (e *errRetry) Error() string { return e.err.Error() }
@@ -137,7 +138,7 @@ func (o *OpenAI) Complete(ctx context.Context, messages []ports.ChatMessage) (st
 func unavailable(cause error) error {
 	msg := "No response could be produced: the language model did not answer."
 	var re *errRetry
-	if errors.As(cause, &re) && strings.Contains(re.err.Error(), "429") {
+	if errors.As(cause, &re) && re.status == http.StatusTooManyRequests {
 		msg = "No response could be produced: the language model is rate-limiting requests."
 	}
 	return failure.E("llm.Complete", failure.Unavailable, msg, cause)
@@ -165,7 +166,7 @@ func (o *OpenAI) attempt(ctx context.Context, body []byte) (string, error) {
 	}
 	if res.StatusCode == http.StatusTooManyRequests || res.StatusCode >= 500 {
 		after, _ := strconv.Atoi(res.Header.Get("Retry-After"))
-		return "", &errRetry{err: fmt.Errorf("model server answered %d", res.StatusCode), after: time.Duration(after) * time.Second}
+		return "", &errRetry{err: fmt.Errorf("model server answered %d", res.StatusCode), after: time.Duration(after) * time.Second, status: res.StatusCode}
 	}
 	var cr chatResponse
 	if err := json.Unmarshal(raw, &cr); err != nil {

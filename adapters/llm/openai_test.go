@@ -87,3 +87,20 @@ func TestNotConfiguredAndEmptyAnswers(t *testing.T) {
 		t.Fatalf("unreachable: %v", err)
 	}
 }
+
+// A model server still answering 429 when the retries run out is reported
+// as rate-limiting; one answering 5xx is not.
+func TestRateLimitedModelIsSaidSo(t *testing.T) {
+	srv := fakellm.New(t)
+	c := llm.NewOpenAI(llm.Options{BaseURL: srv.BaseURL(), Model: "tiny", BaseBackoff: time.Millisecond, MaxRetries: 1})
+	srv.FailNext(429, 429)
+	_, err := c.Complete(context.Background(), msgs)
+	if fe, ok := failure.As(err); !ok || !strings.Contains(fe.Message, "rate-limiting") {
+		t.Fatalf("429 twice: %v", err)
+	}
+	srv.FailNext(503, 503)
+	_, err = c.Complete(context.Background(), msgs)
+	if fe, ok := failure.As(err); !ok || strings.Contains(fe.Message, "rate-limiting") || !strings.Contains(fe.Message, "did not answer") {
+		t.Fatalf("503 twice: %v", err)
+	}
+}

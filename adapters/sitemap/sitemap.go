@@ -21,6 +21,7 @@ import (
 	"golang.org/x/net/html/charset"
 
 	"github.com/trawlhq/trawl/core/failure"
+	"github.com/trawlhq/trawl/core/weburl"
 	"github.com/trawlhq/trawl/ports"
 )
 
@@ -106,10 +107,10 @@ func (d *Discoverer) Discover(ctx context.Context, origin string) ([]string, err
 	if !any {
 		host := strings.TrimPrefix(strings.TrimPrefix(origin, "https://"), "http://")
 		msg := fmt.Sprintf("No sitemap could be discovered for %s (robots.txt, /sitemap.xml, /sitemap_index.xml).", host)
-		if fe, ok := failure.As(r.lastErr); ok && fe.Kind == failure.Invalid {
+		if failure.Is(r.lastErr, failure.Invalid) {
 			return nil, r.lastErr
-		} else if ok && strings.Contains(fe.Message, "could not be fetched") {
-			msg = fmt.Sprintf("No sitemap could be discovered for %s: %s", host, strings.TrimPrefix(fe.Message, "The page could not be fetched: "))
+		} else if fe, ok := weburl.AsFetchError(r.lastErr); ok && fe.Reason != ports.FetchCanceled {
+			msg = fmt.Sprintf("No sitemap could be discovered for %s: %s", host, weburl.FetchDetail(fe, "url"))
 		}
 		return nil, failure.E("sitemap.Discover", failure.Unavailable, msg)
 	}
@@ -402,10 +403,10 @@ func (d *Discoverer) Read(ctx context.Context, sitemapURL, field string, max int
 	urls, ok := r.read(ctx, sitemapURL, 0)
 	if !ok {
 		msg := fmt.Sprintf("The %s could not be read as an XML sitemap.", field)
-		if fe, isFE := failure.As(r.lastErr); isFE && fe.Kind == failure.Invalid {
+		if failure.Is(r.lastErr, failure.Invalid) {
 			return nil, r.lastErr
-		} else if isFE && fe.Message != "" {
-			msg = fmt.Sprintf("The %s could not be read: %s", field, strings.TrimPrefix(fe.Message, "The page could not be fetched: "))
+		} else if fe, ok := weburl.AsFetchError(r.lastErr); ok {
+			msg = fmt.Sprintf("The %s could not be read: %s", field, weburl.FetchDetail(fe, "url"))
 		}
 		return nil, failure.Invalidf("sitemap.Read", field, "%s", msg)
 	}

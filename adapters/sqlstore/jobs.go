@@ -37,7 +37,7 @@ type jobRow struct {
 const jobCols = `id, account_id, token_id, status, url_source, sitemap, email, callback_url, sync, hold_id, urls_count, request_id, error, archive_key, lease_owner, lease_until, queued_at, started_at, completed_at, failed_at`
 
 func (r jobRow) job() ports.BulkJob {
-	return ports.BulkJob{ID: r.ID, AccountID: r.AccountID, TokenID: r.TokenID, Status: r.Status, URLSource: r.URLSource, Sitemap: r.Sitemap,
+	return ports.BulkJob{ID: r.ID, AccountID: r.AccountID, TokenID: r.TokenID, Status: ports.JobStatus(r.Status), URLSource: r.URLSource, Sitemap: r.Sitemap,
 		Email: r.Email, CallbackURL: r.CallbackURL, Sync: r.Sync, HoldID: r.HoldID, URLsCount: r.URLsCount, RequestID: r.RequestID,
 		Error: r.Error, ArchiveKey: r.ArchiveKey, LeaseOwner: r.LeaseOwner, LeaseUntil: fromMS(r.LeaseUntil), QueuedAt: fromMS(r.QueuedAt),
 		StartedAt: timePtr(r.StartedAt), CompletedAt: timePtr(r.CompletedAt), FailedAt: timePtr(r.FailedAt)}
@@ -101,7 +101,7 @@ func (s *Store) JobURLs(ctx context.Context, id string) ([]ports.BulkURL, error)
 	}
 	out := make([]ports.BulkURL, len(rows))
 	for i, r := range rows {
-		out[i] = ports.BulkURL{JobID: r.JobID, Index: r.Index, URL: r.URL, Status: r.Status, StatusCode: r.StatusCode, Error: r.Error, FinishedAt: timePtr(r.FinishedAt)}
+		out[i] = ports.BulkURL{JobID: r.JobID, Index: r.Index, URL: r.URL, Status: ports.URLStatus(r.Status), StatusCode: r.StatusCode, Error: r.Error, FinishedAt: timePtr(r.FinishedAt)}
 		if r.Content != "" {
 			out[i].Content = []byte(r.Content)
 		}
@@ -214,7 +214,7 @@ func (s *Store) Deliveries(ctx context.Context, jobID string) ([]ports.DeliveryA
 	}
 	out := make([]ports.DeliveryAttempt, len(rows))
 	for i, r := range rows {
-		out[i] = ports.DeliveryAttempt{JobID: r.JobID, Channel: r.Channel, Attempt: r.Attempt, Target: r.Target, StatusCode: r.StatusCode,
+		out[i] = ports.DeliveryAttempt{JobID: r.JobID, Channel: ports.DeliveryChannel(r.Channel), Attempt: r.Attempt, Target: r.Target, StatusCode: r.StatusCode,
 			Error: r.Error, Duration: time.Duration(r.DurationMS) * time.Millisecond, At: fromMS(r.At)}
 	}
 	return out, nil

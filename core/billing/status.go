@@ -148,3 +148,12 @@ func PreviewCost(svc Service, quantity, balance int64) Preview {
 func LowBalanceWarning(balance, limit int64) string {
 	return fmt.Sprintf("%s credits left, below the low threshold of %s", FormatCredits(balance), FormatCredits(Threshold(limit)))
 }
+
+// Warning is the low-balance warning of a status, "" when the balance is
+// above the threshold.
+func (s Status) Warning() string {
+	if !s.IsLow {
+		return ""
+	}
+	return LowBalanceWarning(s.Balance, s.Limit)
+}

@@ -9,15 +9,15 @@ import (
 
 // Delivery channels as job records name them.
 const (
-	ChannelEmail   = "email"
-	ChannelWebhook = "webhook"
+	ChannelEmail   = ports.ChannelEmail
+	ChannelWebhook = ports.ChannelWebhook
 )
 
 // DeliveryMessage is the sentence a job record shows for a failed delivery.
 // It says what happened (refused, timed out, answered 500, TLS failed) and
 // never carries the cause itself, which names resolved addresses and the
 // mail relay: that goes to the logs.
-func DeliveryMessage(channel string, err error) string {
+func DeliveryMessage(channel ports.DeliveryChannel, err error) string {
 	if err == nil {
 		return ""
 	}

@@ -12,7 +12,7 @@ import (
 func TestDeliveryMessageNamesTheReasonNotTheCause(t *testing.T) {
 	cause := errors.New(`Post "http://hooks.test:4433/x": dial tcp 10.0.0.7:4433: connect: connection refused`)
 	seen := map[string]bool{}
-	for _, ch := range []string{bulk.ChannelEmail, bulk.ChannelWebhook} {
+	for _, ch := range []ports.DeliveryChannel{bulk.ChannelEmail, bulk.ChannelWebhook} {
 		for _, r := range []ports.DeliveryReason{ports.DeliveryFailed, ports.DeliveryRefused, ports.DeliveryTimedOut, ports.DeliveryDNS,
 			ports.DeliveryTLS, ports.DeliveryNonPublic, ports.DeliveryAnswered, ports.DeliveryAuth} {
 			msg := bulk.DeliveryMessage(ch, &ports.DeliveryError{Reason: r, Code: 503, Err: cause})

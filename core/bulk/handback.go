@@ -16,7 +16,7 @@ func (w *Worker) handBack(job ports.BulkJob) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	// A lease that ended a millisecond ago can be claimed now.
-	if err := w.jobs.RenewLease(ctx, job.ID, job.LeaseOwner, w.clock.Now().Add(-time.Millisecond)); err == nil {
+	if err := w.d.Jobs.RenewLease(ctx, job.ID, job.LeaseOwner, w.d.Clock.Now().Add(-time.Millisecond)); err == nil {
 		w.log.Info("bulk job handed back for another process to resume", "job_id", job.ID)
 	}
 }

@@ -51,7 +51,7 @@ type Ack struct {
 	URLSource               string
 	DeliveryMethod          string
 	EstimatedCompletionTime string
-	Status                  string
+	Status                  ports.JobStatus
 	QueuedAt                time.Time
 	Sync                    bool // processed inline: answer 200 rather than 202
 }
@@ -116,7 +116,7 @@ func (s *Service) Submit(ctx context.Context, call credits.Call, r Request) (Ack
 		RequestID: call.RequestID, QueuedAt: now,
 	}
 	if sync {
-		job.Status, job.LeaseOwner, job.LeaseUntil = ports.JobProcessing, "sync-"+job.ID, now.Add(s.worker.opts.Lease)
+		job.Status, job.LeaseOwner, job.LeaseUntil = ports.JobProcessing, "sync-"+job.ID, now.Add(s.worker.Lease())
 		job.StartedAt = &now
 	}
 	if err := s.jobs.CreateJob(ctx, job, c.URLs); err != nil {
@@ -229,13 +229,27 @@ type Status struct {
 	URLs       []ports.BulkURL
 	Deliveries []ports.DeliveryAttempt
 	Download   string
+	// Processed, Succeeded and Failed count the URLs done so far.
+	Processed, Succeeded, Failed int
+	// DeliveryMethod names the channels the result goes to ("email,webhook").
+	DeliveryMethod string
 }
 
 // Status reads a job of the caller's account; another account's job is NotFound.
 func (s *Service) Status(ctx context.Context, accountID int64, jobID string) (Status, error) {
+	notFound := failure.E("bulk.Status", failure.NotFound, "Job not found.")
+	if !plausibleJobID(jobID) {
+		return Status{}, notFound // no job has such an id; the store is not asked
+	}
 	j, err := s.jobs.Job(ctx, jobID)
-	if err != nil || j.AccountID != accountID {
-		return Status{}, failure.E("bulk.Status", failure.NotFound, "Job not found.")
+	switch {
+	case failure.Is(err, failure.NotFound):
+		return Status{}, notFound
+	case err != nil:
+		// The store could not answer: that is not the job missing.
+		return Status{}, failure.Wrap("bulk.Status", err)
+	case j.AccountID != accountID:
+		return Status{}, notFound
 	}
 	urls, err := s.jobs.JobURLs(ctx, jobID)
 	if err != nil {
@@ -245,11 +259,25 @@ func (s *Service) Status(ctx context.Context, accountID int64, jobID string) (St
 	if err != nil {
 		return Status{}, failure.Wrap("bulk.Status", err)
 	}
-	st := Status{Job: j, URLs: urls, Deliveries: ds}
+	st := Status{Job: j, URLs: urls, Deliveries: ds, DeliveryMethod: DeliveryMethod(j.Email, j.CallbackURL)}
+	st.Processed, st.Succeeded, st.Failed = Counts(urls)
 	if j.ArchiveKey != "" {
-		st.Download, _ = s.worker.blobs.URL(ctx, j.ArchiveKey, s.worker.opts.LinkTTL)
+		st.Download, _ = s.worker.ArchiveLink(ctx, j.ArchiveKey)
 	}
 	return st, nil
+}
+
+// plausibleJobID: job ids are short runs of letters, digits, '_' and '-'.
+func plausibleJobID(id string) bool {
+	if id == "" || len(id) > 64 {
+		return false
+	}
+	for _, c := range id {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return true
 }
 
 // Counts sums a job's URL outcomes.

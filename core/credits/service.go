@@ -55,6 +55,10 @@ func NewService(store ports.LedgerStore, accounts ports.AccountStore, payments p
 // Status returns the credit status of an account.
 func (s *Service) Status(ctx context.Context, accountID int64) (billing.Status, error) {
 	state, _, err := s.store.ReadCredits(ctx, accountID, s.clock.Now())
+	if failure.Is(err, failure.NotFound) {
+		// The caller's own account vanished (deleted while its token was in use).
+		return billing.Status{}, failure.E("credits.Status", failure.NotFound, "Account not found.")
+	}
 	if err != nil {
 		return billing.Status{}, failure.Wrap("credits.Status", err)
 	}

@@ -20,17 +20,37 @@ import (
 const (
 	MaxURLLength     = 180
 	MaxLongURLLength = 500 // sitemap and callback_url
-	MsgNonPublic     = "The %s resolves to a non-public address."
-	msgRequired      = "The %s field is required."
-	msgTooLong       = "The %s may not be greater than %d characters."
-	msgMalformed     = "The %s must be a valid URL."
-	msgScheme        = "The %s must use http or https."
-	msgRawIP         = "The %s must use a domain name, not a raw IP address."
-	msgPort          = "The %s must use the default port."
-	msgCredentials   = "The %s must not contain credentials."
-	msgHost          = "The %s must have a valid host name."
+	MsgNonPublic     = "The %s " + ruleNonPublic + "."
+	ruleNonPublic    = "resolves to a non-public address"
+	ruleRequired     = "field is required"
+	ruleTooLong      = "may not be greater than %d characters"
+	ruleMalformed    = "must be a valid URL"
+	ruleScheme       = "must use http or https"
+	ruleRawIP        = "must use a domain name, not a raw IP address"
+	rulePort         = "must use the default port"
+	ruleCredentials  = "must not contain credentials"
+	ruleHost         = "must have a valid host name"
 	errOp            = "weburl.Parse"
 )
+
+// Violation is the cause of a URL rule failure: the rule as a phrase
+// without the field ("must use http or https"), for callers checking a URL
+// the caller did not type (a redirect target).
+type Violation struct {
+	Rule      string
+	NonPublic bool
+}
+
+func (v *Violation) Error() string { return "url " + v.Rule }
+
+// violation is the 422 naming field for a broken rule.
+func violation(op, field, rule string, nonPublic bool) error {
+	err := failure.Invalidf(op, field, "The %s %s.", field, rule)
+	if fe, ok := failure.As(err); ok {
+		fe.Err = &Violation{Rule: rule, NonPublic: nonPublic}
+	}
+	return err
+}
 
 // Rules parameterise Parse.
 type Rules struct {
@@ -50,46 +70,46 @@ func Parse(raw string, r Rules) (*url.URL, error) {
 	if maxLen <= 0 {
 		maxLen = MaxURLLength
 	}
-	fail := func(format string, args ...any) error {
-		return failure.Invalidf(errOp, field, format, append([]any{field}, args...)...)
+	fail := func(rule string, args ...any) error {
+		return violation(errOp, field, fmt.Sprintf(rule, args...), rule == ruleNonPublic)
 	}
 	raw = strings.TrimSpace(raw)
 	if raw == "" {
-		return nil, fail(msgRequired)
+		return nil, fail(ruleRequired)
 	}
 	if utf8.RuneCountInString(raw) > maxLen {
-		return nil, fail(msgTooLong, maxLen)
+		return nil, fail(ruleTooLong, maxLen)
 	}
 	if !utf8.ValidString(raw) || strings.ContainsAny(raw, " \t\r\n\x00\\") {
-		return nil, fail(msgMalformed)
+		return nil, fail(ruleMalformed)
 	}
 	u, err := url.Parse(raw)
 	if err != nil || u.Opaque != "" {
-		return nil, fail(msgMalformed)
+		return nil, fail(ruleMalformed)
 	}
 	u.Scheme = strings.ToLower(u.Scheme)
 	if u.Scheme != "http" && u.Scheme != "https" {
 		if u.Scheme == "" || u.Host == "" {
-			return nil, fail(msgMalformed)
+			return nil, fail(ruleMalformed)
 		}
-		return nil, fail(msgScheme)
+		return nil, fail(ruleScheme)
 	}
 	if u.Host == "" {
-		return nil, fail(msgMalformed)
+		return nil, fail(ruleMalformed)
 	}
 	if u.User != nil {
-		return nil, fail(msgCredentials)
+		return nil, fail(ruleCredentials)
 	}
 	host := u.Hostname()
 	port := u.Port()
 	if IsRawIP(host) {
-		return nil, fail(msgRawIP)
+		return nil, fail(ruleRawIP)
 	}
 	if port != "" && port != DefaultPort(u.Scheme) {
-		return nil, fail(msgPort)
+		return nil, fail(rulePort)
 	}
 	if strings.HasSuffix(u.Host, ":") {
-		return nil, fail(msgMalformed)
+		return nil, fail(ruleMalformed)
 	}
 	ascii, err := idna.Lookup.ToASCII(strings.TrimSuffix(host, "."))
 	if err == nil {
@@ -100,13 +120,13 @@ func Parse(raw string, r Rules) (*url.URL, error) {
 		}
 	}
 	if err != nil || !validHostname(ascii) {
-		return nil, fail(msgHost)
+		return nil, fail(ruleHost)
 	}
 	if IsRawIP(ascii) { // Unicode forms can normalise into an IP ("0ˣ" -> "0x")
-		return nil, fail(msgRawIP)
+		return nil, fail(ruleRawIP)
 	}
 	if IsLocalName(ascii) {
-		return nil, fail(MsgNonPublic)
+		return nil, fail(ruleNonPublic)
 	}
 	u.Host = ascii
 	u.Fragment, u.RawFragment = "", ""
@@ -224,7 +244,7 @@ func NonPublicError(field string) error {
 	if field == "" {
 		field = "url"
 	}
-	return failure.Invalidf("weburl.Resolve", field, MsgNonPublic, field)
+	return violation("weburl.Resolve", field, ruleNonPublic, true)
 }
 
 // DedupKey compares URLs as the map endpoint does: case-insensitively and

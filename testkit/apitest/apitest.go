@@ -29,15 +29,11 @@ import (
 	searchadapter "github.com/trawlhq/trawl/adapters/search"
 	sitemapadapter "github.com/trawlhq/trawl/adapters/sitemap"
 	"github.com/trawlhq/trawl/adapters/webhook"
+	"github.com/trawlhq/trawl/app"
 	"github.com/trawlhq/trawl/core/auth"
 	"github.com/trawlhq/trawl/core/bulk"
 	"github.com/trawlhq/trawl/core/content"
 	"github.com/trawlhq/trawl/core/credits"
-	"github.com/trawlhq/trawl/core/idempotency"
-	"github.com/trawlhq/trawl/core/prompt"
-	coreratelimit "github.com/trawlhq/trawl/core/ratelimit"
-	"github.com/trawlhq/trawl/core/search"
-	"github.com/trawlhq/trawl/core/sitemap"
 	"github.com/trawlhq/trawl/ports"
 	"github.com/trawlhq/trawl/testkit"
 	"github.com/trawlhq/trawl/testkit/storetest"
@@ -67,7 +63,7 @@ type Options struct {
 	Payments ports.PaymentProvider
 	Ledger   ports.LedgerStore
 	// Mount adds routes to the API before the server starts.
-	Mount func(*httpapi.API)
+	Mount func(*httpapi.API, *Env)
 	// Resolve sends fixture host names to local servers (sites.Resolve).
 	Resolve map[string]string
 	// Engines are the base URLs of the search engines by name (fake servers).
@@ -117,12 +113,6 @@ func Start(t testing.TB, store storetest.Stores, o Options) *Env {
 			t.Fatal(err)
 		}
 	}
-	var err error
-	e.Auth, _ = auth.NewService(store, store, e.Clock)
-	ledger, _ := credits.NewLedger(store, e.Clock)
-	e.Biller, _ = credits.NewBiller(ledger, store, e.Clock)
-	e.Credits, _ = credits.NewService(ledgerStore, store, pay, e.Clock, credits.DefaultPricing)
-	idem, _ := idempotency.NewService(store, e.Clock)
 	lim, _ := ratelimit.NewMemory(e.Clock)
 	lookup := o.LookupIP
 	if lookup == nil {
@@ -130,8 +120,6 @@ func Start(t testing.TB, store storetest.Stores, o Options) *Env {
 	}
 	e.Fetcher = fetch.New(fetch.Options{Resolve: o.Resolve, LookupIP: lookup, Timeout: 5 * time.Second})
 	disc, _ := sitemapadapter.New(e.Fetcher, sitemapadapter.Limits{})
-	e.Content, _ = content.NewService(e.Fetcher, extract.New(), e.Biller)
-	sm, _ := sitemap.NewService(disc, e.Biller)
 	so := searchadapter.ClientOptions{Timeout: 5 * time.Second}
 	noNet := "http://127.0.0.1:1" // an engine a test did not configure fails at once
 	base := func(name string) string {
@@ -140,13 +128,6 @@ func Start(t testing.TB, store storetest.Stores, o Options) *Env {
 		}
 		return noNet
 	}
-	engines := []ports.SearchEngine{searchadapter.NewGoogle(base("google"), so), searchadapter.NewBing(base("bing"), so), searchadapter.NewDuckDuckGo(base("duckduckgo"), so)}
-	srch, err := search.NewService(engines, e.Content, e.Biller)
-	if err != nil {
-		t.Fatal(err)
-	}
-	model := llm.NewOpenAI(llm.Options{BaseURL: o.LLMBaseURL, Model: "test-model", BaseBackoff: time.Millisecond, AttemptTimeout: 5 * time.Second})
-	pr, _ := prompt.NewService(model, e.Content, e.Biller, 2000)
 	dir := t.TempDir()
 	e.Outbox = filepath.Join(dir, "outbox")
 	var mailer ports.Mailer = o.Mailer
@@ -158,7 +139,12 @@ func Start(t testing.TB, store storetest.Stores, o Options) *Env {
 		t.Fatal(err)
 	}
 	hooks, _ := webhook.New(e.Fetcher)
-	jobs := store.(ports.JobStore)
+	out := app.Outbound{
+		Fetcher: e.Fetcher, Guard: e.Fetcher, Extractor: extract.New(), Discoverer: disc,
+		Engines:  []ports.SearchEngine{searchadapter.NewGoogle(base("google"), so), searchadapter.NewBing(base("bing"), so), searchadapter.NewDuckDuckGo(base("duckduckgo"), so)},
+		LLM:      llm.NewOpenAI(llm.Options{BaseURL: o.LLMBaseURL, Model: "test-model", BaseBackoff: time.Millisecond, AttemptTimeout: 5 * time.Second}),
+		Webhooks: hooks, Mailer: mailer, Blobs: files, Files: files,
+	}
 	wo := o.Worker
 	if wo.Poll == 0 {
 		wo.Poll = 20 * time.Millisecond
@@ -169,35 +155,24 @@ func Start(t testing.TB, store storetest.Stores, o Options) *Env {
 	if wo.WebhookTimeout == 0 {
 		wo.WebhookTimeout = 2 * time.Second
 	}
-	e.Worker, err = bulk.NewWorker(jobs, store, ledger, e.Content, hooks, mailer, files, e.Clock, o.Logger, wo)
+	stores := app.Stores{Accounts: store, Tokens: store, Ledger: ledgerStore, Idempotency: store, Jobs: store.(ports.JobStore)}
+	svc, err := app.NewServices(stores, e.Clock, pay, lim, out, app.ServiceOptions{LLMContextChars: 2000, Worker: wo}, o.Logger)
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.Bulk, err = bulk.NewService(jobs, ledger, disc, hooks, e.Fetcher, e.Worker, e.Clock)
-	if err != nil {
-		t.Fatal(err)
-	}
+	e.Auth, e.Credits, e.Biller, e.Content, e.Bulk, e.Worker = svc.Auth, svc.Credits, svc.Biller, svc.Content, svc.Bulk, svc.Worker
 	if !o.NoWorker {
 		ctx, cancel := context.WithCancel(context.Background())
 		done := make(chan struct{})
 		go func() { e.Worker.Run(ctx); close(done) }()
 		t.Cleanup(func() { cancel(); <-done })
 	}
-	e.API, err = httpapi.New(httpapi.Deps{Auth: e.Auth, Credits: e.Credits, Biller: e.Biller, Idempotency: idem, Limiter: lim,
-		Limits: coreratelimit.DefaultTable(), Version: "test", Content: e.Content, Sitemap: sm, Search: srch, Prompt: pr, Bulk: e.Bulk, Files: files, Logger: o.Logger, MaxBodyBytes: o.MaxBodyBytes})
+	e.API, e.RPC, err = app.NewHandler(svc, out, app.HandlerOptions{MaxBody: o.MaxBodyBytes, Logger: o.Logger})
 	if err != nil {
 		t.Fatal(err)
-	}
-	e.RPC, err = connectapi.New(connectapi.Deps{Auth: e.Auth, Credits: e.Credits, Idempotency: idem, Content: e.Content, Sitemap: sm, Search: srch,
-		Prompt: pr, Bulk: e.Bulk, Limiter: lim, Limits: coreratelimit.DefaultTable(), RequestID: httpapi.RequestID, Logger: o.Logger, MaxBodyBytes: o.MaxBodyBytes})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, r := range e.RPC.Routes() {
-		e.API.Mount(r.Pattern, r.Handler)
 	}
 	if o.Mount != nil {
-		o.Mount(e.API)
+		o.Mount(e.API, e)
 	}
 	e.Server.Config.Protocols = new(http.Protocols)
 	e.Server.Config.Protocols.SetHTTP1(true)
@@ -277,28 +252,3 @@ func (e *Env) Do(method, path, token string, body any, headers ...string) Respon
 	checkOpenAPI(e.T, res.Request, out)
 	return out
 }
-
-// BilledRoute mounts a billed route whose work costs n credits, or fails
-// with err: it stands for any billed endpoint.
-func BilledRoute(pattern string, group coreratelimit.Group, n int64, fail func(*http.Request) error) func(*httpapi.API) {
-	return func(a *httpapi.API) {
-		a.Billed(pattern, group, func(w http.ResponseWriter, r *http.Request) {
-			_, err := a.Bill(w, r, credits.Call{Service: "content", MaxCredits: n}, func(context.Context) (int64, ports.TransactionMetadata, error) {
-				if fail != nil {
-					if err := fail(r); err != nil {
-						return 0, ports.TransactionMetadata{}, err
-					}
-				}
-				return n, ports.TransactionMetadata{URL: r.URL.Query().Get("url")}, nil
-			})
-			if err != nil {
-				a.WriteError(w, r, err)
-				return
-			}
-			w.Header().Set("Content-Type", "application/json")
-			_, _ = w.Write([]byte(`{"ok":true,"url":` + strings.TrimSpace(string(mustJSON(r.URL.Query().Get("url")))) + `}`))
-		})
-	}
-}
-
-func mustJSON(v any) []byte { b, _ := json.Marshal(v); return b }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/trawlhq/trawl/adapters/clock"
 	"github.com/trawlhq/trawl/adapters/payment"
+	"github.com/trawlhq/trawl/adapters/ratelimit"
 	"github.com/trawlhq/trawl/adapters/sqlstore"
 	"github.com/trawlhq/trawl/app"
 	"github.com/trawlhq/trawl/core/bulk"
@@ -55,7 +56,8 @@ func bulkFigure() {
 		if err != nil {
 			log.Fatal(err)
 		}
-		svc, err := app.NewServices(cfg, store, clk, pay, out, nil)
+		lim, _ := ratelimit.NewMemory(clk)
+		svc, err := app.NewServices(app.SQLStores(store), clk, pay, lim, out, cfg.ServiceOptions(), nil)
 		if err != nil {
 			log.Fatal(err)
 		}

@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/trawlhq/trawl/adapters/clock"
-	"github.com/trawlhq/trawl/adapters/httpapi"
 	"github.com/trawlhq/trawl/adapters/payment"
 	"github.com/trawlhq/trawl/adapters/ratelimit"
 	"github.com/trawlhq/trawl/adapters/sqlstore"
@@ -60,18 +59,18 @@ func limiterFigure(pgURL string, c int, d time.Duration) {
 		log.Fatal(err)
 	}
 	pay, _ := payment.NewLocal(s, clk, "http://127.0.0.1")
-	svc, err := app.NewServices(cfg, s, clk, pay, out, nil)
+	auth, _, err := app.NewAccountServices(app.SQLStores(s), clk, pay, cfg.ServiceOptions().Pricing)
 	if err != nil {
 		log.Fatal(err)
 	}
 	ctx := context.Background()
 	tokens := make([]string, c)
 	for i := range tokens {
-		acct, err := svc.Auth.CreateAccount(ctx, fmt.Sprintf("lim-%d-%d@example.com", i, time.Now().UnixNano()), "Bench", "business")
+		acct, err := auth.CreateAccount(ctx, fmt.Sprintf("lim-%d-%d@example.com", i, time.Now().UnixNano()), "Bench", "business")
 		if err != nil {
 			log.Fatal(err)
 		}
-		tok, err := svc.Auth.CreateToken(ctx, acct.ID, "bench")
+		tok, err := auth.CreateToken(ctx, acct.ID, "bench")
 		if err != nil {
 			log.Fatal(err)
 		}
@@ -111,9 +110,14 @@ func limiterFigure(pgURL string, c int, d time.Duration) {
 		name string
 		lim  ports.RateLimiter
 	}{"memory (again)", mem})
+	opts := cfg.ServiceOptions()
+	opts.Limits = limits
 	for _, l := range limiters {
-		api, err := httpapi.New(httpapi.Deps{Auth: svc.Auth, Credits: svc.Credits, Biller: svc.Biller, Idempotency: svc.Idempotency,
-			Limiter: l.lim, Limits: limits, Content: svc.Content, Sitemap: svc.Sitemap, Search: svc.Search, Prompt: svc.Prompt, Bulk: svc.Bulk})
+		svc, err := app.NewServices(app.SQLStores(s), clk, pay, l.lim, out, opts, nil)
+		if err != nil {
+			log.Fatal(err)
+		}
+		api, _, err := app.NewHandler(svc, out, app.HandlerOptions{Ready: s.Ping, MaxBody: cfg.MaxBody})
 		if err != nil {
 			log.Fatal(err)
 		}

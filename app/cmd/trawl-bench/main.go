@@ -22,7 +22,6 @@ import (
 	_ "github.com/lib/pq"
 
 	"github.com/trawlhq/trawl/adapters/clock"
-	"github.com/trawlhq/trawl/adapters/httpapi"
 	"github.com/trawlhq/trawl/adapters/payment"
 	"github.com/trawlhq/trawl/adapters/ratelimit"
 	"github.com/trawlhq/trawl/adapters/sqlstore"
@@ -187,13 +186,12 @@ func build(s *sqlstore.Store) (http.Handler, string, app.Services, error) {
 	if err != nil {
 		return nil, "", app.Services{}, err
 	}
-	svc, err := app.NewServices(cfg, s, clk, pay, out, nil)
+	lim, _ := ratelimit.NewMemory(clk)
+	svc, err := app.NewServices(app.SQLStores(s), clk, pay, lim, out, cfg.ServiceOptions(), nil)
 	if err != nil {
 		return nil, "", svc, err
 	}
-	lim, _ := ratelimit.NewMemory(clk)
-	api, err := httpapi.New(httpapi.Deps{Auth: svc.Auth, Credits: svc.Credits, Biller: svc.Biller, Idempotency: svc.Idempotency,
-		Limiter: lim, Content: svc.Content, Sitemap: svc.Sitemap, Search: svc.Search, Prompt: svc.Prompt, Bulk: svc.Bulk})
+	api, _, err := app.NewHandler(svc, out, app.HandlerOptions{Ready: s.Ping, MaxBody: cfg.MaxBody})
 	if err != nil {
 		return nil, "", svc, err
 	}

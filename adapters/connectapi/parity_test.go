@@ -1,0 +1,251 @@
+package connectapi_test
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/url"
+	"strconv"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"connectrpc.com/connect"
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
+	"google.golang.org/protobuf/proto"
+
+	trawlv1 "github.com/trawlhq/trawl/adapters/connectapi/gen/trawl/v1"
+	"github.com/trawlhq/trawl/adapters/connectapi/gen/trawl/v1/trawlv1connect"
+	"github.com/trawlhq/trawl/core/billing"
+	"github.com/trawlhq/trawl/core/credits"
+	"github.com/trawlhq/trawl/core/idempotency"
+	"github.com/trawlhq/trawl/core/ratelimit"
+	"github.com/trawlhq/trawl/ports"
+	"github.com/trawlhq/trawl/testkit/apitest"
+	"github.com/trawlhq/trawl/testkit/memstore"
+	"github.com/trawlhq/trawl/testkit/sites"
+)
+
+// seen is what a caller of either delivery sees of a billed call.
+type seen struct {
+	status  int
+	headers map[string]string
+	charged int64
+}
+
+// callHeaders are the headers a billed call's seen may carry, the same
+// over HTTP headers and RPC metadata.
+var callHeaders = []string{"RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset", "X-RateLimit-Warning",
+	"X-Monthly-Quota-Warning", "Idempotent-Replayed", "Retry-After"}
+
+func pick(h http.Header) map[string]string {
+	out := map[string]string{}
+	for _, k := range callHeaders {
+		if v := h.Get(k); v != "" {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// delivery sends GetContent for a page with an optional Idempotency-Key.
+type delivery struct {
+	name string
+	// fingerprint is what the delivery's request looks like to the
+	// Idempotency-Key rules.
+	fingerprint func(pageURL string) string
+	send        func(t *testing.T, tok, pageURL, key string) (status int, h http.Header)
+}
+
+// TestBothDeliveriesAgree runs the same billed calls over the JSON API and
+// over RPC (the Connect and gRPC protocols) and compares what the caller
+// sees: the status, the limit, replay and balance headers (or metadata,
+// trailers included), and the charge.
+func TestBothDeliveriesAgree(t *testing.T) {
+	site := sites.New(t, "news.test")
+	const article = `<html><head><title>Tides</title></head><body><article><p>Tides rise and fall twice a day, and the pools they leave behind are full of life, from anemones to crabs and snails.</p><p>Shade and depth decide which animals survive the summer heat in those pools, researchers found.</p></article></body></html>`
+	site.Handle("/article", "text/html", article)
+	var e *apitest.Env
+	var revokeOf atomic.Int64 // the account whose tokens /revoke deletes
+	site.Mux.HandleFunc("/revoke", func(w http.ResponseWriter, r *http.Request) {
+		acct := revokeOf.Load()
+		toks, _ := e.Auth.ListTokens(r.Context(), acct)
+		for _, tk := range toks {
+			_ = e.Auth.DeleteToken(r.Context(), acct, tk.ID)
+		}
+		w.Header().Set("Content-Type", "text/html")
+		_, _ = w.Write([]byte(article))
+	})
+	e = apitest.Start(t, memstore.New(), apitest.Options{Resolve: sites.Resolve(site)})
+	ctx := context.Background()
+
+	deliveries := []delivery{
+		{
+			name: "http",
+			fingerprint: func(pageURL string) string {
+				return idempotency.Fingerprint("GET", "/v1/content", url.Values{"url": {pageURL}}.Encode(), nil)
+			},
+			send: func(t *testing.T, tok, pageURL, key string) (int, http.Header) {
+				var hs []string
+				if key != "" {
+					hs = []string{"Idempotency-Key", key}
+				}
+				r := e.Do("GET", "/v1/content?"+url.Values{"url": {pageURL}}.Encode(), tok, nil, hs...)
+				return r.Status, r.Header
+			},
+		},
+		rpcDelivery("rpc", trawlv1connect.NewPageServiceClient(http.DefaultClient, e.Server.URL)),
+		rpcDelivery("grpc", trawlv1connect.NewPageServiceClient(h2c(), e.Server.URL, connect.WithGRPC())),
+	}
+
+	page := site.URL("/article")
+	// drain leaves balance credits on the account.
+	drain := func(t *testing.T, a ports.Account, balance int64) {
+		st, _ := e.Credits.Status(ctx, a.ID)
+		n := st.Balance - balance
+		_, err := e.Biller.Run(ctx, credits.Call{Principal: ports.Principal{Account: a}, Service: billing.Content, MaxCredits: n},
+			func(context.Context) (int64, ports.TransactionMetadata, error) {
+				return n, ports.TransactionMetadata{}, nil
+			})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	limit := ratelimit.DefaultTable().Limit("basic", ratelimit.Content)
+
+	cases := []struct {
+		name string
+		plan string
+		// before runs on the fresh account before the compared call.
+		before  func(t *testing.T, d delivery, a ports.Account, tok string)
+		url     string
+		key     string
+		want    int
+		charged int64
+		// header must be on the answer.
+		header string
+	}{
+		{name: "billed", plan: "basic", url: page, want: 200, charged: 2},
+		{name: "near the limit", plan: "basic", url: page, want: 200, charged: 2, header: "X-RateLimit-Warning",
+			before: func(t *testing.T, d delivery, _ ports.Account, tok string) {
+				for range limit - 2 {
+					if st, _ := d.send(t, tok, page, ""); st != 200 {
+						t.Fatalf("warm-up = %d", st)
+					}
+				}
+			}},
+		{name: "over the limit", plan: "basic", url: page, want: 429, header: "Retry-After",
+			before: func(t *testing.T, d delivery, _ ports.Account, tok string) {
+				for range limit {
+					if st, _ := d.send(t, tok, page, ""); st != 200 {
+						t.Fatalf("warm-up = %d", st)
+					}
+				}
+			}},
+		{name: "replay", plan: "basic", url: page, key: "k-replay", want: 200, header: "Idempotent-Replayed",
+			before: func(t *testing.T, d delivery, _ ports.Account, tok string) {
+				if st, h := d.send(t, tok, page, "k-replay"); st != 200 || h.Get("Idempotent-Replayed") != "" {
+					t.Fatalf("first call = %d %v", st, h)
+				}
+			}},
+		{name: "key still running", plan: "basic", url: page, key: "k-running", want: 409,
+			before: func(t *testing.T, d delivery, a ports.Account, _ string) {
+				now := e.Clock.Now()
+				_, claimed, err := e.Store.BeginIdempotent(ctx, ports.IdempotencyRecord{AccountID: a.ID, Key: "k-running",
+					Fingerprint: d.fingerprint(page), CreatedAt: now, ExpiresAt: now.Add(time.Hour)})
+				if err != nil || !claimed {
+					t.Fatalf("claim = %v %v", claimed, err)
+				}
+			}},
+		{name: "key reused for another request", plan: "basic", url: page, key: "k-other", want: 422,
+			before: func(t *testing.T, d delivery, _ ports.Account, tok string) {
+				if st, _ := d.send(t, tok, site.URL("/article?v=2"), "k-other"); st != 200 {
+					t.Fatalf("first call = %d", st)
+				}
+			}},
+		{name: "low balance", plan: "basic", url: page, want: 200, charged: 2, header: "X-Monthly-Quota-Warning",
+			before: func(t *testing.T, _ delivery, a ports.Account, _ string) { drain(t, a, 100) }},
+		{name: "insufficient credits", plan: "basic", url: page, want: 402,
+			before: func(t *testing.T, _ delivery, a ports.Account, _ string) { drain(t, a, 1) }},
+		{name: "plan required", plan: "", url: page, want: 402},
+		{name: "bad address", plan: "basic", url: "http://intranet.test/", want: 422},
+		{name: "token revoked mid-call", plan: "basic", url: site.URL("/revoke"), want: 401,
+			before: func(t *testing.T, _ delivery, a ports.Account, _ string) { revokeOf.Store(a.ID) }},
+	}
+	n := 0
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got := map[string]seen{}
+			for _, d := range deliveries {
+				n++
+				a, tok := e.Account("parity"+strconv.Itoa(n)+"@example.com", c.plan)
+				if c.before != nil {
+					c.before(t, d, a, tok)
+				}
+				before, _ := e.Credits.Status(ctx, a.ID)
+				status, h := d.send(t, tok, c.url, c.key)
+				after, _ := e.Credits.Status(ctx, a.ID)
+				got[d.name] = seen{status: status, headers: pick(h), charged: before.Balance - after.Balance}
+				e.Clock.Advance(2 * time.Minute) // the next account starts with an empty window
+			}
+			h := got["http"]
+			if h.status != c.want || h.charged != c.charged {
+				t.Errorf("http = %d charged %d, want %d charged %d", h.status, h.charged, c.want, c.charged)
+			}
+			for _, name := range []string{"rpc", "grpc"} {
+				r := got[name]
+				if r.status != h.status || r.charged != h.charged {
+					t.Errorf("%s = %d charged %d, http = %d charged %d", name, r.status, r.charged, h.status, h.charged)
+				}
+				if len(h.headers) != len(r.headers) {
+					t.Errorf("headers differ:\nhttp %v\n%s %v", h.headers, name, r.headers)
+				}
+				for k, v := range h.headers {
+					if r.headers[k] != v {
+						t.Errorf("%s: http %q, %s %q", k, v, name, r.headers[k])
+					}
+				}
+			}
+			for _, k := range []string{"RateLimit-Limit", c.header} {
+				if k != "" && h.headers[k] == "" {
+					t.Errorf("no %s: %v", k, h.headers)
+				}
+			}
+		})
+	}
+}
+
+// rpcDelivery sends GetContent with a Connect client of any protocol.
+func rpcDelivery(name string, pages trawlv1connect.PageServiceClient) delivery {
+	return delivery{
+		name: name,
+		fingerprint: func(pageURL string) string {
+			raw, _ := proto.MarshalOptions{Deterministic: true}.Marshal(&trawlv1.GetContentRequest{Url: pageURL})
+			return idempotency.Fingerprint("RPC", trawlv1connect.PageServiceGetContentProcedure, "", raw)
+		},
+		send: func(t *testing.T, tok, pageURL, key string) (int, http.Header) {
+			req := connect.NewRequest(&trawlv1.GetContentRequest{Url: pageURL})
+			req.Header().Set("Authorization", "Bearer "+tok)
+			if key != "" {
+				req.Header().Set("Idempotency-Key", key)
+			}
+			res, err := pages.GetContent(context.Background(), req)
+			if err == nil {
+				return http.StatusOK, res.Header()
+			}
+			var ce *connect.Error
+			if !errors.As(err, &ce) {
+				t.Fatalf("%s: %v", name, err)
+			}
+			status := 0
+			for _, d := range ce.Details() {
+				if v, err := d.Value(); err == nil {
+					if info, ok := v.(*errdetails.ErrorInfo); ok {
+						status, _ = strconv.Atoi(info.Metadata["http_status"])
+					}
+				}
+			}
+			return status, ce.Meta()
+		},
+	}
+}

@@ -1,0 +1,65 @@
+package bulk
+
+import (
+	"encoding/json"
+	"time"
+
+	"github.com/trawlhq/trawl/core/content"
+	"github.com/trawlhq/trawl/ports"
+)
+
+// Result is one entry of the completion payload.
+type Result struct {
+	URL     string          `json:"url"`
+	Success bool            `json:"success"`
+	Content *content.Object `json:"content"`
+	Error   *string         `json:"error"`
+}
+
+// User identifies the account in payloads.
+type User struct {
+	ID    int64  `json:"id"`
+	Email string `json:"email"`
+}
+
+// Completion is the content-all-results payload.
+type Completion struct {
+	JobID                 string   `json:"job_id"`
+	ProcessedCount        int      `json:"processed_count"`
+	SuccessCount          int      `json:"success_count"`
+	FailedCount           int      `json:"failed_count"`
+	Results               []Result `json:"results"`
+	User                  User     `json:"user"`
+	ProcessingCompletedAt string   `json:"processing_completed_at"`
+}
+
+// Failure is the content-bulk-failure payload.
+type Failure struct {
+	JobID    string          `json:"job_id"`
+	Status   ports.JobStatus `json:"status"`
+	Error    string          `json:"error"`
+	FailedAt string          `json:"failed_at"`
+	User     User            `json:"user"`
+}
+
+func iso(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000000Z07:00") }
+
+// CompletionOf builds the completion payload of a job.
+func CompletionOf(job ports.BulkJob, acct ports.Account, urls []ports.BulkURL, at time.Time) Completion {
+	c := Completion{JobID: job.ID, User: User{ID: acct.ID, Email: acct.Email}, ProcessingCompletedAt: iso(at), Results: []Result{}}
+	c.ProcessedCount, c.SuccessCount, c.FailedCount = Counts(urls)
+	for _, u := range urls {
+		r := Result{URL: u.URL, Success: u.Status == ports.URLSucceeded}
+		if r.Success {
+			var obj content.Object
+			if json.Unmarshal(u.Content, &obj) == nil {
+				r.Content = &obj
+			}
+		} else {
+			msg := u.Error
+			r.Error = &msg
+		}
+		c.Results = append(c.Results, r)
+	}
+	return c
+}

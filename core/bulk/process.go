@@ -1,0 +1,138 @@
+package bulk
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"strings"
+	"sync"
+
+	"github.com/trawlhq/trawl/core/billing"
+	"github.com/trawlhq/trawl/core/failure"
+	"github.com/trawlhq/trawl/ports"
+)
+
+// Process runs a claimed job to the end: every pending URL, then the
+// deliveries. It stops when its lease is lost.
+func (w *Worker) Process(ctx context.Context, job ports.BulkJob) error {
+	owner := job.LeaseOwner
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go w.heartbeat(ctx, cancel, job.ID, owner)
+
+	urls, err := w.d.Jobs.JobURLs(ctx, job.ID)
+	if err != nil {
+		return err
+	}
+	hold := ports.Hold{ID: job.HoldID, AccountID: job.AccountID, TokenID: 0}
+	if err := w.processURLs(ctx, job, hold, urls); err != nil {
+		return err
+	}
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	urls, err = w.d.Jobs.JobURLs(ctx, job.ID)
+	if err != nil {
+		return err
+	}
+	acct, err := w.d.Accounts.AccountByID(ctx, job.AccountID)
+	if err != nil {
+		return err
+	}
+	now := w.d.Clock.Now()
+	job.Status, job.CompletedAt = ports.JobCompleted, &now
+	if derr := w.deliver(ctx, &job, acct, urls); derr != nil {
+		w.log.Error("bulk job failed to deliver", "job_id", job.ID, "request_id", job.RequestID, "err", derr)
+		job.Status, job.CompletedAt, job.FailedAt = ports.JobFailed, nil, &now
+		job.Error = failureMessage(derr)
+		w.sendFailure(ctx, job, acct)
+	}
+	_ = w.d.Ledger.Release(context.WithoutCancel(ctx), hold)
+	return w.d.Jobs.FinishJob(context.WithoutCancel(ctx), job, owner)
+}
+
+// processURLs fetches the pending URLs concurrently, at most PerHost at a
+// time from one host. A success is charged (keyed job:index, so a resumed
+// job never charges a URL twice) before it is recorded; a failure gives its
+// part of the hold back.
+func (w *Worker) processURLs(ctx context.Context, job ports.BulkJob, hold ports.Hold, urls []ports.BulkURL) error {
+	sem := make(chan struct{}, w.opts.URLConcurrency)
+	var hostMu sync.Mutex
+	hosts := map[string]chan struct{}{}
+	hostSem := func(u string) chan struct{} {
+		h := "?"
+		if pu, err := url.Parse(u); err == nil {
+			h = strings.ToLower(pu.Hostname())
+		}
+		hostMu.Lock()
+		defer hostMu.Unlock()
+		if hosts[h] == nil {
+			hosts[h] = make(chan struct{}, w.opts.PerHost)
+		}
+		return hosts[h]
+	}
+	var wg sync.WaitGroup
+	var errMu sync.Mutex
+	var firstErr error
+	for _, u := range urls {
+		if u.Status != ports.URLPending {
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			hs := hostSem(u.URL)
+			select {
+			case hs <- struct{}{}:
+			case <-ctx.Done():
+				return
+			}
+			defer func() { <-hs }()
+			select {
+			case sem <- struct{}{}:
+			case <-ctx.Done():
+				return
+			}
+			defer func() { <-sem }()
+			if err := w.processURL(ctx, job, hold, u); err != nil {
+				errMu.Lock()
+				if firstErr == nil {
+					firstErr = err
+				}
+				errMu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	return firstErr
+}
+
+func (w *Worker) processURL(ctx context.Context, job ports.BulkJob, hold ports.Hold, u ports.BulkURL) error {
+	page, err := w.d.Pages.Extract(ctx, u.URL)
+	if ctx.Err() != nil {
+		return ctx.Err() // stopped or lease lost: the URL stays pending for whoever resumes
+	}
+	svc, _ := billing.ServiceByType(billing.BulkContent)
+	now := w.d.Clock.Now()
+	out := ports.BulkURL{JobID: job.ID, Index: u.Index, StatusCode: page.StatusCode, FinishedAt: &now}
+	if err == nil {
+		_, _, cerr := w.d.Ledger.ChargeHold(ctx, hold, ports.Charge{Credits: CostPerURL, ServiceType: string(svc.Type), ServiceName: svc.DisplayName,
+			Metadata: ports.TransactionMetadata{URL: u.URL, JobID: job.ID, RequestID: job.RequestID}}, fmt.Sprintf("%s:%d", job.ID, u.Index))
+		switch {
+		case cerr == nil:
+			body, _ := json.Marshal(page.Object())
+			out.Status, out.Content = ports.URLSucceeded, body
+		case failure.Is(cerr, failure.InsufficientCredits):
+			out.Status, out.Error = ports.URLFailed, "Insufficient credits to extract this URL."
+		default:
+			return cerr
+		}
+	} else {
+		_ = w.d.Ledger.ReleasePart(ctx, hold, CostPerURL)
+		out.Status, out.Error = ports.URLFailed, failureMessage(err)
+	}
+	return w.d.Jobs.FinishURL(ctx, out)
+}
+
+func failureMessage(err error) string { return failure.Public(err, "The page could not be extracted.") }
