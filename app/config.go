@@ -74,6 +74,12 @@ type Config struct {
 	BulkLease      time.Duration // TRAWL_BULK_LEASE
 	WebhookTimeout time.Duration // TRAWL_WEBHOOK_TIMEOUT (per attempt)
 	WebhookBackoff time.Duration // TRAWL_WEBHOOK_BACKOFF (first wait between attempts)
+
+	RateLimiter  string        // TRAWL_RATE_LIMITER: auto (default), memory, postgres or redis
+	RedisURL     string        // TRAWL_REDIS_URL: redis://host:port/db; the shared rate limiter
+	RedisPrefix  string        // TRAWL_REDIS_PREFIX: before every key (default trawl:rl:)
+	RedisTimeout time.Duration // TRAWL_REDIS_TIMEOUT: one rate-limit decision, round trip included
+	MetricsAddr  string        // TRAWL_METRICS_ADDR: Prometheus /metrics on host:port; empty: off
 }
 
 // DefaultConfig is the configuration with no flags and no environment.
@@ -87,6 +93,7 @@ func DefaultConfig() Config {
 		MailFrom: "Trawl <no-reply@trawl.localhost>", LinkTTL: 7 * 24 * time.Hour, BulkWorker: true, BulkJobs: 2,
 		BulkLease: time.Minute, WebhookTimeout: 30 * time.Second, WebhookBackoff: 2 * time.Second, S3Region: "us-east-1",
 		DatabaseQueryTimeout: 10 * time.Second,
+		RateLimiter:          LimiterAuto, RedisTimeout: 250 * time.Millisecond,
 	}
 }
 
@@ -162,7 +169,7 @@ func (c Config) FromEnv(getenv func(string) string) (Config, error) {
 			*dst = b
 		}
 	}
-	return c, nil
+	return c.fleetFromEnv(getenv)
 }
 
 // Validate checks the configuration before anything starts.
@@ -202,6 +209,9 @@ func (c Config) Validate() error {
 	case "text", "json":
 	default:
 		return fmt.Errorf("log format %q: want text or json", c.LogFormat)
+	}
+	if err := c.validateFleet(); err != nil {
+		return err
 	}
 	return c.validateDatabase()
 }
