@@ -37,8 +37,13 @@ func main() {
 	pairs := flag.Int("pairs", 3, "Trawl and floor runs alternated this many times (medians reported)")
 	conc := flag.Int("c", 16, "concurrent clients")
 	pgURL := flag.String("postgres", pgtest.ServerURL(), "admin URL of a Postgres server (a scratch database is created)")
+	only := flag.String("only", "", "run one figure: limiters")
 	flag.Parse()
 	log.SetFlags(0)
+	if *only == "limiters" {
+		limiterFigure(*pgURL, *conc, *duration)
+		return
+	}
 
 	fmt.Printf("trawl-bench: %d clients, %s per load, %d alternated pairs (medians), GOMAXPROCS=%d\n", *conc, *duration, *pairs, runtimeProcs())
 	fmt.Printf("ratio: Trawl's requests/s over its floor's, measured in the same run\n\n")
@@ -103,6 +108,7 @@ func main() {
 	}
 	mapFigure(*pairs)
 	bulkFigure()
+	limiterFigure(*pgURL, *conc, *duration)
 }
 
 // pairRow loads Trawl and its floor in turn, pairs times each, and prints
