@@ -111,6 +111,20 @@ func main() {
 	limiterFigure(*pgURL, *conc, *duration)
 }
 
+// row prints one load's figures, and its share of a reference load's rate
+// when one is given.
+func row(name string, r, ref result) {
+	ratio := ""
+	if ref.rps > 0 && r.rps != ref.rps {
+		ratio = fmt.Sprintf("  (%.0f%% of the reference)", 100*r.rps/ref.rps)
+	}
+	errs := ""
+	if r.errors > 0 {
+		errs = fmt.Sprintf("  %d errors", r.errors)
+	}
+	fmt.Printf("%-34s %12.0f %10s %10s%s%s\n", name, r.rps, r.p50.Round(time.Microsecond), r.p99.Round(time.Microsecond), ratio, errs)
+}
+
 // pairRow loads Trawl and its floor in turn, pairs times each, and prints
 // the medians and the ratio of requests per second.
 func pairRow(name string, trawl, floor http.Handler, path, token string, c int, d time.Duration, pairs int) {
