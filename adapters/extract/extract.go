@@ -84,12 +84,12 @@ func (e *Extractor) Extract(ctx context.Context, r ports.ExtractRequest) (ports.
 	if err := ctx.Err(); err != nil {
 		return ports.Extracted{}, failure.Wrap(op, err)
 	}
-	content := mainContentOf(doc, meta.Title)
+	content, visible := mainContentOf(doc, meta.Title)
 	text := ""
 	if content != nil {
 		text = renderText(content)
 	}
-	if reason := blockReason(r.HTML, meta.Title, runeLen(text)); reason != "" {
+	if reason := blockReason(r.HTML, meta.Title, visible, runeLen(text)); reason != "" {
 		return ports.Extracted{}, failure.E(op, failure.Unavailable, "The page could not be extracted: the site answered with "+reason+" instead of the page.")
 	}
 	if content == nil || runeLen(text) < MinTextChars {

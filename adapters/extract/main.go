@@ -8,19 +8,20 @@ import (
 )
 
 // mainContentOf finds the main content of a parsed document (which it
-// changes) and returns it detached in a new <div>, or nil.
-func mainContentOf(doc *html.Node, pageTitle string) *html.Node {
+// changes) and returns it detached in a new <div>, or nil, with the
+// characters of visible text of the whole page.
+func mainContentOf(doc *html.Node, pageTitle string) (*html.Node, int) {
 	body := findFirst(doc, atom.Body)
 	if body == nil {
 		body = doc
 	}
 	title := strings.ToLower(pageTitle)
-	prepare(body)
+	visible := prepare(body)
 	paragraphize(body)
 	removeBoilerplate(body)
 	top, cands := topCandidate(body)
 	if top == nil {
-		return nil
+		return nil, visible
 	}
 	parts := gatherSiblings(top, cands)
 	content := &html.Node{Type: html.ElementNode, Data: "div", DataAtom: atom.Div}
@@ -30,7 +31,7 @@ func mainContentOf(doc *html.Node, pageTitle string) *html.Node {
 	}
 	dropTitleHeading(content, title)
 	cleanConditionally(content)
-	return content
+	return content, visible
 }
 
 // dropTitleHeading removes a leading h1 (the page title shown again above

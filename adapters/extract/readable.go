@@ -82,13 +82,18 @@ func isHidden(n *html.Node) bool {
 }
 
 // prepare drops what is never content: scripts, styles, forms controls,
-// embedded frames, comments and hidden elements.
-func prepare(root *html.Node) {
+// embedded frames, comments and hidden elements. It returns the characters
+// of visible text left (whitespace runs count as one).
+func prepare(root *html.Node) int {
+	visible := 0
 	var walk func(*html.Node)
 	walk = func(n *html.Node) {
 		for c := n.FirstChild; c != nil; {
 			next := c.NextSibling
 			switch c.Type {
+			case html.TextNode:
+				k, _ := countText(c.Data)
+				visible += k
 			case html.CommentNode, html.DoctypeNode:
 				n.RemoveChild(c)
 			case html.ElementNode:
@@ -102,6 +107,7 @@ func prepare(root *html.Node) {
 		}
 	}
 	walk(root)
+	return visible
 }
 
 // proseChars maps every element to the unlinked characters of the prose
