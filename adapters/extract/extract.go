@@ -69,7 +69,10 @@ func newMarkdown() *converter.Converter {
 func (e *Extractor) Extract(ctx context.Context, r ports.ExtractRequest) (ports.Extracted, error) {
 	const op = "extract.Extract"
 	base, _ := url.Parse(r.URL)
-	doc, err := html.Parse(bytes.NewReader(r.HTML))
+	// Parsed as a browser without scripts sees it: <noscript> holds
+	// elements, and pages that serve their content there for such readers
+	// (forum software, some single-page sites) keep it.
+	doc, err := html.ParseWithOptions(bytes.NewReader(r.HTML), html.ParseOptionEnableScripting(false))
 	if err != nil {
 		return ports.Extracted{}, failure.E(op, failure.Unavailable, "The page could not be parsed as HTML.", err)
 	}

@@ -81,6 +81,10 @@ func isHidden(n *html.Node) bool {
 	return false
 }
 
+// noscriptContent is the text a <noscript> must hold to be read as content
+// rather than a "please enable JavaScript" notice or a tracking pixel.
+const noscriptContent = 200
+
 // prepare drops what is never content: scripts, styles, forms controls,
 // embedded frames, comments and hidden elements. It returns the characters
 // of visible text left (whitespace runs count as one).
@@ -97,7 +101,9 @@ func prepare(root *html.Node) int {
 			case html.CommentNode, html.DoctypeNode:
 				n.RemoveChild(c)
 			case html.ElementNode:
-				if droppedTags[c.DataAtom] || (c.DataAtom != atom.Body && c.DataAtom != atom.Html && isHidden(c)) {
+				if c.DataAtom == atom.Noscript && measure(c).chars >= noscriptContent {
+					walk(c) // the page's content served to readers without scripts
+				} else if droppedTags[c.DataAtom] || (c.DataAtom != atom.Body && c.DataAtom != atom.Html && isHidden(c)) {
 					n.RemoveChild(c)
 				} else {
 					walk(c)

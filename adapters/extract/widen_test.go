@@ -31,3 +31,30 @@ func TestBodySplitAcrossSiblingWrappers(t *testing.T) {
 		t.Errorf("footer kept: %q", out.Text)
 	}
 }
+
+// A page that serves its content to readers without scripts inside
+// <noscript> (forum software does) keeps it; a "please enable JavaScript"
+// notice in <noscript> stays out.
+func TestContentServedInNoscript(t *testing.T) {
+	post := func(who, words string) string {
+		return `<div class="crawler-post"><span class="creator">` + who + `</span><div class="post"><p>` + words + `</p></div></div>`
+	}
+	page := `<html><head><title>Thread</title><noscript><style>.js{display:none}</style></noscript></head><body>` +
+		`<noscript><p>Please enable JavaScript.</p></noscript><div id="app"></div><noscript><div id="main-outlet"><h1>Rowing in cold water</h1>` +
+		post("ana", "I have rowed through two winters now, and the hardest part is the first ten minutes, before the hands warm up.") +
+		post("ben", "Gloves with open palms helped me, and so did a longer warm-up on the erg before going out on the river.") +
+		post("cy", "We keep a thermos in the boathouse, because the walk back after a cold outing is longer than it looks.") +
+		`</div></noscript></body></html>`
+	out, err := extractHTML(t, page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"two winters", "open palms", "thermos"} {
+		if !strings.Contains(out.Text, want) {
+			t.Errorf("missing %q in %q", want, out.Text)
+		}
+	}
+	if strings.Contains(out.Text, "enable JavaScript") {
+		t.Errorf("notice kept: %q", out.Text)
+	}
+}
