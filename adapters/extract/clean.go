@@ -58,13 +58,14 @@ func isCaption(n *html.Node) bool {
 // not read like the article: link lists, share bars, empty wrappers, image
 // galleries without prose, forms.
 func cleanConditionally(root *html.Node) {
+	structural := structuralClasses(root)
 	var walk func(*html.Node)
 	walk = func(n *html.Node) {
 		for c := n.FirstChild; c != nil; {
 			next := c.NextSibling
 			if c.Type == html.ElementNode {
 				walk(c) // children first: a wrapper is judged after its junk is gone
-				if shouldDrop(c) {
+				if shouldDrop(c, structural) {
 					n.RemoveChild(c)
 				}
 			}
@@ -74,7 +75,55 @@ func cleanConditionally(root *html.Node) {
 	walk(root)
 }
 
-func shouldDrop(n *html.Node) bool {
+// structuralClasses are the class names the content is built of: repeated
+// wrappers that together hold a large share of its text (one per section,
+// post or item). Whatever such a name says ("widget", "meta"), it is the
+// content's own structure, not furniture.
+func structuralClasses(root *html.Node) map[string]bool {
+	total := 0
+	type use struct{ count, chars int }
+	uses := map[string]*use{}
+	var walk func(n *html.Node, inClass map[string]bool) int
+	walk = func(n *html.Node, inClass map[string]bool) int {
+		chars := 0
+		if n.Type == html.TextNode {
+			k, _ := countText(n.Data)
+			return k
+		}
+		cls := ""
+		if n.Type == html.ElementNode {
+			cls = attr(n, "class")
+		}
+		outer := cls != "" && !inClass[cls]
+		if outer {
+			inClass[cls] = true
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			chars += walk(c, inClass)
+		}
+		if outer {
+			delete(inClass, cls)
+			u := uses[cls]
+			if u == nil {
+				u = &use{}
+				uses[cls] = u
+			}
+			u.count++
+			u.chars += chars
+		}
+		return chars
+	}
+	total = walk(root, map[string]bool{})
+	out := map[string]bool{}
+	for cls, u := range uses {
+		if u.count >= 3 && total > 0 && float64(u.chars) >= 0.3*float64(total) {
+			out[cls] = true
+		}
+	}
+	return out
+}
+
+func shouldDrop(n *html.Node, structural map[string]bool) bool {
 	switch n.DataAtom {
 	case atom.Div, atom.Section, atom.Ul, atom.Ol, atom.Dl, atom.Table, atom.Figure, atom.Form,
 		atom.Header, atom.Span, atom.Li, atom.P, atom.Figcaption:
@@ -99,6 +148,9 @@ func shouldDrop(n *html.Node) bool {
 		return false
 	}
 	weight := classWeight(n)
+	if weight < 0 && structural[attr(n, "class")] {
+		weight = 0
+	}
 	ld := st.linkDensity()
 	switch n.DataAtom {
 	case atom.P, atom.Span:

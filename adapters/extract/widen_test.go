@@ -58,3 +58,27 @@ func TestContentServedInNoscript(t *testing.T) {
 		t.Errorf("notice kept: %q", out.Text)
 	}
 }
+
+// Repeated wrappers named like furniture ("widget") that hold the article's
+// text are its structure and are kept; a lone one with a byline is not.
+func TestRepeatedWrappersNamedLikeFurnitureAreKept(t *testing.T) {
+	box := func(words string) string {
+		return `<div class="widget-box"><p>` + words + `, which the survey team recorded along the whole length of the northern shore, mile by mile.</p></div>`
+	}
+	page := `<html><head><title>Survey</title></head><body><article><div class="entry">` +
+		`<div class="author-meta">Written by Dana Reyes</div>` +
+		box("Dunes moved four metres inland") + box("Two new channels opened in the marsh") + box("Oyster beds recovered near the point") +
+		box("The old pier lost three pilings in the storm") + `</div></article></body></html>`
+	out, err := extractHTML(t, page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"Dunes moved", "new channels", "Oyster beds", "old pier"} {
+		if !strings.Contains(out.Text, want) {
+			t.Errorf("missing %q in %q", want, out.Text)
+		}
+	}
+	if strings.Contains(out.Text, "Dana Reyes") {
+		t.Errorf("byline kept: %q", out.Text)
+	}
+}
