@@ -195,3 +195,55 @@ func shouldDrop(n *html.Node, structural map[string]bool) bool {
 	}
 	return false
 }
+
+// cleanGently cleans content made of items (product tiles, listing rows,
+// link cards): it drops chrome, boilerplate lines, forms, captions and
+// menus (lists of short links), and keeps the items though they are links.
+func cleanGently(root *html.Node) {
+	var walk func(*html.Node)
+	walk = func(n *html.Node) {
+		for c := n.FirstChild; c != nil; {
+			next := c.NextSibling
+			if c.Type == html.ElementNode {
+				walk(c)
+				if dropGently(c) {
+					n.RemoveChild(c)
+				}
+			}
+			c = next
+		}
+	}
+	walk(root)
+}
+
+func dropGently(n *html.Node) bool {
+	switch n.DataAtom {
+	case atom.Aside, atom.Nav, atom.Footer, atom.Form:
+		return true
+	}
+	if isCaption(n) {
+		return measure(n).chars < 400
+	}
+	if !isBlock(n) {
+		return false
+	}
+	st := measure(n)
+	if st.chars == 0 {
+		return findFirst(n, atom.Img) == nil && findFirst(n, atom.Picture) == nil && n.DataAtom != atom.P
+	}
+	if isBoilerLine(innerText(n)) {
+		return true
+	}
+	if n.DataAtom == atom.Ul || n.DataAtom == atom.Ol {
+		// A menu: every item a short link.
+		items, chars := 0, 0
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			if c.DataAtom == atom.Li {
+				items++
+				chars += measure(c).chars
+			}
+		}
+		return items >= 3 && st.linkDensity() > 0.8 && chars/items < 25
+	}
+	return false
+}

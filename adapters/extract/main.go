@@ -20,19 +20,80 @@ func mainContentOf(doc *html.Node, pageTitle string) (*html.Node, int) {
 	paragraphize(body)
 	removeBoilerplate(body)
 	top, cands := topCandidate(body)
+	var parts []*html.Node
 	if top == nil {
+		// No block of prose at all: a page of items or links. What is left
+		// of the page's main element, or of its body, is the candidate.
+		top = findMainMarked(body)
+		if top == nil || top == body {
+			parts = childElements(body)
+		} else {
+			parts = []*html.Node{top}
+		}
+	} else {
+		top = widen(body, top)
+		parts = gatherSiblings(top, cands)
+	}
+	if len(parts) == 0 {
 		return nil, visible
 	}
-	top = widen(body, top)
-	parts := gatherSiblings(top, cands)
 	content := &html.Node{Type: html.ElementNode, Data: "div", DataAtom: atom.Div}
 	for _, p := range parts {
 		p.Parent.RemoveChild(p)
 		content.AppendChild(p)
 	}
 	dropTitleHeading(content, title)
+	before := measure(content).chars
+	spare := cloneTree(content)
 	cleanConditionally(content)
+	if after := measure(content).chars; before >= itemsMinChars && after < before/4 {
+		// The cleaning took most of the content away: it is made of links
+		// (a listing, a collection, a catalogue), which prose rules drop.
+		// Keep the items; drop only what is chrome on any page.
+		cleanGently(spare)
+		if measure(spare).chars > after {
+			content = spare
+		}
+	}
 	return content, visible
+}
+
+// itemsMinChars is the least text a candidate must have for its items to
+// be kept when the prose rules would drop most of it.
+const itemsMinChars = 200
+
+func findMainMarked(root *html.Node) *html.Node {
+	var found *html.Node
+	elements(root, func(n *html.Node) bool {
+		if found != nil {
+			return false
+		}
+		if isMainMarked(n) {
+			found = n
+			return false
+		}
+		return true
+	})
+	return found
+}
+
+func childElements(n *html.Node) []*html.Node {
+	var out []*html.Node
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		if c.Type == html.ElementNode {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// cloneTree deep-copies a subtree.
+func cloneTree(n *html.Node) *html.Node {
+	c := &html.Node{Type: n.Type, DataAtom: n.DataAtom, Data: n.Data, Namespace: n.Namespace, Attr: append([]html.Attribute(nil), n.Attr...)}
+	for k := n.FirstChild; k != nil; k = k.NextSibling {
+		c.AppendChild(cloneTree(k))
+	}
+	return c
 }
 
 // dropTitleHeading removes a leading h1 (the page title shown again above
@@ -82,11 +143,46 @@ func widen(body, top *html.Node) *html.Node {
 				break
 			}
 		}
-		if next == nil || measure(next).linkDensity() > 0.5 {
-			return cur
+		if next != nil && measure(next).linkDensity() <= 0.5 {
+			cur = next
+			continue
 		}
-		cur = next
+		// One item among its like: the content is the run of items
+		// (product tiles, listing rows, posts), links though they are.
+		if items := itemsParent(cur, body, inMain); items != nil && pc[cur] < itemsMaxProse {
+			cur = items
+			continue
+		}
+		return cur
 	}
+}
+
+// itemsMaxProse: a block with this much prose is an article's body, not an
+// item in a list.
+const itemsMaxProse = 300
+
+// itemsParent: when n or one of its near ancestors is one of at least
+// three like siblings (same tag and class) that together hold much more
+// text than n, their parent; else nil.
+func itemsParent(n, body *html.Node, inMain bool) *html.Node {
+	own := measure(n).chars
+	a := n
+	for level := 0; level < 4 && a.Parent != nil && a.Parent != body; level++ {
+		if inMain && isMainMarked(a) {
+			return nil
+		}
+		like := 0
+		for s := a.Parent.FirstChild; s != nil; s = s.NextSibling {
+			if s.Type == html.ElementNode && s.DataAtom == a.DataAtom && a.DataAtom != atom.P && attr(s, "class") == attr(a, "class") {
+				like++
+			}
+		}
+		if like >= 3 && float64(measure(a.Parent).chars) >= widenRatio*float64(max(own, 1)) {
+			return a.Parent
+		}
+		a = a.Parent
+	}
+	return nil
 }
 
 // isMainMarked: the page says this element is its main content.

@@ -82,3 +82,31 @@ func TestRepeatedWrappersNamedLikeFurnitureAreKept(t *testing.T) {
 		t.Errorf("byline kept: %q", out.Text)
 	}
 }
+
+// A collection page is its items, though every item is a link: the grid
+// of products is the content, the menu and the footer are not.
+func TestCollectionOfLinkedItemsIsTheContent(t *testing.T) {
+	item := func(name, price string) string {
+		return `<li class="product-card"><a href="/p/` + price + `"><img src="/i.jpg" alt=""><h3 class="card-title">` + name + `</h3></a><div class="card-price"><a href="/p/` + price + `">$` + price + `</a></div></li>`
+	}
+	page := `<html><head><title>Headphones</title></head><body><header><ul class="menu"><li><a href="/a">Audio</a></li><li><a href="/b">Video</a></li><li><a href="/c">Sale</a></li></ul></header>` +
+		`<main><h1>Headphones</h1><p>24 products</p><ul class="product-grid">` +
+		item("Studio monitor headphones, closed back", "199") + item("Wireless noise-cancelling headphones", "349") +
+		item("Open-back reference headphones", "499") + item("In-ear monitors with three drivers", "259") +
+		item("Foldable travel headphones", "89") + item("Bone-conduction sports headphones", "129") +
+		item("Kids' volume-limited headphones", "39") + item("Planar magnetic headphones, open back", "899") + `</ul></main><footer><a href="/help">Help</a> <a href="/jobs">Jobs</a></footer></body></html>`
+	out, err := extractHTML(t, page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"Studio monitor headphones", "Open-back reference", "Foldable travel", "$349"} {
+		if !strings.Contains(out.Text, want) {
+			t.Errorf("missing %q in %q", want, out.Text)
+		}
+	}
+	for _, not := range []string{"Jobs", "Video"} {
+		if strings.Contains(out.Text, not) {
+			t.Errorf("chrome %q kept: %q", not, out.Text)
+		}
+	}
+}
