@@ -37,12 +37,40 @@ func mainContentOf(doc *html.Node, pageTitle string) (*html.Node, int) {
 	if len(parts) == 0 {
 		return nil, visible
 	}
+	// A page of several parts (a service page's sections, a product's
+	// description and specifications, a listing's rows) has its content
+	// spread over the main element: when the chosen block holds less than
+	// half of it, and the rest is not a list of links to elsewhere (related
+	// stories) or the chosen block is not an article's prose, the main
+	// element (or the body) is the content.
+	broad := false
+	if whole := broadRoot(body, top); whole != nil {
+		pc := proseChars(body)
+		prose := 0
+		var chosen textStats
+		for _, p := range parts {
+			prose += pc[p]
+			st := measure(p)
+			chosen.chars += st.chars
+			chosen.linkChars += st.linkChars
+		}
+		all := measure(whole)
+		extra := textStats{chars: all.chars - chosen.chars, linkChars: all.linkChars - chosen.linkChars}
+		if float64(chosen.chars) < broadShare*float64(all.chars) &&
+			(extra.linkDensity() < broadExtraLinks || float64(prose) < broadProse*float64(chosen.chars)) {
+			parts, broad = childElements(whole), true
+		}
+	}
 	content := &html.Node{Type: html.ElementNode, Data: "div", DataAtom: atom.Div}
 	for _, p := range parts {
 		p.Parent.RemoveChild(p)
 		content.AppendChild(p)
 	}
 	dropTitleHeading(content, title)
+	if broad {
+		cleanGently(content)
+		return content, visible
+	}
 	before := measure(content).chars
 	spare := cloneTree(content)
 	cleanConditionally(content)
@@ -56,6 +84,29 @@ func mainContentOf(doc *html.Node, pageTitle string) (*html.Node, int) {
 		}
 	}
 	return content, visible
+}
+
+const (
+	// broadShare: a chosen block with less than this share of the main
+	// element's text is one part of a page of several.
+	broadShare = 0.5
+	// broadExtraLinks: the rest of the main element with this link density
+	// or more is links to elsewhere (related stories, teasers).
+	broadExtraLinks = 0.25
+	// broadProse: a chosen block whose text is this share of paragraph
+	// prose or more is an article's body.
+	broadProse = 0.85
+)
+
+// broadRoot is the element the page marks as its main content around top,
+// or the body.
+func broadRoot(body, top *html.Node) *html.Node {
+	for a := top; a != nil && a != body; a = a.Parent {
+		if isMainMarked(a) {
+			return a
+		}
+	}
+	return body
 }
 
 // itemsMinChars is the least text a candidate must have for its items to
