@@ -121,16 +121,16 @@ func TestServicePageKeepsAllItsParts(t *testing.T) {
 	}
 	page := `<html><head><title>Harbour Roofing</title></head><body><nav><a href="/">Home</a><a href="/about">About</a><a href="/contact">Contact</a></nav><main>` +
 		`` + wrap(`<section class="hero"><h1>Roof repairs in the harbour district</h1><p>Family roofers since 1982.</p></section>`) +
-		`` + wrap(`<section class="services"><h2>What we do</h2><ul><li><h3>Slate roofs</h3>Replacement slates matched to the old ones, fixed with copper nails.</li>` +
-		`<li><h3>Flat roofs</h3>Membranes laid in a day, with a ten-year guarantee.</li><li><h3>Gutters</h3>Cleared, mended or replaced in cast iron or aluminium.</li>` +
-		`<li><h3>Chimneys</h3>Repointed, capped and flashed, with scaffolding included in the price.</li>` +
-		`<li><h3>Skylights</h3>Fitted or resealed, in timber or uPVC frames, with blinds if you want them.</li>` +
-		`<li><h3>Lead work</h3>Valleys, flashings and bays dressed by hand in code five lead.</li>` +
-		`<li><h3>Fascias and soffits</h3>Rotten boards cut out and replaced, painted or clad.</li>` +
-		`<li><h3>Storm damage</h3>Emergency cover the same day, and the insurance paperwork done for you.</li>` +
+		`` + wrap(`<section class="services"><h2>What we do</h2><ul><li><h3>Slate roofs</h3>Replacement slates matched to the old ones, fixed with copper nails.</li>`+
+		`<li><h3>Flat roofs</h3>Membranes laid in a day, with a ten-year guarantee.</li><li><h3>Gutters</h3>Cleared, mended or replaced in cast iron or aluminium.</li>`+
+		`<li><h3>Chimneys</h3>Repointed, capped and flashed, with scaffolding included in the price.</li>`+
+		`<li><h3>Skylights</h3>Fitted or resealed, in timber or uPVC frames, with blinds if you want them.</li>`+
+		`<li><h3>Lead work</h3>Valleys, flashings and bays dressed by hand in code five lead.</li>`+
+		`<li><h3>Fascias and soffits</h3>Rotten boards cut out and replaced, painted or clad.</li>`+
+		`<li><h3>Storm damage</h3>Emergency cover the same day, and the insurance paperwork done for you.</li>`+
 		`<li><h3>Surveys</h3>A written report with photographs of every slope, valley and chimney.</li></ul></section>`) +
-		`` + wrap(`<section class="why"><h2>Why choose us</h2><p>We give a fixed price before we start, we clear up every evening, and we answer the phone.</p>` +
-		`<p>Every roofer on our team is trained and insured, and the work is guaranteed in writing, whatever the size of the job, from a single slate to a whole roof, in town or on the coast.</p>` +
+		`` + wrap(`<section class="why"><h2>Why choose us</h2><p>We give a fixed price before we start, we clear up every evening, and we answer the phone.</p>`+
+		`<p>Every roofer on our team is trained and insured, and the work is guaranteed in writing, whatever the size of the job, from a single slate to a whole roof, in town or on the coast.</p>`+
 		`<p>We have worked on the harbour's listed buildings for forty years, and we know the old lime mortars, the local slate and the ways water finds into a roof that has stood through a hundred winters of salt wind and rain.</p></section>`) +
 		`` + wrap(`<section class="area"><h2>Where we work</h2><p>The harbour, the old town and the villages along the estuary.</p></section>`) +
 		`</main><footer><p>Harbour Roofing Ltd, registered in England.</p><a href="/privacy">Privacy</a></footer></body></html>`
