@@ -92,6 +92,17 @@ func (e *Extractor) Extract(ctx context.Context, r ports.ExtractRequest) (ports.
 	if content != nil {
 		text = renderText(content)
 	}
+	if runeLen(text) < MinTextChars && visible >= MinTextChars {
+		// Nothing read as main content, yet the page shows text: what is
+		// left of it once chrome is gone is the content.
+		if doc, err := html.ParseWithOptions(bytes.NewReader(r.HTML), html.ParseOptionEnableScripting(false)); err == nil {
+			if c := wholePage(doc); c != nil {
+				if t := renderText(c); runeLen(t) > runeLen(text) {
+					content, text = c, t
+				}
+			}
+		}
+	}
 	if reason := blockReason(r.HTML, meta.Title, visible, runeLen(text)); reason != "" {
 		return ports.Extracted{}, failure.E(op, failure.Unavailable, "The page could not be extracted: the site answered with "+reason+" instead of the page.")
 	}

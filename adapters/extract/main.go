@@ -240,3 +240,26 @@ func itemsParent(n, body *html.Node, inMain bool) *html.Node {
 func isMainMarked(n *html.Node) bool {
 	return n.DataAtom == atom.Main || strings.EqualFold(attr(n, "role"), "main")
 }
+
+// wholePage is the last resort for a page where no block reads as main
+// content: its body (or main element) without chrome, cleaned gently.
+func wholePage(doc *html.Node) *html.Node {
+	body := findFirst(doc, atom.Body)
+	if body == nil {
+		return nil
+	}
+	prepare(body)
+	paragraphize(body)
+	removeBoilerplate(body)
+	root := findMainMarked(body)
+	if root == nil {
+		root = body
+	}
+	content := &html.Node{Type: html.ElementNode, Data: "div", DataAtom: atom.Div}
+	for _, c := range childElements(root) {
+		root.RemoveChild(c)
+		content.AppendChild(c)
+	}
+	cleanGently(content)
+	return content
+}

@@ -149,3 +149,25 @@ func TestServicePageKeepsAllItsParts(t *testing.T) {
 		}
 	}
 }
+
+// A page where no block reads as main content but which shows text (a
+// table of linked records under a one-line notice) answers that text, not
+// "no main content".
+func TestNoProseBlockFallsBackToThePage(t *testing.T) {
+	rows := ""
+	for _, r := range []string{"Harbour master's log, volume one", "Harbour master's log, volume two", "Register of pilots and their boats",
+		"Tide gauge readings of the inner basin", "Accounts of the dredging company", "Letters on the new lighthouse"} {
+		rows += `<tr><td><a href="/r/` + r[:4] + `">` + r + `</a></td><td>1898</td></tr>`
+	}
+	page := `<html><head><title>Records</title></head><body><div class="notice"><div><p>Catalogue updated on 3 May.</p></div></div>` +
+		`<div class="records"><table>` + rows + `</table></div></body></html>`
+	out, err := extractHTML(t, page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"volume one", "Register of pilots", "new lighthouse"} {
+		if !strings.Contains(out.Text, want) {
+			t.Errorf("missing %q in %q", want, out.Text)
+		}
+	}
+}
