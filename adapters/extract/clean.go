@@ -132,6 +132,9 @@ func shouldDrop(n *html.Node, structural map[string]bool) bool {
 	default:
 		return isCaption(n) && measure(n).chars < 400
 	}
+	if n.DataAtom == atom.Span && inRunningText(n) {
+		return false // a link or a phrase inside a sentence
+	}
 	if isCaption(n) {
 		return measure(n).chars < 400
 	}
@@ -244,6 +247,40 @@ func dropGently(n *html.Node) bool {
 			}
 		}
 		return items >= 3 && st.linkDensity() > 0.8 && chars/items < 25
+	}
+	return false
+}
+
+// inRunningText: an inline element with words of its own block beside it
+// (text, or another inline element with text), part of a sentence rather
+// than a block of its own.
+func inRunningText(n *html.Node) bool {
+	words := func(s *html.Node) (bool, bool) { // has words, stop here
+		switch {
+		case s.Type == html.TextNode:
+			return strings.TrimSpace(s.Data) != "", false
+		case s.Type != html.ElementNode || isBlock(s) || s.DataAtom == atom.Br:
+			return false, true
+		}
+		return strings.TrimSpace(innerText(s)) != "", false
+	}
+	for s := n.PrevSibling; s != nil; s = s.PrevSibling {
+		w, stop := words(s)
+		if w {
+			return true
+		}
+		if stop {
+			break
+		}
+	}
+	for s := n.NextSibling; s != nil; s = s.NextSibling {
+		w, stop := words(s)
+		if w {
+			return true
+		}
+		if stop {
+			break
+		}
 	}
 	return false
 }

@@ -171,3 +171,18 @@ func TestNoProseBlockFallsBackToThePage(t *testing.T) {
 		}
 	}
 }
+
+// A link wrapped in a <span> inside a sentence stays in the sentence,
+// however much of the span is link and whatever its words are.
+func TestInlineSpansInsideSentencesAreKept(t *testing.T) {
+	page := `<html><head><title>Tides</title></head><body><article>` + prose +
+		`<p>The readings are published by <span class="link"><a href="/office">the harbour office</a></span> every morning, and the app shows them under <span>Share</span> as a card you can send.</p>` +
+		prose + `</article></body></html>`
+	out, err := extractHTML(t, page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.Text, "published by the harbour office every morning") || !strings.Contains(out.Text, "under Share as a card") {
+		t.Errorf("sentence broken: %q", out.Text)
+	}
+}
