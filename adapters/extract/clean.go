@@ -150,6 +150,9 @@ func shouldDrop(n *html.Node, structural map[string]bool) bool {
 	if holdsQuote(n) {
 		return false
 	}
+	if (n.DataAtom == atom.Pre || findFirst(n, atom.Pre) != nil) && st.linkDensity() < 0.5 {
+		return false // code, however short and unpunctuated
+	}
 	weight := classWeight(n)
 	if weight < 0 && structural[attr(n, "class")] {
 		weight = 0

@@ -10,6 +10,7 @@ import (
 	"bytes"
 	"context"
 	"net/url"
+	"regexp"
 	"strings"
 
 	"github.com/JohannesKaufmann/html-to-markdown/v2/converter"
@@ -53,6 +54,7 @@ func newPolicy() *bluemonday.Policy {
 	p.AllowAttrs("colspan", "rowspan").OnElements("td", "th")
 	p.AllowAttrs("start").OnElements("ol")
 	p.AllowAttrs("datetime").OnElements("time")
+	p.AllowAttrs("class").Matching(codeLanguageClass).OnElements("pre", "code")
 	p.AllowURLSchemes("http", "https", "mailto")
 	p.RequireParseableURLs(true)
 	p.AllowRelativeURLs(false)
@@ -110,6 +112,7 @@ func (e *Extractor) Extract(ctx context.Context, r ports.ExtractRequest) (ports.
 		return ports.Extracted{}, failure.E(op, failure.Unavailable, "The page could not be extracted: no main content was found.")
 	}
 	absolutize(content, base)
+	markCodeLanguages(content)
 	var buf bytes.Buffer
 	for c := content.FirstChild; c != nil; c = c.NextSibling {
 		if err := html.Render(&buf, c); err != nil {
@@ -142,6 +145,56 @@ func detectLanguage(text string) string {
 		return ""
 	}
 	return info.Lang.Iso6391()
+}
+
+// codeLanguageClass is the one class the clean HTML keeps: the language of
+// a code block, which the Markdown writes after the opening fence.
+var codeLanguageClass = regexp.MustCompile(`^language-[A-Za-z0-9_+#.-]{1,30}$`)
+
+// codeLanguage names the language of a <pre> or <code> block from the
+// page's class ("language-go", "lang-go", "highlight-source-go") or
+// data-lang attribute, "" when the page does not say.
+func codeLanguage(n *html.Node) string {
+	for _, k := range []string{"data-lang", "data-language"} {
+		if v := strings.ToLower(strings.TrimSpace(attr(n, k))); v != "" && codeLanguageClass.MatchString("language-"+v) {
+			return v
+		}
+	}
+	for _, tok := range strings.Fields(strings.ToLower(attr(n, "class"))) {
+		for _, prefix := range []string{"language-", "lang-", "highlight-source-", "highlight-"} {
+			if v, ok := strings.CutPrefix(tok, prefix); ok && v != "" && codeLanguageClass.MatchString("language-"+v) {
+				return v
+			}
+		}
+	}
+	return ""
+}
+
+// markCodeLanguages leaves on each code block only its language, as
+// class="language-…" on the <code> (and a lone <pre>).
+func markCodeLanguages(root *html.Node) {
+	elements(root, func(n *html.Node) bool {
+		if n.DataAtom != atom.Pre {
+			return true
+		}
+		lang := codeLanguage(n)
+		code := findFirst(n, atom.Code)
+		if code != nil && lang == "" {
+			lang = codeLanguage(code)
+		}
+		if lang == "" && n.Parent != nil && n.Parent.Type == html.ElementNode {
+			lang = codeLanguage(n.Parent) // a highlighter's wrapper
+		}
+		if lang == "" {
+			return false
+		}
+		if code != nil {
+			setAttr(code, "class", "language-"+lang)
+		} else {
+			setAttr(n, "class", "language-"+lang)
+		}
+		return false
+	})
 }
 
 // lazyAttrs hold the real image URL on lazily loaded images.

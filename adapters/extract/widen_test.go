@@ -186,3 +186,25 @@ func TestInlineSpansInsideSentencesAreKept(t *testing.T) {
 		t.Errorf("sentence broken: %q", out.Text)
 	}
 }
+
+// A code block keeps its language from the page's class in the Markdown
+// fence, and its whitespace.
+func TestCodeBlockLanguageInMarkdown(t *testing.T) {
+	page := `<html><head><title>Docs</title></head><body><article>` + prose +
+		`<pre class="highlight"><code class="hljs language-go">func main() {
+	fmt.Println("tide")
+}</code></pre><div class="highlight highlight-source-python"><pre>print("tide")</pre></div>` + prose + `</article></body></html>`
+	out, err := extractHTML(t, page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.Markdown, "```go\nfunc main() {\n\tfmt.Println(\"tide\")\n}\n```") {
+		t.Errorf("go block: %q", out.Markdown)
+	}
+	if !strings.Contains(out.Markdown, "```python\nprint(\"tide\")\n```") {
+		t.Errorf("python block: %q", out.Markdown)
+	}
+	if strings.Contains(out.HTML, "hljs") || strings.Contains(out.HTML, "highlight") {
+		t.Errorf("page classes kept: %q", out.HTML)
+	}
+}
