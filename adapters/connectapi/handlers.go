@@ -205,7 +205,7 @@ func statusMsg(st billing.Status) *trawlv1.CreditStatus {
 // withStatus answers with the caller's credit status, flagging a low balance
 // as the JSON API does.
 func withStatus[Res any](ctx context.Context, h creditsHandler, msg func(billing.Status) *Res) (*connect.Response[Res], error) {
-	st, err := h.s.d.Credits.Status(ctx, principal(ctx).Account.ID)
+	st, err := h.s.d.Credits.StatusFor(ctx, principal(ctx))
 	if err != nil {
 		return nil, toConnect(err)
 	}
