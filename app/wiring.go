@@ -86,6 +86,18 @@ type Outbound struct {
 	Blobs      ports.BlobStore
 	// Files serves the local blob store's links; nil with S3.
 	Files http.Handler
+	// Renderer reads pages in a browser; nil when none is configured.
+	Renderer ports.Renderer
+	// Rendering says how pages are rendered, for the start-up log.
+	Rendering string
+	closers   []func()
+}
+
+// Close stops what the adapters started (the browser and its proxy).
+func (o Outbound) Close() {
+	for i := len(o.closers) - 1; i >= 0; i-- {
+		o.closers[i]()
+	}
 }
 
 func proxyURL(raw string) *url.URL {
@@ -119,6 +131,9 @@ func NewOutbound(c Config) (Outbound, error) {
 	}
 	model := llm.NewOpenAI(llm.Options{BaseURL: c.LLMBaseURL, APIKey: c.LLMAPIKey, Model: c.LLMModel, AttemptTimeout: c.LLMTimeout})
 	out := Outbound{Fetcher: f, Guard: f, Extractor: extract.New(), Discoverer: d, Engines: engines, LLM: model}
+	if out.Renderer, out.Rendering, out.closers, err = NewRenderer(c, f); err != nil {
+		return Outbound{}, err
+	}
 	if out.Webhooks, err = webhook.New(f); err != nil {
 		return Outbound{}, err
 	}
@@ -217,7 +232,11 @@ func NewServices(st Stores, clk ports.Clock, payments ports.PaymentProvider, lim
 	if s.Calls, err = call.NewPipeline(limiter, o.Limits, s.Idempotency); err != nil {
 		return s, err
 	}
-	if s.Content, err = content.NewService(out.Fetcher, out.Extractor, s.Biller); err != nil {
+	var copts []content.Option
+	if out.Renderer != nil {
+		copts = append(copts, content.WithRenderer(out.Renderer))
+	}
+	if s.Content, err = content.NewService(out.Fetcher, out.Extractor, s.Biller, copts...); err != nil {
 		return s, err
 	}
 	if s.Sitemap, err = sitemap.NewService(out.Discoverer, s.Biller); err != nil {
@@ -275,7 +294,15 @@ func PaymentModule() fx.Option {
 
 // OutboundModule provides the fetcher, the extractor and sitemap discovery.
 func OutboundModule() fx.Option {
-	return fx.Module("outbound", fx.Provide(NewOutbound))
+	return fx.Module("outbound", fx.Provide(func(lc fx.Lifecycle, c Config, log *slog.Logger) (Outbound, error) {
+		out, err := NewOutbound(c)
+		if err != nil {
+			return out, err
+		}
+		log.Info("rendering: " + out.Rendering)
+		lc.Append(fx.StopHook(out.Close))
+		return out, nil
+	}))
 }
 
 // CoreModule provides the core services.

@@ -22,15 +22,30 @@ type Service struct {
 	fetcher   ports.Fetcher
 	extractor ports.Extractor
 	biller    *credits.Biller
+	renderer  ports.Renderer // nil: this server renders no pages
 }
 
+// Option configures a Service.
+type Option func(*Service)
+
+// WithRenderer lets the service read pages in a browser; without one, every
+// page is read over HTTP and answers say when a browser was needed.
+func WithRenderer(r ports.Renderer) Option { return func(s *Service) { s.renderer = r } }
+
 // NewService builds the service.
-func NewService(fetcher ports.Fetcher, extractor ports.Extractor, biller *credits.Biller) (*Service, error) {
+func NewService(fetcher ports.Fetcher, extractor ports.Extractor, biller *credits.Biller, opts ...Option) (*Service, error) {
 	if fetcher == nil || extractor == nil || biller == nil {
 		return nil, errors.New("content.NewService: fetcher, extractor and biller are required")
 	}
-	return &Service{fetcher: fetcher, extractor: extractor, biller: biller}, nil
+	s := &Service{fetcher: fetcher, extractor: extractor, biller: biller}
+	for _, o := range opts {
+		o(s)
+	}
+	return s, nil
 }
+
+// Renders reports whether the service can read pages in a browser.
+func (s *Service) Renders() bool { return s.renderer != nil }
 
 // Raw is the answer of /v1/scrape.
 type Raw struct {
@@ -39,6 +54,7 @@ type Raw struct {
 	StatusCode  int
 	ContentType string
 	HTML        string
+	Engine      Engine
 }
 
 // Page is the Content object of the spec.
@@ -51,6 +67,7 @@ type Page struct {
 	Markdown     string
 	Text         string
 	Metadata     ports.Metadata
+	Engine       Engine // empty when the page could not be read
 }
 
 // isMarkup: content types whose body is a document Trawl can return as HTML.
@@ -60,15 +77,27 @@ func isMarkup(contentType string) bool {
 
 // Scrape returns the raw HTML of a page for 1 credit. The target's own
 // error status is still an answer (reported and billed); a response that is
-// not a document, or no response at all, is a 503 and free.
-func (s *Service) Scrape(ctx context.Context, call credits.Call, rawURL string) (Raw, credits.Receipt, error) {
+// not a document, or no response at all, is a 503 and free. In auto mode a
+// script shell is rendered in a browser; a failed render is free.
+func (s *Service) Scrape(ctx context.Context, call credits.Call, rawURL string, mode RenderMode) (Raw, credits.Receipt, error) {
 	u, err := weburl.Parse(rawURL, weburl.Rules{Field: "url"})
 	if err != nil {
 		return Raw{}, credits.Receipt{}, err
 	}
+	if mode == "" {
+		mode = RenderAuto
+	}
 	call.Service = billing.Scrape
 	var out Raw
 	rc, err := s.biller.Run(ctx, call, func(ctx context.Context) (int64, ports.TransactionMetadata, error) {
+		if mode == RenderAlways {
+			r, err := s.render(ctx, u.String())
+			if err != nil {
+				return 0, ports.TransactionMetadata{}, err
+			}
+			out = Raw{URL: u.String(), FinalURL: r.FinalURL, StatusCode: r.StatusCode, ContentType: "text/html", HTML: string(r.HTML), Engine: EngineBrowser}
+			return billing.Cost(billing.Scrape), ports.TransactionMetadata{URL: u.String()}, nil
+		}
 		res, err := s.fetcher.Fetch(ctx, ports.FetchRequest{URL: u.String(), Field: "url"})
 		if err != nil {
 			return 0, ports.TransactionMetadata{}, err
@@ -77,7 +106,15 @@ func (s *Service) Scrape(ctx context.Context, call credits.Call, rawURL string) 
 			return 0, ports.TransactionMetadata{}, failure.E("content.Scrape", failure.Unavailable,
 				fmt.Sprintf("The URL did not return an HTML page (content type %s).", res.ContentType))
 		}
-		out = Raw{URL: u.String(), FinalURL: res.FinalURL, StatusCode: res.StatusCode, ContentType: res.ContentType, HTML: string(res.Body)}
+		out = Raw{URL: u.String(), FinalURL: res.FinalURL, StatusCode: res.StatusCode, ContentType: res.ContentType, HTML: string(res.Body), Engine: EngineHTTP}
+		shell := ScriptShell(res.Body)
+		if s.renderer != nil && StepUp(mode, StaticOutcome{StatusCode: res.StatusCode, Markup: true, Shell: shell}) {
+			r, err := s.render(ctx, u.String())
+			if err != nil {
+				return 0, ports.TransactionMetadata{}, err
+			}
+			out = Raw{URL: u.String(), FinalURL: r.FinalURL, StatusCode: r.StatusCode, ContentType: "text/html", HTML: string(r.HTML), Engine: EngineBrowser}
+		}
 		return billing.Cost(billing.Scrape), ports.TransactionMetadata{URL: u.String()}, nil
 	})
 	return out, rc, err
@@ -85,7 +122,7 @@ func (s *Service) Scrape(ctx context.Context, call credits.Call, rawURL string) 
 
 // Content extracts the main content of a page for 2 credits, charged only
 // when extraction succeeds.
-func (s *Service) Content(ctx context.Context, call credits.Call, rawURL string) (Page, credits.Receipt, error) {
+func (s *Service) Content(ctx context.Context, call credits.Call, rawURL string, mode RenderMode) (Page, credits.Receipt, error) {
 	u, err := weburl.Parse(rawURL, weburl.Rules{Field: "url"})
 	if err != nil {
 		return Page{}, credits.Receipt{}, err
@@ -93,7 +130,7 @@ func (s *Service) Content(ctx context.Context, call credits.Call, rawURL string)
 	call.Service = billing.Content
 	var page Page
 	rc, err := s.biller.Run(ctx, call, func(ctx context.Context) (int64, ports.TransactionMetadata, error) {
-		p, err := s.Extract(ctx, u.String())
+		p, err := s.Extract(ctx, u.String(), mode)
 		if err != nil {
 			return 0, ports.TransactionMetadata{}, err
 		}
@@ -105,9 +142,17 @@ func (s *Service) Content(ctx context.Context, call credits.Call, rawURL string)
 
 // Extract fetches and extracts a page without billing: the pipeline every
 // capability shares. A fetch that fails, a non-2xx answer, a non-document, a
-// block page or a page without main content is an error saying which.
-func (s *Service) Extract(ctx context.Context, pageURL string) (Page, error) {
+// block page or a page without main content is an error saying which. The
+// static fetch comes first; the page is read again in a browser when mode
+// asks for it or StepUp says the static page needs one.
+func (s *Service) Extract(ctx context.Context, pageURL string, mode RenderMode) (Page, error) {
 	const op = "content.Extract"
+	if mode == "" {
+		mode = RenderAuto
+	}
+	if mode == RenderAlways {
+		return s.extractRendered(ctx, pageURL)
+	}
 	res, err := s.fetcher.Fetch(ctx, ports.FetchRequest{URL: pageURL, Field: "url"})
 	if err != nil {
 		return Page{URL: pageURL}, err
@@ -119,11 +164,52 @@ func (s *Service) Extract(ctx context.Context, pageURL string) (Page, error) {
 	if !isMarkup(res.ContentType) {
 		return page, failure.E(op, failure.Unavailable, fmt.Sprintf("The page could not be extracted: it is not an HTML page (content type %s).", res.ContentType))
 	}
+	outcome := StaticOutcome{StatusCode: res.StatusCode, Markup: true, Shell: mode == RenderAuto && ScriptShell(res.Body)}
+	if s.renderer != nil && StepUp(mode, outcome) {
+		return s.extractRendered(ctx, pageURL)
+	}
 	ex, err := s.extractor.Extract(ctx, ports.ExtractRequest{URL: res.FinalURL, HTML: res.Body})
+	outcome.ExtractDone, outcome.ExtractErr = true, err
+	if err != nil && s.renderer != nil && StepUp(mode, outcome) {
+		return s.extractRendered(ctx, pageURL)
+	}
+	if err != nil && outcome.Shell && failure.Is(err, failure.Unavailable) {
+		// A browser would have been used: say so.
+		return page, failure.E(op, failure.Unavailable, failure.Public(err, "The page could not be extracted.")+" The page builds its content with JavaScript, and this server does not render pages in a browser.", err)
+	}
 	if err != nil {
 		return page, err
 	}
-	page.Success = true
+	page.Success, page.Engine = true, EngineHTTP
+	page.HTML, page.Markdown, page.Text, page.Metadata = ex.HTML, ex.Markdown, ex.Text, ex.Metadata
+	return page, nil
+}
+
+// render reads a page in the browser; a server without one says so.
+func (s *Service) render(ctx context.Context, pageURL string) (ports.RenderResponse, error) {
+	if s.renderer == nil {
+		return ports.RenderResponse{}, failure.E("content.render", failure.Unavailable, "The page could not be rendered: this server does not render pages in a browser.")
+	}
+	return s.renderer.Render(ctx, ports.RenderRequest{URL: pageURL, Field: "url"})
+}
+
+// extractRendered renders a page and extracts the rendered DOM with the
+// same extractor as a static page.
+func (s *Service) extractRendered(ctx context.Context, pageURL string) (Page, error) {
+	const op = "content.Extract"
+	r, err := s.render(ctx, pageURL)
+	if err != nil {
+		return Page{URL: pageURL}, err
+	}
+	page := Page{URL: pageURL, StatusCode: r.StatusCode}
+	if r.StatusCode < 200 || r.StatusCode > 299 {
+		return page, failure.E(op, failure.Unavailable, fmt.Sprintf("The page could not be extracted: the site answered %d %s.", r.StatusCode, http.StatusText(r.StatusCode)))
+	}
+	ex, err := s.extractor.Extract(ctx, ports.ExtractRequest{URL: r.FinalURL, HTML: r.HTML})
+	if err != nil {
+		return page, err
+	}
+	page.Success, page.Engine = true, EngineBrowser
 	page.HTML, page.Markdown, page.Text, page.Metadata = ex.HTML, ex.Markdown, ex.Text, ex.Metadata
 	return page, nil
 }
@@ -144,6 +230,9 @@ type Object struct {
 	HTML         string         `json:"html"`
 	Markdown     string         `json:"markdown"`
 	Metadata     MetadataObject `json:"metadata"`
+	// Engine is how the page was read: http or browser; absent when it
+	// could not be read.
+	Engine string `json:"engine,omitempty"`
 }
 
 // MetadataObject is the metadata of the Content object.
@@ -167,6 +256,7 @@ func (p Page) Object() Object {
 	out := Object{
 		URL: p.URL, Success: p.Success, StatusCode: p.StatusCode, HTML: p.HTML, Markdown: p.Markdown,
 		Metadata: MetadataObject{m.Title, m.Description, m.Keywords, m.Author, m.Language, m.Favicon, m.OGImage, m.OGImageWidth, m.OGImageHeight, m.OGTitle, m.OGType},
+		Engine:   string(p.Engine),
 	}
 	if !p.Success {
 		msg := p.ErrorMessage

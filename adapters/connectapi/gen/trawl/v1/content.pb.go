@@ -153,10 +153,12 @@ type Content struct {
 	Success    bool                   `protobuf:"varint,2,opt,name=success,proto3" json:"success,omitempty"`
 	StatusCode int32                  `protobuf:"varint,3,opt,name=status_code,json=statusCode,proto3" json:"status_code,omitempty"`
 	// Set when success is false.
-	ErrorMessage  *string   `protobuf:"bytes,4,opt,name=error_message,json=errorMessage,proto3,oneof" json:"error_message,omitempty"`
-	Html          string    `protobuf:"bytes,5,opt,name=html,proto3" json:"html,omitempty"`
-	Markdown      string    `protobuf:"bytes,6,opt,name=markdown,proto3" json:"markdown,omitempty"`
-	Metadata      *Metadata `protobuf:"bytes,7,opt,name=metadata,proto3" json:"metadata,omitempty"`
+	ErrorMessage *string   `protobuf:"bytes,4,opt,name=error_message,json=errorMessage,proto3,oneof" json:"error_message,omitempty"`
+	Html         string    `protobuf:"bytes,5,opt,name=html,proto3" json:"html,omitempty"`
+	Markdown     string    `protobuf:"bytes,6,opt,name=markdown,proto3" json:"markdown,omitempty"`
+	Metadata     *Metadata `protobuf:"bytes,7,opt,name=metadata,proto3" json:"metadata,omitempty"`
+	// How the page was read: http or browser; empty when it could not be read.
+	Engine        string `protobuf:"bytes,8,opt,name=engine,proto3" json:"engine,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -240,6 +242,13 @@ func (x *Content) GetMetadata() *Metadata {
 	return nil
 }
 
+func (x *Content) GetEngine() string {
+	if x != nil {
+		return x.Engine
+	}
+	return ""
+}
+
 // InsufficientCredits is the error detail of a call the balance cannot cover
 // (HTTP 402 Insufficient Credits).
 type InsufficientCredits struct {
@@ -311,7 +320,7 @@ const file_trawl_v1_content_proto_rawDesc = "" +
 	"\x0fog_image_height\x18\t \x01(\tR\rogImageHeight\x12\x19\n" +
 	"\bog_title\x18\n" +
 	" \x01(\tR\aogTitle\x12\x17\n" +
-	"\aog_type\x18\v \x01(\tR\x06ogType\"\xf2\x01\n" +
+	"\aog_type\x18\v \x01(\tR\x06ogType\"\x8a\x02\n" +
 	"\aContent\x12\x10\n" +
 	"\x03url\x18\x01 \x01(\tR\x03url\x12\x18\n" +
 	"\asuccess\x18\x02 \x01(\bR\asuccess\x12\x1f\n" +
@@ -320,7 +329,8 @@ const file_trawl_v1_content_proto_rawDesc = "" +
 	"\rerror_message\x18\x04 \x01(\tH\x00R\ferrorMessage\x88\x01\x01\x12\x12\n" +
 	"\x04html\x18\x05 \x01(\tR\x04html\x12\x1a\n" +
 	"\bmarkdown\x18\x06 \x01(\tR\bmarkdown\x12.\n" +
-	"\bmetadata\x18\a \x01(\v2\x12.trawl.v1.MetadataR\bmetadataB\x10\n" +
+	"\bmetadata\x18\a \x01(\v2\x12.trawl.v1.MetadataR\bmetadata\x12\x16\n" +
+	"\x06engine\x18\b \x01(\tR\x06engineB\x10\n" +
 	"\x0e_error_message\"K\n" +
 	"\x13InsufficientCredits\x12\x1a\n" +
 	"\brequired\x18\x01 \x01(\x03R\brequired\x12\x18\n" +
