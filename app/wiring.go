@@ -16,12 +16,14 @@ import (
 	"github.com/trawlhq/trawl/adapters/blob"
 	"github.com/trawlhq/trawl/adapters/clock"
 	"github.com/trawlhq/trawl/adapters/connectapi"
+	"github.com/trawlhq/trawl/adapters/docx"
 	"github.com/trawlhq/trawl/adapters/extract"
 	"github.com/trawlhq/trawl/adapters/fetch"
 	"github.com/trawlhq/trawl/adapters/httpapi"
 	"github.com/trawlhq/trawl/adapters/llm"
 	"github.com/trawlhq/trawl/adapters/mail"
-	"github.com/trawlhq/trawl/adapters/ratelimit"
+	"github.com/trawlhq/trawl/adapters/metrics"
+	"github.com/trawlhq/trawl/adapters/pdf"
 	searchadapter "github.com/trawlhq/trawl/adapters/search"
 	sitemapadapter "github.com/trawlhq/trawl/adapters/sitemap"
 	"github.com/trawlhq/trawl/adapters/sqlstore"
@@ -86,6 +88,9 @@ type Outbound struct {
 	Blobs      ports.BlobStore
 	// Files serves the local blob store's links; nil with S3.
 	Files http.Handler
+	// Documents convert PDF and DOCX responses on the content path.
+	Documents map[ports.DocumentFormat]ports.DocumentConverter
+	pdf       *pdf.Converter
 	// Renderer reads pages in a browser; nil when none is configured.
 	Renderer ports.Renderer
 	// Rendering says how pages are rendered, for the start-up log.
@@ -93,11 +98,23 @@ type Outbound struct {
 	closers   []func()
 }
 
-// Close stops what the adapters started (the browser and its proxy).
-func (o Outbound) Close() {
+// Warm prepares what is slow to start (the PDF reader) in the background.
+func (o Outbound) Warm() {
+	if o.pdf != nil {
+		o.pdf.Warm()
+	}
+}
+
+// Close releases what the outbound adapters hold (the PDF reader, the
+// browser and its egress proxy).
+func (o Outbound) Close() error {
 	for i := len(o.closers) - 1; i >= 0; i-- {
 		o.closers[i]()
 	}
+	if o.pdf != nil {
+		return o.pdf.Close()
+	}
+	return nil
 }
 
 func proxyURL(raw string) *url.URL {
@@ -131,6 +148,8 @@ func NewOutbound(c Config) (Outbound, error) {
 	}
 	model := llm.NewOpenAI(llm.Options{BaseURL: c.LLMBaseURL, APIKey: c.LLMAPIKey, Model: c.LLMModel, AttemptTimeout: c.LLMTimeout})
 	out := Outbound{Fetcher: f, Guard: f, Extractor: extract.New(), Discoverer: d, Engines: engines, LLM: model}
+	out.pdf = pdf.New(pdf.Options{MaxPages: int(c.DocumentMaxPages), Workers: int(c.DocumentWorkers), MemoryLimitBytes: c.DocumentMemoryBytes})
+	out.Documents = map[ports.DocumentFormat]ports.DocumentConverter{ports.DocumentPDF: out.pdf, ports.DocumentDOCX: docx.New(docx.Options{})}
 	if out.Renderer, out.Rendering, out.closers, err = NewRenderer(c, f); err != nil {
 		return Outbound{}, err
 	}
@@ -189,6 +208,8 @@ type ServiceOptions struct {
 	Limits          coreratelimit.Table
 	LLMContextChars int
 	Worker          bulk.WorkerOptions
+	// Documents bound PDF and DOCX conversion (zero values: the defaults).
+	Documents content.DocumentLimits
 }
 
 // ServiceOptions are the core's settings of a configuration.
@@ -196,6 +217,7 @@ func (c Config) ServiceOptions() ServiceOptions {
 	return ServiceOptions{
 		Pricing:         credits.Pricing{CentsPer1000Credits: c.PriceCents, Currency: c.Currency},
 		LLMContextChars: int(c.LLMContextChars),
+		Documents:       content.DocumentLimits{MaxBytes: c.DocumentMaxBytes, MaxPages: int(c.DocumentMaxPages), Timeout: c.DocumentTimeout},
 		Worker: bulk.WorkerOptions{
 			Lease: c.BulkLease, JobsAtOnce: int(c.BulkJobs), WebhookTimeout: c.WebhookTimeout, RetryBackoff: c.WebhookBackoff, LinkTTL: c.LinkTTL, MailFrom: c.MailFrom,
 		},
@@ -233,6 +255,9 @@ func NewServices(st Stores, clk ports.Clock, payments ports.PaymentProvider, lim
 		return s, err
 	}
 	var copts []content.Option
+	if out.Documents != nil {
+		copts = append(copts, content.WithDocuments(o.Documents, out.Documents))
+	}
 	if out.Renderer != nil {
 		copts = append(copts, content.WithRenderer(out.Renderer))
 	}
@@ -281,9 +306,9 @@ func ClockModule() fx.Option {
 	return fx.Module("clock", fx.Provide(fx.Annotate(func() clock.System { return clock.System{} }, fx.As(new(ports.Clock)))))
 }
 
-// RateLimitModule provides the in-memory limiter.
+// RateLimitModule provides the configured limiter (LimiterKind).
 func RateLimitModule() fx.Option {
-	return fx.Module("ratelimit", fx.Provide(fx.Annotate(ratelimit.NewMemory, fx.As(new(ports.RateLimiter)))))
+	return fx.Module("ratelimit", fx.Provide(provideLimiter, func(l Limiter) ports.RateLimiter { return l.RateLimiter }))
 }
 
 // PaymentModule provides the payment provider: Stripe when configured,
@@ -294,15 +319,15 @@ func PaymentModule() fx.Option {
 
 // OutboundModule provides the fetcher, the extractor and sitemap discovery.
 func OutboundModule() fx.Option {
-	return fx.Module("outbound", fx.Provide(func(lc fx.Lifecycle, c Config, log *slog.Logger) (Outbound, error) {
-		out, err := NewOutbound(c)
-		if err != nil {
-			return out, err
-		}
-		log.Info("rendering: " + out.Rendering)
-		lc.Append(fx.StopHook(out.Close))
-		return out, nil
-	}))
+	return fx.Module("outbound",
+		fx.Provide(func(c Config, m *metrics.Metrics, log *slog.Logger) (Outbound, error) {
+			o, err := NewOutbound(c)
+			if err == nil {
+				log.Info("rendering: " + o.Rendering)
+			}
+			return instrumentOutbound(o, m), err
+		}),
+		fx.Invoke(func(lc fx.Lifecycle, out Outbound) { lc.Append(fx.StartStopHook(out.Warm, out.Close)) }))
 }
 
 // CoreModule provides the core services.
@@ -314,6 +339,8 @@ func CoreModule() fx.Option {
 type HandlerOptions struct {
 	// Ready reports whether the service can take traffic.
 	Ready func(context.Context) error
+	// Checks are dependencies /readyz reports without failing on them (Redis).
+	Checks map[string]func(context.Context) error
 	// MaxBody caps a request body, and an RPC message once decompressed.
 	MaxBody int64
 	Logger  *slog.Logger
@@ -325,7 +352,7 @@ func NewHandler(s Services, out Outbound, o HandlerOptions) (*httpapi.API, *conn
 	api, err := httpapi.New(httpapi.Deps{
 		Auth: s.Auth, Credits: s.Credits, Calls: s.Calls,
 		Content: s.Content, Sitemap: s.Sitemap, Search: s.Search, Prompt: s.Prompt, Bulk: s.Bulk, Files: out.Files,
-		Logger: o.Logger, Ready: o.Ready, MaxBodyBytes: o.MaxBody, Version: Version,
+		Logger: o.Logger, Ready: o.Ready, Checks: o.Checks, MaxBodyBytes: o.MaxBody, Version: Version,
 	})
 	if err != nil {
 		return nil, nil, err
@@ -346,8 +373,8 @@ func NewHandler(s Services, out Outbound, o HandlerOptions) (*httpapi.API, *conn
 // HTTPModule provides the API and runs the HTTP server for the app's lifetime.
 func HTTPModule() fx.Option {
 	return fx.Module("http",
-		fx.Provide(func(s Services, out Outbound, store *sqlstore.Store, lim ports.RateLimiter, clk ports.Clock, payments ports.PaymentProvider, log *slog.Logger, c Config) (*httpapi.API, error) {
-			api, _, err := NewHandler(s, out, HandlerOptions{Ready: store.Ping, MaxBody: c.MaxBody, Logger: log})
+		fx.Provide(func(s Services, out Outbound, store *sqlstore.Store, lim ports.RateLimiter, rl Limiter, clk ports.Clock, payments ports.PaymentProvider, log *slog.Logger, c Config) (*httpapi.API, error) {
+			api, _, err := NewHandler(s, out, HandlerOptions{Ready: store.Ping, MaxBody: c.MaxBody, Logger: log, Checks: rl.Checks()})
 			if err != nil {
 				return nil, err
 			}
@@ -363,10 +390,10 @@ func HTTPModule() fx.Option {
 
 // NewHTTPServer serves on ln (bound by the caller before anything else
 // starts, so a busy address fails first) and drains connections on stop.
-func NewHTTPServer(lc fx.Lifecycle, api *httpapi.API, c Config, log *slog.Logger, ln net.Listener) *http.Server {
+func NewHTTPServer(lc fx.Lifecycle, api *httpapi.API, c Config, log *slog.Logger, ln net.Listener, m *metrics.Metrics) *http.Server {
 	srv := &http.Server{
 		Addr:              c.Addr,
-		Handler:           api.Handler(),
+		Handler:           Instrument(api, m),
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       30 * time.Second,
 		WriteTimeout:      5 * time.Minute, // a sync bulk run or a search with content takes a while
@@ -436,6 +463,6 @@ func ServerOptions(c Config, log *slog.Logger, ln net.Listener) fx.Option {
 		fx.Provide(func() net.Listener { return ln }),
 		fx.NopLogger,
 		fx.StopTimeout(c.Shutdown),
-		StoreModule(), ClockModule(), RateLimitModule(), PaymentModule(), OutboundModule(), CoreModule(), HTTPModule(), WorkerModule(),
+		MetricsModule(), StoreModule(), ClockModule(), RateLimitModule(), PaymentModule(), OutboundModule(), CoreModule(), HTTPModule(), WorkerModule(),
 	)
 }

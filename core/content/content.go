@@ -4,11 +4,14 @@
 package content
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"html"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/trawlhq/trawl/core/billing"
 	"github.com/trawlhq/trawl/core/credits"
@@ -23,10 +26,43 @@ type Service struct {
 	extractor ports.Extractor
 	biller    *credits.Biller
 	renderer  ports.Renderer // nil: this server renders no pages
+	docs      map[ports.DocumentFormat]ports.DocumentConverter
+	limits    DocumentLimits
+}
+
+// DocumentLimits bound the documents (PDF, DOCX) the content path reads.
+type DocumentLimits struct {
+	MaxBytes int64         // body cap for a document; default 50 MiB
+	MaxPages int           // pages converted at most; default 500, past it a warning
+	Timeout  time.Duration // conversion time, after the fetch; default 30 s
 }
 
 // Option configures a Service.
 type Option func(*Service)
+
+// WithDocuments lets the content path read documents with the converters
+// given per format. Without it a document is refused like any non-HTML
+// response.
+func WithDocuments(limits DocumentLimits, converters map[ports.DocumentFormat]ports.DocumentConverter) Option {
+	return func(s *Service) {
+		if limits.MaxBytes <= 0 {
+			limits.MaxBytes = 50 << 20
+		}
+		if limits.MaxPages <= 0 {
+			limits.MaxPages = 500
+		}
+		if limits.Timeout <= 0 {
+			limits.Timeout = 30 * time.Second
+		}
+		s.limits = limits
+		s.docs = map[ports.DocumentFormat]ports.DocumentConverter{}
+		for f, c := range converters {
+			if c != nil {
+				s.docs[f] = c
+			}
+		}
+	}
+}
 
 // WithRenderer lets the service read pages in a browser; without one, every
 // page is read over HTTP and answers say when a browser was needed.
@@ -68,6 +104,9 @@ type Page struct {
 	Text         string
 	Metadata     ports.Metadata
 	Engine       Engine // empty when the page could not be read
+	// Warning says what of the source is missing (a document cut at the
+	// page limit); empty otherwise.
+	Warning string
 }
 
 // isMarkup: content types whose body is a document Trawl can return as HTML.
@@ -141,10 +180,12 @@ func (s *Service) Content(ctx context.Context, call credits.Call, rawURL string,
 }
 
 // Extract fetches and extracts a page without billing: the pipeline every
-// capability shares. A fetch that fails, a non-2xx answer, a non-document, a
-// block page or a page without main content is an error saying which. The
-// static fetch comes first; the page is read again in a browser when mode
-// asks for it or StepUp says the static page needs one.
+// capability shares. HTML pages go to the extractor, PDF and DOCX documents
+// to their converter, plain text and Markdown are returned as they are. A
+// fetch that fails, a non-2xx answer, any other content type, a block page
+// or a page without main content is an error saying which. The static
+// fetch comes first; an HTML page is read again in a browser when mode asks
+// for it or StepUp says the static page needs one.
 func (s *Service) Extract(ctx context.Context, pageURL string, mode RenderMode) (Page, error) {
 	const op = "content.Extract"
 	if mode == "" {
@@ -153,7 +194,11 @@ func (s *Service) Extract(ctx context.Context, pageURL string, mode RenderMode) 
 	if mode == RenderAlways {
 		return s.extractRendered(ctx, pageURL)
 	}
-	res, err := s.fetcher.Fetch(ctx, ports.FetchRequest{URL: pageURL, Field: "url"})
+	req := ports.FetchRequest{URL: pageURL, Field: "url"}
+	if len(s.docs) > 0 {
+		req.DocumentMaxBytes = s.limits.MaxBytes
+	}
+	res, err := s.fetcher.Fetch(ctx, req)
 	if err != nil {
 		return Page{URL: pageURL}, err
 	}
@@ -161,28 +206,51 @@ func (s *Service) Extract(ctx context.Context, pageURL string, mode RenderMode) 
 	if res.StatusCode < 200 || res.StatusCode > 299 {
 		return page, failure.E(op, failure.Unavailable, fmt.Sprintf("The page could not be extracted: the site answered %d %s.", res.StatusCode, http.StatusText(res.StatusCode)))
 	}
-	if !isMarkup(res.ContentType) {
-		return page, failure.E(op, failure.Unavailable, fmt.Sprintf("The page could not be extracted: it is not an HTML page (content type %s).", res.ContentType))
-	}
-	outcome := StaticOutcome{StatusCode: res.StatusCode, Markup: true, Shell: mode == RenderAuto && ScriptShell(res.Body)}
-	if s.renderer != nil && StepUp(mode, outcome) {
-		return s.extractRendered(ctx, pageURL)
-	}
-	ex, err := s.extractor.Extract(ctx, ports.ExtractRequest{URL: res.FinalURL, HTML: res.Body})
-	outcome.ExtractDone, outcome.ExtractErr = true, err
-	if err != nil && s.renderer != nil && StepUp(mode, outcome) {
-		return s.extractRendered(ctx, pageURL)
-	}
-	if err != nil && outcome.Shell && failure.Is(err, failure.Unavailable) {
-		// A browser would have been used: say so.
-		return page, failure.E(op, failure.Unavailable, failure.Public(err, "The page could not be extracted.")+" The page builds its content with JavaScript, and this server does not render pages in a browser.", err)
+	kind, format := Classify(res.ContentType, res.Body)
+	var ex ports.Extracted
+	switch {
+	case kind == KindPlain:
+		ex = plain(res.Body)
+	case kind == KindDocument && s.docs[format] != nil:
+		cctx, cancel := context.WithTimeout(ctx, s.limits.Timeout)
+		ex, err = s.docs[format].Convert(cctx, ports.DocumentRequest{URL: res.FinalURL, Format: format, Body: res.Body, MaxPages: s.limits.MaxPages})
+		cancel()
+	case kind == KindMarkup:
+		var rendered *Page
+		if ex, rendered, err = s.extractMarkup(ctx, pageURL, mode, res); rendered != nil {
+			return *rendered, err
+		}
+	default:
+		return page, failure.E(op, failure.Unavailable, fmt.Sprintf("The page could not be extracted: it is not an HTML page or a document Trawl reads (content type %s).", res.ContentType))
 	}
 	if err != nil {
 		return page, err
 	}
 	page.Success, page.Engine = true, EngineHTTP
-	page.HTML, page.Markdown, page.Text, page.Metadata = ex.HTML, ex.Markdown, ex.Text, ex.Metadata
+	page.HTML, page.Markdown, page.Text, page.Metadata, page.Warning = ex.HTML, ex.Markdown, ex.Text, ex.Metadata, ex.Warning
 	return page, nil
+}
+
+// extractMarkup extracts a static HTML page, or steps up to the browser.
+// rendered is set when the answer came from the browser.
+func (s *Service) extractMarkup(ctx context.Context, pageURL string, mode RenderMode, res ports.FetchResponse) (ex ports.Extracted, rendered *Page, err error) {
+	const op = "content.Extract"
+	outcome := StaticOutcome{StatusCode: res.StatusCode, Markup: true, Shell: mode == RenderAuto && ScriptShell(res.Body)}
+	if s.renderer != nil && StepUp(mode, outcome) {
+		p, err := s.extractRendered(ctx, pageURL)
+		return ex, &p, err
+	}
+	ex, err = s.extractor.Extract(ctx, ports.ExtractRequest{URL: res.FinalURL, HTML: res.Body})
+	outcome.ExtractDone, outcome.ExtractErr = true, err
+	if err != nil && s.renderer != nil && StepUp(mode, outcome) {
+		p, err := s.extractRendered(ctx, pageURL)
+		return ex, &p, err
+	}
+	if err != nil && outcome.Shell && failure.Is(err, failure.Unavailable) {
+		// A browser would have been used: say so.
+		return ex, nil, failure.E(op, failure.Unavailable, failure.Public(err, "The page could not be extracted.")+" The page builds its content with JavaScript, and this server does not render pages in a browser.", err)
+	}
+	return ex, nil, err
 }
 
 // render reads a page in the browser; a server without one says so.
@@ -214,6 +282,63 @@ func (s *Service) extractRendered(ctx context.Context, pageURL string) (Page, er
 	return page, nil
 }
 
+// Kind is what a response is to the content path.
+type Kind int
+
+const (
+	KindOther    Kind = iota
+	KindMarkup        // HTML, XHTML, XML and text the extractor reads
+	KindPlain         // plain text and Markdown, returned as they are
+	KindDocument      // PDF, DOCX
+)
+
+// Classify tells a response by its content type, and by its signature
+// when the type says nothing (application/octet-stream and the like).
+func Classify(contentType string, body []byte) (Kind, ports.DocumentFormat) {
+	switch contentType {
+	case "application/pdf", "application/x-pdf", "application/acrobat":
+		return KindDocument, ports.DocumentPDF
+	case "application/vnd.openxmlformats-officedocument.wordprocessingml.document":
+		return KindDocument, ports.DocumentDOCX
+	case "text/plain", "text/markdown", "text/x-markdown":
+		if isPDF(body) { // a PDF mislabelled as text, as some servers do
+			return KindDocument, ports.DocumentPDF
+		}
+		return KindPlain, ""
+	case "application/octet-stream", "binary/octet-stream", "application/download", "application/force-download",
+		"application/x-download", "application/zip", "application/x-zip-compressed", "application/unknown":
+		switch {
+		case isPDF(body):
+			return KindDocument, ports.DocumentPDF
+		case isDOCX(body):
+			return KindDocument, ports.DocumentDOCX
+		}
+		return KindOther, ""
+	}
+	if isMarkup(contentType) {
+		return KindMarkup, ""
+	}
+	return KindOther, ""
+}
+
+// isPDF: the header may follow up to 1 KiB of leading bytes, as readers
+// allow.
+func isPDF(b []byte) bool {
+	return bytes.Contains(b[:min(len(b), 1024)], []byte("%PDF-"))
+}
+
+// isDOCX: a ZIP archive holding a Word main part.
+func isDOCX(b []byte) bool {
+	return bytes.HasPrefix(b, []byte("PK\x03\x04")) && bytes.Contains(b, []byte("word/document.xml"))
+}
+
+// plain is a text or Markdown body as the Content object: the text as it
+// is, and the same in a <pre> for the HTML.
+func plain(body []byte) ports.Extracted {
+	t := strings.TrimSpace(strings.ToValidUTF8(string(body), "\uFFFD"))
+	return ports.Extracted{Markdown: t, Text: t, HTML: "<pre>" + html.EscapeString(t) + "</pre>"}
+}
+
 // Failed is the Content object of a page that could not be extracted.
 func Failed(pageURL string, statusCode int, err error) Page {
 	return Page{URL: pageURL, Success: false, StatusCode: statusCode, ErrorMessage: failure.Public(err, "The page could not be extracted.")}
@@ -233,6 +358,8 @@ type Object struct {
 	// Engine is how the page was read: http or browser; absent when it
 	// could not be read.
 	Engine string `json:"engine,omitempty"`
+	// Warning is present when the content is not the whole source.
+	Warning string `json:"warning,omitempty"`
 }
 
 // MetadataObject is the metadata of the Content object.
@@ -248,15 +375,16 @@ type MetadataObject struct {
 	OGImageHeight string `json:"ogImageHeight"`
 	OGTitle       string `json:"ogTitle"`
 	OGType        string `json:"ogType"`
+	// PageCount is present for documents (PDF, DOCX).
+	PageCount int `json:"pageCount,omitempty"`
 }
 
 // Object renders the page as the Content object.
 func (p Page) Object() Object {
 	m := p.Metadata
 	out := Object{
-		URL: p.URL, Success: p.Success, StatusCode: p.StatusCode, HTML: p.HTML, Markdown: p.Markdown,
-		Metadata: MetadataObject{m.Title, m.Description, m.Keywords, m.Author, m.Language, m.Favicon, m.OGImage, m.OGImageWidth, m.OGImageHeight, m.OGTitle, m.OGType},
-		Engine:   string(p.Engine),
+		URL: p.URL, Success: p.Success, StatusCode: p.StatusCode, HTML: p.HTML, Markdown: p.Markdown, Warning: p.Warning, Engine: string(p.Engine),
+		Metadata: MetadataObject{m.Title, m.Description, m.Keywords, m.Author, m.Language, m.Favicon, m.OGImage, m.OGImageWidth, m.OGImageHeight, m.OGTitle, m.OGType, m.PageCount},
 	}
 	if !p.Success {
 		msg := p.ErrorMessage
