@@ -544,7 +544,13 @@ func (r *Renderer) settle(ctx context.Context, tab context.Context, st *pageStat
 		if p.Ready == "loading" {
 			continue
 		}
-		if inflight == 0 && quiet >= r.opts.QuietPeriod {
+		// A page with almost no text yet is likely waiting on a timer
+		// before it fetches its content: it gets a longer quiet period.
+		need := r.opts.QuietPeriod
+		if p.Text < 200 {
+			need *= 4
+		}
+		if inflight == 0 && quiet >= need {
 			return nil
 		}
 		// Content stable across two checks half a second apart, for pages
