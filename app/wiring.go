@@ -141,8 +141,9 @@ func NewOutbound(c Config) (Outbound, error) {
 		return Outbound{}, err
 	}
 	so := searchadapter.ClientOptions{Timeout: c.SearchTimeout, Proxy: proxyURL(c.SearchProxy)}
+	google := searchadapter.NewGoogle(c.SearchGoogleURL, so)
 	engines := []ports.SearchEngine{
-		searchadapter.NewGoogle(c.SearchGoogleURL, so),
+		google,
 		searchadapter.NewBing(c.SearchBingURL, so),
 		searchadapter.NewDuckDuckGo(c.SearchDuckDuckGoURL, so),
 	}
@@ -152,6 +153,10 @@ func NewOutbound(c Config) (Outbound, error) {
 	out.Documents = map[ports.DocumentFormat]ports.DocumentConverter{ports.DocumentPDF: out.pdf, ports.DocumentDOCX: docx.New(docx.Options{})}
 	if out.Renderer, out.Rendering, out.closers, err = NewRenderer(c, f); err != nil {
 		return Outbound{}, err
+	}
+	if out.Renderer != nil && c.RendersSearch("google") {
+		google.RenderWith(out.Renderer)
+		out.Rendering += "; Google results through the browser"
 	}
 	if out.Webhooks, err = webhook.New(f); err != nil {
 		return Outbound{}, err

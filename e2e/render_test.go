@@ -7,10 +7,13 @@ import (
 	"os"
 	"os/exec"
 	"sort"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/trawlhq/trawl/testkit/fakesearch"
 )
 
 // chromiumForRender finds Chromium for the rendering tests: they skip
@@ -171,4 +174,108 @@ func TestRenderFigures(t *testing.T) {
 		}
 	}
 	t.Logf("fixture pages extracted of 6: http %d, browser %d", extracted["never"], extracted["always"])
+
+	// Throughput and memory: 500 renders, four callers, the default fleet.
+	var done atomic.Int64
+	work := make(chan int)
+	start := time.Now()
+	finished := make(chan struct{})
+	for w := 0; w < 4; w++ {
+		go func() {
+			for i := range work {
+				if code, _ := get(t, s.base+"/v1/scrape?render=always&url=http://spa.test/"+pages[i%len(pages)], token); code == 200 {
+					done.Add(1)
+				}
+			}
+			finished <- struct{}{}
+		}()
+	}
+	for i := 1; i <= 500; i++ {
+		work <- i
+		if i%100 == 0 {
+			t.Logf("after %d renders: trawl and its browser use %d MiB", i, processTreeRSS(s.cmd.Process.Pid)>>20)
+		}
+	}
+	close(work)
+	for w := 0; w < 4; w++ {
+		<-finished
+	}
+	took := time.Since(start)
+	t.Logf("%d of 500 renders in %s: %.0f pages a minute; memory at the end %d MiB", done.Load(), took.Round(time.Second), float64(done.Load())/took.Minutes(), processTreeRSS(s.cmd.Process.Pid)>>20)
+}
+
+// processTreeRSS sums the resident memory of pid and its descendants.
+func processTreeRSS(pid int) int64 {
+	entries, _ := os.ReadDir("/proc")
+	parent, rss := map[int]int{}, map[int]int64{}
+	for _, e := range entries {
+		p, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		s := string(b)
+		f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+		if len(f) < 22 {
+			continue
+		}
+		pp, _ := strconv.Atoi(f[1])
+		pages, _ := strconv.ParseInt(f[21], 10, 64)
+		parent[p], rss[p] = pp, pages*int64(os.Getpagesize())
+	}
+	var total int64
+	for p := range rss {
+		for q := p; q > 1; q = parent[q] {
+			if q == pid {
+				total += rss[p]
+				break
+			}
+		}
+	}
+	return total
+}
+
+// googleScriptPage is a result page whose results a script writes, as
+// Google serves them to browsers: over plain HTTP it holds no result.
+const googleScriptPage = `<!doctype html><html><head><title>tide pools - Google Search</title></head><body>
+<div id="main"><div id="search"><div id="rso"></div></div></div>
+<script>
+setTimeout(() => {
+  document.getElementById('rso').innerHTML =
+    '<div class="g"><a href="https://tides.example/pools"><h3>Life in the tide pools</h3></a><cite>tides.example</cite><div class="VwiC3b">How anemones, snails and crabs survive the day.</div></div>' +
+    '<div class="g"><a href="https://shore.example/guide"><h3>A guide to the shore</h3></a><cite>shore.example</cite><div class="VwiC3b">Where to look at low tide.</div></div>';
+}, 200);
+</script></body></html>`
+
+// TestBinaryGoogleThroughBrowser: with TRAWL_SEARCH_RENDER=google the
+// result page is fetched in the browser and parsed by the same parser;
+// without it the same page yields no result.
+func TestBinaryGoogleThroughBrowser(t *testing.T) {
+	path := chromiumForRender(t)
+	engine := fakesearch.New(t, "google")
+	engine.Page = []byte(googleScriptPage)
+	host := strings.TrimPrefix(engine.URL, "http://")
+	env := []string{"TRAWL_SEARCH_GOOGLE_URL=http://google.test", "TRAWL_FETCH_RESOLVE=google.test:80=" + host, "TRAWL_BROWSER_PATH=" + path}
+	links := func(s *server) (int, []string) {
+		token := tokenRE.FindString(s.stdout.String())
+		code, m := get(t, s.base+"/v1/serp?q=tide+pools", token)
+		var out []string
+		org, _ := m["organic_results"].([]any)
+		for _, o := range org {
+			out = append(out, fmt.Sprint(o.(map[string]any)["link"]))
+		}
+		return code, out
+	}
+	rendered := startEnv(t, []string{"--data-dir", t.TempDir()}, append(env, "TRAWL_SEARCH_RENDER=google"))
+	code, got := links(rendered)
+	if code != 200 || len(got) != 2 || got[0] != "https://tides.example/pools" {
+		t.Fatalf("google through the browser = %d %v", code, got)
+	}
+	static := startEnv(t, []string{"--data-dir", t.TempDir()}, env)
+	if code, got := links(static); code == 200 && len(got) > 0 {
+		t.Fatalf("the static fetch found results in a page that writes them with a script: %v", got)
+	}
 }
