@@ -119,6 +119,10 @@ func TestBinaryRenders(t *testing.T) {
 	if code, m := get(t, s.base+"/v1/scrape?render=always&url=http://spa.test/article.html", token); code != 200 || m["engine"] != "browser" || !strings.Contains(fmt.Sprint(m["html"]), "Life in the tide pools") {
 		t.Errorf("scrape render=always = %d %v", code, m["engine"])
 	}
+	// A scrape whose render fails still has the static HTML to answer with.
+	if code, m := get(t, s.base+"/v1/scrape?url=http://spa.test/never.html", token); code != 200 || m["engine"] != "http" || !strings.Contains(fmt.Sprint(m["html"]), `<div id="root"></div>`) {
+		t.Errorf("scrape of a page that never settles = %d %v", code, m["engine"])
+	}
 	before := balance()
 	for _, page := range []string{"never.html", "hog.html"} {
 		start := time.Now()

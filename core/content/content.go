@@ -148,11 +148,15 @@ func (s *Service) Scrape(ctx context.Context, call credits.Call, rawURL string, 
 		out = Raw{URL: u.String(), FinalURL: res.FinalURL, StatusCode: res.StatusCode, ContentType: res.ContentType, HTML: string(res.Body), Engine: EngineHTTP}
 		shell := ScriptShell(res.Body)
 		if s.renderer != nil && StepUp(mode, StaticOutcome{StatusCode: res.StatusCode, Markup: true, Shell: shell}) {
+			// The static HTML is an answer already: a render that fails
+			// leaves it, unless the caller gave up.
 			r, err := s.render(ctx, u.String())
-			if err != nil {
-				return 0, ports.TransactionMetadata{}, err
+			if ctx.Err() != nil {
+				return 0, ports.TransactionMetadata{}, ctx.Err()
 			}
-			out = Raw{URL: u.String(), FinalURL: r.FinalURL, StatusCode: r.StatusCode, ContentType: "text/html", HTML: string(r.HTML), Engine: EngineBrowser}
+			if err == nil {
+				out = Raw{URL: u.String(), FinalURL: r.FinalURL, StatusCode: r.StatusCode, ContentType: "text/html", HTML: string(r.HTML), Engine: EngineBrowser}
+			}
 		}
 		return billing.Cost(billing.Scrape), ports.TransactionMetadata{URL: u.String()}, nil
 	})
