@@ -38,6 +38,10 @@ func chromiumForRender(t *testing.T) string {
 func fixtureSite(t *testing.T) (site string, canaryPort int, canaryHits *atomic.Int64) {
 	t.Helper()
 	mux := http.NewServeMux()
+	mux.HandleFunc("/img/", func(w http.ResponseWriter, r *http.Request) {
+		imageHits.Add(1)
+		w.Header().Set("Content-Type", "image/jpeg")
+	})
 	mux.Handle("/", http.FileServer(http.Dir("../testdata/render/dist")))
 	mux.HandleFunc("/redirect", func(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, r.URL.Query().Get("to"), http.StatusFound)
@@ -70,6 +74,9 @@ func fixtureSite(t *testing.T) (site string, canaryPort int, canaryHits *atomic.
 	return ln.Addr().String(), port, hits
 }
 
+// imageHits counts requests for the fixtures' pictures: a render loads none.
+var imageHits atomic.Int64
+
 // TestBinaryRenders runs trawl serve with a local Chromium against the
 // fixture pages: client-rendered pages step up to the browser (engine
 // browser, same cost), render=never keeps HTTP, the consent overlay is not
@@ -98,6 +105,7 @@ func TestBinaryRenders(t *testing.T) {
 		{"xhr.html", "Tide pools, fetched late"},
 		{"hash.html", "Tide pools by hash route"},
 		{"consent.html", "Tide pools behind a banner"},
+		{"lazy.html", "Tide pools with lazy pictures"},
 	} {
 		before := balance()
 		code, m := content("url=http://spa.test/" + c.page)
@@ -112,6 +120,9 @@ func TestBinaryRenders(t *testing.T) {
 		if after := balance(); before-after != 2 {
 			t.Errorf("%s cost %v credits, want 2", c.page, before-after)
 		}
+	}
+	if n := imageHits.Load(); n != 0 {
+		t.Errorf("the browser loaded %d pictures; images are not loaded", n)
 	}
 	if code, m := content("render=never&url=http://spa.test/article.html"); code != 503 {
 		t.Errorf("render=never of a client-rendered page = %d %v", code, m)

@@ -3,7 +3,7 @@
 import { resolve } from 'node:path'
 import { defineConfig } from 'vite'
 
-const pages = ['article', 'xhr', 'hash', 'consent', 'never', 'hog', 'ssrf']
+const pages = ['article', 'lazy', 'xhr', 'hash', 'consent', 'never', 'hog', 'ssrf']
 
 export default defineConfig({
   base: '/',
