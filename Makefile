@@ -72,6 +72,10 @@ generate: ## Regenerate generated code: protobuf and Connect (buf), mocks (mocke
 
 GENERATED := adapters/connectapi/gen testkit/mocks
 
+.PHONY: fixtures
+fixtures: ## Rebuild the front-end fixture pages of the rendering tests (testdata/render/dist) with Vite, versions from the lockfile (needs node and npm)
+	cd testdata/render/app && npm install --no-audit --no-fund && npx vite build
+
 .PHONY: checkgenerate
 checkgenerate: generate ## Fail if generated code is out of date
 	@git diff --exit-code -- $(GENERATED) || { echo "generated code is out of date: run make generate"; exit 1; }
