@@ -43,6 +43,7 @@ type Proxy struct {
 	wg      sync.WaitGroup
 	mu      sync.Mutex
 	tunnels map[net.Conn]struct{}
+	closed  bool // under mu: Close has begun, no tunnel may start
 }
 
 // Start listens and serves until Close.
@@ -90,6 +91,7 @@ func (p *Proxy) Close() error {
 	err := p.srv.Close()
 	p.tr.CloseIdleConnections()
 	p.mu.Lock()
+	p.closed = true
 	for c := range p.tunnels {
 		c.Close()
 	}
@@ -185,10 +187,19 @@ func (p *Proxy) tunnel(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
+	// A hijacked connection outlives the server's Close: register the
+	// tunnel, and count it for Close to wait on, under the lock Close
+	// takes, so that none starts once Close has begun.
 	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
+		client.Close()
+		target.Close()
+		return
+	}
 	p.tunnels[client], p.tunnels[target] = struct{}{}, struct{}{}
-	p.mu.Unlock()
 	p.wg.Add(1)
+	p.mu.Unlock()
 	go func() {
 		defer p.wg.Done()
 		pipe(client, target, p.opts.IdleTimeout)
