@@ -214,7 +214,10 @@ func NewServices(st Stores, clk ports.Clock, payments ports.PaymentProvider, lim
 	if s.Idempotency, err = idempotency.NewService(st.Idempotency, clk); err != nil {
 		return s, err
 	}
-	if s.Calls, err = call.NewPipeline(limiter, o.Limits, s.Idempotency); err != nil {
+	if s.Calls, err = call.NewPipeline(limiter, o.Limits, s.Idempotency, call.WithBalance(func(ctx context.Context, accountID int64) (int64, error) {
+		st, err := s.Credits.Status(ctx, accountID)
+		return st.Balance, err
+	})); err != nil {
 		return s, err
 	}
 	if s.Content, err = content.NewService(out.Fetcher, out.Extractor, s.Biller); err != nil {

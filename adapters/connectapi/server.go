@@ -349,7 +349,14 @@ func toConnect(err error) error {
 			ce.AddDetail(d)
 		}
 	}
-	addDetail(&errdetails.ErrorInfo{Reason: entry.Reason, Domain: "trawl.dev", Metadata: map[string]string{"http_status": strconv.Itoa(entry.HTTPStatus)}})
+	info := &errdetails.ErrorInfo{Reason: entry.Reason, Domain: "trawl.dev", Metadata: map[string]string{"http_status": strconv.Itoa(entry.HTTPStatus)}}
+	if reason, retryable, ok := errmap.Outcome(err); ok {
+		// The kind stays the ErrorInfo reason (it tells the two 402s apart);
+		// the stable code of a 503 and whether to retry are its metadata.
+		info.Metadata["reason"] = string(reason)
+		info.Metadata["retryable"] = strconv.FormatBool(retryable)
+	}
+	addDetail(info)
 	switch kind {
 	case failure.Invalid:
 		br := &errdetails.BadRequest{}

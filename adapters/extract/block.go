@@ -24,7 +24,12 @@ var (
 		"security check", "captcha", "human verification", "request rejected", "blocked"}
 )
 
+// blockedAccessDenied is the block reason of an access-denied page (the
+// others are challenges: a captcha or a bot check).
+const blockedAccessDenied = "an access-denied page"
+
 // blockReason says why a page is a block page, or "" when it is not.
+
 func blockReason(page []byte, title string, textChars int) string {
 	lower := bytes.ToLower(page[:min(len(page), 200_000)])
 	t := strings.ToLower(strings.TrimSpace(title))
@@ -37,7 +42,7 @@ func blockReason(page []byte, title string, textChars int) string {
 	for _, bt := range blockTitles {
 		if strings.Contains(t, bt) && short {
 			if strings.Contains(t, "access denied") || strings.Contains(t, "blocked") || strings.Contains(t, "rejected") {
-				return "an access-denied page"
+				return blockedAccessDenied
 			}
 			return "a captcha challenge"
 		}
@@ -45,7 +50,7 @@ func blockReason(page []byte, title string, textChars int) string {
 	for _, m := range weakBlockMarkers {
 		if bytes.Contains(lower, []byte(m)) && short {
 			if strings.Contains(m, "access") || strings.Contains(m, "permission") || strings.Contains(m, "blocked") {
-				return "an access-denied page"
+				return blockedAccessDenied
 			}
 			return "a captcha challenge"
 		}

@@ -94,7 +94,7 @@ func (e *errRetry) Error() string { return e.err.Error() }
 func (o *OpenAI) Complete(ctx context.Context, messages []ports.ChatMessage) (string, error) {
 	const op = "llm.Complete"
 	if !o.Configured() {
-		return "", failure.E(op, failure.Unavailable, "No response could be produced: no language model is configured on this server (TRAWL_LLM_BASE_URL and TRAWL_LLM_MODEL).")
+		return "", failure.Unable(op, failure.ReasonLLMUnavailable, "No response could be produced: no language model is configured on this server (TRAWL_LLM_BASE_URL and TRAWL_LLM_MODEL).")
 	}
 	req := chatRequest{Model: o.opts.Model, MaxTokens: o.opts.MaxTokens}
 	for _, m := range messages {
@@ -141,7 +141,7 @@ func unavailable(cause error) error {
 	if errors.As(cause, &re) && re.status == http.StatusTooManyRequests {
 		msg = "No response could be produced: the language model is rate-limiting requests."
 	}
-	return failure.E("llm.Complete", failure.Unavailable, msg, cause)
+	return failure.Unable("llm.Complete", failure.ReasonLLMFailed, msg, cause)
 }
 
 func (o *OpenAI) attempt(ctx context.Context, body []byte) (string, error) {
@@ -170,17 +170,17 @@ func (o *OpenAI) attempt(ctx context.Context, body []byte) (string, error) {
 	}
 	var cr chatResponse
 	if err := json.Unmarshal(raw, &cr); err != nil {
-		return "", failure.E("llm", failure.Unavailable, "No response could be produced: the language model's answer could not be read.", err)
+		return "", failure.Unable("llm", failure.ReasonLLMFailed, "No response could be produced: the language model's answer could not be read.", err)
 	}
 	if res.StatusCode >= 400 {
 		detail := ""
 		if cr.Error != nil {
 			detail = cr.Error.Message
 		}
-		return "", failure.E("llm", failure.Unavailable, "No response could be produced: the language model refused the request.", fmt.Errorf("status %d: %s", res.StatusCode, detail))
+		return "", failure.Unable("llm", failure.ReasonLLMFailed, "No response could be produced: the language model refused the request.", fmt.Errorf("status %d: %s", res.StatusCode, detail))
 	}
 	if len(cr.Choices) == 0 || strings.TrimSpace(cr.Choices[0].Message.Content) == "" {
-		return "", failure.E("llm", failure.Unavailable, "No response could be produced: the model returned no text.")
+		return "", failure.Unable("llm", failure.ReasonLLMFailed, "No response could be produced: the model returned no text.")
 	}
 	return cr.Choices[0].Message.Content, nil
 }

@@ -74,7 +74,7 @@ func (s *Service) Scrape(ctx context.Context, call credits.Call, rawURL string) 
 			return 0, ports.TransactionMetadata{}, err
 		}
 		if !isMarkup(res.ContentType) {
-			return 0, ports.TransactionMetadata{}, failure.E("content.Scrape", failure.Unavailable,
+			return 0, ports.TransactionMetadata{}, failure.Unable("content.Scrape", failure.ReasonNotHTML,
 				fmt.Sprintf("The URL did not return an HTML page (content type %s).", res.ContentType))
 		}
 		out = Raw{URL: u.String(), FinalURL: res.FinalURL, StatusCode: res.StatusCode, ContentType: res.ContentType, HTML: string(res.Body)}
@@ -114,10 +114,10 @@ func (s *Service) Extract(ctx context.Context, pageURL string) (Page, error) {
 	}
 	page := Page{URL: pageURL, StatusCode: res.StatusCode}
 	if res.StatusCode < 200 || res.StatusCode > 299 {
-		return page, failure.E(op, failure.Unavailable, fmt.Sprintf("The page could not be extracted: the site answered %d %s.", res.StatusCode, http.StatusText(res.StatusCode)))
+		return page, failure.Unable(op, StatusReason(res.StatusCode), fmt.Sprintf("The page could not be extracted: the site answered %d %s.", res.StatusCode, http.StatusText(res.StatusCode)))
 	}
 	if !isMarkup(res.ContentType) {
-		return page, failure.E(op, failure.Unavailable, fmt.Sprintf("The page could not be extracted: it is not an HTML page (content type %s).", res.ContentType))
+		return page, failure.Unable(op, failure.ReasonNotHTML, fmt.Sprintf("The page could not be extracted: it is not an HTML page (content type %s).", res.ContentType))
 	}
 	ex, err := s.extractor.Extract(ctx, ports.ExtractRequest{URL: res.FinalURL, HTML: res.Body})
 	if err != nil {
@@ -173,4 +173,17 @@ func (p Page) Object() Object {
 		out.ErrorMessage = &msg
 	}
 	return out
+}
+
+// StatusReason is the reason code of a site's non-2xx answer: a refusal
+// (401, 403, 429, 451) is "blocked", 404 and 410 "page_not_found", any
+// other status "site_error".
+func StatusReason(status int) failure.Reason {
+	switch status {
+	case http.StatusNotFound, http.StatusGone:
+		return failure.ReasonPageNotFound
+	case http.StatusUnauthorized, http.StatusForbidden, http.StatusTooManyRequests, http.StatusUnavailableForLegalReasons:
+		return failure.ReasonBlocked
+	}
+	return failure.ReasonSiteError
 }
