@@ -22,6 +22,7 @@ import (
 	"github.com/trawlhq/trawl/adapters/llm"
 	"github.com/trawlhq/trawl/adapters/mail"
 	"github.com/trawlhq/trawl/adapters/ratelimit"
+	"github.com/trawlhq/trawl/adapters/schema"
 	searchadapter "github.com/trawlhq/trawl/adapters/search"
 	sitemapadapter "github.com/trawlhq/trawl/adapters/sitemap"
 	"github.com/trawlhq/trawl/adapters/sqlstore"
@@ -36,6 +37,7 @@ import (
 	coreratelimit "github.com/trawlhq/trawl/core/ratelimit"
 	"github.com/trawlhq/trawl/core/search"
 	"github.com/trawlhq/trawl/core/sitemap"
+	"github.com/trawlhq/trawl/core/structured"
 	"github.com/trawlhq/trawl/ports"
 )
 
@@ -69,6 +71,8 @@ type Services struct {
 	Sitemap *sitemap.Service
 	Search  *search.Service
 	Prompt  *prompt.Service
+	// Extract runs /v1/extract: schema-shaped data from a page.
+	Extract *structured.Service
 	Bulk    *bulk.Service
 	Worker  *bulk.Worker
 }
@@ -81,9 +85,11 @@ type Outbound struct {
 	Discoverer ports.SitemapDiscoverer
 	Engines    []ports.SearchEngine
 	LLM        ports.LLM
-	Webhooks   ports.WebhookSender
-	Mailer     ports.Mailer
-	Blobs      ports.BlobStore
+	// Schemas compiles callers' JSON Schemas (nil: the jsonschema adapter).
+	Schemas  ports.SchemaCompiler
+	Webhooks ports.WebhookSender
+	Mailer   ports.Mailer
+	Blobs    ports.BlobStore
 	// Files serves the local blob store's links; nil with S3.
 	Files http.Handler
 }
@@ -232,6 +238,13 @@ func NewServices(st Stores, clk ports.Clock, payments ports.PaymentProvider, lim
 	if s.Prompt, err = prompt.NewService(out.LLM, s.Content, s.Biller, o.LLMContextChars); err != nil {
 		return s, err
 	}
+	schemas := out.Schemas
+	if schemas == nil {
+		schemas = schema.New()
+	}
+	if s.Extract, err = structured.NewService(out.LLM, schemas, s.Content, s.Biller, o.LLMContextChars); err != nil {
+		return s, err
+	}
 	s.Worker, err = bulk.NewWorker(bulk.WorkerDeps{Jobs: st.Jobs, Accounts: st.Accounts, Ledger: s.Ledger, Pages: s.Content,
 		Webhooks: out.Webhooks, Mailer: out.Mailer, Blobs: out.Blobs, Clock: clk, Logger: log}, o.Worker)
 	if err != nil {
@@ -300,7 +313,7 @@ type HandlerOptions struct {
 func NewHandler(s Services, out Outbound, o HandlerOptions) (*httpapi.API, *connectapi.Server, error) {
 	api, err := httpapi.New(httpapi.Deps{
 		Auth: s.Auth, Credits: s.Credits, Calls: s.Calls,
-		Content: s.Content, Sitemap: s.Sitemap, Search: s.Search, Prompt: s.Prompt, Bulk: s.Bulk, Files: out.Files,
+		Content: s.Content, Sitemap: s.Sitemap, Search: s.Search, Prompt: s.Prompt, Extract: s.Extract, Bulk: s.Bulk, Files: out.Files,
 		Logger: o.Logger, Ready: o.Ready, MaxBodyBytes: o.MaxBody, Version: Version,
 	})
 	if err != nil {
@@ -308,7 +321,7 @@ func NewHandler(s Services, out Outbound, o HandlerOptions) (*httpapi.API, *conn
 	}
 	rpc, err := connectapi.New(connectapi.Deps{
 		Auth: s.Auth, Credits: s.Credits, Calls: s.Calls, Content: s.Content, Sitemap: s.Sitemap, Search: s.Search,
-		Prompt: s.Prompt, Bulk: s.Bulk, RequestID: httpapi.RequestID, Ready: o.Ready, MaxBodyBytes: o.MaxBody, Logger: o.Logger,
+		Prompt: s.Prompt, Extract: s.Extract, Bulk: s.Bulk, RequestID: httpapi.RequestID, Ready: o.Ready, MaxBodyBytes: o.MaxBody, Logger: o.Logger,
 	})
 	if err != nil {
 		return nil, nil, err

@@ -43,3 +43,29 @@ func TestUnavailableCarriesReasonOverRPC(t *testing.T) {
 		t.Fatalf("success: %v %v", err, res)
 	}
 }
+
+// TestExtractOverRPC: the RPC method validates like the JSON one, charges
+// 10 credits on valid data and names llm_failed when the model misses.
+func TestExtractOverRPC(t *testing.T) {
+	e := start(t)
+	ctx := context.Background()
+	schema := `{"type":"object","required":["answer"],"properties":{"answer":{"type":"string","minLength":1}}}`
+	_, err := e.prmpt.Extract(ctx, connect.NewRequest(&trawlv1.ExtractRequest{Url: "http://news.test/article", Schema: `{"type":7}`}))
+	if ce := code(t, err, connect.CodeInvalidArgument); badRequest(ce) == nil || badRequest(ce).FieldViolations[0].Field != "schema" {
+		t.Fatalf("invalid schema: %v", err)
+	}
+	// The fake model answers prose: "[test-model] You asked: ...".
+	_, err = e.prmpt.Extract(ctx, connect.NewRequest(&trawlv1.ExtractRequest{Url: "http://news.test/article", Schema: schema}))
+	ce := code(t, err, connect.CodeUnavailable)
+	var info *errdetails.ErrorInfo
+	for _, d := range ce.Details() {
+		if v, err := d.Value(); err == nil {
+			if i, ok := v.(*errdetails.ErrorInfo); ok {
+				info = i
+			}
+		}
+	}
+	if info == nil || info.Metadata["reason"] != "llm_failed" || ce.Meta().Get("X-Credits-Charged") != "0" {
+		t.Fatalf("prose answer: %v %v", info, ce.Meta())
+	}
+}

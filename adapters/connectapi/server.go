@@ -35,6 +35,7 @@ import (
 	"github.com/trawlhq/trawl/core/ratelimit"
 	"github.com/trawlhq/trawl/core/search"
 	"github.com/trawlhq/trawl/core/sitemap"
+	"github.com/trawlhq/trawl/core/structured"
 	"github.com/trawlhq/trawl/ports"
 )
 
@@ -48,6 +49,8 @@ type Deps struct {
 	Sitemap *sitemap.Service
 	Search  *search.Service
 	Prompt  *prompt.Service
+	// Extract is PromptService.Extract (nil: it answers unimplemented).
+	Extract *structured.Service
 	Bulk    *bulk.Service
 	// RequestID returns the id the HTTP layer gave the request.
 	RequestID func(context.Context) string
@@ -94,6 +97,7 @@ var groups = map[string]ratelimit.Group{
 	trawlv1connect.SearchServiceSearchProcedure:             ratelimit.Serp,
 	trawlv1connect.SearchServiceSearchContentProcedure:      ratelimit.SerpContent,
 	trawlv1connect.PromptServicePromptProcedure:             ratelimit.Prompt,
+	trawlv1connect.PromptServiceExtractProcedure:            ratelimit.Extract,
 }
 
 // ServiceNames lists the services, for reflection.
