@@ -41,6 +41,12 @@ type Config struct {
 	FetchMaxBytes       int64         // TRAWL_FETCH_MAX_BYTES
 	FetchProxy          string        // TRAWL_FETCH_PROXY
 
+	DocumentMaxBytes    int64         // TRAWL_DOCUMENT_MAX_BYTES: largest PDF or DOCX body
+	DocumentMaxPages    int64         // TRAWL_DOCUMENT_MAX_PAGES: pages converted, the rest with a warning
+	DocumentTimeout     time.Duration // TRAWL_DOCUMENT_TIMEOUT: conversion time after the fetch
+	DocumentWorkers     int64         // TRAWL_DOCUMENT_WORKERS: PDFs converted at once
+	DocumentMemoryBytes int64         // TRAWL_DOCUMENT_MEMORY_BYTES: memory of one PDF's reader
+
 	SearchGoogleURL     string        // TRAWL_SEARCH_GOOGLE_URL
 	SearchBingURL       string        // TRAWL_SEARCH_BING_URL
 	SearchDuckDuckGoURL string        // TRAWL_SEARCH_DUCKDUCKGO_URL
@@ -68,6 +74,12 @@ type Config struct {
 	BulkLease      time.Duration // TRAWL_BULK_LEASE
 	WebhookTimeout time.Duration // TRAWL_WEBHOOK_TIMEOUT (per attempt)
 	WebhookBackoff time.Duration // TRAWL_WEBHOOK_BACKOFF (first wait between attempts)
+
+	RateLimiter  string        // TRAWL_RATE_LIMITER: auto (default), memory, postgres or redis
+	RedisURL     string        // TRAWL_REDIS_URL: redis://host:port/db; the shared rate limiter
+	RedisPrefix  string        // TRAWL_REDIS_PREFIX: before every key (default trawl:rl:)
+	RedisTimeout time.Duration // TRAWL_REDIS_TIMEOUT: one rate-limit decision, round trip included
+	MetricsAddr  string        // TRAWL_METRICS_ADDR: Prometheus /metrics on host:port; empty: off
 }
 
 // DefaultConfig is the configuration with no flags and no environment.
@@ -76,10 +88,12 @@ func DefaultConfig() Config {
 		Addr: "127.0.0.1:8080", DataDir: "./trawl-data", LogLevel: "info", LogFormat: "text",
 		MaxBody: 1 << 20, Shutdown: 15 * time.Second, PriceCents: 500, Currency: "usd", Bootstrap: true,
 		FetchConnectTimeout: 10 * time.Second, FetchTimeout: 30 * time.Second, FetchMaxBytes: 10 << 20,
+		DocumentMaxBytes: 50 << 20, DocumentMaxPages: 500, DocumentTimeout: 30 * time.Second, DocumentWorkers: 2, DocumentMemoryBytes: 256 << 20,
 		SearchTimeout: 15 * time.Second, LLMTimeout: 60 * time.Second, LLMContextChars: 24000,
 		MailFrom: "Trawl <no-reply@trawl.localhost>", LinkTTL: 7 * 24 * time.Hour, BulkWorker: true, BulkJobs: 2,
 		BulkLease: time.Minute, WebhookTimeout: 30 * time.Second, WebhookBackoff: 2 * time.Second, S3Region: "us-east-1",
 		DatabaseQueryTimeout: 10 * time.Second,
+		RateLimiter:          LimiterAuto, RedisTimeout: 250 * time.Millisecond,
 	}
 }
 
@@ -124,7 +138,8 @@ func (c Config) FromEnv(getenv func(string) string) (Config, error) {
 		}
 	}
 	for name, dst := range map[string]*int64{"TRAWL_MAX_BODY_BYTES": &c.MaxBody, "TRAWL_TOPUP_CENTS_PER_1000": &c.PriceCents, "TRAWL_FETCH_MAX_BYTES": &c.FetchMaxBytes, "TRAWL_LLM_CONTEXT_CHARS": &c.LLMContextChars, "TRAWL_BULK_JOBS": &c.BulkJobs,
-		"TRAWL_DATABASE_MAX_CONNS": &c.DatabaseMaxConns, "TRAWL_DATABASE_MAX_IDLE_CONNS": &c.DatabaseMaxIdleConns} {
+		"TRAWL_DATABASE_MAX_CONNS": &c.DatabaseMaxConns, "TRAWL_DATABASE_MAX_IDLE_CONNS": &c.DatabaseMaxIdleConns,
+		"TRAWL_DOCUMENT_MAX_BYTES": &c.DocumentMaxBytes, "TRAWL_DOCUMENT_MAX_PAGES": &c.DocumentMaxPages, "TRAWL_DOCUMENT_WORKERS": &c.DocumentWorkers, "TRAWL_DOCUMENT_MEMORY_BYTES": &c.DocumentMemoryBytes} {
 		if v := strings.TrimSpace(getenv(name)); v != "" {
 			n, err := strconv.ParseInt(v, 10, 64)
 			if err != nil || n <= 0 {
@@ -135,7 +150,8 @@ func (c Config) FromEnv(getenv func(string) string) (Config, error) {
 	}
 	for name, dst := range map[string]*time.Duration{"TRAWL_SHUTDOWN_TIMEOUT": &c.Shutdown, "TRAWL_FETCH_TIMEOUT": &c.FetchTimeout, "TRAWL_FETCH_CONNECT_TIMEOUT": &c.FetchConnectTimeout, "TRAWL_SEARCH_TIMEOUT": &c.SearchTimeout, "TRAWL_LLM_TIMEOUT": &c.LLMTimeout,
 		"TRAWL_LINK_TTL": &c.LinkTTL, "TRAWL_BULK_LEASE": &c.BulkLease, "TRAWL_WEBHOOK_TIMEOUT": &c.WebhookTimeout, "TRAWL_WEBHOOK_BACKOFF": &c.WebhookBackoff,
-		"TRAWL_DATABASE_CONN_MAX_LIFETIME": &c.DatabaseConnMaxLifetime, "TRAWL_DATABASE_CONN_MAX_IDLE_TIME": &c.DatabaseConnMaxIdleTime, "TRAWL_DATABASE_QUERY_TIMEOUT": &c.DatabaseQueryTimeout} {
+		"TRAWL_DATABASE_CONN_MAX_LIFETIME": &c.DatabaseConnMaxLifetime, "TRAWL_DATABASE_CONN_MAX_IDLE_TIME": &c.DatabaseConnMaxIdleTime, "TRAWL_DATABASE_QUERY_TIMEOUT": &c.DatabaseQueryTimeout,
+		"TRAWL_DOCUMENT_TIMEOUT": &c.DocumentTimeout} {
 		if v := strings.TrimSpace(getenv(name)); v != "" {
 			d, err := time.ParseDuration(v)
 			if err != nil || d <= 0 {
@@ -153,7 +169,7 @@ func (c Config) FromEnv(getenv func(string) string) (Config, error) {
 			*dst = b
 		}
 	}
-	return c, nil
+	return c.fleetFromEnv(getenv)
 }
 
 // Validate checks the configuration before anything starts.
@@ -193,6 +209,9 @@ func (c Config) Validate() error {
 	case "text", "json":
 	default:
 		return fmt.Errorf("log format %q: want text or json", c.LogFormat)
+	}
+	if err := c.validateFleet(); err != nil {
+		return err
 	}
 	return c.validateDatabase()
 }

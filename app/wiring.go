@@ -16,12 +16,14 @@ import (
 	"github.com/trawlhq/trawl/adapters/blob"
 	"github.com/trawlhq/trawl/adapters/clock"
 	"github.com/trawlhq/trawl/adapters/connectapi"
+	"github.com/trawlhq/trawl/adapters/docx"
 	"github.com/trawlhq/trawl/adapters/extract"
 	"github.com/trawlhq/trawl/adapters/fetch"
 	"github.com/trawlhq/trawl/adapters/httpapi"
 	"github.com/trawlhq/trawl/adapters/llm"
 	"github.com/trawlhq/trawl/adapters/mail"
-	"github.com/trawlhq/trawl/adapters/ratelimit"
+	"github.com/trawlhq/trawl/adapters/metrics"
+	"github.com/trawlhq/trawl/adapters/pdf"
 	"github.com/trawlhq/trawl/adapters/schema"
 	searchadapter "github.com/trawlhq/trawl/adapters/search"
 	sitemapadapter "github.com/trawlhq/trawl/adapters/sitemap"
@@ -92,6 +94,24 @@ type Outbound struct {
 	Blobs    ports.BlobStore
 	// Files serves the local blob store's links; nil with S3.
 	Files http.Handler
+	// Documents convert PDF and DOCX responses on the content path.
+	Documents map[ports.DocumentFormat]ports.DocumentConverter
+	pdf       *pdf.Converter
+}
+
+// Warm prepares what is slow to start (the PDF reader) in the background.
+func (o Outbound) Warm() {
+	if o.pdf != nil {
+		o.pdf.Warm()
+	}
+}
+
+// Close releases what the outbound adapters hold (the PDF reader).
+func (o Outbound) Close() error {
+	if o.pdf != nil {
+		return o.pdf.Close()
+	}
+	return nil
 }
 
 func proxyURL(raw string) *url.URL {
@@ -125,6 +145,8 @@ func NewOutbound(c Config) (Outbound, error) {
 	}
 	model := llm.NewOpenAI(llm.Options{BaseURL: c.LLMBaseURL, APIKey: c.LLMAPIKey, Model: c.LLMModel, AttemptTimeout: c.LLMTimeout})
 	out := Outbound{Fetcher: f, Guard: f, Extractor: extract.New(), Discoverer: d, Engines: engines, LLM: model}
+	out.pdf = pdf.New(pdf.Options{MaxPages: int(c.DocumentMaxPages), Workers: int(c.DocumentWorkers), MemoryLimitBytes: c.DocumentMemoryBytes})
+	out.Documents = map[ports.DocumentFormat]ports.DocumentConverter{ports.DocumentPDF: out.pdf, ports.DocumentDOCX: docx.New(docx.Options{})}
 	if out.Webhooks, err = webhook.New(f); err != nil {
 		return Outbound{}, err
 	}
@@ -180,6 +202,8 @@ type ServiceOptions struct {
 	Limits          coreratelimit.Table
 	LLMContextChars int
 	Worker          bulk.WorkerOptions
+	// Documents bound PDF and DOCX conversion (zero values: the defaults).
+	Documents content.DocumentLimits
 }
 
 // ServiceOptions are the core's settings of a configuration.
@@ -187,6 +211,7 @@ func (c Config) ServiceOptions() ServiceOptions {
 	return ServiceOptions{
 		Pricing:         credits.Pricing{CentsPer1000Credits: c.PriceCents, Currency: c.Currency},
 		LLMContextChars: int(c.LLMContextChars),
+		Documents:       content.DocumentLimits{MaxBytes: c.DocumentMaxBytes, MaxPages: int(c.DocumentMaxPages), Timeout: c.DocumentTimeout},
 		Worker: bulk.WorkerOptions{
 			Lease: c.BulkLease, JobsAtOnce: int(c.BulkJobs), WebhookTimeout: c.WebhookTimeout, RetryBackoff: c.WebhookBackoff, LinkTTL: c.LinkTTL, MailFrom: c.MailFrom,
 		},
@@ -226,7 +251,11 @@ func NewServices(st Stores, clk ports.Clock, payments ports.PaymentProvider, lim
 	})); err != nil {
 		return s, err
 	}
-	if s.Content, err = content.NewService(out.Fetcher, out.Extractor, s.Biller); err != nil {
+	var docs []content.Option
+	if out.Documents != nil {
+		docs = append(docs, content.WithDocuments(o.Documents, out.Documents))
+	}
+	if s.Content, err = content.NewService(out.Fetcher, out.Extractor, s.Biller, docs...); err != nil {
 		return s, err
 	}
 	if s.Sitemap, err = sitemap.NewService(out.Discoverer, s.Biller); err != nil {
@@ -278,9 +307,9 @@ func ClockModule() fx.Option {
 	return fx.Module("clock", fx.Provide(fx.Annotate(func() clock.System { return clock.System{} }, fx.As(new(ports.Clock)))))
 }
 
-// RateLimitModule provides the in-memory limiter.
+// RateLimitModule provides the configured limiter (LimiterKind).
 func RateLimitModule() fx.Option {
-	return fx.Module("ratelimit", fx.Provide(fx.Annotate(ratelimit.NewMemory, fx.As(new(ports.RateLimiter)))))
+	return fx.Module("ratelimit", fx.Provide(provideLimiter, func(l Limiter) ports.RateLimiter { return l.RateLimiter }))
 }
 
 // PaymentModule provides the payment provider: Stripe when configured,
@@ -291,7 +320,12 @@ func PaymentModule() fx.Option {
 
 // OutboundModule provides the fetcher, the extractor and sitemap discovery.
 func OutboundModule() fx.Option {
-	return fx.Module("outbound", fx.Provide(NewOutbound))
+	return fx.Module("outbound",
+		fx.Provide(func(c Config, m *metrics.Metrics) (Outbound, error) {
+			o, err := NewOutbound(c)
+			return instrumentOutbound(o, m), err
+		}),
+		fx.Invoke(func(lc fx.Lifecycle, out Outbound) { lc.Append(fx.StartStopHook(out.Warm, out.Close)) }))
 }
 
 // CoreModule provides the core services.
@@ -303,6 +337,8 @@ func CoreModule() fx.Option {
 type HandlerOptions struct {
 	// Ready reports whether the service can take traffic.
 	Ready func(context.Context) error
+	// Checks are dependencies /readyz reports without failing on them (Redis).
+	Checks map[string]func(context.Context) error
 	// MaxBody caps a request body, and an RPC message once decompressed.
 	MaxBody int64
 	Logger  *slog.Logger
@@ -314,7 +350,7 @@ func NewHandler(s Services, out Outbound, o HandlerOptions) (*httpapi.API, *conn
 	api, err := httpapi.New(httpapi.Deps{
 		Auth: s.Auth, Credits: s.Credits, Calls: s.Calls,
 		Content: s.Content, Sitemap: s.Sitemap, Search: s.Search, Prompt: s.Prompt, Extract: s.Extract, Bulk: s.Bulk, Files: out.Files,
-		Logger: o.Logger, Ready: o.Ready, MaxBodyBytes: o.MaxBody, Version: Version,
+		Logger: o.Logger, Ready: o.Ready, Checks: o.Checks, MaxBodyBytes: o.MaxBody, Version: Version,
 	})
 	if err != nil {
 		return nil, nil, err
@@ -335,8 +371,8 @@ func NewHandler(s Services, out Outbound, o HandlerOptions) (*httpapi.API, *conn
 // HTTPModule provides the API and runs the HTTP server for the app's lifetime.
 func HTTPModule() fx.Option {
 	return fx.Module("http",
-		fx.Provide(func(s Services, out Outbound, store *sqlstore.Store, lim ports.RateLimiter, clk ports.Clock, payments ports.PaymentProvider, log *slog.Logger, c Config) (*httpapi.API, error) {
-			api, _, err := NewHandler(s, out, HandlerOptions{Ready: store.Ping, MaxBody: c.MaxBody, Logger: log})
+		fx.Provide(func(s Services, out Outbound, store *sqlstore.Store, lim ports.RateLimiter, rl Limiter, clk ports.Clock, payments ports.PaymentProvider, log *slog.Logger, c Config) (*httpapi.API, error) {
+			api, _, err := NewHandler(s, out, HandlerOptions{Ready: store.Ping, MaxBody: c.MaxBody, Logger: log, Checks: rl.Checks()})
 			if err != nil {
 				return nil, err
 			}
@@ -352,10 +388,10 @@ func HTTPModule() fx.Option {
 
 // NewHTTPServer serves on ln (bound by the caller before anything else
 // starts, so a busy address fails first) and drains connections on stop.
-func NewHTTPServer(lc fx.Lifecycle, api *httpapi.API, c Config, log *slog.Logger, ln net.Listener) *http.Server {
+func NewHTTPServer(lc fx.Lifecycle, api *httpapi.API, c Config, log *slog.Logger, ln net.Listener, m *metrics.Metrics) *http.Server {
 	srv := &http.Server{
 		Addr:              c.Addr,
-		Handler:           api.Handler(),
+		Handler:           Instrument(api, m),
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       30 * time.Second,
 		WriteTimeout:      5 * time.Minute, // a sync bulk run or a search with content takes a while
@@ -425,6 +461,6 @@ func ServerOptions(c Config, log *slog.Logger, ln net.Listener) fx.Option {
 		fx.Provide(func() net.Listener { return ln }),
 		fx.NopLogger,
 		fx.StopTimeout(c.Shutdown),
-		StoreModule(), ClockModule(), RateLimitModule(), PaymentModule(), OutboundModule(), CoreModule(), HTTPModule(), WorkerModule(),
+		MetricsModule(), StoreModule(), ClockModule(), RateLimitModule(), PaymentModule(), OutboundModule(), CoreModule(), HTTPModule(), WorkerModule(),
 	)
 }

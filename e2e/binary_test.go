@@ -129,10 +129,16 @@ func (s *syncBuffer) String() string {
 
 func start(t *testing.T, store []string) *server {
 	t.Helper()
+	return startEnv(t, store, nil)
+}
+
+// startEnv starts trawl serve with env added to the test's environment.
+func startEnv(t *testing.T, store, env []string) *server {
+	t.Helper()
 	addr := freeAddr(t)
 	args := append([]string{"serve", "--addr", addr}, store...)
 	cmd := trawl(t, args...)
-	cmd.Env = append(os.Environ(), "TRAWL_LOG_FORMAT=json")
+	cmd.Env = append(append(os.Environ(), "TRAWL_LOG_FORMAT=json"), env...)
 	s := &server{cmd: cmd, base: "http://" + addr, stdout: &syncBuffer{}, stderr: &syncBuffer{}, done: make(chan error, 1)}
 	cmd.Stdout, cmd.Stderr = s.stdout, s.stderr
 	if err := cmd.Start(); err != nil {

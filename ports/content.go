@@ -2,8 +2,8 @@ package ports
 
 import "context"
 
-// Metadata is the page-level metadata of the Content object. Every field is
-// a string, empty when the page does not say.
+// Metadata is the page-level metadata of the Content object. Every string
+// field is empty when the page does not say.
 type Metadata struct {
 	Title         string
 	Description   string
@@ -16,6 +16,9 @@ type Metadata struct {
 	OGImageHeight string
 	OGTitle       string
 	OGType        string
+	// PageCount is the number of pages of a document (PDF, DOCX); 0 for a
+	// web page or a document format without pages.
+	PageCount int
 }
 
 // ExtractRequest is a fetched page to extract.
@@ -30,6 +33,9 @@ type Extracted struct {
 	Markdown string
 	Text     string // plain text, blocks separated by blank lines
 	Metadata Metadata
+	// Warning says what the caller should know of a result that is not the
+	// whole source (a document cut at the page limit); empty otherwise.
+	Warning string
 }
 
 // Extractor finds the main content of a page. A page without main content is

@@ -12,6 +12,10 @@ type FetchRequest struct {
 	Field string
 	// MaxBytes caps the decoded body; 0 means the fetcher's default.
 	MaxBytes int64
+	// DocumentMaxBytes, when set, caps the body instead of MaxBytes when the
+	// response is not text (a PDF, an Office file, application/octet-stream):
+	// documents are larger than pages.
+	DocumentMaxBytes int64
 	// Accept overrides the Accept header (sitemaps ask for XML).
 	Accept string
 }

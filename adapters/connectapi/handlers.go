@@ -34,9 +34,17 @@ func isoPtr(t *time.Time) string {
 func contentMsg(p content.Page) *trawlv1.Content {
 	o := p.Object()
 	m := o.Metadata
-	return &trawlv1.Content{Url: o.URL, Success: o.Success, StatusCode: int32(o.StatusCode), ErrorMessage: o.ErrorMessage, Html: o.HTML, Markdown: o.Markdown,
+	c := &trawlv1.Content{Url: o.URL, Success: o.Success, StatusCode: int32(o.StatusCode), ErrorMessage: o.ErrorMessage, Html: o.HTML, Markdown: o.Markdown,
 		Metadata: &trawlv1.Metadata{Title: m.Title, Description: m.Description, Keywords: m.Keywords, Author: m.Author, Language: m.Language, Favicon: m.Favicon,
 			OgImage: m.OGImage, OgImageWidth: m.OGImageWidth, OgImageHeight: m.OGImageHeight, OgTitle: m.OGTitle, OgType: m.OGType}}
+	if m.PageCount > 0 {
+		n := int32(m.PageCount)
+		c.Metadata.PageCount = &n
+	}
+	if o.Warning != "" {
+		c.Warning = &o.Warning
+	}
+	return c
 }
 
 type pageHandler struct{ s *Server }

@@ -285,8 +285,15 @@ func (c *Client) Fetch(ctx context.Context, r ports.FetchRequest) (ports.FetchRe
 	if max <= 0 {
 		max = c.opts.MaxBytes
 	}
+	if r.DocumentMaxBytes > 0 && out.ContentType != "" && !isText(out.ContentType) {
+		max = r.DocumentMaxBytes
+	}
 	body, err := readBody(res, max)
 	if err != nil {
+		if errors.Is(err, errTooLarge) {
+			// The message names the cap that applied: the page's or the document's.
+			err = &ports.FetchError{Reason: ports.FetchTooLarge, Host: host, Limit: max, Err: err}
+		}
 		return ports.FetchResponse{}, c.translate(err, host, field)
 	}
 	if out.ContentType == "" {
@@ -397,6 +404,9 @@ func redirectCount(res *http.Response) int {
 }
 
 func isText(mediaType string) bool {
+	if strings.HasPrefix(mediaType, "application/vnd.openxmlformats-") {
+		return false // Office files: ZIP archives, whatever their name says
+	}
 	return strings.HasPrefix(mediaType, "text/") || strings.Contains(mediaType, "html") || strings.Contains(mediaType, "xml") || mediaType == "application/json"
 }
 

@@ -42,6 +42,9 @@ type Deps struct {
 	Logger *slog.Logger
 	// Ready reports whether the service can take traffic (database reachable).
 	Ready func(context.Context) error
+	// Checks are dependencies /readyz reports by name without failing on
+	// them: the service keeps answering while they are down (Redis).
+	Checks map[string]func(context.Context) error
 	// MaxBodyBytes caps request bodies (default 1 MiB).
 	MaxBodyBytes int64
 	Version      string
@@ -61,6 +64,7 @@ type API struct {
 	files   http.Handler
 	log     *slog.Logger
 	ready   func(context.Context) error
+	checks  map[string]func(context.Context) error
 	maxBody int64
 	version string
 	mux     *router
@@ -102,7 +106,7 @@ func New(d Deps) (*API, error) {
 	}
 	a := &API{
 		auth: d.Auth, credits: d.Credits, calls: d.Calls, content: d.Content, sitemap: d.Sitemap, search: d.Search, prompt: d.Prompt, extract: d.Extract, bulk: d.Bulk, files: d.Files,
-		log: d.Logger, ready: d.Ready, maxBody: d.MaxBodyBytes, version: d.Version, mux: &router{ServeMux: http.NewServeMux()},
+		log: d.Logger, ready: d.Ready, checks: d.Checks, maxBody: d.MaxBodyBytes, version: d.Version, mux: &router{ServeMux: http.NewServeMux()},
 	}
 	a.routes()
 	return a, nil
@@ -182,5 +186,5 @@ func (a *API) readyz(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusServiceUnavailable, map[string]string{"message": "Not ready"})
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]string{"status": "ready"})
+	writeJSON(w, http.StatusOK, map[string]any{"status": "ready", "checks": a.checkAll(r.Context())})
 }

@@ -1,6 +1,8 @@
-// Package ratelimit implements ports.RateLimiter in process memory: an exact
-// sliding window (a log of request times per key). It suits one node; several
-// nodes need a shared limiter behind the same port.
+// Package ratelimit implements ports.RateLimiter: in process memory (an
+// exact sliding window, a log of request times per key), which suits one
+// node, and in Redis, shared by every node, with a per-node fallback while
+// Redis does not answer (Failover). The PostgreSQL limiter lives with the
+// SQL store (sqlstore.RateLimiter).
 package ratelimit
 
 import (

@@ -131,6 +131,9 @@ func (w *Worker) Run(ctx context.Context) {
 					if err := w.Process(ctx, job); err != nil && ctx.Err() == nil {
 						w.log.Error("bulk job interrupted; it resumes when its lease runs out", "job_id", job.ID, "err", err)
 					}
+					if ctx.Err() != nil {
+						w.handBack(job)
+					}
 					continue
 				}
 				select {

@@ -4,11 +4,14 @@
 package content
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"html"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/trawlhq/trawl/core/billing"
 	"github.com/trawlhq/trawl/core/credits"
@@ -22,14 +25,54 @@ type Service struct {
 	fetcher   ports.Fetcher
 	extractor ports.Extractor
 	biller    *credits.Biller
+	docs      map[ports.DocumentFormat]ports.DocumentConverter
+	limits    DocumentLimits
+}
+
+// DocumentLimits bound the documents (PDF, DOCX) the content path reads.
+type DocumentLimits struct {
+	MaxBytes int64         // body cap for a document; default 50 MiB
+	MaxPages int           // pages converted at most; default 500, past it a warning
+	Timeout  time.Duration // conversion time, after the fetch; default 30 s
+}
+
+// Option configures a Service.
+type Option func(*Service)
+
+// WithDocuments lets the content path read documents with the converters
+// given per format. Without it a document is refused like any non-HTML
+// response.
+func WithDocuments(limits DocumentLimits, converters map[ports.DocumentFormat]ports.DocumentConverter) Option {
+	return func(s *Service) {
+		if limits.MaxBytes <= 0 {
+			limits.MaxBytes = 50 << 20
+		}
+		if limits.MaxPages <= 0 {
+			limits.MaxPages = 500
+		}
+		if limits.Timeout <= 0 {
+			limits.Timeout = 30 * time.Second
+		}
+		s.limits = limits
+		s.docs = map[ports.DocumentFormat]ports.DocumentConverter{}
+		for f, c := range converters {
+			if c != nil {
+				s.docs[f] = c
+			}
+		}
+	}
 }
 
 // NewService builds the service.
-func NewService(fetcher ports.Fetcher, extractor ports.Extractor, biller *credits.Biller) (*Service, error) {
+func NewService(fetcher ports.Fetcher, extractor ports.Extractor, biller *credits.Biller, opts ...Option) (*Service, error) {
 	if fetcher == nil || extractor == nil || biller == nil {
 		return nil, errors.New("content.NewService: fetcher, extractor and biller are required")
 	}
-	return &Service{fetcher: fetcher, extractor: extractor, biller: biller}, nil
+	s := &Service{fetcher: fetcher, extractor: extractor, biller: biller}
+	for _, o := range opts {
+		o(s)
+	}
+	return s, nil
 }
 
 // Raw is the answer of /v1/scrape.
@@ -51,6 +94,9 @@ type Page struct {
 	Markdown     string
 	Text         string
 	Metadata     ports.Metadata
+	// Warning says what of the source is missing (a document cut at the
+	// page limit); empty otherwise.
+	Warning string
 }
 
 // isMarkup: content types whose body is a document Trawl can return as HTML.
@@ -104,11 +150,17 @@ func (s *Service) Content(ctx context.Context, call credits.Call, rawURL string)
 }
 
 // Extract fetches and extracts a page without billing: the pipeline every
-// capability shares. A fetch that fails, a non-2xx answer, a non-document, a
-// block page or a page without main content is an error saying which.
+// capability shares. HTML pages go to the extractor, PDF and DOCX documents
+// to their converter, plain text and Markdown are returned as they are. A
+// fetch that fails, a non-2xx answer, any other content type, a block page
+// or a page without main content is an error saying which.
 func (s *Service) Extract(ctx context.Context, pageURL string) (Page, error) {
 	const op = "content.Extract"
-	res, err := s.fetcher.Fetch(ctx, ports.FetchRequest{URL: pageURL, Field: "url"})
+	req := ports.FetchRequest{URL: pageURL, Field: "url"}
+	if len(s.docs) > 0 {
+		req.DocumentMaxBytes = s.limits.MaxBytes
+	}
+	res, err := s.fetcher.Fetch(ctx, req)
 	if err != nil {
 		return Page{URL: pageURL}, err
 	}
@@ -116,16 +168,83 @@ func (s *Service) Extract(ctx context.Context, pageURL string) (Page, error) {
 	if res.StatusCode < 200 || res.StatusCode > 299 {
 		return page, failure.Unable(op, StatusReason(res.StatusCode), fmt.Sprintf("The page could not be extracted: the site answered %d %s.", res.StatusCode, http.StatusText(res.StatusCode)))
 	}
-	if !isMarkup(res.ContentType) {
-		return page, failure.Unable(op, failure.ReasonNotHTML, fmt.Sprintf("The page could not be extracted: it is not an HTML page (content type %s).", res.ContentType))
+	kind, format := Classify(res.ContentType, res.Body)
+	var ex ports.Extracted
+	switch {
+	case kind == KindPlain:
+		ex = plain(res.Body)
+	case kind == KindDocument && s.docs[format] != nil:
+		cctx, cancel := context.WithTimeout(ctx, s.limits.Timeout)
+		ex, err = s.docs[format].Convert(cctx, ports.DocumentRequest{URL: res.FinalURL, Format: format, Body: res.Body, MaxPages: s.limits.MaxPages})
+		cancel()
+	case kind == KindMarkup:
+		ex, err = s.extractor.Extract(ctx, ports.ExtractRequest{URL: res.FinalURL, HTML: res.Body})
+	default:
+		return page, failure.Unable(op, failure.ReasonNotHTML, fmt.Sprintf("The page could not be extracted: it is not an HTML page or a document Trawl reads (content type %s).", res.ContentType))
 	}
-	ex, err := s.extractor.Extract(ctx, ports.ExtractRequest{URL: res.FinalURL, HTML: res.Body})
 	if err != nil {
 		return page, err
 	}
 	page.Success = true
-	page.HTML, page.Markdown, page.Text, page.Metadata = ex.HTML, ex.Markdown, ex.Text, ex.Metadata
+	page.HTML, page.Markdown, page.Text, page.Metadata, page.Warning = ex.HTML, ex.Markdown, ex.Text, ex.Metadata, ex.Warning
 	return page, nil
+}
+
+// Kind is what a response is to the content path.
+type Kind int
+
+const (
+	KindOther    Kind = iota
+	KindMarkup        // HTML, XHTML, XML and text the extractor reads
+	KindPlain         // plain text and Markdown, returned as they are
+	KindDocument      // PDF, DOCX
+)
+
+// Classify tells a response by its content type, and by its signature
+// when the type says nothing (application/octet-stream and the like).
+func Classify(contentType string, body []byte) (Kind, ports.DocumentFormat) {
+	switch contentType {
+	case "application/pdf", "application/x-pdf", "application/acrobat":
+		return KindDocument, ports.DocumentPDF
+	case "application/vnd.openxmlformats-officedocument.wordprocessingml.document":
+		return KindDocument, ports.DocumentDOCX
+	case "text/plain", "text/markdown", "text/x-markdown":
+		if isPDF(body) { // a PDF mislabelled as text, as some servers do
+			return KindDocument, ports.DocumentPDF
+		}
+		return KindPlain, ""
+	case "application/octet-stream", "binary/octet-stream", "application/download", "application/force-download",
+		"application/x-download", "application/zip", "application/x-zip-compressed", "application/unknown":
+		switch {
+		case isPDF(body):
+			return KindDocument, ports.DocumentPDF
+		case isDOCX(body):
+			return KindDocument, ports.DocumentDOCX
+		}
+		return KindOther, ""
+	}
+	if isMarkup(contentType) {
+		return KindMarkup, ""
+	}
+	return KindOther, ""
+}
+
+// isPDF: the header may follow up to 1 KiB of leading bytes, as readers
+// allow.
+func isPDF(b []byte) bool {
+	return bytes.Contains(b[:min(len(b), 1024)], []byte("%PDF-"))
+}
+
+// isDOCX: a ZIP archive holding a Word main part.
+func isDOCX(b []byte) bool {
+	return bytes.HasPrefix(b, []byte("PK\x03\x04")) && bytes.Contains(b, []byte("word/document.xml"))
+}
+
+// plain is a text or Markdown body as the Content object: the text as it
+// is, and the same in a <pre> for the HTML.
+func plain(body []byte) ports.Extracted {
+	t := strings.TrimSpace(strings.ToValidUTF8(string(body), "\uFFFD"))
+	return ports.Extracted{Markdown: t, Text: t, HTML: "<pre>" + html.EscapeString(t) + "</pre>"}
 }
 
 // Failed is the Content object of a page that could not be extracted.
@@ -144,6 +263,8 @@ type Object struct {
 	HTML         string         `json:"html"`
 	Markdown     string         `json:"markdown"`
 	Metadata     MetadataObject `json:"metadata"`
+	// Warning is present when the content is not the whole source.
+	Warning string `json:"warning,omitempty"`
 }
 
 // MetadataObject is the metadata of the Content object.
@@ -159,14 +280,16 @@ type MetadataObject struct {
 	OGImageHeight string `json:"ogImageHeight"`
 	OGTitle       string `json:"ogTitle"`
 	OGType        string `json:"ogType"`
+	// PageCount is present for documents (PDF, DOCX).
+	PageCount int `json:"pageCount,omitempty"`
 }
 
 // Object renders the page as the Content object.
 func (p Page) Object() Object {
 	m := p.Metadata
 	out := Object{
-		URL: p.URL, Success: p.Success, StatusCode: p.StatusCode, HTML: p.HTML, Markdown: p.Markdown,
-		Metadata: MetadataObject{m.Title, m.Description, m.Keywords, m.Author, m.Language, m.Favicon, m.OGImage, m.OGImageWidth, m.OGImageHeight, m.OGTitle, m.OGType},
+		URL: p.URL, Success: p.Success, StatusCode: p.StatusCode, HTML: p.HTML, Markdown: p.Markdown, Warning: p.Warning,
+		Metadata: MetadataObject{m.Title, m.Description, m.Keywords, m.Author, m.Language, m.Favicon, m.OGImage, m.OGImageWidth, m.OGImageHeight, m.OGTitle, m.OGType, m.PageCount},
 	}
 	if !p.Success {
 		msg := p.ErrorMessage

@@ -9,23 +9,24 @@ type Reason string
 // The reasons, grouped by where they arise.
 const (
 	// The target page or site.
-	ReasonBlocked       Reason = "blocked"         // the site refused Trawl (access-denied page, 401/403/429/451)
-	ReasonCaptcha       Reason = "captcha"         // the site answered with a captcha or bot-protection challenge
-	ReasonPageNotFound  Reason = "page_not_found"  // the site answered 404 or 410
-	ReasonSiteError     Reason = "site_error"      // the site answered another error status instead of the page
-	ReasonNotHTML       Reason = "not_html"        // the URL is not an HTML page (or a supported document)
-	ReasonNoMainContent Reason = "no_main_content" // the page has no readable main content
-	ReasonNoTextLayer   Reason = "no_text_layer"   // the document has no text layer (a scan)
-	ReasonEncrypted     Reason = "encrypted"       // the document is encrypted
-	ReasonTooLarge      Reason = "too_large"       // the page is larger than the fetch limit
-	ReasonTimeout       Reason = "timeout"         // the site did not answer in time
-	ReasonDNS           Reason = "dns"             // the host name does not resolve
-	ReasonRefused       Reason = "refused"         // the site refused the connection
-	ReasonTLS           Reason = "tls"             // the site's TLS certificate is not valid
-	ReasonRedirects     Reason = "redirects"       // too many redirects, or a redirect Trawl does not follow
-	ReasonFetchFailed   Reason = "fetch_failed"    // the connection broke for another reason
-	ReasonCanceled      Reason = "canceled"        // the request was canceled before the page arrived
-	ReasonNoSitemap     Reason = "no_sitemap"      // no sitemap could be discovered for the domain
+	ReasonBlocked            Reason = "blocked"             // the site refused Trawl (access-denied page, 401/403/429/451)
+	ReasonCaptcha            Reason = "captcha"             // the site answered with a captcha or bot-protection challenge
+	ReasonPageNotFound       Reason = "page_not_found"      // the site answered 404 or 410
+	ReasonSiteError          Reason = "site_error"          // the site answered another error status instead of the page
+	ReasonNotHTML            Reason = "not_html"            // the URL is not an HTML page (or a supported document)
+	ReasonNoMainContent      Reason = "no_main_content"     // the page has no readable main content
+	ReasonNoTextLayer        Reason = "no_text_layer"       // the document has no text layer (a scan)
+	ReasonEncrypted          Reason = "encrypted"           // the document is encrypted
+	ReasonUnreadableDocument Reason = "unreadable_document" // the document is damaged or not what its type says
+	ReasonTooLarge           Reason = "too_large"           // the page is larger than the fetch limit
+	ReasonTimeout            Reason = "timeout"             // the site did not answer in time
+	ReasonDNS                Reason = "dns"                 // the host name does not resolve
+	ReasonRefused            Reason = "refused"             // the site refused the connection
+	ReasonTLS                Reason = "tls"                 // the site's TLS certificate is not valid
+	ReasonRedirects          Reason = "redirects"           // too many redirects, or a redirect Trawl does not follow
+	ReasonFetchFailed        Reason = "fetch_failed"        // the connection broke for another reason
+	ReasonCanceled           Reason = "canceled"            // the request was canceled before the page arrived
+	ReasonNoSitemap          Reason = "no_sitemap"          // no sitemap could be discovered for the domain
 
 	// Search engines.
 	ReasonEngineBlocked     Reason = "engine_blocked"     // the engine answered with a captcha or bot check
@@ -61,6 +62,7 @@ var reasons = []ReasonInfo{
 	{ReasonNoMainContent, false, "the page has no readable main content"},
 	{ReasonNoTextLayer, false, "the document has no text layer (a scanned image)"},
 	{ReasonEncrypted, false, "the document is encrypted"},
+	{ReasonUnreadableDocument, false, "the document is damaged or not a readable file of its type"},
 	{ReasonTooLarge, false, "the page is larger than the fetch limit"},
 	{ReasonTimeout, true, "the site did not answer in time"},
 	{ReasonDNS, false, "the host name does not resolve"},

@@ -82,6 +82,10 @@ type Options struct {
 	Logger *slog.Logger
 	// MaxBodyBytes is both deliveries' request limit (default 1 MiB).
 	MaxBodyBytes int64
+	// Documents are the document converters of the content path (none:
+	// documents are refused like any non-HTML response).
+	Documents      map[ports.DocumentFormat]ports.DocumentConverter
+	DocumentLimits content.DocumentLimits
 }
 
 // LookupIP is the test resolver: every name fails to resolve except a few
@@ -144,6 +148,7 @@ func Start(t testing.TB, store storetest.Stores, o Options) *Env {
 		Engines:  []ports.SearchEngine{searchadapter.NewGoogle(base("google"), so), searchadapter.NewBing(base("bing"), so), searchadapter.NewDuckDuckGo(base("duckduckgo"), so)},
 		LLM:      llm.NewOpenAI(llm.Options{BaseURL: o.LLMBaseURL, Model: "test-model", BaseBackoff: time.Millisecond, AttemptTimeout: 5 * time.Second}),
 		Webhooks: hooks, Mailer: mailer, Blobs: files, Files: files,
+		Documents: o.Documents,
 	}
 	wo := o.Worker
 	if wo.Poll == 0 {
@@ -156,7 +161,7 @@ func Start(t testing.TB, store storetest.Stores, o Options) *Env {
 		wo.WebhookTimeout = 2 * time.Second
 	}
 	stores := app.Stores{Accounts: store, Tokens: store, Ledger: ledgerStore, Idempotency: store, Jobs: store.(ports.JobStore)}
-	svc, err := app.NewServices(stores, e.Clock, pay, lim, out, app.ServiceOptions{LLMContextChars: 2000, Worker: wo}, o.Logger)
+	svc, err := app.NewServices(stores, e.Clock, pay, lim, out, app.ServiceOptions{LLMContextChars: 2000, Worker: wo, Documents: o.DocumentLimits}, o.Logger)
 	if err != nil {
 		t.Fatal(err)
 	}

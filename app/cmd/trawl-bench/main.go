@@ -34,8 +34,13 @@ func main() {
 	duration := flag.Duration("duration", 5*time.Second, "how long each load runs")
 	conc := flag.Int("c", 32, "concurrent clients")
 	pgURL := flag.String("postgres", pgtest.ServerURL(), "admin URL of a Postgres server (a scratch database is created)")
+	only := flag.String("only", "", "run one figure: limiters")
 	flag.Parse()
 	log.SetFlags(0)
+	if *only == "limiters" {
+		limiterFigure(*pgURL, *conc, *duration)
+		return
+	}
 
 	fmt.Printf("trawl-bench: %d clients, %s per load, GOMAXPROCS=%d\n\n", *conc, *duration, runtimeProcs())
 	fmt.Printf("%-34s %12s %10s %10s\n", "HTTP load", "requests/s", "p50", "p99")
@@ -93,6 +98,7 @@ func main() {
 	}
 	mapFigure()
 	bulkFigure()
+	limiterFigure(*pgURL, *conc, *duration)
 }
 
 func runtimeProcs() int { return runtimeGOMAXPROCS() }

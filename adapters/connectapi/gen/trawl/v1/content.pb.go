@@ -35,6 +35,8 @@ type Metadata struct {
 	OgImageHeight string                 `protobuf:"bytes,9,opt,name=og_image_height,json=ogImageHeight,proto3" json:"og_image_height,omitempty"`
 	OgTitle       string                 `protobuf:"bytes,10,opt,name=og_title,json=ogTitle,proto3" json:"og_title,omitempty"`
 	OgType        string                 `protobuf:"bytes,11,opt,name=og_type,json=ogType,proto3" json:"og_type,omitempty"`
+	// Pages of a document (PDF, DOCX); absent for web pages.
+	PageCount     *int32 `protobuf:"varint,12,opt,name=page_count,json=pageCount,proto3,oneof" json:"page_count,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -146,6 +148,13 @@ func (x *Metadata) GetOgType() string {
 	return ""
 }
 
+func (x *Metadata) GetPageCount() int32 {
+	if x != nil && x.PageCount != nil {
+		return *x.PageCount
+	}
+	return 0
+}
+
 // Content is the main content of a page.
 type Content struct {
 	state      protoimpl.MessageState `protogen:"open.v1"`
@@ -153,10 +162,13 @@ type Content struct {
 	Success    bool                   `protobuf:"varint,2,opt,name=success,proto3" json:"success,omitempty"`
 	StatusCode int32                  `protobuf:"varint,3,opt,name=status_code,json=statusCode,proto3" json:"status_code,omitempty"`
 	// Set when success is false.
-	ErrorMessage  *string   `protobuf:"bytes,4,opt,name=error_message,json=errorMessage,proto3,oneof" json:"error_message,omitempty"`
-	Html          string    `protobuf:"bytes,5,opt,name=html,proto3" json:"html,omitempty"`
-	Markdown      string    `protobuf:"bytes,6,opt,name=markdown,proto3" json:"markdown,omitempty"`
-	Metadata      *Metadata `protobuf:"bytes,7,opt,name=metadata,proto3" json:"metadata,omitempty"`
+	ErrorMessage *string   `protobuf:"bytes,4,opt,name=error_message,json=errorMessage,proto3,oneof" json:"error_message,omitempty"`
+	Html         string    `protobuf:"bytes,5,opt,name=html,proto3" json:"html,omitempty"`
+	Markdown     string    `protobuf:"bytes,6,opt,name=markdown,proto3" json:"markdown,omitempty"`
+	Metadata     *Metadata `protobuf:"bytes,7,opt,name=metadata,proto3" json:"metadata,omitempty"`
+	// Present when the content is not the whole source, e.g. a document cut
+	// at the page limit.
+	Warning       *string `protobuf:"bytes,8,opt,name=warning,proto3,oneof" json:"warning,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -240,6 +252,13 @@ func (x *Content) GetMetadata() *Metadata {
 	return nil
 }
 
+func (x *Content) GetWarning() string {
+	if x != nil && x.Warning != nil {
+		return *x.Warning
+	}
+	return ""
+}
+
 // InsufficientCredits is the error detail of a call the balance cannot cover
 // (HTTP 402 Insufficient Credits).
 type InsufficientCredits struct {
@@ -298,7 +317,7 @@ var File_trawl_v1_content_proto protoreflect.FileDescriptor
 
 const file_trawl_v1_content_proto_rawDesc = "" +
 	"\n" +
-	"\x16trawl/v1/content.proto\x12\btrawl.v1\"\xc9\x02\n" +
+	"\x16trawl/v1/content.proto\x12\btrawl.v1\"\xfc\x02\n" +
 	"\bMetadata\x12\x14\n" +
 	"\x05title\x18\x01 \x01(\tR\x05title\x12 \n" +
 	"\vdescription\x18\x02 \x01(\tR\vdescription\x12\x1a\n" +
@@ -311,7 +330,10 @@ const file_trawl_v1_content_proto_rawDesc = "" +
 	"\x0fog_image_height\x18\t \x01(\tR\rogImageHeight\x12\x19\n" +
 	"\bog_title\x18\n" +
 	" \x01(\tR\aogTitle\x12\x17\n" +
-	"\aog_type\x18\v \x01(\tR\x06ogType\"\xf2\x01\n" +
+	"\aog_type\x18\v \x01(\tR\x06ogType\x12\"\n" +
+	"\n" +
+	"page_count\x18\f \x01(\x05H\x00R\tpageCount\x88\x01\x01B\r\n" +
+	"\v_page_count\"\x9d\x02\n" +
 	"\aContent\x12\x10\n" +
 	"\x03url\x18\x01 \x01(\tR\x03url\x12\x18\n" +
 	"\asuccess\x18\x02 \x01(\bR\asuccess\x12\x1f\n" +
@@ -320,8 +342,11 @@ const file_trawl_v1_content_proto_rawDesc = "" +
 	"\rerror_message\x18\x04 \x01(\tH\x00R\ferrorMessage\x88\x01\x01\x12\x12\n" +
 	"\x04html\x18\x05 \x01(\tR\x04html\x12\x1a\n" +
 	"\bmarkdown\x18\x06 \x01(\tR\bmarkdown\x12.\n" +
-	"\bmetadata\x18\a \x01(\v2\x12.trawl.v1.MetadataR\bmetadataB\x10\n" +
-	"\x0e_error_message\"K\n" +
+	"\bmetadata\x18\a \x01(\v2\x12.trawl.v1.MetadataR\bmetadata\x12\x1d\n" +
+	"\awarning\x18\b \x01(\tH\x01R\awarning\x88\x01\x01B\x10\n" +
+	"\x0e_error_messageB\n" +
+	"\n" +
+	"\b_warning\"K\n" +
 	"\x13InsufficientCredits\x12\x1a\n" +
 	"\brequired\x18\x01 \x01(\x03R\brequired\x12\x18\n" +
 	"\abalance\x18\x02 \x01(\x03R\abalanceBCZAgithub.com/trawlhq/trawl/adapters/connectapi/gen/trawl/v1;trawlv1b\x06proto3"
@@ -358,6 +383,7 @@ func file_trawl_v1_content_proto_init() {
 	if File_trawl_v1_content_proto != nil {
 		return
 	}
+	file_trawl_v1_content_proto_msgTypes[0].OneofWrappers = []any{}
 	file_trawl_v1_content_proto_msgTypes[1].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{

@@ -1,0 +1,189 @@
+// Package metrics exposes Trawl's Prometheus metrics: requests by route and
+// status with their latency, rate-limit decisions, page fetches by outcome,
+// the database pool and the Go runtime. Instruments wrap the ports and the
+// outermost HTTP handler, so no other package knows about Prometheus.
+//
+// No label carries a URL, a token, an email or anything else a caller
+// chose: routes are the router's patterns, outcomes and groups come from
+// fixed sets.
+package metrics
+
+import (
+	"context"
+	"database/sql"
+	"net/http"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/trawlhq/trawl/core/failure"
+	"github.com/trawlhq/trawl/core/ratelimit"
+	"github.com/trawlhq/trawl/ports"
+)
+
+// Metrics holds the registry and the instruments.
+type Metrics struct {
+	reg *prometheus.Registry
+
+	requests        *prometheus.CounterVec
+	requestDuration *prometheus.HistogramVec
+	inFlight        prometheus.Gauge
+
+	rateDecisions *prometheus.CounterVec
+	rateDuration  prometheus.Histogram
+
+	fetches       *prometheus.CounterVec
+	fetchDuration *prometheus.HistogramVec
+}
+
+// requestBuckets reach two minutes: a sync bulk run or a search with
+// content takes that long.
+var requestBuckets = []float64{.005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30, 60, 120}
+
+// New builds the registry with the Go runtime and process collectors.
+func New() *Metrics {
+	reg := prometheus.NewRegistry()
+	m := &Metrics{
+		reg: reg,
+		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "trawl_http_requests_total", Help: "HTTP requests answered, by route pattern and status code.",
+		}, []string{"route", "code"}),
+		requestDuration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name: "trawl_http_request_duration_seconds", Help: "Time to answer an HTTP request, by route pattern.", Buckets: requestBuckets,
+		}, []string{"route"}),
+		inFlight: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "trawl_http_requests_in_flight", Help: "HTTP requests being answered.",
+		}),
+		rateDecisions: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "trawl_ratelimit_decisions_total", Help: "Per-minute limit decisions, by endpoint group and outcome (allowed, refused, error).",
+		}, []string{"group", "outcome"}),
+		rateDuration: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name: "trawl_ratelimit_decision_duration_seconds", Help: "Time to take one rate-limit decision.",
+			Buckets: []float64{.00001, .00005, .0001, .00025, .0005, .001, .0025, .005, .01, .025, .05, .1, .25},
+		}),
+		fetches: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "trawl_fetches_total", Help: "Page fetches, by outcome (ok or the failure kind).",
+		}, []string{"outcome"}),
+		fetchDuration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name: "trawl_fetch_duration_seconds", Help: "Time to fetch a page, by outcome.", Buckets: requestBuckets,
+		}, []string{"outcome"}),
+	}
+	reg.MustRegister(
+		collectors.NewGoCollector(),
+		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
+		m.requests, m.requestDuration, m.inFlight, m.rateDecisions, m.rateDuration, m.fetches, m.fetchDuration,
+	)
+	return m
+}
+
+// Registry is where the instruments live (for tests and extra collectors).
+func (m *Metrics) Registry() *prometheus.Registry { return m.reg }
+
+// Handler serves the metrics in the Prometheus text format.
+func (m *Metrics) Handler() http.Handler {
+	return promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{Registry: m.reg})
+}
+
+type routeKey struct{}
+
+// unmatched is the route of a request no pattern takes (a 404 or 405): the
+// raw path is never a label.
+const unmatched = "unmatched"
+
+// HTTP instruments next, the outermost handler: route names the pattern
+// that takes a request ("" for none).
+func (m *Metrics) HTTP(next http.Handler, route func(*http.Request) string) http.Handler {
+	fromCtx := promhttp.WithLabelFromCtx("route", func(ctx context.Context) string {
+		r, _ := ctx.Value(routeKey{}).(string)
+		return r
+	})
+	h := promhttp.InstrumentHandlerInFlight(m.inFlight,
+		promhttp.InstrumentHandlerCounter(m.requests,
+			promhttp.InstrumentHandlerDuration(m.requestDuration, next, fromCtx), fromCtx))
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		p := route(r)
+		if p == "" {
+			p = unmatched
+		}
+		h.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), routeKey{}, p)))
+	})
+}
+
+// DB reports a connection pool (open, in use, idle, waits, closes) as
+// go_sql_* metrics labelled db_name=name.
+func (m *Metrics) DB(db *sql.DB, name string) {
+	m.reg.MustRegister(collectors.NewDBStatsCollector(db, name))
+}
+
+// SharedLimiter is a limiter that falls back to a per-node one.
+type SharedLimiter interface {
+	Up() bool
+	Fallbacks() uint64
+}
+
+// Shared reports whether the shared limiter answers and how many decisions
+// were taken per node instead.
+func (m *Metrics) Shared(s SharedLimiter) {
+	m.reg.MustRegister(
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: "trawl_ratelimit_backend_up", Help: "1 while the shared rate limiter (Redis) answers, 0 while limits are kept per node.",
+		}, func() float64 {
+			if s.Up() {
+				return 1
+			}
+			return 0
+		}),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{
+			Name: "trawl_ratelimit_fallback_decisions_total", Help: "Rate-limit decisions taken by this node alone because the shared limiter did not answer.",
+		}, func() float64 { return float64(s.Fallbacks()) }),
+	)
+}
+
+// Limiter counts the decisions of l.
+func (m *Metrics) Limiter(l ports.RateLimiter) ports.RateLimiter { return &limiter{next: l, m: m} }
+
+type limiter struct {
+	next ports.RateLimiter
+	m    *Metrics
+}
+
+func (l *limiter) Allow(ctx context.Context, key string, limit int, window time.Duration) (ports.RateDecision, error) {
+	start := time.Now()
+	d, err := l.next.Allow(ctx, key, limit, window)
+	l.m.rateDuration.Observe(time.Since(start).Seconds())
+	group := string(ratelimit.GroupOf(key))
+	if group == "" {
+		group = "other"
+	}
+	outcome := "allowed"
+	switch {
+	case err != nil:
+		outcome = "error"
+	case !d.Allowed:
+		outcome = "refused"
+	}
+	l.m.rateDecisions.WithLabelValues(group, outcome).Inc()
+	return d, err
+}
+
+// Fetcher counts the fetches of f by outcome: ok, or the failure kind.
+func (m *Metrics) Fetcher(f ports.Fetcher) ports.Fetcher { return &fetcher{next: f, m: m} }
+
+type fetcher struct {
+	next ports.Fetcher
+	m    *Metrics
+}
+
+func (f *fetcher) Fetch(ctx context.Context, r ports.FetchRequest) (ports.FetchResponse, error) {
+	start := time.Now()
+	res, err := f.next.Fetch(ctx, r)
+	outcome := "ok"
+	if err != nil {
+		outcome = failure.KindOf(err).String()
+	}
+	f.m.fetches.WithLabelValues(outcome).Inc()
+	f.m.fetchDuration.WithLabelValues(outcome).Observe(time.Since(start).Seconds())
+	return res, err
+}

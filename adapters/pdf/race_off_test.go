@@ -1,0 +1,7 @@
+//go:build !race
+
+package pdf
+
+import "testing"
+
+func skipUnderRace(testing.TB) {}

@@ -1,0 +1,168 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+
+	"go.uber.org/fx"
+
+	"github.com/trawlhq/trawl/adapters/httpapi"
+	"github.com/trawlhq/trawl/adapters/metrics"
+	"github.com/trawlhq/trawl/adapters/ratelimit"
+	"github.com/trawlhq/trawl/adapters/sqlstore"
+	"github.com/trawlhq/trawl/ports"
+)
+
+// Limiter is the rate limiter a configuration runs, with what readiness and
+// metrics need of it.
+type Limiter struct {
+	ports.RateLimiter
+	Kind string // memory, postgres or redis
+	// Shared is the Redis limiter's failover to per-node limits; nil otherwise.
+	Shared *ratelimit.Failover
+	// Ping checks Redis answers; nil without Redis.
+	Ping func(context.Context) error
+	// Close releases the Redis connections.
+	Close func() error
+}
+
+// Checks are what /readyz reports of the limiter: Redis, when in use. A
+// node stays ready while Redis is down: it limits on its own meanwhile.
+func (l Limiter) Checks() map[string]func(context.Context) error {
+	if l.Ping == nil {
+		return nil
+	}
+	return map[string]func(context.Context) error{"redis": l.Ping}
+}
+
+// NewLimiter builds the configured rate limiter. With Redis, a node whose
+// Redis does not answer keeps limiting on its own (see ratelimit.Failover).
+func NewLimiter(c Config, store *sqlstore.Store, clk ports.Clock, log *slog.Logger) (Limiter, error) {
+	none := func() error { return nil }
+	switch kind := c.LimiterKind(); kind {
+	case LimiterRedis:
+		client, err := ratelimit.NewRedisClient(c.RedisURL)
+		if err != nil {
+			return Limiter{}, errors.New("TRAWL_REDIS_URL: want redis://[user:password@]host:port[/db] or rediss://")
+		}
+		shared, err := ratelimit.NewRedis(client, clk, ratelimit.RedisOptions{Prefix: c.RedisPrefix, Timeout: c.RedisTimeout})
+		if err != nil {
+			client.Close()
+			return Limiter{}, err
+		}
+		local, err := ratelimit.NewMemory(clk)
+		if err != nil {
+			client.Close()
+			return Limiter{}, err
+		}
+		f, err := ratelimit.NewFailover(shared, local, clk, log, ratelimit.DefaultCooldown)
+		if err != nil {
+			client.Close()
+			return Limiter{}, err
+		}
+		return Limiter{RateLimiter: f, Kind: kind, Shared: f, Ping: shared.Ping, Close: client.Close}, nil
+	case LimiterPostgres:
+		l, err := sqlstore.NewRateLimiter(store, clk)
+		return Limiter{RateLimiter: l, Kind: kind, Close: none}, err
+	default:
+		m, err := ratelimit.NewMemory(clk)
+		return Limiter{RateLimiter: m, Kind: LimiterMemory, Close: none}, err
+	}
+}
+
+// provideLimiter builds the limiter for the app's lifetime, counted when
+// metrics are on.
+func provideLimiter(lc fx.Lifecycle, c Config, store *sqlstore.Store, clk ports.Clock, log *slog.Logger, m *metrics.Metrics) (Limiter, error) {
+	l, err := NewLimiter(c, store, clk, log)
+	if err != nil {
+		return l, err
+	}
+	lc.Append(fx.Hook{
+		OnStart: func(ctx context.Context) error {
+			log.Info("rate limiter", "kind", l.Kind)
+			if l.Ping != nil {
+				if err := l.Ping(ctx); err != nil {
+					log.Warn("redis does not answer: limiting per node until it does", "err", err)
+				}
+			}
+			return nil
+		},
+		OnStop: func(context.Context) error { return l.Close() },
+	})
+	if m != nil {
+		if l.Shared != nil {
+			m.Shared(l.Shared)
+		}
+		l.RateLimiter = m.Limiter(l.RateLimiter)
+	}
+	return l, nil
+}
+
+// MetricsModule provides the metrics (nil when TRAWL_METRICS_ADDR is empty)
+// and serves them on their own listener.
+func MetricsModule() fx.Option {
+	return fx.Module("metrics",
+		fx.Provide(func(c Config) *metrics.Metrics {
+			if c.MetricsAddr == "" {
+				return nil
+			}
+			return metrics.New()
+		}),
+		fx.Invoke(serveMetrics),
+	)
+}
+
+func serveMetrics(lc fx.Lifecycle, c Config, m *metrics.Metrics, store *sqlstore.Store, log *slog.Logger) {
+	if m == nil {
+		return
+	}
+	m.DB(store.DB().DB, "trawl")
+	m.Jobs(func(ctx context.Context) ([]metrics.JobState, error) {
+		states, err := store.UnfinishedJobs(ctx)
+		out := make([]metrics.JobState, 0, len(states))
+		for _, s := range states {
+			out = append(out, metrics.JobState{Status: s.Status, Count: s.Count, Oldest: s.Oldest})
+		}
+		return out, err
+	}, store.PendingURLs, time.Now)
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", m.Handler())
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, WriteTimeout: 30 * time.Second}
+	lc.Append(fx.Hook{
+		OnStart: func(context.Context) error {
+			ln, err := net.Listen("tcp", c.MetricsAddr)
+			if err != nil {
+				return err
+			}
+			log.Info("metrics listening", "addr", ln.Addr().String())
+			go func() {
+				if err := srv.Serve(ln); err != nil && err != http.ErrServerClosed {
+					log.Error("metrics server stopped", "err", err)
+				}
+			}()
+			return nil
+		},
+		OnStop: func(ctx context.Context) error { return srv.Shutdown(ctx) },
+	})
+}
+
+// Instrument wraps the API's outermost handler in the request metrics
+// (labelled by route pattern); without metrics it is the API's handler.
+func Instrument(api *httpapi.API, m *metrics.Metrics) http.Handler {
+	if m == nil {
+		return api.Handler()
+	}
+	return m.HTTP(api.Handler(), api.Route)
+}
+
+// instrumentOutbound counts page fetches when metrics are on.
+func instrumentOutbound(o Outbound, m *metrics.Metrics) Outbound {
+	if m != nil {
+		o.Fetcher = m.Fetcher(o.Fetcher)
+	}
+	return o
+}
