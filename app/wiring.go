@@ -22,6 +22,7 @@ import (
 	"github.com/trawlhq/trawl/adapters/httpapi"
 	"github.com/trawlhq/trawl/adapters/llm"
 	"github.com/trawlhq/trawl/adapters/mail"
+	"github.com/trawlhq/trawl/adapters/mcpserver"
 	"github.com/trawlhq/trawl/adapters/metrics"
 	"github.com/trawlhq/trawl/adapters/pdf"
 	"github.com/trawlhq/trawl/adapters/schema"
@@ -365,6 +366,11 @@ func NewHandler(s Services, out Outbound, o HandlerOptions) (*httpapi.API, *conn
 	for _, r := range rpc.Routes() {
 		api.Mount(r.Pattern, r.Handler)
 	}
+	// MCP tools call the API itself, in process: the same limits and billing.
+	api.Mount("/mcp", mcpserver.Handler(api.Handler(), func(ctx context.Context, authorization string) error {
+		_, err := s.Auth.Authenticate(ctx, authorization)
+		return err
+	}, Version))
 	return api, rpc, nil
 }
 
