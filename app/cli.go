@@ -112,6 +112,8 @@ var commands = []command{
 		flags: flagsOf(storeFlags, emailFlag, func(fs *flag.FlagSet, o *options) {
 			fs.BoolVar(&o.rotate, "rotate", false, "replace the secret with a new one")
 		}), required: []string{"email"}},
+	{name: "mcp", summary: "Serve Trawl's MCP tools over stdio for a desktop agent. The tools call the Trawl API at " +
+		"TRAWL_API_URL (default http://127.0.0.1:8080) with the token in TRAWL_API_KEY.", flags: func(*flag.FlagSet, *options) {}},
 	{name: "version", summary: "Print the version of this binary.", flags: func(*flag.FlagSet, *options) {}},
 }
 
@@ -162,7 +164,7 @@ func usage(prefix string) string {
 	b.Reset()
 	b.WriteString(strings.Join(lines, "\n"))
 	b.WriteString(`
-Every command but version takes --database/--data-dir like serve and works
+Every command but mcp and version takes --database/--data-dir like serve and works
 while the server runs. Without --database the store is SQLite at
 <data-dir>/trawl.db. "trawl <command> --help" shows a command's flags.
 `)
@@ -194,6 +196,8 @@ func (c command) help(fs *flag.FlagSet) string {
 
 // CLI runs the command line. Exit codes: 0 ok, 1 failure, 2 usage.
 type CLI struct {
+	// Stdin feeds trawl mcp; nil means os.Stdin.
+	Stdin          io.Reader
 	Stdout, Stderr io.Writer
 	Getenv         func(string) string
 	// Signals ends serve; nil means SIGINT and SIGTERM.
@@ -305,6 +309,8 @@ func (c CLI) run(cmd command, args []string) error {
 	case "version":
 		fmt.Fprintf(c.Stdout, "trawl %s\n", Version)
 		return nil
+	case "mcp":
+		return c.mcp()
 	}
 	return c.admin(cmd.name, o)
 }

@@ -32,6 +32,7 @@ var wantFlags = map[string][]string{
 	"tokens delete":     {"data-dir", "database", "email", "id"},
 	"credits grant":     {"credits", "data-dir", "database", "email"},
 	"webhooks secret":   {"data-dir", "database", "email", "rotate"},
+	"mcp":               {},
 	"version":           {},
 }
 

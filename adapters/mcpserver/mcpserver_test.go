@@ -3,7 +3,11 @@ package mcpserver_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -197,5 +201,28 @@ func TestToolsOverStreamableHTTP(t *testing.T) {
 	r := w.e.Do("GET", "/v1/content?url=http://shore.test/tides", w.tok, nil)
 	if r.Header.Get("RateLimit-Remaining") == "" || r.Header.Get("RateLimit-Remaining") == r.Header.Get("RateLimit-Limit") {
 		t.Errorf("limit after the tool calls: %s of %s", r.Header.Get("RateLimit-Remaining"), r.Header.Get("RateLimit-Limit"))
+	}
+}
+
+// TestToolsOverStdio runs `trawl mcp` as a desktop agent would: the binary,
+// talking MCP on its stdin and stdout, calling the API given by
+// TRAWL_API_URL and TRAWL_API_KEY.
+func TestToolsOverStdio(t *testing.T) {
+	bin := filepath.Join(t.TempDir(), "trawl")
+	if out, err := exec.Command("go", "build", "-o", bin, "github.com/trawlhq/trawl/app/cmd/trawl").CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	w := Start(t)
+	cmd := exec.Command(bin, "mcp")
+	cmd.Env = append(os.Environ(), "TRAWL_API_URL="+w.e.Server.URL, "TRAWL_API_KEY="+w.tok)
+	exercise(t, w, connect(t, &mcp.CommandTransport{Command: cmd}))
+
+	// Without a token it says so and exits 2.
+	bare := exec.Command(bin, "mcp")
+	bare.Env = []string{"PATH=" + os.Getenv("PATH")}
+	out, err := bare.CombinedOutput()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 2 || !strings.Contains(string(out), "TRAWL_API_KEY") {
+		t.Errorf("without a key: %v %s", err, out)
 	}
 }

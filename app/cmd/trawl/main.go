@@ -8,5 +8,5 @@ import (
 )
 
 func main() {
-	os.Exit(app.CLI{Stdout: os.Stdout, Stderr: os.Stderr}.Main(os.Args[1:]))
+	os.Exit(app.CLI{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr}.Main(os.Args[1:]))
 }
