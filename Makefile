@@ -31,8 +31,8 @@ test-short: ## Run the tests quickly, without the race detector
 	go test -count=1 ./...
 
 .PHONY: bench-extract
-bench-extract: ## Extraction quality and speed beside go-trafilatura and go-readability (DIR=split dir)
-	go run ./app/cmd/trawl-bench-extract -dir $(DIR)
+bench-extract: ## Extraction quality and speed beside go-trafilatura (fallback on) and go-readability, per page type (DIR=split dir, BENCH_ARGS e.g. -sample 300)
+	go run ./app/cmd/trawl-bench-extract -dir $(DIR) $(BENCH_ARGS)
 
 # Fuzz targets as package:FuzzName. FuzzREST feeds every route of the JSON
 # API, FuzzRPC every RPC procedure (health and reflection included).

@@ -58,13 +58,14 @@ func isCaption(n *html.Node) bool {
 // not read like the article: link lists, share bars, empty wrappers, image
 // galleries without prose, forms.
 func cleanConditionally(root *html.Node) {
+	structural := structuralClasses(root)
 	var walk func(*html.Node)
 	walk = func(n *html.Node) {
 		for c := n.FirstChild; c != nil; {
 			next := c.NextSibling
 			if c.Type == html.ElementNode {
 				walk(c) // children first: a wrapper is judged after its junk is gone
-				if shouldDrop(c) {
+				if shouldDrop(c, structural) {
 					n.RemoveChild(c)
 				}
 			}
@@ -74,7 +75,55 @@ func cleanConditionally(root *html.Node) {
 	walk(root)
 }
 
-func shouldDrop(n *html.Node) bool {
+// structuralClasses are the class names the content is built of: repeated
+// wrappers that together hold a large share of its text (one per section,
+// post or item). Whatever such a name says ("widget", "meta"), it is the
+// content's own structure, not furniture.
+func structuralClasses(root *html.Node) map[string]bool {
+	total := 0
+	type use struct{ count, chars int }
+	uses := map[string]*use{}
+	var walk func(n *html.Node, inClass map[string]bool) int
+	walk = func(n *html.Node, inClass map[string]bool) int {
+		chars := 0
+		if n.Type == html.TextNode {
+			k, _ := countText(n.Data)
+			return k
+		}
+		cls := ""
+		if n.Type == html.ElementNode {
+			cls = attr(n, "class")
+		}
+		outer := cls != "" && !inClass[cls]
+		if outer {
+			inClass[cls] = true
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			chars += walk(c, inClass)
+		}
+		if outer {
+			delete(inClass, cls)
+			u := uses[cls]
+			if u == nil {
+				u = &use{}
+				uses[cls] = u
+			}
+			u.count++
+			u.chars += chars
+		}
+		return chars
+	}
+	total = walk(root, map[string]bool{})
+	out := map[string]bool{}
+	for cls, u := range uses {
+		if u.count >= 3 && total > 0 && float64(u.chars) >= 0.3*float64(total) {
+			out[cls] = true
+		}
+	}
+	return out
+}
+
+func shouldDrop(n *html.Node, structural map[string]bool) bool {
 	switch n.DataAtom {
 	case atom.Div, atom.Section, atom.Ul, atom.Ol, atom.Dl, atom.Table, atom.Figure, atom.Form,
 		atom.Header, atom.Span, atom.Li, atom.P, atom.Figcaption:
@@ -82,6 +131,9 @@ func shouldDrop(n *html.Node) bool {
 		return true // tangential by definition
 	default:
 		return isCaption(n) && measure(n).chars < 400
+	}
+	if n.DataAtom == atom.Span && inRunningText(n) {
+		return false // a link or a phrase inside a sentence
 	}
 	if isCaption(n) {
 		return measure(n).chars < 400
@@ -98,7 +150,13 @@ func shouldDrop(n *html.Node) bool {
 	if holdsQuote(n) {
 		return false
 	}
+	if (n.DataAtom == atom.Pre || findFirst(n, atom.Pre) != nil) && st.linkDensity() < 0.5 {
+		return false // code, however short and unpunctuated
+	}
 	weight := classWeight(n)
+	if weight < 0 && structural[attr(n, "class")] {
+		weight = 0
+	}
 	ld := st.linkDensity()
 	switch n.DataAtom {
 	case atom.P, atom.Span:
@@ -140,6 +198,92 @@ func shouldDrop(n *html.Node) bool {
 		return true
 	case st.chars < 40 && headings == 0 && imgs == 0 && !strings.ContainsAny(text, ".!?") && !isList && n.DataAtom != atom.Table:
 		return true
+	}
+	return false
+}
+
+// cleanGently cleans content made of items (product tiles, listing rows,
+// link cards): it drops chrome, boilerplate lines, forms, captions and
+// menus (lists of short links), and keeps the items though they are links.
+func cleanGently(root *html.Node) {
+	var walk func(*html.Node)
+	walk = func(n *html.Node) {
+		for c := n.FirstChild; c != nil; {
+			next := c.NextSibling
+			if c.Type == html.ElementNode {
+				walk(c)
+				if dropGently(c) {
+					n.RemoveChild(c)
+				}
+			}
+			c = next
+		}
+	}
+	walk(root)
+}
+
+func dropGently(n *html.Node) bool {
+	switch n.DataAtom {
+	case atom.Aside, atom.Nav, atom.Footer, atom.Form:
+		return true
+	}
+	if isCaption(n) {
+		return measure(n).chars < 400
+	}
+	if !isBlock(n) {
+		return false
+	}
+	st := measure(n)
+	if st.chars == 0 {
+		return findFirst(n, atom.Img) == nil && findFirst(n, atom.Picture) == nil && n.DataAtom != atom.P
+	}
+	if isBoilerLine(innerText(n)) {
+		return true
+	}
+	if n.DataAtom == atom.Ul || n.DataAtom == atom.Ol {
+		// A menu: every item a short link.
+		items, chars := 0, 0
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			if c.DataAtom == atom.Li {
+				items++
+				chars += measure(c).chars
+			}
+		}
+		return items >= 3 && st.linkDensity() > 0.8 && chars/items < 25
+	}
+	return false
+}
+
+// inRunningText: an inline element with words of its own block beside it
+// (text, or another inline element with text), part of a sentence rather
+// than a block of its own.
+func inRunningText(n *html.Node) bool {
+	words := func(s *html.Node) (bool, bool) { // has words, stop here
+		switch {
+		case s.Type == html.TextNode:
+			return strings.TrimSpace(s.Data) != "", false
+		case s.Type != html.ElementNode || isBlock(s) || s.DataAtom == atom.Br:
+			return false, true
+		}
+		return strings.TrimSpace(innerText(s)) != "", false
+	}
+	for s := n.PrevSibling; s != nil; s = s.PrevSibling {
+		w, stop := words(s)
+		if w {
+			return true
+		}
+		if stop {
+			break
+		}
+	}
+	for s := n.NextSibling; s != nil; s = s.NextSibling {
+		w, stop := words(s)
+		if w {
+			return true
+		}
+		if stop {
+			break
+		}
 	}
 	return false
 }

@@ -10,6 +10,7 @@ import (
 	"bytes"
 	"context"
 	"net/url"
+	"regexp"
 	"strings"
 
 	"github.com/JohannesKaufmann/html-to-markdown/v2/converter"
@@ -53,6 +54,7 @@ func newPolicy() *bluemonday.Policy {
 	p.AllowAttrs("colspan", "rowspan").OnElements("td", "th")
 	p.AllowAttrs("start").OnElements("ol")
 	p.AllowAttrs("datetime").OnElements("time")
+	p.AllowAttrs("class").Matching(codeLanguageClass).OnElements("pre", "code")
 	p.AllowURLSchemes("http", "https", "mailto")
 	p.RequireParseableURLs(true)
 	p.AllowRelativeURLs(false)
@@ -69,7 +71,10 @@ func newMarkdown() *converter.Converter {
 func (e *Extractor) Extract(ctx context.Context, r ports.ExtractRequest) (ports.Extracted, error) {
 	const op = "extract.Extract"
 	base, _ := url.Parse(r.URL)
-	doc, err := html.Parse(bytes.NewReader(r.HTML))
+	// Parsed as a browser without scripts sees it: <noscript> holds
+	// elements, and pages that serve their content there for such readers
+	// (forum software, some single-page sites) keep it.
+	doc, err := html.ParseWithOptions(bytes.NewReader(r.HTML), html.ParseOptionEnableScripting(false))
 	if err != nil {
 		return ports.Extracted{}, failure.Unable(op, failure.ReasonNotHTML, "The page could not be parsed as HTML.", err)
 	}
@@ -84,12 +89,23 @@ func (e *Extractor) Extract(ctx context.Context, r ports.ExtractRequest) (ports.
 	if err := ctx.Err(); err != nil {
 		return ports.Extracted{}, failure.Wrap(op, err)
 	}
-	content := mainContentOf(doc, meta.Title)
+	content, visible := mainContentOf(doc, meta.Title)
 	text := ""
 	if content != nil {
 		text = renderText(content)
 	}
-	if reason := blockReason(r.HTML, meta.Title, runeLen(text)); reason != "" {
+	if runeLen(text) < MinTextChars && visible >= MinTextChars {
+		// Nothing read as main content, yet the page shows text: what is
+		// left of it once chrome is gone is the content.
+		if doc, err := html.ParseWithOptions(bytes.NewReader(r.HTML), html.ParseOptionEnableScripting(false)); err == nil {
+			if c := wholePage(doc); c != nil {
+				if t := renderText(c); runeLen(t) > runeLen(text) {
+					content, text = c, t
+				}
+			}
+		}
+	}
+	if reason := blockReason(r.HTML, meta.Title, visible, runeLen(text)); reason != "" {
 		code := failure.ReasonCaptcha
 		if reason == blockedAccessDenied {
 			code = failure.ReasonBlocked
@@ -100,6 +116,7 @@ func (e *Extractor) Extract(ctx context.Context, r ports.ExtractRequest) (ports.
 		return ports.Extracted{}, failure.Unable(op, failure.ReasonNoMainContent, "The page could not be extracted: no main content was found.")
 	}
 	absolutize(content, base)
+	markCodeLanguages(content)
 	var buf bytes.Buffer
 	for c := content.FirstChild; c != nil; c = c.NextSibling {
 		if err := html.Render(&buf, c); err != nil {
@@ -132,6 +149,56 @@ func detectLanguage(text string) string {
 		return ""
 	}
 	return info.Lang.Iso6391()
+}
+
+// codeLanguageClass is the one class the clean HTML keeps: the language of
+// a code block, which the Markdown writes after the opening fence.
+var codeLanguageClass = regexp.MustCompile(`^language-[A-Za-z0-9_+#.-]{1,30}$`)
+
+// codeLanguage names the language of a <pre> or <code> block from the
+// page's class ("language-go", "lang-go", "highlight-source-go") or
+// data-lang attribute, "" when the page does not say.
+func codeLanguage(n *html.Node) string {
+	for _, k := range []string{"data-lang", "data-language"} {
+		if v := strings.ToLower(strings.TrimSpace(attr(n, k))); v != "" && codeLanguageClass.MatchString("language-"+v) {
+			return v
+		}
+	}
+	for _, tok := range strings.Fields(strings.ToLower(attr(n, "class"))) {
+		for _, prefix := range []string{"language-", "lang-", "highlight-source-", "highlight-"} {
+			if v, ok := strings.CutPrefix(tok, prefix); ok && v != "" && codeLanguageClass.MatchString("language-"+v) {
+				return v
+			}
+		}
+	}
+	return ""
+}
+
+// markCodeLanguages leaves on each code block only its language, as
+// class="language-…" on the <code> (and a lone <pre>).
+func markCodeLanguages(root *html.Node) {
+	elements(root, func(n *html.Node) bool {
+		if n.DataAtom != atom.Pre {
+			return true
+		}
+		lang := codeLanguage(n)
+		code := findFirst(n, atom.Code)
+		if code != nil && lang == "" {
+			lang = codeLanguage(code)
+		}
+		if lang == "" && n.Parent != nil && n.Parent.Type == html.ElementNode {
+			lang = codeLanguage(n.Parent) // a highlighter's wrapper
+		}
+		if lang == "" {
+			return false
+		}
+		if code != nil {
+			setAttr(code, "class", "language-"+lang)
+		} else {
+			setAttr(n, "class", "language-"+lang)
+		}
+		return false
+	})
 }
 
 // lazyAttrs hold the real image URL on lazily loaded images.

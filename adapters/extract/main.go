@@ -8,29 +8,143 @@ import (
 )
 
 // mainContentOf finds the main content of a parsed document (which it
-// changes) and returns it detached in a new <div>, or nil.
-func mainContentOf(doc *html.Node, pageTitle string) *html.Node {
+// changes) and returns it detached in a new <div>, or nil, with the
+// characters of visible text of the whole page.
+func mainContentOf(doc *html.Node, pageTitle string) (*html.Node, int) {
 	body := findFirst(doc, atom.Body)
 	if body == nil {
 		body = doc
 	}
 	title := strings.ToLower(pageTitle)
-	prepare(body)
+	visible := prepare(body)
 	paragraphize(body)
 	removeBoilerplate(body)
 	top, cands := topCandidate(body)
+	var parts []*html.Node
 	if top == nil {
-		return nil
+		// No block of prose at all: a page of items or links. What is left
+		// of the page's main element, or of its body, is the candidate.
+		top = findMainMarked(body)
+		if top == nil || top == body {
+			parts = childElements(body)
+		} else {
+			parts = []*html.Node{top}
+		}
+	} else {
+		top = widen(body, top)
+		parts = gatherSiblings(top, cands)
 	}
-	parts := gatherSiblings(top, cands)
+	if len(parts) == 0 {
+		return nil, visible
+	}
+	// A page of several parts (a service page's sections, a product's
+	// description and specifications, a listing's rows) has its content
+	// spread over the main element: when the chosen block holds less than
+	// half of it, and the rest is not a list of links to elsewhere (related
+	// stories) or the chosen block is not an article's prose, the main
+	// element (or the body) is the content.
+	broad := false
+	if whole := broadRoot(body, top); whole != nil {
+		pc := proseChars(body)
+		prose := 0
+		var chosen textStats
+		for _, p := range parts {
+			prose += pc[p]
+			st := measure(p)
+			chosen.chars += st.chars
+			chosen.linkChars += st.linkChars
+		}
+		all := measure(whole)
+		extra := textStats{chars: all.chars - chosen.chars, linkChars: all.linkChars - chosen.linkChars}
+		if float64(chosen.chars) < broadShare*float64(all.chars) &&
+			(extra.linkDensity() < broadExtraLinks || float64(prose) < broadProse*float64(chosen.chars)) {
+			parts, broad = childElements(whole), true
+		}
+	}
 	content := &html.Node{Type: html.ElementNode, Data: "div", DataAtom: atom.Div}
 	for _, p := range parts {
 		p.Parent.RemoveChild(p)
 		content.AppendChild(p)
 	}
 	dropTitleHeading(content, title)
+	if broad {
+		cleanGently(content)
+		return content, visible
+	}
+	before := measure(content).chars
+	spare := cloneTree(content)
 	cleanConditionally(content)
-	return content
+	if after := measure(content).chars; before >= itemsMinChars && after < before/4 {
+		// The cleaning took most of the content away: it is made of links
+		// (a listing, a collection, a catalogue), which prose rules drop.
+		// Keep the items; drop only what is chrome on any page.
+		cleanGently(spare)
+		if measure(spare).chars > after {
+			content = spare
+		}
+	}
+	return content, visible
+}
+
+const (
+	// broadShare: a chosen block with less than this share of the main
+	// element's text is one part of a page of several.
+	broadShare = 0.5
+	// broadExtraLinks: the rest of the main element with this link density
+	// or more is links to elsewhere (related stories, teasers).
+	broadExtraLinks = 0.25
+	// broadProse: a chosen block whose text is this share of paragraph
+	// prose or more is an article's body.
+	broadProse = 0.85
+)
+
+// broadRoot is the element the page marks as its main content around top,
+// or the body.
+func broadRoot(body, top *html.Node) *html.Node {
+	for a := top; a != nil && a != body; a = a.Parent {
+		if isMainMarked(a) {
+			return a
+		}
+	}
+	return body
+}
+
+// itemsMinChars is the least text a candidate must have for its items to
+// be kept when the prose rules would drop most of it.
+const itemsMinChars = 200
+
+func findMainMarked(root *html.Node) *html.Node {
+	var found *html.Node
+	elements(root, func(n *html.Node) bool {
+		if found != nil {
+			return false
+		}
+		if isMainMarked(n) {
+			found = n
+			return false
+		}
+		return true
+	})
+	return found
+}
+
+func childElements(n *html.Node) []*html.Node {
+	var out []*html.Node
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		if c.Type == html.ElementNode {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// cloneTree deep-copies a subtree.
+func cloneTree(n *html.Node) *html.Node {
+	c := &html.Node{Type: n.Type, DataAtom: n.DataAtom, Data: n.Data, Namespace: n.Namespace, Attr: append([]html.Attribute(nil), n.Attr...)}
+	for k := n.FirstChild; k != nil; k = k.NextSibling {
+		c.AppendChild(cloneTree(k))
+	}
+	return c
 }
 
 // dropTitleHeading removes a leading h1 (the page title shown again above
@@ -46,4 +160,106 @@ func dropTitleHeading(content *html.Node, title string) {
 		}
 		return true
 	})
+}
+
+// widenRatio: an ancestor holding this many times the prose of the chosen
+// block holds more of the same content, split across sibling wrappers.
+const widenRatio = 1.6
+
+// widen climbs from the best-scoring block to the ancestor that holds the
+// page's prose when the block holds only part of it: an article split into
+// one wrapper per section or paragraph, a lead apart from the rest, a forum
+// thread of posts, a listing of items. It never climbs out of the element
+// the page marks as its main content, nor to a link-dense ancestor.
+func widen(body, top *html.Node) *html.Node {
+	pc := proseChars(body)
+	inMain := false
+	for a := top; a != nil && a != body; a = a.Parent {
+		if isMainMarked(a) {
+			inMain = true
+		}
+	}
+	cur := top
+	for {
+		if inMain && isMainMarked(cur) {
+			return cur
+		}
+		var next *html.Node
+		for a := cur.Parent; a != nil && a != body && a.Type == html.ElementNode; a = a.Parent {
+			if float64(pc[a]) >= widenRatio*float64(max(pc[cur], 1)) {
+				next = a
+				break
+			}
+			if inMain && isMainMarked(a) {
+				break
+			}
+		}
+		if next != nil && measure(next).linkDensity() <= 0.5 {
+			cur = next
+			continue
+		}
+		// One item among its like: the content is the run of items
+		// (product tiles, listing rows, posts), links though they are.
+		if items := itemsParent(cur, body, inMain); items != nil && pc[cur] < itemsMaxProse {
+			cur = items
+			continue
+		}
+		return cur
+	}
+}
+
+// itemsMaxProse: a block with this much prose is an article's body, not an
+// item in a list.
+const itemsMaxProse = 300
+
+// itemsParent: when n or one of its near ancestors is one of at least
+// three like siblings (same tag and class) that together hold much more
+// text than n, their parent; else nil.
+func itemsParent(n, body *html.Node, inMain bool) *html.Node {
+	own := measure(n).chars
+	a := n
+	for level := 0; level < 4 && a.Parent != nil && a.Parent != body; level++ {
+		if inMain && isMainMarked(a) {
+			return nil
+		}
+		like := 0
+		for s := a.Parent.FirstChild; s != nil; s = s.NextSibling {
+			if s.Type == html.ElementNode && s.DataAtom == a.DataAtom && a.DataAtom != atom.P && attr(s, "class") == attr(a, "class") {
+				like++
+			}
+		}
+		if like >= 3 && float64(measure(a.Parent).chars) >= widenRatio*float64(max(own, 1)) {
+			return a.Parent
+		}
+		a = a.Parent
+	}
+	return nil
+}
+
+// isMainMarked: the page says this element is its main content.
+func isMainMarked(n *html.Node) bool {
+	return n.DataAtom == atom.Main || strings.EqualFold(attr(n, "role"), "main")
+}
+
+// wholePage is the last resort for a page where no block reads as main
+// content: its body (or main element) without chrome, cleaned gently.
+func wholePage(doc *html.Node) *html.Node {
+	body := findFirst(doc, atom.Body)
+	if body == nil {
+		return nil
+	}
+	prepare(body)
+	paragraphize(body)
+	removeBoilerplate(body)
+	root := findMainMarked(body)
+	if root == nil {
+		root = body
+	}
+	content := &html.Node{Type: html.ElementNode, Data: "div", DataAtom: atom.Div}
+	for _, c := range childElements(root) {
+		root.RemoveChild(c)
+		content.AppendChild(c)
+	}
+	cleanGently(content)
+	return content
 }

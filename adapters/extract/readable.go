@@ -81,18 +81,29 @@ func isHidden(n *html.Node) bool {
 	return false
 }
 
+// noscriptContent is the text a <noscript> must hold to be read as content
+// rather than a "please enable JavaScript" notice or a tracking pixel.
+const noscriptContent = 200
+
 // prepare drops what is never content: scripts, styles, forms controls,
-// embedded frames, comments and hidden elements.
-func prepare(root *html.Node) {
+// embedded frames, comments and hidden elements. It returns the characters
+// of visible text left (whitespace runs count as one).
+func prepare(root *html.Node) int {
+	visible := 0
 	var walk func(*html.Node)
 	walk = func(n *html.Node) {
 		for c := n.FirstChild; c != nil; {
 			next := c.NextSibling
 			switch c.Type {
+			case html.TextNode:
+				k, _ := countText(c.Data)
+				visible += k
 			case html.CommentNode, html.DoctypeNode:
 				n.RemoveChild(c)
 			case html.ElementNode:
-				if droppedTags[c.DataAtom] || (c.DataAtom != atom.Body && c.DataAtom != atom.Html && isHidden(c)) {
+				if c.DataAtom == atom.Noscript && measure(c).chars >= noscriptContent {
+					walk(c) // the page's content served to readers without scripts
+				} else if droppedTags[c.DataAtom] || (c.DataAtom != atom.Body && c.DataAtom != atom.Html && isHidden(c)) {
 					n.RemoveChild(c)
 				} else {
 					walk(c)
@@ -102,6 +113,7 @@ func prepare(root *html.Node) {
 		}
 	}
 	walk(root)
+	return visible
 }
 
 // proseChars maps every element to the unlinked characters of the prose

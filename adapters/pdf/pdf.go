@@ -56,6 +56,9 @@ type Converter struct {
 	pool  pdfium.Pool
 	err   error
 	once  sync.Once
+	// mu guards closed and the hand-over of pool between init and Close.
+	mu     sync.Mutex
+	closed bool
 }
 
 var _ ports.DocumentConverter = (*Converter)(nil)
@@ -85,28 +88,45 @@ func (c *Converter) Warm() {
 }
 
 func (c *Converter) init() {
-	defer close(c.ready)
 	pages := uint32(c.opts.MemoryLimitBytes / 65536)
 	rc := wazero.NewRuntimeConfig().
 		WithCoreFeatures(api.CoreFeaturesV2 | experimental.CoreFeaturesExceptionHandling).
 		WithCloseOnContextDone(true).
 		WithMemoryLimitPages(pages)
-	c.pool, c.err = webassembly.Init(webassembly.Config{
+	pool, err := webassembly.Init(webassembly.Config{
 		MinIdle: 0, MaxIdle: c.opts.Workers, MaxTotal: c.opts.Workers,
 		RuntimeConfig: rc,
 		FSConfig:      wazero.NewFSConfig(), // no file system: documents come as bytes
 		Stdout:        io.Discard, Stderr: io.Discard,
 	})
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	defer close(c.ready)
+	if c.closed {
+		// Closed while compiling: the pool is not handed out.
+		if pool != nil {
+			_ = pool.Close()
+		}
+		c.err = errClosed
+		return
+	}
+	c.pool, c.err = pool, err
 }
 
-// Close releases PDFium.
+var errClosed = errors.New("pdf: converter closed")
+
+// Close releases PDFium. It does not wait for a compile still under way
+// (a stopping server would wait seconds for nothing): the compile then
+// releases what it built itself.
 func (c *Converter) Close() error {
 	started := true
 	c.start.Do(func() { started = false })
 	if !started {
 		return nil
 	}
-	<-c.ready
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.closed = true
 	if c.pool == nil {
 		return nil
 	}

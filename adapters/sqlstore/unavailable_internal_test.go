@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/lib/pq"
+	"github.com/lib/pq/pqerror"
 
 	"github.com/trawlhq/trawl/core/failure"
 	"github.com/trawlhq/trawl/ports"
@@ -32,7 +33,7 @@ func TestUnavailableClassification(t *testing.T) {
 	<-callerDeadline.Done()
 
 	pqErr := func(code string) error {
-		return &pq.Error{Severity: "FATAL", Code: pq.ErrorCode(code), Message: "whatever the server says"}
+		return &pq.Error{Severity: "FATAL", Code: pqerror.Code(code), Message: "whatever the server says"}
 	}
 	refused := &net.OpError{Op: "dial", Net: "tcp", Err: &os.SyscallError{Syscall: "connect", Err: syscall.ECONNREFUSED}}
 	for _, c := range []struct {

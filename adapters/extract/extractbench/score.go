@@ -129,9 +129,17 @@ type Page struct {
 	URL   string
 	HTML  []byte
 	Truth string
+	// Type is the page type when the split has a meta.json (WCXB: article,
+	// documentation, product, ...), "" otherwise.
+	Type string
+	// With and Without are the passages the main content must and must not
+	// contain, when the split has a snippets.json.
+	With, Without []string
 }
 
-// Load reads a split laid out as <dir>/html/<id>.html.gz and <dir>/ground-truth.json.
+// Load reads a split laid out as <dir>/html/<id>.html.gz and
+// <dir>/ground-truth.json, with the optional <dir>/meta.json (page types)
+// and <dir>/snippets.json (with/without passages).
 func Load(dir string) ([]Page, error) {
 	raw, err := os.ReadFile(filepath.Join(dir, "ground-truth.json"))
 	if err != nil {
@@ -143,6 +151,21 @@ func Load(dir string) ([]Page, error) {
 	}
 	if err := json.Unmarshal(raw, &truth); err != nil {
 		return nil, fmt.Errorf("ground truth: %w", err)
+	}
+	types := map[string]string{}
+	if raw, err := os.ReadFile(filepath.Join(dir, "meta.json")); err == nil {
+		if err := json.Unmarshal(raw, &types); err != nil {
+			return nil, fmt.Errorf("meta.json: %w", err)
+		}
+	}
+	snippets := map[string]struct {
+		With    []string `json:"with"`
+		Without []string `json:"without"`
+	}{}
+	if raw, err := os.ReadFile(filepath.Join(dir, "snippets.json")); err == nil {
+		if err := json.Unmarshal(raw, &snippets); err != nil {
+			return nil, fmt.Errorf("snippets.json: %w", err)
+		}
 	}
 	ids := make([]string, 0, len(truth))
 	for id := range truth {
@@ -165,7 +188,75 @@ func Load(dir string) ([]Page, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", id, err)
 		}
-		pages = append(pages, Page{ID: id, URL: truth[id].URL, HTML: b, Truth: truth[id].ArticleBody})
+		sn := snippets[id]
+		pages = append(pages, Page{ID: id, URL: truth[id].URL, HTML: b, Truth: truth[id].ArticleBody,
+			Type: types[id], With: sn.With, Without: sn.Without})
 	}
 	return pages, nil
+}
+
+// SnippetCounts are the snippet matches of one or more pages: a "with"
+// passage found is a hit (TP), one missed a miss (FN); a "without" passage
+// found is a false positive (FP), one absent a TN. This is the scoring of
+// Trafilatura's evaluation and of WCXB's with/without check.
+type SnippetCounts struct {
+	TP, FN, FP, TN int
+}
+
+// Add sums counts.
+func (c SnippetCounts) Add(o SnippetCounts) SnippetCounts {
+	return SnippetCounts{c.TP + o.TP, c.FN + o.FN, c.FP + o.FP, c.TN + o.TN}
+}
+
+// F1 is 2TP / (2TP + FP + FN) over the pooled counts.
+func (c SnippetCounts) F1() float64 {
+	if d := 2*c.TP + c.FP + c.FN; d > 0 {
+		return 2 * float64(c.TP) / float64(d)
+	}
+	return 0
+}
+
+// Precision is TP / (TP + FP).
+func (c SnippetCounts) Precision() float64 {
+	if d := c.TP + c.FP; d > 0 {
+		return float64(c.TP) / float64(d)
+	}
+	return 0
+}
+
+// Recall is TP / (TP + FN).
+func (c SnippetCounts) Recall() float64 {
+	if d := c.TP + c.FN; d > 0 {
+		return float64(c.TP) / float64(d)
+	}
+	return 0
+}
+
+// ScoreSnippets matches a page's passages against a prediction after
+// collapsing whitespace; fold also case-folds both sides (WCXB's rule).
+func ScoreSnippets(p Page, pred string, fold bool) SnippetCounts {
+	norm := func(s string) string {
+		s = strings.Join(strings.Fields(s), " ")
+		if fold {
+			s = strings.ToLower(s)
+		}
+		return s
+	}
+	text := norm(pred)
+	var c SnippetCounts
+	for _, w := range p.With {
+		if strings.Contains(text, norm(w)) {
+			c.TP++
+		} else {
+			c.FN++
+		}
+	}
+	for _, w := range p.Without {
+		if strings.Contains(text, norm(w)) {
+			c.FP++
+		} else {
+			c.TN++
+		}
+	}
+	return c
 }

@@ -1,7 +1,13 @@
-// Command trawl-bench-extract measures main-content extraction on a split of
-// the article-extraction benchmark (a directory with html/<id>.html.gz and
-// ground-truth.json): F1, precision, recall and per-page time of Trawl's
-// extractor beside go-trafilatura and go-readability, in one run.
+// Command trawl-bench-extract measures main-content extraction on a
+// benchmark split: F1, precision, recall and per-page time of Trawl's
+// extractor beside go-trafilatura (with its fallback extractors on, the
+// setting the public benchmarks use) and go-readability, in one run.
+//
+// A split is a directory with html/<id>.html.gz and ground-truth.json
+// (the article-extraction benchmark's layout). When it also has meta.json
+// (WCXB: a page type per id) the figures are given per page type; when it
+// has snippets.json (WCXB and Trafilatura's evaluation corpus: passages the
+// main content must and must not contain) the snippet figures are given too.
 package main
 
 import (
@@ -9,11 +15,13 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"hash/fnv"
 	"log"
 	"net/url"
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"time"
 
 	readability "github.com/go-shiori/go-readability"
@@ -25,76 +33,298 @@ import (
 )
 
 type extractor struct {
-	name string
-	run  func(html []byte) string
+	name  string
+	run   func(html []byte) (string, error)
+	saved string // a directory of predictions to score instead of running
+}
+
+type result struct {
+	rows     []extractbench.PageScore
+	snippets []extractbench.SnippetCounts
+	times    [][]time.Duration // per page, one per timed pass
+	failures map[string]int    // trawl's refusals by message
 }
 
 func main() {
 	dir := flag.String("dir", "testdata/extraction/dev", "benchmark split directory")
-	rounds := flag.Int("rounds", 3, "timed passes over the split (the median is over every page of every pass)")
-	out := flag.String("out", "", "write each extractor's predictions to <out>/<name>/<id>.txt (for score.py)")
+	rounds := flag.Int("rounds", 1, "timed passes over the split after the scoring pass (the median is over every page of every pass)")
+	out := flag.String("out", "", "write each extractor's predictions to <out>/<name>/<id>.txt (for score.py and score_snippets.py)")
+	only := flag.String("only", "", "comma-separated extractors to run (trawl, go-trafilatura, go-readability); all when empty")
+	sample := flag.Int("sample", 0, "score a deterministic sample of about N pages (stratified by page type) instead of the whole split")
+	fold := flag.String("fold", "auto", "case-fold snippets before matching: yes, no, or auto (yes when the split has page types, as WCXB scores)")
+	worst := flag.Int("worst", 0, "list trawl's N worst pages by F1")
+	cached := flag.String("cached", "", "score the extractors left out by -only from predictions saved earlier with -out in this directory (untimed)")
 	flag.Parse()
 	log.SetFlags(0)
 	pages, err := extractbench.Load(*dir)
 	if err != nil {
 		log.Fatalf("load %s: %v", *dir, err)
 	}
+	if *sample > 0 {
+		pages = sampleOf(pages, *sample)
+	}
+	typed, snipped, truthful := false, false, false
+	for _, p := range pages {
+		truthful = truthful || strings.TrimSpace(p.Truth) != ""
+		typed = typed || p.Type != ""
+		snipped = snipped || len(p.With)+len(p.Without) > 0
+	}
+	foldCase := *fold == "yes" || (*fold == "auto" && typed)
+
 	fake, _ := url.Parse("https://fake-url.com")
 	trawl := extract.New()
-	extractors := []extractor{
-		{"trawl", func(h []byte) string {
+	all := []extractor{
+		{name: "trawl", run: func(h []byte) (string, error) {
 			r, err := trawl.Extract(context.Background(), ports.ExtractRequest{URL: fake.String(), HTML: h})
-			if err != nil {
-				return ""
-			}
-			return r.Text
+			return r.Text, err
 		}},
-		{"go-trafilatura", func(h []byte) string {
-			r, err := trafilatura.Extract(bytes.NewReader(h), trafilatura.Options{OriginalURL: fake})
+		{name: "go-trafilatura", run: func(h []byte) (string, error) {
+			r, err := trafilatura.Extract(bytes.NewReader(h), trafilatura.Options{OriginalURL: fake, EnableFallback: true})
 			if err != nil || r == nil {
-				return ""
+				return "", err
 			}
-			return r.ContentText
+			return r.ContentText, nil
 		}},
-		{"go-readability", func(h []byte) string {
+		{name: "go-readability", run: func(h []byte) (string, error) {
 			a, err := readability.FromReader(bytes.NewReader(h), fake)
 			if err != nil {
-				return ""
+				return "", err
 			}
-			return a.TextContent
+			return a.TextContent, nil
 		}},
 	}
-	fmt.Printf("%d pages from %s, %d timed rounds\n\n", len(pages), *dir, *rounds)
-	fmt.Printf("%-16s %7s %10s %8s %6s %12s %12s\n", "extractor", "F1", "precision", "recall", "empty", "median ms", "p95 ms")
-	for _, x := range extractors {
-		rows := make([]extractbench.PageScore, len(pages))
-		var times []time.Duration
+	var extractors []extractor
+	for _, x := range all {
+		if *only == "" || strings.Contains(","+*only+",", ","+x.name+",") {
+			extractors = append(extractors, x)
+		} else if *cached != "" {
+			name := x.name
+			extractors = append(extractors, extractor{name: name + " (saved)", run: func(h []byte) (string, error) {
+				return "", nil
+			}, saved: filepath.Join(*cached, name)})
+		}
+	}
+
+	results := make([]result, len(extractors))
+	for xi, x := range extractors {
+		res := result{
+			rows:     make([]extractbench.PageScore, len(pages)),
+			snippets: make([]extractbench.SnippetCounts, len(pages)),
+			times:    make([][]time.Duration, len(pages)),
+			failures: map[string]int{},
+		}
+		if x.saved != "" {
+			for i, p := range pages {
+				b, err := os.ReadFile(filepath.Join(x.saved, p.ID+".txt"))
+				if err != nil {
+					log.Fatalf("%s: %v", x.name, err)
+				}
+				res.rows[i] = extractbench.ScorePage(p.ID, p.Truth, string(b))
+				res.snippets[i] = extractbench.ScoreSnippets(p, string(b), foldCase)
+			}
+			results[xi] = res
+			continue
+		}
 		for round := 0; round <= *rounds; round++ { // round 0 warms up and scores
 			for i, p := range pages {
 				start := time.Now()
-				text := x.run(p.HTML)
+				text, err := x.run(p.HTML)
 				d := time.Since(start)
-				if round == 0 {
-					rows[i] = extractbench.ScorePage(p.ID, p.Truth, text)
-					if *out != "" {
-						d := filepath.Join(*out, x.name)
-						_ = os.MkdirAll(d, 0o755)
-						_ = os.WriteFile(filepath.Join(d, p.ID+".txt"), []byte(text), 0o644)
-					}
+				if round > 0 || *rounds == 0 {
+					res.times[i] = append(res.times[i], d)
+				}
+				if round != 0 {
 					continue
 				}
-				times = append(times, d)
+				if err != nil && x.name == "trawl" {
+					res.failures[failureClass(err)]++
+				}
+				res.rows[i] = extractbench.ScorePage(p.ID, p.Truth, text)
+				res.snippets[i] = extractbench.ScoreSnippets(p, text, foldCase)
+				if *out != "" {
+					d := filepath.Join(*out, x.name)
+					_ = os.MkdirAll(d, 0o755)
+					_ = os.WriteFile(filepath.Join(d, p.ID+".txt"), []byte(text), 0o644)
+				}
 			}
 		}
-		s := extractbench.Aggregate(rows)
-		sort.Slice(times, func(i, j int) bool { return times[i] < times[j] })
-		med, p95 := 0.0, 0.0
-		if len(times) > 0 {
-			med, p95 = ms(times[len(times)/2]), ms(times[len(times)*95/100])
+		results[xi] = res
+	}
+
+	fmt.Printf("%d pages from %s, %d timed pass(es); go-trafilatura with EnableFallback: true\n", len(pages), *dir, *rounds)
+	if truthful {
+		fmt.Println("F1/precision/recall: 4-token shingles against the full-text truth, macro-averaged (score.py)")
+	} else {
+		fmt.Println("no full-text truth in this split: F1/precision/recall are not measured (-)")
+	}
+	if snipped {
+		fmt.Printf("snippet F1/precision/recall: with/without passages, pooled (score_snippets.py%s)\n", map[bool]string{true: " --lower", false: ""}[foldCase])
+	}
+	fmt.Println()
+	printTable("all pages", pages, extractors, results, func(extractbench.Page) bool { return true }, snipped, truthful)
+	if typed {
+		for _, t := range typesOf(pages) {
+			printTable(t, pages, extractors, results, func(p extractbench.Page) bool { return p.Type == t }, snipped, truthful)
 		}
-		fmt.Printf("%-16s %7.4f %10.4f %8.4f %6d %12.2f %12.2f\n", x.name, s.F1, s.Precision, s.Recall, s.Empty, med, p95)
+		printSummary(pages, extractors, results)
+	}
+	for xi, x := range extractors {
+		if len(results[xi].failures) > 0 {
+			fmt.Printf("%s refusals:", x.name)
+			for k, v := range results[xi].failures {
+				fmt.Printf(" %s %d;", k, v)
+			}
+			fmt.Println()
+		}
+		if x.name == "trawl" && *worst > 0 {
+			idx := make([]int, len(pages))
+			for i := range idx {
+				idx[i] = i
+			}
+			f1 := func(r extractbench.PageScore) float64 {
+				if r.Precision+r.Recall == 0 {
+					return 0
+				}
+				return 2 * r.Precision * r.Recall / (r.Precision + r.Recall)
+			}
+			rows := results[xi].rows
+			sort.SliceStable(idx, func(a, b int) bool { return f1(rows[idx[a]]) < f1(rows[idx[b]]) })
+			fmt.Println("trawl's worst pages (F1 precision recall type id):")
+			for _, i := range idx[:min(*worst, len(idx))] {
+				fmt.Printf("  %.3f %.3f %.3f %-13s %s\n", f1(rows[i]), rows[i].Precision, rows[i].Recall, pages[i].Type, pages[i].ID)
+			}
+		}
 	}
 	fmt.Println("\ntrawl's time covers its whole output: clean HTML, Markdown, text, metadata and language.")
+}
+
+// failureClass names a refusal without the page-specific part.
+func failureClass(err error) string {
+	m := err.Error()
+	switch {
+	case strings.Contains(m, "instead of the page"):
+		return "block-verdict"
+	case strings.Contains(m, "no main content"):
+		return "no-main-content"
+	}
+	return "other"
+}
+
+func printTable(label string, pages []extractbench.Page, xs []extractor, rs []result, keep func(extractbench.Page) bool, snipped, truthful bool) {
+	n := 0
+	for _, p := range pages {
+		if keep(p) {
+			n++
+		}
+	}
+	if n == 0 {
+		return
+	}
+	fmt.Printf("== %s (%d pages)\n", label, n)
+	fmt.Printf("%-16s %7s %9s %7s %6s %9s %8s", "extractor", "F1", "precision", "recall", "empty", "median ms", "p95 ms")
+	if snipped {
+		fmt.Printf(" %8s %8s %8s", "snip F1", "snip P", "snip R")
+	}
+	fmt.Println()
+	for xi, x := range xs {
+		var rows []extractbench.PageScore
+		var sn extractbench.SnippetCounts
+		var times []time.Duration
+		for i, p := range pages {
+			if !keep(p) {
+				continue
+			}
+			rows = append(rows, rs[xi].rows[i])
+			sn = sn.Add(rs[xi].snippets[i])
+			times = append(times, rs[xi].times[i]...)
+		}
+		s := extractbench.Aggregate(rows)
+		med, p95 := quantiles(times)
+		if truthful {
+			fmt.Printf("%-16s %7.4f %9.4f %7.4f %6d %9.2f %8.2f", x.name, s.F1, s.Precision, s.Recall, s.Empty, med, p95)
+		} else {
+			fmt.Printf("%-16s %7s %9s %7s %6d %9.2f %8.2f", x.name, "-", "-", "-", s.Empty, med, p95)
+		}
+		if snipped {
+			fmt.Printf(" %8.4f %8.4f %8.4f", sn.F1(), sn.Precision(), sn.Recall())
+		}
+		fmt.Println()
+	}
+	fmt.Println()
+}
+
+// printSummary is one line per page type: each extractor's F1.
+func printSummary(pages []extractbench.Page, xs []extractor, rs []result) {
+	fmt.Printf("%-14s %5s", "F1 by type", "pages")
+	for _, x := range xs {
+		fmt.Printf(" %15s", x.name)
+	}
+	fmt.Println()
+	for _, t := range append(typesOf(pages), "all") {
+		var n int
+		fmt.Printf("%-14s", t)
+		line := ""
+		for xi := range xs {
+			var rows []extractbench.PageScore
+			for i, p := range pages {
+				if t == "all" || p.Type == t {
+					rows = append(rows, rs[xi].rows[i])
+				}
+			}
+			n = len(rows)
+			line += fmt.Sprintf(" %15.4f", extractbench.Aggregate(rows).F1)
+		}
+		fmt.Printf(" %5d%s\n", n, line)
+	}
+	fmt.Println()
+}
+
+func typesOf(pages []extractbench.Page) []string {
+	count := map[string]int{}
+	for _, p := range pages {
+		if p.Type != "" {
+			count[p.Type]++
+		}
+	}
+	var ts []string
+	for t := range count {
+		ts = append(ts, t)
+	}
+	sort.Slice(ts, func(i, j int) bool {
+		return count[ts[i]] > count[ts[j]] || count[ts[i]] == count[ts[j]] && ts[i] < ts[j]
+	})
+	return ts
+}
+
+// sampleOf keeps about n pages, the same ones on every run, in the split's
+// proportions of page types: pages are ranked by a hash of their id within
+// their type.
+func sampleOf(pages []extractbench.Page, n int) []extractbench.Page {
+	if n >= len(pages) {
+		return pages
+	}
+	byType := map[string][]extractbench.Page{}
+	for _, p := range pages {
+		byType[p.Type] = append(byType[p.Type], p)
+	}
+	hash := func(s string) uint32 { h := fnv.New32a(); h.Write([]byte(s)); return h.Sum32() }
+	var out []extractbench.Page
+	for _, ps := range byType {
+		sort.Slice(ps, func(i, j int) bool { return hash(ps[i].ID) < hash(ps[j].ID) })
+		k := max(1, (len(ps)*n+len(pages)/2)/len(pages))
+		out = append(out, ps[:min(k, len(ps))]...)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out
+}
+
+func quantiles(ts []time.Duration) (med, p95 float64) {
+	if len(ts) == 0 {
+		return 0, 0
+	}
+	s := append([]time.Duration(nil), ts...)
+	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+	return ms(s[len(s)/2]), ms(s[len(s)*95/100])
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
