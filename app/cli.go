@@ -236,7 +236,41 @@ type CLI struct {
 	Getenv         func(string) string
 	// Signals ends serve; nil means SIGINT and SIGTERM.
 	Signals context.Context
+	// Client runs the commands that are clients of a Trawl API (trawl api
+	// ..., trawl mcp); the binary provides them (app/clientcmd), so this
+	// package does not depend on the Go client.
+	Client ClientCommands
+	// MCP serves the MCP tools at /mcp on serve's port; nil: no /mcp.
+	MCP MCPMount
 }
+
+// ClientCommands runs the client commands.
+type ClientCommands interface {
+	Run(ctx context.Context, name string, a ClientArgs, io ClientIO) error
+}
+
+// ClientArgs are the client commands' arguments and flags.
+type ClientArgs struct {
+	Arg, Format, Engine, File, Callback string
+	Limit                               int
+	JSON, Wait, Email                   bool
+}
+
+// ClientIO is what a client command reads and writes.
+type ClientIO struct {
+	Stdin          io.Reader
+	Stdout, Stderr io.Writer
+	Getenv         func(string) string
+}
+
+// UsageError marks a usage error of a client command (exit code 2).
+func UsageError(err error) error { return usageError{err} }
+
+// RefusedError marks a request the API refused (exit code 3).
+func RefusedError(err error) error { return apiRefused{err} }
+
+// apiRefused is an API answer the caller can fix (a 4xx): exit code 3.
+type apiRefused struct{ error }
 
 // Main runs args (without the program name) and returns the exit code.
 func (c CLI) Main(args []string) int {
@@ -358,10 +392,10 @@ func (c CLI) run(cmd command, args []string) error {
 		fmt.Fprintf(c.Stdout, "trawl %s\n", Version)
 		return nil
 	case "mcp":
-		return c.mcp()
+		return c.client(cmd.name, o)
 	}
 	if strings.HasPrefix(cmd.name, "api ") {
-		return c.api(cmd.name, o)
+		return c.client(cmd.name, o)
 	}
 	return c.admin(cmd.name, o)
 }
@@ -415,7 +449,7 @@ func (c CLI) serve(o *options) error {
 			return err
 		}
 	}
-	app := fx.New(ServerOptions(*cfg, log, ln))
+	app := fx.New(ServerOptions(*cfg, log, ln, Extensions{MCP: c.MCP}))
 	if err := app.Err(); err != nil {
 		return err
 	}
@@ -669,4 +703,19 @@ func (c CLI) json(v any) error {
 	enc := json.NewEncoder(c.Stdout)
 	enc.SetIndent("", "  ")
 	return enc.Encode(v)
+}
+
+// client runs a client command through the binary's implementation.
+func (c CLI) client(name string, o *options) error {
+	if c.Client == nil {
+		return errors.New("this build has no client commands")
+	}
+	ctx := c.Signals
+	if ctx == nil {
+		var stop context.CancelFunc
+		ctx, stop = signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		defer stop()
+	}
+	return c.Client.Run(ctx, name, ClientArgs{Arg: o.arg, Format: o.format, Engine: o.engine, File: o.file, Callback: o.callback,
+		Limit: o.limit, JSON: o.json, Wait: o.wait, Email: o.mailResults}, ClientIO{Stdin: c.Stdin, Stdout: c.Stdout, Stderr: c.Stderr, Getenv: c.Getenv})
 }

@@ -22,7 +22,6 @@ import (
 	"github.com/trawlhq/trawl/adapters/httpapi"
 	"github.com/trawlhq/trawl/adapters/llm"
 	"github.com/trawlhq/trawl/adapters/mail"
-	"github.com/trawlhq/trawl/adapters/mcpserver"
 	"github.com/trawlhq/trawl/adapters/metrics"
 	"github.com/trawlhq/trawl/adapters/pdf"
 	"github.com/trawlhq/trawl/adapters/schema"
@@ -343,6 +342,17 @@ type HandlerOptions struct {
 	// MaxBody caps a request body, and an RPC message once decompressed.
 	MaxBody int64
 	Logger  *slog.Logger
+	// MCP serves the MCP tools at /mcp; nil: none.
+	MCP MCPMount
+}
+
+// MCPMount builds the /mcp handler over the API handler, with the token
+// check of the API (adapters/mcpserver.Handler).
+type MCPMount func(api http.Handler, authenticate func(ctx context.Context, authorization string) error) http.Handler
+
+// Extensions are what the binary adds to the server.
+type Extensions struct {
+	MCP MCPMount
 }
 
 // NewHandler builds the JSON API with the Connect RPC surface mounted on
@@ -366,19 +376,27 @@ func NewHandler(s Services, out Outbound, o HandlerOptions) (*httpapi.API, *conn
 	for _, r := range rpc.Routes() {
 		api.Mount(r.Pattern, r.Handler)
 	}
-	// MCP tools call the API itself, in process: the same limits and billing.
-	api.Mount("/mcp", mcpserver.Handler(api.Handler(), func(ctx context.Context, authorization string) error {
-		_, err := s.Auth.Authenticate(ctx, authorization)
-		return err
-	}, Version))
+	if o.MCP != nil {
+		// MCP tools call the API itself, in process: the same limits and billing.
+		api.Mount("/mcp", o.MCP(api.Handler(), func(ctx context.Context, authorization string) error {
+			_, err := s.Auth.Authenticate(ctx, authorization)
+			return err
+		}))
+	}
 	return api, rpc, nil
+}
+
+// extensionsIn takes the binary's extensions when the app was given them.
+type extensionsIn struct {
+	fx.In
+	Ext Extensions `optional:"true"`
 }
 
 // HTTPModule provides the API and runs the HTTP server for the app's lifetime.
 func HTTPModule() fx.Option {
 	return fx.Module("http",
-		fx.Provide(func(s Services, out Outbound, store *sqlstore.Store, lim ports.RateLimiter, rl Limiter, clk ports.Clock, payments ports.PaymentProvider, log *slog.Logger, c Config) (*httpapi.API, error) {
-			api, _, err := NewHandler(s, out, HandlerOptions{Ready: store.Ping, MaxBody: c.MaxBody, Logger: log, Checks: rl.Checks()})
+		fx.Provide(func(s Services, out Outbound, store *sqlstore.Store, lim ports.RateLimiter, rl Limiter, clk ports.Clock, payments ports.PaymentProvider, log *slog.Logger, c Config, x extensionsIn) (*httpapi.API, error) {
+			api, _, err := NewHandler(s, out, HandlerOptions{Ready: store.Ping, MaxBody: c.MaxBody, Logger: log, Checks: rl.Checks(), MCP: x.Ext.MCP})
 			if err != nil {
 				return nil, err
 			}
@@ -461,9 +479,13 @@ func ServerProtocols() *http.Protocols {
 }
 
 // ServerOptions is the whole server as fx options, serving on ln.
-func ServerOptions(c Config, log *slog.Logger, ln net.Listener) fx.Option {
+func ServerOptions(c Config, log *slog.Logger, ln net.Listener, ext ...Extensions) fx.Option {
+	var x Extensions
+	if len(ext) > 0 {
+		x = ext[0]
+	}
 	return fx.Options(
-		fx.Supply(c, log),
+		fx.Supply(c, log, x),
 		fx.Provide(func() net.Listener { return ln }),
 		fx.NopLogger,
 		fx.StopTimeout(c.Shutdown),

@@ -14,6 +14,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/trawlhq/trawl/adapters/httpapi"
 	"github.com/trawlhq/trawl/adapters/mcpserver"
 	"github.com/trawlhq/trawl/client"
 	"github.com/trawlhq/trawl/testkit/apitest"
@@ -48,7 +49,13 @@ func Start(t *testing.T) *world {
 		}
 		return "Pools are full of life."
 	}
-	e := apitest.Start(t, memstore.New(), apitest.Options{Resolve: sites.Resolve(site), Engines: map[string]string{"google": eng.URL}, LLMBaseURL: model.BaseURL(), NoWorker: true})
+	mount := func(api *httpapi.API, e *apitest.Env) {
+		api.Mount("/mcp", mcpserver.Handler(api.Handler(), func(ctx context.Context, authorization string) error {
+			_, err := e.Auth.Authenticate(ctx, authorization)
+			return err
+		}, "test"))
+	}
+	e := apitest.Start(t, memstore.New(), apitest.Options{Resolve: sites.Resolve(site), Engines: map[string]string{"google": eng.URL}, LLMBaseURL: model.BaseURL(), NoWorker: true, Mount: mount})
 	_, tok := e.Account("agent@example.com", "business")
 	return &world{e: e, tok: tok, model: model}
 }

@@ -1,4 +1,4 @@
-package app_test
+package clientcmd_test
 
 import (
 	"bytes"
@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/trawlhq/trawl/app"
+	"github.com/trawlhq/trawl/app/clientcmd"
 	"github.com/trawlhq/trawl/testkit/apitest"
 	"github.com/trawlhq/trawl/testkit/fakesearch"
 	"github.com/trawlhq/trawl/testkit/memstore"
@@ -29,7 +30,7 @@ func TestAPICommands(t *testing.T) {
 	env := map[string]string{"TRAWL_API_URL": e.Server.URL, "TRAWL_API_KEY": tok}
 	run := func(env map[string]string, args ...string) (int, string, string) {
 		var out, errb bytes.Buffer
-		code := app.CLI{Stdout: &out, Stderr: &errb, Getenv: func(k string) string { return env[k] }}.Main(args)
+		code := app.CLI{Stdout: &out, Stderr: &errb, Getenv: func(k string) string { return env[k] }, Client: clientcmd.Commands{}}.Main(args)
 		return code, out.String(), errb.String()
 	}
 	urls := filepath.Join(t.TempDir(), "urls.txt")

@@ -1,10 +1,12 @@
-package app
+package clientcmd
 
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/trawlhq/trawl/app"
 	"io"
 	"os"
 	"strings"
@@ -13,38 +15,31 @@ import (
 	"github.com/trawlhq/trawl/client"
 )
 
-// apiRefused is an API answer the caller can fix (a 4xx): exit code 3.
-type apiRefused struct{ error }
-
 // bulkPoll is how often api bulk --wait asks for the job's state.
 var bulkPoll = 500 * time.Millisecond
 
 // api runs the client commands against TRAWL_API_URL.
-func (c CLI) api(name string, o *options) error {
-	cl, err := c.apiClient()
+func (r runner) api(ctx context.Context, name string) error {
+	cl, err := r.apiClient()
 	if err != nil {
 		return err
 	}
-	ctx := c.Signals
-	if ctx == nil {
-		ctx = context.Background()
-	}
 	switch name {
 	case "api content":
-		err = c.apiContent(ctx, cl, o)
+		err = r.apiContent(ctx, cl)
 	case "api map":
-		err = c.apiMap(ctx, cl, o)
+		err = r.apiMap(ctx, cl)
 	case "api serp":
-		err = c.apiSerp(ctx, cl, o)
+		err = r.apiSerp(ctx, cl)
 	case "api bulk":
-		err = c.apiBulk(ctx, cl, o)
+		err = r.apiBulk(ctx, cl)
 	case "api credits":
 		var cr client.Credits
 		if cr, err = cl.Credits(ctx); err == nil {
-			if o.json {
-				return c.json(cr)
+			if r.a.JSON {
+				return r.json(cr)
 			}
-			fmt.Fprintf(c.Stdout, "balance %s (used %d of %d this period)\n", cr.FormattedBalance, cr.Used, cr.Limit)
+			fmt.Fprintf(r.io.Stdout, "balance %s (used %d of %d this period)\n", cr.FormattedBalance, cr.Used, cr.Limit)
 		}
 	}
 	return apiError(err)
@@ -64,59 +59,59 @@ func apiError(err error) error {
 		msg += fmt.Sprintf("\n  %s: %s", field, strings.Join(msgs, " "))
 	}
 	if e.Status >= 400 && e.Status < 500 {
-		return apiRefused{errors.New(msg)}
+		return app.RefusedError(errors.New(msg))
 	}
 	return errors.New(msg)
 }
 
-func (c CLI) apiContent(ctx context.Context, cl *client.Client, o *options) error {
-	switch o.format {
+func (r runner) apiContent(ctx context.Context, cl *client.Client) error {
+	switch r.a.Format {
 	case "markdown", "html", "json":
 	default:
-		return usageError{fmt.Errorf("--format must be markdown, html or json, not %q", o.format)}
+		return app.UsageError(fmt.Errorf("--format must be markdown, html or json, not %q", r.a.Format))
 	}
-	page, err := cl.Content(ctx, o.arg)
+	page, err := cl.Content(ctx, r.a.Arg)
 	if err != nil {
 		return err
 	}
-	switch o.format {
+	switch r.a.Format {
 	case "json":
-		return c.json(page)
+		return r.json(page)
 	case "html":
-		fmt.Fprintln(c.Stdout, page.HTML)
+		fmt.Fprintln(r.io.Stdout, page.HTML)
 	default:
-		fmt.Fprintln(c.Stdout, page.Markdown)
+		fmt.Fprintln(r.io.Stdout, page.Markdown)
 	}
 	return nil
 }
 
-func (c CLI) apiMap(ctx context.Context, cl *client.Client, o *options) error {
-	m, err := cl.Map(ctx, o.arg, o.limit)
+func (r runner) apiMap(ctx context.Context, cl *client.Client) error {
+	m, err := cl.Map(ctx, r.a.Arg, r.a.Limit)
 	if err != nil {
 		return err
 	}
-	if o.json {
-		return c.json(m)
+	if r.a.JSON {
+		return r.json(m)
 	}
 	for _, u := range m.URLs {
-		fmt.Fprintln(c.Stdout, u)
+		fmt.Fprintln(r.io.Stdout, u)
 	}
 	if m.Truncated {
-		fmt.Fprintf(c.Stderr, "%d of %d URLs (--limit)\n", len(m.URLs), m.Total)
+		fmt.Fprintf(r.io.Stderr, "%d of %d URLs (--limit)\n", len(m.URLs), m.Total)
 	}
 	return nil
 }
 
-func (c CLI) apiSerp(ctx context.Context, cl *client.Client, o *options) error {
-	res, err := cl.Search(ctx, client.SearchParams{Q: o.arg, Engine: o.engine})
+func (r runner) apiSerp(ctx context.Context, cl *client.Client) error {
+	res, err := cl.Search(ctx, client.SearchParams{Q: r.a.Arg, Engine: r.a.Engine})
 	if err != nil {
 		return err
 	}
-	if o.json {
-		return c.json(res)
+	if r.a.JSON {
+		return r.json(res)
 	}
-	for _, r := range res.OrganicResults {
-		fmt.Fprintf(c.Stdout, "%d\t%s\t%s\n", r.Position, r.Title, r.Link)
+	for _, o := range res.OrganicResults {
+		fmt.Fprintf(r.io.Stdout, "%d\t%s\t%s\n", o.Position, o.Title, o.Link)
 	}
 	return nil
 }
@@ -134,25 +129,25 @@ func readURLs(r io.Reader) ([]string, error) {
 	return urls, sc.Err()
 }
 
-func (c CLI) apiBulk(ctx context.Context, cl *client.Client, o *options) error {
-	f, err := os.Open(o.file)
+func (r runner) apiBulk(ctx context.Context, cl *client.Client) error {
+	f, err := os.Open(r.a.File)
 	if err != nil {
-		return usageError{fmt.Errorf("--file: %v", err)}
+		return app.UsageError(fmt.Errorf("--file: %v", err))
 	}
 	urls, err := readURLs(f)
 	f.Close()
 	if err != nil {
-		return usageError{fmt.Errorf("--file: %v", err)}
+		return app.UsageError(fmt.Errorf("--file: %v", err))
 	}
-	ack, err := cl.CreateBulkJob(ctx, client.BulkRequest{URLs: urls, Email: o.mailResults, CallbackURL: o.callback})
+	ack, err := cl.CreateBulkJob(ctx, client.BulkRequest{URLs: urls, Email: r.a.Email, CallbackURL: r.a.Callback})
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(c.Stdout, "job %s: %d URLs %s\n", ack.JobID, ack.URLsCount, ack.Status)
-	if !o.wait {
+	fmt.Fprintf(r.io.Stdout, "job %s: %d URLs %s\n", ack.JobID, ack.URLsCount, ack.Status)
+	if !r.a.Wait {
 		return nil
 	}
-	tty := isTerminal(c.Stdout)
+	tty := isTerminal(r.io.Stdout)
 	last := ""
 	for {
 		job, err := cl.BulkJob(ctx, ack.JobID)
@@ -162,14 +157,14 @@ func (c CLI) apiBulk(ctx context.Context, cl *client.Client, o *options) error {
 		line := fmt.Sprintf("%s %d/%d (%d ok, %d failed)", job.Status, job.ProcessedCount, job.URLsCount, job.SuccessCount, job.FailedCount)
 		switch {
 		case tty:
-			fmt.Fprintf(c.Stdout, "\r%s %s", bar(job.ProcessedCount, job.URLsCount, 30), line)
+			fmt.Fprintf(r.io.Stdout, "\r%s %s", bar(job.ProcessedCount, job.URLsCount, 30), line)
 		case line != last:
-			fmt.Fprintln(c.Stdout, line)
+			fmt.Fprintln(r.io.Stdout, line)
 		}
 		last = line
 		if job.Status == "completed" || job.Status == "failed" {
 			if tty {
-				fmt.Fprintln(c.Stdout)
+				fmt.Fprintln(r.io.Stdout)
 			}
 			if job.Status == "failed" {
 				msg := "the job failed"
@@ -205,4 +200,10 @@ func isTerminal(w io.Writer) bool {
 	}
 	st, err := f.Stat()
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+func (r runner) json(v any) error {
+	enc := json.NewEncoder(r.io.Stdout)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
 }
