@@ -36,7 +36,7 @@ bench-extract: ## Extraction quality and speed beside go-trafilatura (fallback o
 
 # Fuzz targets as package:FuzzName. FuzzREST feeds every route of the JSON
 # API, FuzzRPC every RPC procedure (health and reflection included).
-FUZZ_TARGETS := ./core/weburl/:FuzzParse ./adapters/httpapi/:FuzzREST ./adapters/connectapi/:FuzzRPC
+FUZZ_TARGETS := ./core/weburl/:FuzzParse ./adapters/httpapi/:FuzzREST ./adapters/connectapi/:FuzzRPC ./adapters/sitemap/:FuzzScanLocs
 
 .PHONY: fuzz
 fuzz: ## Run each fuzz target for FUZZTIME (URL rules, every REST route, every RPC procedure)
@@ -72,12 +72,16 @@ generate: ## Regenerate generated code: protobuf and Connect (buf), mocks (mocke
 
 GENERATED := adapters/connectapi/gen testkit/mocks
 
+.PHONY: fixtures
+fixtures: ## Rebuild the front-end fixture pages of the rendering tests (testdata/render/dist) with Vite, versions from the lockfile (needs node and npm)
+	cd testdata/render/app && npm install --no-audit --no-fund && npx vite build
+
 .PHONY: checkgenerate
 checkgenerate: generate ## Fail if generated code is out of date
 	@git diff --exit-code -- $(GENERATED) || { echo "generated code is out of date: run make generate"; exit 1; }
 	@test -z "$$(git status --porcelain -- $(GENERATED))" || { echo "untracked generated files: run make generate and commit"; git status --porcelain -- $(GENERATED); exit 1; }
 
 .PHONY: bench
-bench: ## Print the performance figures: HTTP load, ledger throughput, Go benchmarks
+bench: ## Print each figure beside its floor measured in the same run (ratios, p50/p99, SQLite and PostgreSQL), then the Go benchmarks
 	go run ./app/cmd/trawl-bench
 	go test -run '^$$' -bench . -benchmem ./adapters/... ./core/...

@@ -46,6 +46,13 @@ type Config struct {
 	DocumentTimeout     time.Duration // TRAWL_DOCUMENT_TIMEOUT: conversion time after the fetch
 	DocumentWorkers     int64         // TRAWL_DOCUMENT_WORKERS: PDFs converted at once
 	DocumentMemoryBytes int64         // TRAWL_DOCUMENT_MEMORY_BYTES: memory of one PDF's reader
+	BrowserPath         string        // TRAWL_BROWSER_PATH: a local Chromium; default: chromium on PATH
+	BrowserURL          string        // TRAWL_BROWSER_URL: a remote DevTools endpoint instead of a local browser
+	BrowserOff          bool          // TRAWL_BROWSER_OFF: never render, even with a browser installed
+	BrowserPages        int64         // TRAWL_BROWSER_PAGES: pages rendering at once; default: the core count
+	BrowserRestartAfter int64         // TRAWL_BROWSER_RESTART_AFTER: pages per browser process; default 200
+	BrowserProxyListen  string        // TRAWL_BROWSER_PROXY_LISTEN: where the browser's egress proxy listens; default 127.0.0.1:0
+	SearchRender        string        // TRAWL_SEARCH_RENDER: engines whose result pages are fetched in the browser (google)
 
 	SearchGoogleURL     string        // TRAWL_SEARCH_GOOGLE_URL
 	SearchBingURL       string        // TRAWL_SEARCH_BING_URL
@@ -115,6 +122,10 @@ func (c Config) FromEnv(getenv func(string) string) (Config, error) {
 	str("TRAWL_LOG_FORMAT", &c.LogFormat)
 	str("TRAWL_TOPUP_CURRENCY", &c.Currency)
 	str("TRAWL_FETCH_PROXY", &c.FetchProxy)
+	str("TRAWL_BROWSER_PATH", &c.BrowserPath)
+	str("TRAWL_BROWSER_URL", &c.BrowserURL)
+	str("TRAWL_BROWSER_PROXY_LISTEN", &c.BrowserProxyListen)
+	str("TRAWL_SEARCH_RENDER", &c.SearchRender)
 	str("TRAWL_SEARCH_GOOGLE_URL", &c.SearchGoogleURL)
 	str("TRAWL_SEARCH_BING_URL", &c.SearchBingURL)
 	str("TRAWL_SEARCH_DUCKDUCKGO_URL", &c.SearchDuckDuckGoURL)
@@ -138,7 +149,7 @@ func (c Config) FromEnv(getenv func(string) string) (Config, error) {
 		}
 	}
 	for name, dst := range map[string]*int64{"TRAWL_MAX_BODY_BYTES": &c.MaxBody, "TRAWL_TOPUP_CENTS_PER_1000": &c.PriceCents, "TRAWL_FETCH_MAX_BYTES": &c.FetchMaxBytes, "TRAWL_LLM_CONTEXT_CHARS": &c.LLMContextChars, "TRAWL_BULK_JOBS": &c.BulkJobs,
-		"TRAWL_DATABASE_MAX_CONNS": &c.DatabaseMaxConns, "TRAWL_DATABASE_MAX_IDLE_CONNS": &c.DatabaseMaxIdleConns,
+		"TRAWL_DATABASE_MAX_CONNS": &c.DatabaseMaxConns, "TRAWL_BROWSER_PAGES": &c.BrowserPages, "TRAWL_BROWSER_RESTART_AFTER": &c.BrowserRestartAfter, "TRAWL_DATABASE_MAX_IDLE_CONNS": &c.DatabaseMaxIdleConns,
 		"TRAWL_DOCUMENT_MAX_BYTES": &c.DocumentMaxBytes, "TRAWL_DOCUMENT_MAX_PAGES": &c.DocumentMaxPages, "TRAWL_DOCUMENT_WORKERS": &c.DocumentWorkers, "TRAWL_DOCUMENT_MEMORY_BYTES": &c.DocumentMemoryBytes} {
 		if v := strings.TrimSpace(getenv(name)); v != "" {
 			n, err := strconv.ParseInt(v, 10, 64)
@@ -160,7 +171,7 @@ func (c Config) FromEnv(getenv func(string) string) (Config, error) {
 			*dst = d
 		}
 	}
-	for name, dst := range map[string]*bool{"TRAWL_BOOTSTRAP": &c.Bootstrap, "TRAWL_BULK_WORKER": &c.BulkWorker, "TRAWL_S3_INSECURE": &c.S3Insecure} {
+	for name, dst := range map[string]*bool{"TRAWL_BOOTSTRAP": &c.Bootstrap, "TRAWL_BULK_WORKER": &c.BulkWorker, "TRAWL_S3_INSECURE": &c.S3Insecure, "TRAWL_BROWSER_OFF": &c.BrowserOff} {
 		if v := strings.TrimSpace(getenv(name)); v != "" {
 			b, err := strconv.ParseBool(v)
 			if err != nil {
@@ -172,8 +183,23 @@ func (c Config) FromEnv(getenv func(string) string) (Config, error) {
 	return c.fleetFromEnv(getenv)
 }
 
+// RendersSearch reports whether TRAWL_SEARCH_RENDER names engine.
+func (c Config) RendersSearch(engine string) bool {
+	for _, e := range strings.Split(c.SearchRender, ",") {
+		if strings.EqualFold(strings.TrimSpace(e), engine) {
+			return true
+		}
+	}
+	return false
+}
+
 // Validate checks the configuration before anything starts.
 func (c Config) Validate() error {
+	for _, e := range strings.Split(c.SearchRender, ",") {
+		if e = strings.ToLower(strings.TrimSpace(e)); e != "" && e != "google" {
+			return fmt.Errorf("TRAWL_SEARCH_RENDER %q: only google is fetched through the browser", c.SearchRender)
+		}
+	}
 	if _, _, err := net.SplitHostPort(c.Addr); err != nil {
 		return fmt.Errorf("address %q: want host:port", c.Addr)
 	}

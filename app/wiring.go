@@ -97,6 +97,11 @@ type Outbound struct {
 	// Documents convert PDF and DOCX responses on the content path.
 	Documents map[ports.DocumentFormat]ports.DocumentConverter
 	pdf       *pdf.Converter
+	// Renderer reads pages in a browser; nil when none is configured.
+	Renderer ports.Renderer
+	// Rendering says how pages are rendered, for the start-up log.
+	Rendering string
+	closers   []func()
 }
 
 // Warm prepares what is slow to start (the PDF reader) in the background.
@@ -106,8 +111,12 @@ func (o Outbound) Warm() {
 	}
 }
 
-// Close releases what the outbound adapters hold (the PDF reader).
+// Close releases what the outbound adapters hold (the PDF reader, the
+// browser and its egress proxy).
 func (o Outbound) Close() error {
+	for i := len(o.closers) - 1; i >= 0; i-- {
+		o.closers[i]()
+	}
 	if o.pdf != nil {
 		return o.pdf.Close()
 	}
@@ -138,8 +147,9 @@ func NewOutbound(c Config) (Outbound, error) {
 		return Outbound{}, err
 	}
 	so := searchadapter.ClientOptions{Timeout: c.SearchTimeout, Proxy: proxyURL(c.SearchProxy)}
+	google := searchadapter.NewGoogle(c.SearchGoogleURL, so)
 	engines := []ports.SearchEngine{
-		searchadapter.NewGoogle(c.SearchGoogleURL, so),
+		google,
 		searchadapter.NewBing(c.SearchBingURL, so),
 		searchadapter.NewDuckDuckGo(c.SearchDuckDuckGoURL, so),
 	}
@@ -147,6 +157,13 @@ func NewOutbound(c Config) (Outbound, error) {
 	out := Outbound{Fetcher: f, Guard: f, Extractor: extract.New(), Discoverer: d, Engines: engines, LLM: model}
 	out.pdf = pdf.New(pdf.Options{MaxPages: int(c.DocumentMaxPages), Workers: int(c.DocumentWorkers), MemoryLimitBytes: c.DocumentMemoryBytes})
 	out.Documents = map[ports.DocumentFormat]ports.DocumentConverter{ports.DocumentPDF: out.pdf, ports.DocumentDOCX: docx.New(docx.Options{})}
+	if out.Renderer, out.Rendering, out.closers, err = NewRenderer(c, f); err != nil {
+		return Outbound{}, err
+	}
+	if out.Renderer != nil && c.RendersSearch("google") {
+		google.RenderWith(out.Renderer)
+		out.Rendering += "; Google results through the browser"
+	}
 	if out.Webhooks, err = webhook.New(f); err != nil {
 		return Outbound{}, err
 	}
@@ -251,11 +268,14 @@ func NewServices(st Stores, clk ports.Clock, payments ports.PaymentProvider, lim
 	})); err != nil {
 		return s, err
 	}
-	var docs []content.Option
+	var copts []content.Option
 	if out.Documents != nil {
-		docs = append(docs, content.WithDocuments(o.Documents, out.Documents))
+		copts = append(copts, content.WithDocuments(o.Documents, out.Documents))
 	}
-	if s.Content, err = content.NewService(out.Fetcher, out.Extractor, s.Biller, docs...); err != nil {
+	if out.Renderer != nil {
+		copts = append(copts, content.WithRenderer(out.Renderer))
+	}
+	if s.Content, err = content.NewService(out.Fetcher, out.Extractor, s.Biller, copts...); err != nil {
 		return s, err
 	}
 	if s.Sitemap, err = sitemap.NewService(out.Discoverer, s.Biller); err != nil {
@@ -321,8 +341,11 @@ func PaymentModule() fx.Option {
 // OutboundModule provides the fetcher, the extractor and sitemap discovery.
 func OutboundModule() fx.Option {
 	return fx.Module("outbound",
-		fx.Provide(func(c Config, m *metrics.Metrics) (Outbound, error) {
+		fx.Provide(func(c Config, m *metrics.Metrics, log *slog.Logger) (Outbound, error) {
 			o, err := NewOutbound(c)
+			if err == nil {
+				log.Info("rendering: " + o.Rendering)
+			}
 			return instrumentOutbound(o, m), err
 		}),
 		fx.Invoke(func(lc fx.Lifecycle, out Outbound) { lc.Append(fx.StartStopHook(out.Warm, out.Close)) }))

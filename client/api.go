@@ -166,12 +166,35 @@ type Scraped struct {
 	StatusCode  int    `json:"statusCode"`
 	ContentType string `json:"contentType"`
 	HTML        string `json:"html"`
+	// Engine is how the page was read: http or browser.
+	Engine string `json:"engine,omitempty"`
 }
 
-// Scrape fetches the raw HTML of a page (1 credit).
-func (c *Client) Scrape(ctx context.Context, pageURL string) (Scraped, error) {
+// Render is how a page is read: RenderAuto (the server's default) fetches
+// it over HTTP and renders it in a browser when the static page needs one;
+// RenderAlways renders; RenderNever does not.
+type Render string
+
+const (
+	RenderAuto   Render = "auto"
+	RenderAlways Render = "always"
+	RenderNever  Render = "never"
+)
+
+// pageQuery is the query of a page call; the first render given, if any, is sent.
+func pageQuery(pageURL string, render []Render) url.Values {
+	q := url.Values{"url": {pageURL}}
+	if len(render) > 0 && render[0] != "" {
+		q.Set("render", string(render[0]))
+	}
+	return q
+}
+
+// Scrape fetches the raw HTML of a page (1 credit); render, if given, says
+// how the page is read.
+func (c *Client) Scrape(ctx context.Context, pageURL string, render ...Render) (Scraped, error) {
 	var out Scraped
-	return out, c.do(ctx, "GET", "/v1/scrape", url.Values{"url": {pageURL}}, nil, true, &out)
+	return out, c.do(ctx, "GET", "/v1/scrape", pageQuery(pageURL, render), nil, true, &out)
 }
 
 // Metadata is a page's metadata.
@@ -203,12 +226,16 @@ type Content struct {
 	// Warning is set when the content is not the whole source, e.g. a
 	// document cut at the page limit.
 	Warning string `json:"warning,omitempty"`
+	// Engine is how the page was read: http or browser; empty when it
+	// could not be read.
+	Engine string `json:"engine,omitempty"`
 }
 
-// Content extracts the main content of a page (2 credits).
-func (c *Client) Content(ctx context.Context, pageURL string) (Content, error) {
+// Content extracts the main content of a page (2 credits); render, if
+// given, says how the page is read.
+func (c *Client) Content(ctx context.Context, pageURL string, render ...Render) (Content, error) {
 	var out Content
-	return out, c.do(ctx, "GET", "/v1/content", url.Values{"url": {pageURL}}, nil, true, &out)
+	return out, c.do(ctx, "GET", "/v1/content", pageQuery(pageURL, render), nil, true, &out)
 }
 
 // SiteMap is a domain's URLs.
@@ -238,6 +265,7 @@ type SearchParams struct {
 	MaxContent int
 	Whitelist  []string
 	Blacklist  []string
+	Render     Render // how result pages are read; empty: the server's default (auto)
 }
 
 // query is the query string of a search; withContent adds the parameters
@@ -254,6 +282,9 @@ func (p SearchParams) query(withContent bool) url.Values {
 	}
 	if p.MaxContent > 0 {
 		q.Set("max_content", strconv.Itoa(p.MaxContent))
+	}
+	if p.Render != "" {
+		q.Set("render", string(p.Render))
 	}
 	for _, d := range p.Whitelist {
 		q.Add("whitelist_domains[]", d)
@@ -317,16 +348,22 @@ func (c *Client) SearchContent(ctx context.Context, p SearchParams) (SearchResul
 	return out, c.do(ctx, "GET", "/v1/serp/content", p.query(true), nil, true, &out)
 }
 
-// Prompt asks the model, grounded on pageURL when it is not empty (10 credits).
-func (c *Client) Prompt(ctx context.Context, prompt, pageURL string) (string, error) {
+// Prompt asks the model, grounded on pageURL when it is not empty (10
+// credits); render, if given, says how the page is read.
+func (c *Client) Prompt(ctx context.Context, prompt, pageURL string, render ...Render) (string, error) {
 	var out promptResponse
-	err := c.do(ctx, "POST", "/v1/prompt", nil, promptRequest{Prompt: prompt, URL: pageURL}, true, &out)
+	req := promptRequest{Prompt: prompt, URL: pageURL}
+	if len(render) > 0 {
+		req.Render = render[0]
+	}
+	err := c.do(ctx, "POST", "/v1/prompt", nil, req, true, &out)
 	return out.Response, err
 }
 
 type promptRequest struct {
 	Prompt string `json:"prompt"`
 	URL    string `json:"url,omitempty"`
+	Render Render `json:"render,omitempty"`
 }
 
 type promptResponse struct {

@@ -121,7 +121,8 @@ func TestBrowserDashboard(t *testing.T) {
 	if !tokenRE.MatchString(token) {
 		t.Fatalf("secret field holds %q", token)
 	}
-	if copyHidden := run(t, ctx, chromedp.Evaluate[bool](`document.querySelector("[data-copy]").hidden`)); copyHidden {
+	// The script that shows the button arrives after the page: wait for it.
+	if shown := run(t, ctx, chromedp.Poll[bool](`!document.querySelector("[data-copy]").hidden`, chromedp.WithPollingTimeout(10*time.Second))); !shown {
 		t.Fatal("the copy button stayed hidden with scripts on")
 	}
 	shot(ctx, "05-token-created")

@@ -61,4 +61,8 @@ type TokenStore interface {
 type Principal struct {
 	Account Account
 	Token   Token
+	// Credits is the account's credit row as read with the token, so a
+	// request that only reports it needs no second read. Its AccountID is 0
+	// when the reader did not load it.
+	Credits CreditState
 }

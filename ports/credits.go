@@ -99,6 +99,10 @@ type LedgerTx interface {
 	Charged(key string) (bool, error)
 	// TokenLive reports whether the token still exists (was not deleted).
 	TokenLive(tokenID int64) (bool, error)
+	// DropHold is what a settle reads, in one step: it deletes the hold (one
+	// already gone is no error), reports whether the token is live (always
+	// for token 0, the system), and sums the other holds not expired at now.
+	DropHold(holdID string, tokenID int64, now time.Time) (tokenLive bool, othersHeld int64, err error)
 	AddTransaction(Transaction) (Transaction, error)
 	// MarkCheckoutPaid marks the session paid; false if it already was.
 	MarkCheckoutPaid(sessionID string, at time.Time) (bool, error)

@@ -36,7 +36,7 @@ func contentMsg(p content.Page) *trawlv1.Content {
 	m := o.Metadata
 	c := &trawlv1.Content{Url: o.URL, Success: o.Success, StatusCode: int32(o.StatusCode), ErrorMessage: o.ErrorMessage, Html: o.HTML, Markdown: o.Markdown,
 		Metadata: &trawlv1.Metadata{Title: m.Title, Description: m.Description, Keywords: m.Keywords, Author: m.Author, Language: m.Language, Favicon: m.Favicon,
-			OgImage: m.OGImage, OgImageWidth: m.OGImageWidth, OgImageHeight: m.OGImageHeight, OgTitle: m.OGTitle, OgType: m.OGType}}
+			OgImage: m.OGImage, OgImageWidth: m.OGImageWidth, OgImageHeight: m.OGImageHeight, OgTitle: m.OGTitle, OgType: m.OGType}, Engine: o.Engine}
 	if m.PageCount > 0 {
 		n := int32(m.PageCount)
 		c.Metadata.PageCount = &n
@@ -51,17 +51,25 @@ type pageHandler struct{ s *Server }
 
 func (h pageHandler) Scrape(ctx context.Context, req *connect.Request[trawlv1.ScrapeRequest]) (*connect.Response[trawlv1.ScrapeResponse], error) {
 	return billed(h.s, ctx, req, func(ctx context.Context, c credits.Call) (*trawlv1.ScrapeResponse, credits.Receipt, error) {
-		raw, rc, err := h.s.d.Content.Scrape(ctx, c, req.Msg.GetUrl())
+		mode, err := content.ParseRenderMode(req.Msg.GetRender(), "render")
+		if err != nil {
+			return nil, credits.Receipt{}, err
+		}
+		raw, rc, err := h.s.d.Content.Scrape(ctx, c, req.Msg.GetUrl(), mode)
 		if err != nil {
 			return nil, rc, err
 		}
-		return &trawlv1.ScrapeResponse{Url: raw.URL, FinalUrl: raw.FinalURL, StatusCode: int32(raw.StatusCode), ContentType: raw.ContentType, Html: raw.HTML}, rc, nil
+		return &trawlv1.ScrapeResponse{Url: raw.URL, FinalUrl: raw.FinalURL, StatusCode: int32(raw.StatusCode), ContentType: raw.ContentType, Html: raw.HTML, Engine: string(raw.Engine)}, rc, nil
 	})
 }
 
 func (h pageHandler) GetContent(ctx context.Context, req *connect.Request[trawlv1.GetContentRequest]) (*connect.Response[trawlv1.GetContentResponse], error) {
 	return billed(h.s, ctx, req, func(ctx context.Context, c credits.Call) (*trawlv1.GetContentResponse, credits.Receipt, error) {
-		page, rc, err := h.s.d.Content.Content(ctx, c, req.Msg.GetUrl())
+		mode, err := content.ParseRenderMode(req.Msg.GetRender(), "render")
+		if err != nil {
+			return nil, credits.Receipt{}, err
+		}
+		page, rc, err := h.s.d.Content.Content(ctx, c, req.Msg.GetUrl(), mode)
 		if err != nil {
 			return nil, rc, err
 		}
@@ -167,10 +175,15 @@ func (h searchHandler) SearchContent(ctx context.Context, req *connect.Request[t
 		if maxContent == 0 {
 			maxContent = search.DefaultMaxContent
 		}
+		mode, err := content.ParseRenderMode(m.GetRender(), "render")
+		if err != nil {
+			return nil, credits.Receipt{}, err
+		}
 		res, rc, err := h.s.d.Search.SearchContent(ctx, c, search.ContentRequest{
 			Request:    search.Request{Q: m.GetQ(), Loc: m.GetLoc(), HL: m.GetHl(), GL: m.GetGl(), Engine: m.GetEngine()},
 			MaxContent: maxContent,
 			Filter:     domainrule.Filter{Whitelist: domainrule.ParseList(m.GetWhitelistDomains()), Blacklist: domainrule.ParseList(m.GetBlacklistDomains())},
+			Render:     mode,
 		})
 		if err != nil {
 			return nil, rc, err
@@ -184,7 +197,11 @@ type promptHandler struct{ s *Server }
 
 func (h promptHandler) Prompt(ctx context.Context, req *connect.Request[trawlv1.PromptRequest]) (*connect.Response[trawlv1.PromptResponse], error) {
 	return billed(h.s, ctx, req, func(ctx context.Context, c credits.Call) (*trawlv1.PromptResponse, credits.Receipt, error) {
-		text, rc, err := h.s.d.Prompt.Prompt(ctx, c, prompt.Request{Prompt: req.Msg.GetPrompt(), URL: req.Msg.GetUrl()})
+		mode, err := content.ParseRenderMode(req.Msg.GetRender(), "render")
+		if err != nil {
+			return nil, credits.Receipt{}, err
+		}
+		text, rc, err := h.s.d.Prompt.Prompt(ctx, c, prompt.Request{Prompt: req.Msg.GetPrompt(), URL: req.Msg.GetUrl(), Render: mode})
 		if err != nil {
 			return nil, rc, err
 		}
@@ -220,7 +237,7 @@ func statusMsg(st billing.Status) *trawlv1.CreditStatus {
 // withStatus answers with the caller's credit status, flagging a low balance
 // as the JSON API does.
 func withStatus[Res any](ctx context.Context, h creditsHandler, msg func(billing.Status) *Res) (*connect.Response[Res], error) {
-	st, err := h.s.d.Credits.Status(ctx, principal(ctx).Account.ID)
+	st, err := h.s.d.Credits.StatusFor(ctx, principal(ctx))
 	if err != nil {
 		return nil, toConnect(err)
 	}

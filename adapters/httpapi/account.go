@@ -46,7 +46,7 @@ func toStatusJSON(s billing.Status) statusJSON {
 
 // status loads the caller's credit status; an account that vanished is a 404.
 func (a *API) status(w http.ResponseWriter, r *http.Request) (billing.Status, bool) {
-	st, err := a.credits.Status(r.Context(), principal(r.Context()).Account.ID)
+	st, err := a.credits.StatusFor(r.Context(), principal(r.Context()))
 	if err != nil {
 		a.writeError(w, r, err)
 		return st, false

@@ -493,9 +493,23 @@ func TestAccountVanishedIs404(t *testing.T) {
 	ledger.EXPECT().ReadCredits(mock.Anything, mock.Anything, mock.Anything).Return(ports.CreditState{}, 0, failure.E("store", failure.NotFound, "account not found"))
 	e := apitest.Start(t, store, apitest.Options{Ledger: ledger})
 	_, tok := e.Account("dev@example.com", "basic")
+	for _, path := range []string{"/v1/credits/preview-cost", "/v1/credits/can-afford"} {
+		r := e.Do("POST", path, tok, map[string]any{"service_type": "content", "quantity": 1})
+		if m := r.JSON(t); r.Status != 404 || m["error"] != "Account not found." {
+			t.Errorf("%s = %d %v", path, r.Status, m)
+		}
+	}
+}
+
+// The credit status is answered from the credit row read with the token:
+// no second read of the store (the mock fails on any call to ReadCredits).
+func TestCreditStatusReadsTheAccountOnce(t *testing.T) {
+	store := memstore.New()
+	e := apitest.Start(t, store, apitest.Options{Ledger: mocks.NewLedgerStore(t)})
+	_, tok := e.Account("dev@example.com", "basic")
 	for _, path := range []string{"/v1/credits", "/v1/credits/usage-stats"} {
 		r := e.Do("GET", path, tok, nil)
-		if m := r.JSON(t); r.Status != 404 || m["error"] != "Account not found." {
+		if m := r.JSON(t); r.Status != 200 || m["balance"] != float64(6000) {
 			t.Errorf("%s = %d %v", path, r.Status, m)
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/trawlhq/trawl/core/content"
 	"github.com/trawlhq/trawl/core/credits"
 	"github.com/trawlhq/trawl/core/failure"
 	"github.com/trawlhq/trawl/core/ratelimit"
@@ -23,15 +24,24 @@ type scrapeJSON struct {
 	StatusCode  int    `json:"statusCode"`
 	ContentType string `json:"contentType"`
 	HTML        string `json:"html"`
+	Engine      string `json:"engine,omitempty"`
 }
 
 func (a *API) scrape(r *http.Request, c credits.Call) (int, any, credits.Receipt, error) {
-	raw, rc, err := a.content.Scrape(r.Context(), c, r.URL.Query().Get("url"))
-	return http.StatusOK, scrapeJSON{raw.URL, raw.FinalURL, raw.StatusCode, raw.ContentType, raw.HTML}, rc, err
+	mode, err := content.ParseRenderMode(r.URL.Query().Get("render"), "render")
+	if err != nil {
+		return 0, nil, credits.Receipt{}, err
+	}
+	raw, rc, err := a.content.Scrape(r.Context(), c, r.URL.Query().Get("url"), mode)
+	return http.StatusOK, scrapeJSON{raw.URL, raw.FinalURL, raw.StatusCode, raw.ContentType, raw.HTML, string(raw.Engine)}, rc, err
 }
 
 func (a *API) getContent(r *http.Request, c credits.Call) (int, any, credits.Receipt, error) {
-	page, rc, err := a.content.Content(r.Context(), c, r.URL.Query().Get("url"))
+	mode, err := content.ParseRenderMode(r.URL.Query().Get("render"), "render")
+	if err != nil {
+		return 0, nil, credits.Receipt{}, err
+	}
+	page, rc, err := a.content.Content(r.Context(), c, r.URL.Query().Get("url"), mode)
 	return http.StatusOK, page.Object(), rc, err
 }
 

@@ -210,3 +210,41 @@ func TestMapEndpoint(t *testing.T) {
 		t.Fatalf("balance %v, want two maps at 3 and a free miss", b)
 	}
 }
+
+// TestRenderParameter: render is checked before any work (422 naming it,
+// free), and a server without a browser answers engine http, or a free 503
+// saying it does not render when a browser was needed.
+func TestRenderParameter(t *testing.T) {
+	e, tok, site := pagesEnv(t)
+	site.Handle("/spa", "text/html", `<html><body><div id="root"></div><script type="module" src="/assets/index.js"></script></body></html>`)
+	for _, path := range []string{"/v1/content?render=sometimes&url=http://news.test/tide-pools", "/v1/scrape?render=1&url=http://news.test/tide-pools", "/v1/serp/content?q=x&render=yes"} {
+		r := e.Do("GET", path, tok, nil)
+		if r.Status != 422 || !strings.Contains(string(r.Body), "render") {
+			t.Errorf("%s = %d %s", path, r.Status, r.Body)
+		}
+	}
+	if r := e.Do("POST", "/v1/prompt", tok, map[string]any{"prompt": "hi", "url": "http://news.test/tide-pools", "render": "maybe"}); r.Status != 422 || !strings.Contains(string(r.Body), "render") {
+		t.Errorf("prompt with a bad render = %d %s", r.Status, r.Body)
+	}
+	for _, mode := range []string{"", "&render=auto", "&render=never"} {
+		r := e.Do("GET", "/v1/content?url=http://news.test/tide-pools"+mode, tok, nil)
+		if m := r.JSON(t); r.Status != 200 || m["engine"] != "http" {
+			t.Errorf("content%s = %d engine %v", mode, r.Status, m["engine"])
+		}
+	}
+	if r := e.Do("GET", "/v1/scrape?url=http://news.test/spa", tok, nil); r.Status != 200 || r.JSON(t)["engine"] != "http" {
+		t.Errorf("scrape of a shell without a browser = %d %s", r.Status, r.Body)
+	}
+	before := balance(t, e, tok)
+	r := e.Do("GET", "/v1/content?url=http://news.test/spa", tok, nil)
+	if r.Status != 503 || !strings.Contains(string(r.Body), "does not render pages in a browser") {
+		t.Errorf("content of a shell without a browser = %d %s", r.Status, r.Body)
+	}
+	r = e.Do("GET", "/v1/content?render=always&url=http://news.test/tide-pools", tok, nil)
+	if r.Status != 503 || !strings.Contains(string(r.Body), "does not render pages in a browser") {
+		t.Errorf("render=always without a browser = %d %s", r.Status, r.Body)
+	}
+	if b := balance(t, e, tok); b != before {
+		t.Fatalf("failed renders charged: balance %v, was %v", b, before)
+	}
+}

@@ -134,6 +134,11 @@ func (a *API) serpContent(r *http.Request, c credits.Call) (int, any, credits.Re
 		req.MaxContent = n
 	}
 	req.Filter = domainrule.Filter{Whitelist: listParam(r, "whitelist_domains"), Blacklist: listParam(r, "blacklist_domains")}
+	mode, err := content.ParseRenderMode(r.URL.Query().Get("render"), "render")
+	if err != nil {
+		return 0, nil, credits.Receipt{}, err
+	}
+	req.Render = mode
 	res, rc, err := a.search.SearchContent(r.Context(), c, req)
 	return http.StatusOK, toSerpJSON(req.Request, res), rc, err
 }
@@ -146,9 +151,14 @@ func (a *API) runPrompt(r *http.Request, c credits.Call) (int, any, credits.Rece
 	var fe failure.FieldErrors
 	text, _ := b.String(&fe, "prompt")
 	pageURL, _ := b.String(&fe, "url")
+	render, _ := b.String(&fe, "render")
 	if err := fe.Err("httpapi.prompt"); err != nil {
 		return 0, nil, credits.Receipt{}, err
 	}
-	answer, rc, err := a.prompt.Prompt(r.Context(), c, prompt.Request{Prompt: text, URL: pageURL})
+	mode, err := content.ParseRenderMode(render, "render")
+	if err != nil {
+		return 0, nil, credits.Receipt{}, err
+	}
+	answer, rc, err := a.prompt.Prompt(r.Context(), c, prompt.Request{Prompt: text, URL: pageURL, Render: mode})
 	return http.StatusOK, map[string]string{"response": answer}, rc, err
 }

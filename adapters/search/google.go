@@ -19,7 +19,14 @@ import (
 type Google struct {
 	base   string
 	client *engineClient
+	// renderer, when set, fetches result pages in a browser: Google serves
+	// its results only to clients that run JavaScript.
+	renderer ports.Renderer
 }
+
+// RenderWith makes the engine fetch its result pages through r; the parser
+// is the same.
+func (g *Google) RenderWith(r ports.Renderer) { g.renderer = r }
 
 var _ ports.SearchEngine = (*Google)(nil)
 
@@ -66,7 +73,16 @@ func UULE(loc string) string {
 // Search implements ports.SearchEngine.
 func (g *Google) Search(ctx context.Context, q ports.SearchQuery) (ports.SearchResults, error) {
 	start := time.Now()
-	body, status, err := g.client.get(ctx, "google", g.RequestURL(q), http.Header{"Cookie": {googleConsent}})
+	var body []byte
+	var status int
+	var err error
+	if g.renderer != nil {
+		var r ports.RenderResponse
+		r, err = g.renderer.Render(ctx, ports.RenderRequest{URL: g.RequestURL(q), Field: "engine"})
+		body, status = r.HTML, r.StatusCode
+	} else {
+		body, status, err = g.client.get(ctx, "google", g.RequestURL(q), http.Header{"Cookie": {googleConsent}})
+	}
 	if err != nil {
 		return ports.SearchResults{}, err
 	}

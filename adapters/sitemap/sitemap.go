@@ -287,6 +287,15 @@ func parse(body *bufio.Reader, maxURLs int, charsetReader func(string, io.Reader
 		locs, err := parseText(body, maxURLs, take)
 		return "text", locs, err
 	}
+	if scannable(body) {
+		return scanLocs(body, maxURLs, take)
+	}
+	return parseXML(body, maxURLs, charsetReader, take)
+}
+
+// parseXML is parse's XML branch with encoding/xml: for files in another
+// encoding than UTF-8 or with a document type.
+func parseXML(body *bufio.Reader, maxURLs int, charsetReader func(string, io.Reader) (io.Reader, error), take func(kind string) bool) (kind string, locs []string, err error) {
 	dec := xml.NewDecoder(body)
 	dec.Strict = false
 	dec.CharsetReader = charsetReader

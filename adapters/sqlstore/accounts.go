@@ -51,7 +51,7 @@ func (s *Store) CreateAccount(ctx context.Context, a ports.Account) (ports.Accou
 		anchor = sql.NullInt64{Int64: ms(a.CreatedAt), Valid: true}
 	}
 	var id int64
-	err := s.db.GetContext(ctx, &id, s.q(`INSERT INTO accounts (name, email, email_verified_at, created_at, updated_at, plan, plan_anchor, period_start)
+	err := s.x().GetContext(ctx, &id, s.q(`INSERT INTO accounts (name, email, email_verified_at, created_at, updated_at, plan, plan_anchor, period_start)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`),
 		a.Name, a.Email, msPtr(a.EmailVerifiedAt), ms(a.CreatedAt), ms(a.UpdatedAt), a.Plan, anchor, anchor)
 	if isUnique(err) {
@@ -67,7 +67,7 @@ func (s *Store) accountWhere(ctx context.Context, op, where string, arg any) (po
 	ctx, cancel := s.bounded(ctx)
 	defer cancel()
 	var r accountRow
-	err := s.db.GetContext(ctx, &r, s.q(`SELECT `+accountCols+` FROM accounts WHERE `+where), arg)
+	err := s.x().GetContext(ctx, &r, s.q(`SELECT `+accountCols+` FROM accounts WHERE `+where), arg)
 	if err != nil {
 		return ports.Account{}, notFound(ctx, op, "account", err)
 	}
@@ -89,7 +89,7 @@ func (s *Store) ListAccounts(ctx context.Context) ([]ports.Account, error) {
 	ctx, cancel := s.bounded(ctx)
 	defer cancel()
 	var rows []accountRow
-	if err := s.db.SelectContext(ctx, &rows, `SELECT `+accountCols+` FROM accounts ORDER BY id`); err != nil {
+	if err := s.x().SelectContext(ctx, &rows, `SELECT `+accountCols+` FROM accounts ORDER BY id`); err != nil {
 		return nil, fail(ctx, "sqlstore.ListAccounts", err)
 	}
 	out := make([]ports.Account, len(rows))
@@ -104,6 +104,6 @@ func (s *Store) CountAccounts(ctx context.Context) (int, error) {
 	ctx, cancel := s.bounded(ctx)
 	defer cancel()
 	var n int
-	err := s.db.GetContext(ctx, &n, `SELECT COUNT(*) FROM accounts`)
+	err := s.x().GetContext(ctx, &n, `SELECT COUNT(*) FROM accounts`)
 	return n, fail(ctx, "sqlstore.CountAccounts", err)
 }

@@ -15,7 +15,7 @@ func (s *Store) SetPasswordHash(ctx context.Context, accountID int64, hash strin
 	const op = "sqlstore.SetPasswordHash"
 	ctx, cancel := s.bounded(ctx)
 	defer cancel()
-	_, err := s.db.ExecContext(ctx, s.q(`INSERT INTO account_passwords (account_id, hash, updated_at) VALUES (?, ?, ?)
+	_, err := s.x().ExecContext(ctx, s.q(`INSERT INTO account_passwords (account_id, hash, updated_at) VALUES (?, ?, ?)
 		ON CONFLICT (account_id) DO UPDATE SET hash = excluded.hash, updated_at = excluded.updated_at`),
 		accountID, hash, ms(time.Now()))
 	return fail(ctx, op, err)
@@ -26,7 +26,7 @@ func (s *Store) PasswordHash(ctx context.Context, accountID int64) (string, erro
 	ctx, cancel := s.bounded(ctx)
 	defer cancel()
 	var h string
-	err := s.db.GetContext(ctx, &h, s.q(`SELECT hash FROM account_passwords WHERE account_id = ?`), accountID)
+	err := s.x().GetContext(ctx, &h, s.q(`SELECT hash FROM account_passwords WHERE account_id = ?`), accountID)
 	if err != nil {
 		return "", notFound(ctx, "sqlstore.PasswordHash", "password", err)
 	}
@@ -37,7 +37,7 @@ func (s *Store) PasswordHash(ctx context.Context, accountID int64) (string, erro
 func (s *Store) MarkEmailVerified(ctx context.Context, accountID int64, at time.Time) error {
 	ctx, cancel := s.bounded(ctx)
 	defer cancel()
-	_, err := s.db.ExecContext(ctx, s.q(`UPDATE accounts SET email_verified_at = ?, updated_at = ? WHERE id = ? AND email_verified_at IS NULL`),
+	_, err := s.x().ExecContext(ctx, s.q(`UPDATE accounts SET email_verified_at = ?, updated_at = ? WHERE id = ? AND email_verified_at IS NULL`),
 		ms(at), ms(at), accountID)
 	return fail(ctx, "sqlstore.MarkEmailVerified", err)
 }
@@ -70,7 +70,7 @@ func (s *Store) Session(ctx context.Context, hash string, now time.Time) (ports.
 	ctx, cancel := s.bounded(ctx)
 	defer cancel()
 	var r signInRow
-	err := s.db.GetContext(ctx, &r, s.q(`SELECT hash, account_id, created_at, expires_at FROM sessions WHERE hash = ? AND expires_at > ?`), hash, ms(now))
+	err := s.x().GetContext(ctx, &r, s.q(`SELECT hash, account_id, created_at, expires_at FROM sessions WHERE hash = ? AND expires_at > ?`), hash, ms(now))
 	if err != nil {
 		return ports.Session{}, notFound(ctx, "sqlstore.Session", "session", err)
 	}
@@ -81,7 +81,7 @@ func (s *Store) Session(ctx context.Context, hash string, now time.Time) (ports.
 func (s *Store) DeleteSession(ctx context.Context, hash string) error {
 	ctx, cancel := s.bounded(ctx)
 	defer cancel()
-	_, err := s.db.ExecContext(ctx, s.q(`DELETE FROM sessions WHERE hash = ?`), hash)
+	_, err := s.x().ExecContext(ctx, s.q(`DELETE FROM sessions WHERE hash = ?`), hash)
 	return fail(ctx, "sqlstore.DeleteSession", err)
 }
 
@@ -89,7 +89,7 @@ func (s *Store) DeleteSession(ctx context.Context, hash string) error {
 func (s *Store) DeleteAccountSessions(ctx context.Context, accountID int64) error {
 	ctx, cancel := s.bounded(ctx)
 	defer cancel()
-	_, err := s.db.ExecContext(ctx, s.q(`DELETE FROM sessions WHERE account_id = ?`), accountID)
+	_, err := s.x().ExecContext(ctx, s.q(`DELETE FROM sessions WHERE account_id = ?`), accountID)
 	return fail(ctx, "sqlstore.DeleteAccountSessions", err)
 }
 
@@ -122,7 +122,7 @@ func (s *Store) UseEmailToken(ctx context.Context, hash, purpose string, now tim
 	ctx, cancel := s.bounded(ctx)
 	defer cancel()
 	var r emailTokenRow
-	err := s.db.GetContext(ctx, &r, s.q(`DELETE FROM email_tokens WHERE hash = ? AND purpose = ? AND expires_at > ?
+	err := s.x().GetContext(ctx, &r, s.q(`DELETE FROM email_tokens WHERE hash = ? AND purpose = ? AND expires_at > ?
 		RETURNING account_id, created_at, expires_at`), hash, purpose, ms(now))
 	if err != nil {
 		return ports.EmailToken{}, notFound(ctx, op, "email token", err)

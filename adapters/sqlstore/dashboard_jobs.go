@@ -21,11 +21,11 @@ func (s *Store) ListJobs(ctx context.Context, accountID int64, limit, offset int
 	ctx, cancel := s.bounded(ctx)
 	defer cancel()
 	var total int
-	if err := s.db.GetContext(ctx, &total, s.q(`SELECT COUNT(*) FROM bulk_jobs WHERE account_id = ?`), accountID); err != nil {
+	if err := s.x().GetContext(ctx, &total, s.q(`SELECT COUNT(*) FROM bulk_jobs WHERE account_id = ?`), accountID); err != nil {
 		return nil, 0, fail(ctx, op, err)
 	}
 	var rows []jobSummaryRow
-	err := s.db.SelectContext(ctx, &rows, s.q(`SELECT `+jobCols+`,
+	err := s.x().SelectContext(ctx, &rows, s.q(`SELECT `+jobCols+`,
 		(SELECT COUNT(*) FROM bulk_job_urls u WHERE u.job_id = j.id AND u.status = 'succeeded') AS succeeded,
 		(SELECT COUNT(*) FROM bulk_job_urls u WHERE u.job_id = j.id AND u.status = 'failed') AS failed,
 		(SELECT COUNT(*) FROM delivery_attempts d WHERE d.job_id = j.id) AS deliveries

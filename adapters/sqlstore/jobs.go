@@ -74,7 +74,7 @@ func (s *Store) Job(ctx context.Context, id string) (ports.BulkJob, error) {
 	ctx, cancel := s.bounded(ctx)
 	defer cancel()
 	var r jobRow
-	if err := s.db.GetContext(ctx, &r, s.q(`SELECT `+jobCols+` FROM bulk_jobs WHERE id = ?`), id); err != nil {
+	if err := s.x().GetContext(ctx, &r, s.q(`SELECT `+jobCols+` FROM bulk_jobs WHERE id = ?`), id); err != nil {
 		return ports.BulkJob{}, notFound(ctx, "sqlstore.Job", "job", err)
 	}
 	return r.job(), nil
@@ -96,7 +96,7 @@ func (s *Store) JobURLs(ctx context.Context, id string) ([]ports.BulkURL, error)
 	ctx, cancel := s.bounded(ctx)
 	defer cancel()
 	var rows []urlRow
-	if err := s.db.SelectContext(ctx, &rows, s.q(`SELECT job_id, idx, url, status, status_code, error, content, finished_at FROM bulk_job_urls WHERE job_id = ? ORDER BY idx`), id); err != nil {
+	if err := s.x().SelectContext(ctx, &rows, s.q(`SELECT job_id, idx, url, status, status_code, error, content, finished_at FROM bulk_job_urls WHERE job_id = ? ORDER BY idx`), id); err != nil {
 		return nil, fail(ctx, "sqlstore.JobURLs", err)
 	}
 	out := make([]ports.BulkURL, len(rows))
@@ -149,7 +149,7 @@ func (s *Store) ClaimJob(ctx context.Context, owner string, now time.Time, lease
 func (s *Store) RenewLease(ctx context.Context, jobID, owner string, until time.Time) error {
 	ctx, cancel := s.bounded(ctx)
 	defer cancel()
-	res, err := s.db.ExecContext(ctx, s.q(`UPDATE bulk_jobs SET lease_until = ? WHERE id = ? AND lease_owner = ? AND status = 'processing'`), ms(until), jobID, owner)
+	res, err := s.x().ExecContext(ctx, s.q(`UPDATE bulk_jobs SET lease_until = ? WHERE id = ? AND lease_owner = ? AND status = 'processing'`), ms(until), jobID, owner)
 	if err != nil {
 		return fail(ctx, "sqlstore.RenewLease", err)
 	}
@@ -163,7 +163,7 @@ func (s *Store) RenewLease(ctx context.Context, jobID, owner string, until time.
 func (s *Store) FinishURL(ctx context.Context, u ports.BulkURL) error {
 	ctx, cancel := s.bounded(ctx)
 	defer cancel()
-	_, err := s.db.ExecContext(ctx, s.q(`UPDATE bulk_job_urls SET status = ?, status_code = ?, error = ?, content = ?, finished_at = ? WHERE job_id = ? AND idx = ?`),
+	_, err := s.x().ExecContext(ctx, s.q(`UPDATE bulk_job_urls SET status = ?, status_code = ?, error = ?, content = ?, finished_at = ? WHERE job_id = ? AND idx = ?`),
 		u.Status, u.StatusCode, u.Error, string(u.Content), msPtr(u.FinishedAt), u.JobID, u.Index)
 	return fail(ctx, "sqlstore.FinishURL", err)
 }
@@ -172,7 +172,7 @@ func (s *Store) FinishURL(ctx context.Context, u ports.BulkURL) error {
 func (s *Store) FinishJob(ctx context.Context, j ports.BulkJob, owner string) error {
 	ctx, cancel := s.bounded(ctx)
 	defer cancel()
-	res, err := s.db.ExecContext(ctx, s.q(`UPDATE bulk_jobs SET status = ?, error = ?, archive_key = ?, completed_at = ?, failed_at = ?, lease_owner = '', lease_until = 0
+	res, err := s.x().ExecContext(ctx, s.q(`UPDATE bulk_jobs SET status = ?, error = ?, archive_key = ?, completed_at = ?, failed_at = ?, lease_owner = '', lease_until = 0
 		WHERE id = ? AND lease_owner = ? AND status = 'processing'`),
 		j.Status, j.Error, j.ArchiveKey, msPtr(j.CompletedAt), msPtr(j.FailedAt), j.ID, owner)
 	if err != nil {
@@ -188,7 +188,7 @@ func (s *Store) FinishJob(ctx context.Context, j ports.BulkJob, owner string) er
 func (s *Store) RecordDelivery(ctx context.Context, a ports.DeliveryAttempt) error {
 	ctx, cancel := s.bounded(ctx)
 	defer cancel()
-	_, err := s.db.ExecContext(ctx, s.q(`INSERT INTO delivery_attempts (job_id, channel, attempt, target, status_code, error, duration_ms, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`),
+	_, err := s.x().ExecContext(ctx, s.q(`INSERT INTO delivery_attempts (job_id, channel, attempt, target, status_code, error, duration_ms, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`),
 		a.JobID, a.Channel, a.Attempt, a.Target, a.StatusCode, a.Error, a.Duration.Milliseconds(), ms(a.At))
 	return fail(ctx, "sqlstore.RecordDelivery", err)
 }
@@ -209,7 +209,7 @@ func (s *Store) Deliveries(ctx context.Context, jobID string) ([]ports.DeliveryA
 	ctx, cancel := s.bounded(ctx)
 	defer cancel()
 	var rows []deliveryRow
-	if err := s.db.SelectContext(ctx, &rows, s.q(`SELECT job_id, channel, attempt, target, status_code, error, duration_ms, at FROM delivery_attempts WHERE job_id = ? ORDER BY id`), jobID); err != nil {
+	if err := s.x().SelectContext(ctx, &rows, s.q(`SELECT job_id, channel, attempt, target, status_code, error, duration_ms, at FROM delivery_attempts WHERE job_id = ? ORDER BY id`), jobID); err != nil {
 		return nil, fail(ctx, "sqlstore.Deliveries", err)
 	}
 	out := make([]ports.DeliveryAttempt, len(rows))
@@ -225,7 +225,7 @@ func (s *Store) PendingURLs(ctx context.Context) (int, error) {
 	ctx, cancel := s.bounded(ctx)
 	defer cancel()
 	var n int
-	err := s.db.GetContext(ctx, &n, `SELECT COUNT(*) FROM bulk_job_urls u JOIN bulk_jobs j ON j.id = u.job_id WHERE u.status = 'pending' AND j.status IN ('queued', 'processing')`)
+	err := s.x().GetContext(ctx, &n, `SELECT COUNT(*) FROM bulk_job_urls u JOIN bulk_jobs j ON j.id = u.job_id WHERE u.status = 'pending' AND j.status IN ('queued', 'processing')`)
 	return n, fail(ctx, "sqlstore.PendingURLs", err)
 }
 
@@ -252,7 +252,7 @@ func (s *Store) WebhookSecret(ctx context.Context, accountID int64, newSecret fu
 func (s *Store) SetWebhookSecret(ctx context.Context, accountID int64, secret string) error {
 	ctx, cancel := s.bounded(ctx)
 	defer cancel()
-	res, err := s.db.ExecContext(ctx, s.q(`UPDATE accounts SET webhook_secret = ? WHERE id = ?`), secret, accountID)
+	res, err := s.x().ExecContext(ctx, s.q(`UPDATE accounts SET webhook_secret = ? WHERE id = ?`), secret, accountID)
 	if err != nil {
 		return fail(ctx, "sqlstore.SetWebhookSecret", err)
 	}

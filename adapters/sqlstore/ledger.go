@@ -21,40 +21,108 @@ func (s *Store) WithCredits(ctx context.Context, accountID int64, fn func(ports.
 		if err != nil {
 			return notFound(ctx, op, "account", err)
 		}
-		return fn(&ledgerTx{s: s, ctx: ctx, tx: tx, state: row.credits()})
+		l := &ledgerTx{s: s, ctx: ctx, tx: tx, state: row.credits()}
+		if err := fn(l); err != nil {
+			return err
+		}
+		return l.flush()
 	}))
 }
 
+// ledgerTx is the locked view of one account. Two writes wait for the next
+// statement so that they can ride on it (on PostgreSQL, one round trip
+// instead of two): the credit row saved by SaveState is written with the
+// next transaction inserted, and the expired holds deleted by
+// DeleteExpiredHolds go with the next sum of the holds. Whatever still waits
+// when the work is done is written before the commit; a statement about the
+// holds first writes the deletion it would otherwise not see.
 type ledgerTx struct {
 	s     *Store
 	ctx   context.Context
 	tx    execer
 	state ports.CreditState
+	// unsaved: state is not written yet; expiredAt: the holds expired at
+	// this instant are not deleted yet.
+	unsaved   bool
+	expiredAt *time.Time
 }
 
 func (l *ledgerTx) State() ports.CreditState { return l.state }
 
+const saveStateSQL = `UPDATE accounts SET plan = ?, plan_anchor = ?, period_start = ?, used = ?, allowance_used = ?, topup = ?, updated_at = ? WHERE id = ?`
+
+func (l *ledgerTx) stateArgs() []any {
+	c := l.state
+	return []any{c.Plan, msPtr(c.PlanAnchor), msPtr(c.PeriodStart), c.Used, c.AllowanceUsed, c.TopUp, ms(time.Now()), c.AccountID}
+}
+
+// SaveState keeps c as the credit row, written with the next transaction
+// or before the commit.
 func (l *ledgerTx) SaveState(c ports.CreditState) error {
-	_, err := l.tx.ExecContext(l.ctx, l.s.q(`UPDATE accounts SET plan = ?, plan_anchor = ?, period_start = ?, used = ?, allowance_used = ?, topup = ?, updated_at = ? WHERE id = ?`),
-		c.Plan, msPtr(c.PlanAnchor), msPtr(c.PeriodStart), c.Used, c.AllowanceUsed, c.TopUp, ms(time.Now()), l.state.AccountID)
-	if err == nil {
-		l.state = c
+	c.AccountID = l.state.AccountID
+	l.state, l.unsaved = c, true
+	return nil
+}
+
+// flush writes what still waits.
+func (l *ledgerTx) flush() error {
+	if err := l.deleteExpired(); err != nil {
+		return err
 	}
-	return err
+	if !l.unsaved {
+		return nil
+	}
+	if _, err := l.tx.ExecContext(l.ctx, l.s.q(saveStateSQL), l.stateArgs()...); err != nil {
+		return err
+	}
+	l.unsaved = false
+	return nil
 }
 
 func (l *ledgerTx) HeldAmount(now time.Time) (int64, error) {
-	var n sql.NullInt64
-	err := l.tx.GetContext(l.ctx, &n, l.s.q(`SELECT SUM(amount) FROM holds WHERE account_id = ? AND expires_at > ?`), l.state.AccountID, ms(now))
-	return n.Int64, err
+	var n int64
+	if l.expiredAt != nil && l.expiredAt.Equal(now) && l.s.dialect == Postgres {
+		// The sum reads the holds as they were before the deletion, but a
+		// hold expired at now is not summed anyway.
+		err := l.tx.GetContext(l.ctx, &n, l.s.q(`WITH expired AS (DELETE FROM holds WHERE account_id = ? AND expires_at <= ?)
+			SELECT COALESCE(SUM(amount), 0) FROM holds WHERE account_id = ? AND expires_at > ?`), l.state.AccountID, ms(now), l.state.AccountID, ms(now))
+		if err == nil {
+			l.expiredAt = nil
+		}
+		return n, err
+	}
+	if err := l.deleteExpired(); err != nil {
+		return 0, err
+	}
+	err := l.tx.GetContext(l.ctx, &n, l.s.q(`SELECT COALESCE(SUM(amount), 0) FROM holds WHERE account_id = ? AND expires_at > ?`), l.state.AccountID, ms(now))
+	return n, err
 }
 
+// DeleteExpiredHolds deletes the account's holds expired at now, with the
+// next sum of the holds or before any other statement about them.
 func (l *ledgerTx) DeleteExpiredHolds(now time.Time) error {
-	_, err := l.tx.ExecContext(l.ctx, l.s.q(`DELETE FROM holds WHERE account_id = ? AND expires_at <= ?`), l.state.AccountID, ms(now))
-	return err
+	if l.expiredAt != nil && l.expiredAt.After(now) {
+		return nil // a later instant is already waiting
+	}
+	l.expiredAt = &now
+	return nil
+}
+
+func (l *ledgerTx) deleteExpired() error {
+	if l.expiredAt == nil {
+		return nil
+	}
+	if _, err := l.tx.ExecContext(l.ctx, l.s.q(`DELETE FROM holds WHERE account_id = ? AND expires_at <= ?`), l.state.AccountID, ms(*l.expiredAt)); err != nil {
+		return err
+	}
+	l.expiredAt = nil
+	return nil
 }
 
 func (l *ledgerTx) PutHold(h ports.Hold) error {
+	if err := l.deleteExpired(); err != nil {
+		return err
+	}
 	_, err := l.tx.ExecContext(l.ctx, l.s.q(`INSERT INTO holds (id, account_id, token_id, amount, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)`),
 		h.ID, h.AccountID, h.TokenID, h.Amount, ms(h.CreatedAt), ms(h.ExpiresAt))
 	return err
@@ -70,6 +138,9 @@ type holdRow struct {
 }
 
 func (l *ledgerTx) Hold(id string) (ports.Hold, error) {
+	if err := l.deleteExpired(); err != nil {
+		return ports.Hold{}, err
+	}
 	var r holdRow
 	err := l.tx.GetContext(l.ctx, &r, l.s.q(`SELECT id, account_id, token_id, amount, created_at, expires_at FROM holds WHERE id = ? AND account_id = ?`), id, l.state.AccountID)
 	if err != nil {
@@ -79,6 +150,9 @@ func (l *ledgerTx) Hold(id string) (ports.Hold, error) {
 }
 
 func (l *ledgerTx) DeleteHold(id string) error {
+	if err := l.deleteExpired(); err != nil {
+		return err
+	}
 	res, err := l.tx.ExecContext(l.ctx, l.s.q(`DELETE FROM holds WHERE id = ? AND account_id = ?`), id, l.state.AccountID)
 	if err != nil {
 		return err
@@ -90,6 +164,9 @@ func (l *ledgerTx) DeleteHold(id string) error {
 }
 
 func (l *ledgerTx) UpdateHold(id string, amount int64) error {
+	if err := l.deleteExpired(); err != nil {
+		return err
+	}
 	res, err := l.tx.ExecContext(l.ctx, l.s.q(`UPDATE holds SET amount = ? WHERE id = ? AND account_id = ?`), amount, id, l.state.AccountID)
 	if err != nil {
 		return err
@@ -112,6 +189,33 @@ func (l *ledgerTx) TokenLive(tokenID int64) (bool, error) {
 	return n > 0, err
 }
 
+// DropHold deletes the hold, checks the token and sums the other live holds:
+// one statement on PostgreSQL (its sum reads the holds as they were before
+// the deletion, so it leaves the dropped hold out by its id).
+func (l *ledgerTx) DropHold(holdID string, tokenID int64, now time.Time) (bool, int64, error) {
+	if err := l.deleteExpired(); err != nil {
+		return false, 0, err
+	}
+	var r struct {
+		Live int64 `db:"live"`
+		Held int64 `db:"held"`
+	}
+	if l.s.dialect == Postgres {
+		err := l.tx.GetContext(l.ctx, &r, l.s.q(`WITH dropped AS (DELETE FROM holds WHERE id = ? AND account_id = ?)
+			SELECT CASE WHEN ? = 0 OR EXISTS (SELECT 1 FROM tokens WHERE id = ? AND account_id = ?) THEN 1 ELSE 0 END AS live,
+				(SELECT COALESCE(SUM(amount), 0) FROM holds WHERE account_id = ? AND expires_at > ? AND id <> ?) AS held`),
+			holdID, l.state.AccountID, tokenID, tokenID, l.state.AccountID, l.state.AccountID, ms(now), holdID)
+		return r.Live == 1, r.Held, err
+	}
+	if _, err := l.tx.ExecContext(l.ctx, l.s.q(`DELETE FROM holds WHERE id = ? AND account_id = ?`), holdID, l.state.AccountID); err != nil {
+		return false, 0, err
+	}
+	err := l.tx.GetContext(l.ctx, &r, l.s.q(`SELECT CASE WHEN ? = 0 OR EXISTS (SELECT 1 FROM tokens WHERE id = ? AND account_id = ?) THEN 1 ELSE 0 END AS live,
+		(SELECT COALESCE(SUM(amount), 0) FROM holds WHERE account_id = ? AND expires_at > ?) AS held`),
+		tokenID, tokenID, l.state.AccountID, l.state.AccountID, ms(now))
+	return r.Live == 1, r.Held, err
+}
+
 func (l *ledgerTx) AddTransaction(t ports.Transaction) (ports.Transaction, error) {
 	meta, err := json.Marshal(t.Metadata)
 	if err != nil {
@@ -122,9 +226,22 @@ func (l *ledgerTx) AddTransaction(t ports.Transaction) (ports.Transaction, error
 	if t.ChargeKey != "" {
 		key = sql.NullString{String: t.ChargeKey, Valid: true}
 	}
-	err = l.tx.GetContext(l.ctx, &t.ID, l.s.q(`INSERT INTO transactions (account_id, service_type, service_name, credits, balance_after, created_at, metadata, charge_key)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`),
-		t.AccountID, t.ServiceType, t.ServiceName, t.Credits, t.BalanceAfter, ms(t.CreatedAt), string(meta), key)
+	args := []any{t.AccountID, t.ServiceType, t.ServiceName, t.Credits, t.BalanceAfter, ms(t.CreatedAt), string(meta), key}
+	switch {
+	case l.unsaved && l.s.dialect == Postgres:
+		// The credit row and the transaction in one statement.
+		err = l.tx.GetContext(l.ctx, &t.ID, l.s.q(`WITH saved AS (`+saveStateSQL+` RETURNING id)
+			INSERT INTO transactions (account_id, service_type, service_name, credits, balance_after, created_at, metadata, charge_key)
+			VALUES ((SELECT id FROM saved), ?, ?, ?, ?, ?, ?, ?) RETURNING id`), append(l.stateArgs(), args[1:]...)...)
+		if err == nil {
+			l.unsaved = false
+		}
+	default:
+		if err = l.flush(); err != nil {
+			return t, err
+		}
+		err = l.tx.GetContext(l.ctx, &t.ID, l.s.q(insertTransactionSQL), args...)
+	}
 	if isUnique(err) {
 		return t, failure.E("sqlstore.AddTransaction", failure.Conflict, "already charged")
 	}
@@ -141,6 +258,9 @@ func (l *ledgerTx) MarkCheckoutPaid(sessionID string, at time.Time) (bool, error
 	n, err := res.RowsAffected()
 	return n == 1, err
 }
+
+const insertTransactionSQL = `INSERT INTO transactions (account_id, service_type, service_name, credits, balance_after, created_at, metadata, charge_key)
+	VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`
 
 type transactionRow struct {
 	ID           int64  `db:"id"`
@@ -159,11 +279,11 @@ func (s *Store) Transactions(ctx context.Context, accountID int64, limit, offset
 	ctx, cancel := s.bounded(ctx)
 	defer cancel()
 	var total int
-	if err := s.db.GetContext(ctx, &total, s.q(`SELECT COUNT(*) FROM transactions WHERE account_id = ?`), accountID); err != nil {
+	if err := s.x().GetContext(ctx, &total, s.q(`SELECT COUNT(*) FROM transactions WHERE account_id = ?`), accountID); err != nil {
 		return nil, 0, fail(ctx, op, err)
 	}
 	var rows []transactionRow
-	err := s.db.SelectContext(ctx, &rows, s.q(`SELECT id, account_id, service_type, service_name, credits, balance_after, created_at, metadata
+	err := s.x().SelectContext(ctx, &rows, s.q(`SELECT id, account_id, service_type, service_name, credits, balance_after, created_at, metadata
 		FROM transactions WHERE account_id = ? ORDER BY id DESC LIMIT ? OFFSET ?`), accountID, limit, offset)
 	if err != nil {
 		return nil, 0, fail(ctx, op, err)
@@ -186,7 +306,7 @@ func (s *Store) ReadCredits(ctx context.Context, accountID int64, now time.Time)
 		accountRow
 		Held int64 `db:"held"`
 	}
-	err := s.db.GetContext(ctx, &r, s.q(`SELECT `+accountCols+`, (SELECT COALESCE(SUM(amount), 0) FROM holds WHERE account_id = accounts.id AND expires_at > ?) AS held
+	err := s.x().GetContext(ctx, &r, s.q(`SELECT `+accountCols+`, (SELECT COALESCE(SUM(amount), 0) FROM holds WHERE account_id = accounts.id AND expires_at > ?) AS held
 		FROM accounts WHERE id = ?`), ms(now), accountID)
 	if err != nil {
 		return ports.CreditState{}, 0, notFound(ctx, "sqlstore.ReadCredits", "account", err)
@@ -198,7 +318,7 @@ func (s *Store) ReadCredits(ctx context.Context, accountID int64, now time.Time)
 func (s *Store) CreateCheckoutSession(ctx context.Context, cs ports.CheckoutSession) error {
 	ctx, cancel := s.bounded(ctx)
 	defer cancel()
-	_, err := s.db.ExecContext(ctx, s.q(`INSERT INTO checkout_sessions (id, account_id, credits, amount_cents, currency, created_at) VALUES (?, ?, ?, ?, ?, ?)`),
+	_, err := s.x().ExecContext(ctx, s.q(`INSERT INTO checkout_sessions (id, account_id, credits, amount_cents, currency, created_at) VALUES (?, ?, ?, ?, ?, ?)`),
 		cs.ID, cs.AccountID, cs.Credits, cs.AmountCents, cs.Currency, ms(cs.CreatedAt))
 	if isUnique(err) {
 		return failure.E("sqlstore.CreateCheckoutSession", failure.Conflict, "session exists")
@@ -221,7 +341,7 @@ func (s *Store) CheckoutSession(ctx context.Context, id string) (ports.CheckoutS
 	ctx, cancel := s.bounded(ctx)
 	defer cancel()
 	var r sessionRow
-	err := s.db.GetContext(ctx, &r, s.q(`SELECT id, account_id, credits, amount_cents, currency, created_at, paid_at FROM checkout_sessions WHERE id = ?`), id)
+	err := s.x().GetContext(ctx, &r, s.q(`SELECT id, account_id, credits, amount_cents, currency, created_at, paid_at FROM checkout_sessions WHERE id = ?`), id)
 	if err != nil {
 		return ports.CheckoutSession{}, notFound(ctx, "sqlstore.CheckoutSession", "checkout session", err)
 	}

@@ -14,6 +14,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/jmoiron/sqlx"
@@ -42,6 +43,8 @@ type Store struct {
 	db           *sqlx.DB
 	dialect      Dialect
 	queryTimeout time.Duration
+	stmts        stmtCache
+	rebound      sync.Map // query with ? -> the same with $n (PostgreSQL)
 }
 
 var (
@@ -194,7 +197,10 @@ func (s *Store) Dialect() Dialect { return s.dialect }
 func (s *Store) DB() *sqlx.DB { return s.db }
 
 // Close closes the database.
-func (s *Store) Close() error { return s.db.Close() }
+func (s *Store) Close() error {
+	s.closeStatements()
+	return s.db.Close()
+}
 
 // Ping checks the database answers (readiness).
 func (s *Store) Ping(ctx context.Context) error {
@@ -255,15 +261,20 @@ func (s *Store) inTx(ctx context.Context, fn func(tx execer) error) (err error) 
 		}
 		err = tx.Commit()
 	}()
-	return fn(tx)
+	return fn(preparedExecer{s: s, tx: tx})
 }
 
 // q rebinds ? placeholders for the dialect.
 func (s *Store) q(query string) string {
-	if s.dialect == Postgres {
-		return sqlx.Rebind(sqlx.DOLLAR, query)
+	if s.dialect != Postgres {
+		return query
 	}
-	return query
+	if q, ok := s.rebound.Load(query); ok {
+		return q.(string)
+	}
+	q := sqlx.Rebind(sqlx.DOLLAR, query)
+	s.rebound.Store(query, q)
+	return q
 }
 
 func isUnique(err error) bool {

@@ -71,7 +71,7 @@ func (s *Store) TokenByHash(ctx context.Context, hash string) (ports.Token, erro
 	ctx, cancel := s.bounded(ctx)
 	defer cancel()
 	var r tokenRow
-	if err := s.db.GetContext(ctx, &r, s.q(`SELECT `+tokenCols+` FROM tokens WHERE hash = ?`), hash); err != nil {
+	if err := s.x().GetContext(ctx, &r, s.q(`SELECT `+tokenCols+` FROM tokens WHERE hash = ?`), hash); err != nil {
 		return ports.Token{}, notFound(ctx, "sqlstore.TokenByHash", "token", err)
 	}
 	return r.token(), nil
@@ -91,7 +91,7 @@ func (s *Store) PrincipalByTokenHash(ctx context.Context, hash string) (ports.Pr
 		TCreatedAt  int64         `db:"t_created_at"`
 		accountRow
 	}
-	err := s.db.GetContext(ctx, &r, s.q(`SELECT t.id AS t_id, t.account_id AS t_account_id, t.name AS t_name, t.hash AS t_hash, t.preview AS t_preview,
+	err := s.x().GetContext(ctx, &r, s.q(`SELECT t.id AS t_id, t.account_id AS t_account_id, t.name AS t_name, t.hash AS t_hash, t.preview AS t_preview,
 		t.last_used_at AS t_last_used_at, t.created_at AS t_created_at,
 		a.id, a.name, a.email, a.email_verified_at, a.created_at, a.updated_at, a.plan, a.plan_anchor, a.period_start, a.used, a.allowance_used, a.topup
 		FROM tokens t JOIN accounts a ON a.id = t.account_id WHERE t.hash = ?`), hash)
@@ -99,7 +99,7 @@ func (s *Store) PrincipalByTokenHash(ctx context.Context, hash string) (ports.Pr
 		return ports.Principal{}, notFound(ctx, "sqlstore.PrincipalByTokenHash", "token", err)
 	}
 	tok := tokenRow{ID: r.TID, AccountID: r.TAccountID, Name: r.TName, Hash: r.THash, Preview: r.TPreview, LastUsedAt: r.TLastUsedAt, CreatedAt: r.TCreatedAt}
-	return ports.Principal{Account: r.accountRow.account(), Token: tok.token()}, nil
+	return ports.Principal{Account: r.accountRow.account(), Token: tok.token(), Credits: r.accountRow.credits()}, nil
 }
 
 // ListTokens lists an account's tokens by id.
@@ -107,7 +107,7 @@ func (s *Store) ListTokens(ctx context.Context, accountID int64) ([]ports.Token,
 	ctx, cancel := s.bounded(ctx)
 	defer cancel()
 	var rows []tokenRow
-	if err := s.db.SelectContext(ctx, &rows, s.q(`SELECT `+tokenCols+` FROM tokens WHERE account_id = ? ORDER BY id`), accountID); err != nil {
+	if err := s.x().SelectContext(ctx, &rows, s.q(`SELECT `+tokenCols+` FROM tokens WHERE account_id = ? ORDER BY id`), accountID); err != nil {
 		return nil, fail(ctx, "sqlstore.ListTokens", err)
 	}
 	out := make([]ports.Token, len(rows))
@@ -121,7 +121,7 @@ func (s *Store) ListTokens(ctx context.Context, accountID int64) ([]ports.Token,
 func (s *Store) DeleteToken(ctx context.Context, accountID, tokenID int64) error {
 	ctx, cancel := s.bounded(ctx)
 	defer cancel()
-	res, err := s.db.ExecContext(ctx, s.q(`DELETE FROM tokens WHERE id = ? AND account_id = ?`), tokenID, accountID)
+	res, err := s.x().ExecContext(ctx, s.q(`DELETE FROM tokens WHERE id = ? AND account_id = ?`), tokenID, accountID)
 	if err != nil {
 		return fail(ctx, "sqlstore.DeleteToken", err)
 	}
@@ -135,6 +135,6 @@ func (s *Store) DeleteToken(ctx context.Context, accountID, tokenID int64) error
 func (s *Store) TouchToken(ctx context.Context, tokenID int64, at time.Time) error {
 	ctx, cancel := s.bounded(ctx)
 	defer cancel()
-	_, err := s.db.ExecContext(ctx, s.q(`UPDATE tokens SET last_used_at = ? WHERE id = ?`), ms(at), tokenID)
+	_, err := s.x().ExecContext(ctx, s.q(`UPDATE tokens SET last_used_at = ? WHERE id = ?`), ms(at), tokenID)
 	return fail(ctx, "sqlstore.TouchToken", err)
 }

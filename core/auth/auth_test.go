@@ -90,6 +90,9 @@ func TestAuthenticate(t *testing.T) {
 	if err != nil || p.Account.ID != acct.ID || p.Token.ID != tok.Token.ID {
 		t.Fatalf("Authenticate = %+v, %v", p, err)
 	}
+	if p.Credits.AccountID != acct.ID || p.Credits.Plan != "basic" {
+		t.Fatalf("Authenticate dropped the credit row read with the token: %+v", p.Credits)
+	}
 	stored, _ := store.TokenByHash(ctx, auth.HashSecret(tok.Secret))
 	if stored.LastUsedAt == nil || !stored.LastUsedAt.Equal(t0) {
 		t.Fatalf("first use not recorded: %v", stored.LastUsedAt)

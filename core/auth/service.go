@@ -65,7 +65,7 @@ func (s *Service) Authenticate(ctx context.Context, header string) (ports.Princi
 			tok.LastUsedAt = &now
 		}
 	}
-	return ports.Principal{Account: acct, Token: tok}, nil
+	return ports.Principal{Account: acct, Token: tok, Credits: p.Credits}, nil
 }
 
 // NormalizeEmail lower-cases and validates an email address.

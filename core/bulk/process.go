@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/trawlhq/trawl/core/billing"
+	"github.com/trawlhq/trawl/core/content"
 	"github.com/trawlhq/trawl/core/failure"
 	"github.com/trawlhq/trawl/ports"
 )
@@ -109,7 +110,7 @@ func (w *Worker) processURLs(ctx context.Context, job ports.BulkJob, hold ports.
 }
 
 func (w *Worker) processURL(ctx context.Context, job ports.BulkJob, hold ports.Hold, u ports.BulkURL) error {
-	page, err := w.d.Pages.Extract(ctx, u.URL)
+	page, err := w.d.Pages.Extract(ctx, u.URL, content.RenderAuto)
 	if ctx.Err() != nil {
 		return ctx.Err() // stopped or lease lost: the URL stays pending for whoever resumes
 	}

@@ -25,6 +25,7 @@ type Service struct {
 	fetcher   ports.Fetcher
 	extractor ports.Extractor
 	biller    *credits.Biller
+	renderer  ports.Renderer // nil: this server renders no pages
 	docs      map[ports.DocumentFormat]ports.DocumentConverter
 	limits    DocumentLimits
 }
@@ -63,6 +64,10 @@ func WithDocuments(limits DocumentLimits, converters map[ports.DocumentFormat]po
 	}
 }
 
+// WithRenderer lets the service read pages in a browser; without one, every
+// page is read over HTTP and answers say when a browser was needed.
+func WithRenderer(r ports.Renderer) Option { return func(s *Service) { s.renderer = r } }
+
 // NewService builds the service.
 func NewService(fetcher ports.Fetcher, extractor ports.Extractor, biller *credits.Biller, opts ...Option) (*Service, error) {
 	if fetcher == nil || extractor == nil || biller == nil {
@@ -75,6 +80,9 @@ func NewService(fetcher ports.Fetcher, extractor ports.Extractor, biller *credit
 	return s, nil
 }
 
+// Renders reports whether the service can read pages in a browser.
+func (s *Service) Renders() bool { return s.renderer != nil }
+
 // Raw is the answer of /v1/scrape.
 type Raw struct {
 	URL         string
@@ -82,6 +90,7 @@ type Raw struct {
 	StatusCode  int
 	ContentType string
 	HTML        string
+	Engine      Engine
 }
 
 // Page is the Content object of the spec.
@@ -94,6 +103,7 @@ type Page struct {
 	Markdown     string
 	Text         string
 	Metadata     ports.Metadata
+	Engine       Engine // empty when the page could not be read
 	// Warning says what of the source is missing (a document cut at the
 	// page limit); empty otherwise.
 	Warning string
@@ -106,15 +116,27 @@ func isMarkup(contentType string) bool {
 
 // Scrape returns the raw HTML of a page for 1 credit. The target's own
 // error status is still an answer (reported and billed); a response that is
-// not a document, or no response at all, is a 503 and free.
-func (s *Service) Scrape(ctx context.Context, call credits.Call, rawURL string) (Raw, credits.Receipt, error) {
+// not a document, or no response at all, is a 503 and free. In auto mode a
+// script shell is rendered in a browser; a failed render is free.
+func (s *Service) Scrape(ctx context.Context, call credits.Call, rawURL string, mode RenderMode) (Raw, credits.Receipt, error) {
 	u, err := weburl.Parse(rawURL, weburl.Rules{Field: "url"})
 	if err != nil {
 		return Raw{}, credits.Receipt{}, err
 	}
+	if mode == "" {
+		mode = RenderAuto
+	}
 	call.Service = billing.Scrape
 	var out Raw
 	rc, err := s.biller.Run(ctx, call, func(ctx context.Context) (int64, ports.TransactionMetadata, error) {
+		if mode == RenderAlways {
+			r, err := s.render(ctx, u.String())
+			if err != nil {
+				return 0, ports.TransactionMetadata{}, err
+			}
+			out = Raw{URL: u.String(), FinalURL: r.FinalURL, StatusCode: r.StatusCode, ContentType: "text/html", HTML: string(r.HTML), Engine: EngineBrowser}
+			return billing.Cost(billing.Scrape), ports.TransactionMetadata{URL: u.String()}, nil
+		}
 		res, err := s.fetcher.Fetch(ctx, ports.FetchRequest{URL: u.String(), Field: "url"})
 		if err != nil {
 			return 0, ports.TransactionMetadata{}, err
@@ -123,7 +145,19 @@ func (s *Service) Scrape(ctx context.Context, call credits.Call, rawURL string) 
 			return 0, ports.TransactionMetadata{}, failure.Unable("content.Scrape", failure.ReasonNotHTML,
 				fmt.Sprintf("The URL did not return an HTML page (content type %s).", res.ContentType))
 		}
-		out = Raw{URL: u.String(), FinalURL: res.FinalURL, StatusCode: res.StatusCode, ContentType: res.ContentType, HTML: string(res.Body)}
+		out = Raw{URL: u.String(), FinalURL: res.FinalURL, StatusCode: res.StatusCode, ContentType: res.ContentType, HTML: string(res.Body), Engine: EngineHTTP}
+		shell := ScriptShell(res.Body)
+		if s.renderer != nil && StepUp(mode, StaticOutcome{StatusCode: res.StatusCode, Markup: true, Shell: shell}) {
+			// The static HTML is an answer already: a render that fails
+			// leaves it, unless the caller gave up.
+			r, err := s.render(ctx, u.String())
+			if ctx.Err() != nil {
+				return 0, ports.TransactionMetadata{}, ctx.Err()
+			}
+			if err == nil {
+				out = Raw{URL: u.String(), FinalURL: r.FinalURL, StatusCode: r.StatusCode, ContentType: "text/html", HTML: string(r.HTML), Engine: EngineBrowser}
+			}
+		}
 		return billing.Cost(billing.Scrape), ports.TransactionMetadata{URL: u.String()}, nil
 	})
 	return out, rc, err
@@ -131,7 +165,7 @@ func (s *Service) Scrape(ctx context.Context, call credits.Call, rawURL string) 
 
 // Content extracts the main content of a page for 2 credits, charged only
 // when extraction succeeds.
-func (s *Service) Content(ctx context.Context, call credits.Call, rawURL string) (Page, credits.Receipt, error) {
+func (s *Service) Content(ctx context.Context, call credits.Call, rawURL string, mode RenderMode) (Page, credits.Receipt, error) {
 	u, err := weburl.Parse(rawURL, weburl.Rules{Field: "url"})
 	if err != nil {
 		return Page{}, credits.Receipt{}, err
@@ -139,7 +173,7 @@ func (s *Service) Content(ctx context.Context, call credits.Call, rawURL string)
 	call.Service = billing.Content
 	var page Page
 	rc, err := s.biller.Run(ctx, call, func(ctx context.Context) (int64, ports.TransactionMetadata, error) {
-		p, err := s.Extract(ctx, u.String())
+		p, err := s.Extract(ctx, u.String(), mode)
 		if err != nil {
 			return 0, ports.TransactionMetadata{}, err
 		}
@@ -153,9 +187,17 @@ func (s *Service) Content(ctx context.Context, call credits.Call, rawURL string)
 // capability shares. HTML pages go to the extractor, PDF and DOCX documents
 // to their converter, plain text and Markdown are returned as they are. A
 // fetch that fails, a non-2xx answer, any other content type, a block page
-// or a page without main content is an error saying which.
-func (s *Service) Extract(ctx context.Context, pageURL string) (Page, error) {
+// or a page without main content is an error saying which. The static
+// fetch comes first; an HTML page is read again in a browser when mode asks
+// for it or StepUp says the static page needs one.
+func (s *Service) Extract(ctx context.Context, pageURL string, mode RenderMode) (Page, error) {
 	const op = "content.Extract"
+	if mode == "" {
+		mode = RenderAuto
+	}
+	if mode == RenderAlways {
+		return s.extractRendered(ctx, pageURL)
+	}
 	req := ports.FetchRequest{URL: pageURL, Field: "url"}
 	if len(s.docs) > 0 {
 		req.DocumentMaxBytes = s.limits.MaxBytes
@@ -178,15 +220,69 @@ func (s *Service) Extract(ctx context.Context, pageURL string) (Page, error) {
 		ex, err = s.docs[format].Convert(cctx, ports.DocumentRequest{URL: res.FinalURL, Format: format, Body: res.Body, MaxPages: s.limits.MaxPages})
 		cancel()
 	case kind == KindMarkup:
-		ex, err = s.extractor.Extract(ctx, ports.ExtractRequest{URL: res.FinalURL, HTML: res.Body})
+		var rendered *Page
+		if ex, rendered, err = s.extractMarkup(ctx, pageURL, mode, res); rendered != nil {
+			return *rendered, err
+		}
 	default:
 		return page, failure.Unable(op, failure.ReasonNotHTML, fmt.Sprintf("The page could not be extracted: it is not an HTML page or a document Trawl reads (content type %s).", res.ContentType))
 	}
 	if err != nil {
 		return page, err
 	}
-	page.Success = true
+	page.Success, page.Engine = true, EngineHTTP
 	page.HTML, page.Markdown, page.Text, page.Metadata, page.Warning = ex.HTML, ex.Markdown, ex.Text, ex.Metadata, ex.Warning
+	return page, nil
+}
+
+// extractMarkup extracts a static HTML page, or steps up to the browser.
+// rendered is set when the answer came from the browser.
+func (s *Service) extractMarkup(ctx context.Context, pageURL string, mode RenderMode, res ports.FetchResponse) (ex ports.Extracted, rendered *Page, err error) {
+	const op = "content.Extract"
+	outcome := StaticOutcome{StatusCode: res.StatusCode, Markup: true, Shell: mode == RenderAuto && ScriptShell(res.Body)}
+	if s.renderer != nil && StepUp(mode, outcome) {
+		p, err := s.extractRendered(ctx, pageURL)
+		return ex, &p, err
+	}
+	ex, err = s.extractor.Extract(ctx, ports.ExtractRequest{URL: res.FinalURL, HTML: res.Body})
+	outcome.ExtractDone, outcome.ExtractErr = true, err
+	if err != nil && s.renderer != nil && StepUp(mode, outcome) {
+		p, err := s.extractRendered(ctx, pageURL)
+		return ex, &p, err
+	}
+	if err != nil && outcome.Shell && failure.Is(err, failure.Unavailable) {
+		// A browser would have been used: say so.
+		return ex, nil, failure.E(op, failure.Unavailable, failure.Public(err, "The page could not be extracted.")+" The page builds its content with JavaScript, and this server does not render pages in a browser.", err)
+	}
+	return ex, nil, err
+}
+
+// render reads a page in the browser; a server without one says so.
+func (s *Service) render(ctx context.Context, pageURL string) (ports.RenderResponse, error) {
+	if s.renderer == nil {
+		return ports.RenderResponse{}, failure.E("content.render", failure.Unavailable, "The page could not be rendered: this server does not render pages in a browser.")
+	}
+	return s.renderer.Render(ctx, ports.RenderRequest{URL: pageURL, Field: "url"})
+}
+
+// extractRendered renders a page and extracts the rendered DOM with the
+// same extractor as a static page.
+func (s *Service) extractRendered(ctx context.Context, pageURL string) (Page, error) {
+	const op = "content.Extract"
+	r, err := s.render(ctx, pageURL)
+	if err != nil {
+		return Page{URL: pageURL}, err
+	}
+	page := Page{URL: pageURL, StatusCode: r.StatusCode}
+	if r.StatusCode < 200 || r.StatusCode > 299 {
+		return page, failure.E(op, failure.Unavailable, fmt.Sprintf("The page could not be extracted: the site answered %d %s.", r.StatusCode, http.StatusText(r.StatusCode)))
+	}
+	ex, err := s.extractor.Extract(ctx, ports.ExtractRequest{URL: r.FinalURL, HTML: r.HTML})
+	if err != nil {
+		return page, err
+	}
+	page.Success, page.Engine = true, EngineBrowser
+	page.HTML, page.Markdown, page.Text, page.Metadata = ex.HTML, ex.Markdown, ex.Text, ex.Metadata
 	return page, nil
 }
 
@@ -263,6 +359,9 @@ type Object struct {
 	HTML         string         `json:"html"`
 	Markdown     string         `json:"markdown"`
 	Metadata     MetadataObject `json:"metadata"`
+	// Engine is how the page was read: http or browser; absent when it
+	// could not be read.
+	Engine string `json:"engine,omitempty"`
 	// Warning is present when the content is not the whole source.
 	Warning string `json:"warning,omitempty"`
 }
@@ -288,7 +387,7 @@ type MetadataObject struct {
 func (p Page) Object() Object {
 	m := p.Metadata
 	out := Object{
-		URL: p.URL, Success: p.Success, StatusCode: p.StatusCode, HTML: p.HTML, Markdown: p.Markdown, Warning: p.Warning,
+		URL: p.URL, Success: p.Success, StatusCode: p.StatusCode, HTML: p.HTML, Markdown: p.Markdown, Warning: p.Warning, Engine: string(p.Engine),
 		Metadata: MetadataObject{m.Title, m.Description, m.Keywords, m.Author, m.Language, m.Favicon, m.OGImage, m.OGImageWidth, m.OGImageHeight, m.OGTitle, m.OGType, m.PageCount},
 	}
 	if !p.Success {

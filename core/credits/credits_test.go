@@ -360,3 +360,27 @@ func TestTransactionsPaging(t *testing.T) {
 		t.Fatalf("vanished account: %v", err)
 	}
 }
+
+// StatusFor answers from the credit row read with the token, without a
+// second read; a principal without it is answered from the store.
+func TestStatusForUsesThePrincipalsCreditRow(t *testing.T) {
+	f := newFixture(t, "basic")
+	ctx := context.Background()
+	p, err := f.store.PrincipalByTokenHash(ctx, "h")
+	if err != nil || p.Credits.AccountID != f.account.ID {
+		t.Fatalf("principal %+v, %v", p, err)
+	}
+	full := f.balance(t)
+	// A charge after authentication: the store moves, the principal does not.
+	if err := f.svc.Grant(ctx, f.account.ID, 500); err != nil {
+		t.Fatal(err)
+	}
+	st, err := f.svc.StatusFor(ctx, p)
+	if err != nil || st.Balance != full {
+		t.Fatalf("StatusFor = %d, %v; want the principal's %d", st.Balance, err, full)
+	}
+	st, err = f.svc.StatusFor(ctx, ports.Principal{Account: f.account, Token: f.token})
+	if err != nil || st.Balance != full+500 {
+		t.Fatalf("StatusFor without a credit row = %d, %v; want the store's %d", st.Balance, err, full+500)
+	}
+}

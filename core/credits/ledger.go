@@ -156,24 +156,15 @@ func (l *Ledger) Settle(ctx context.Context, h ports.Hold, c ports.Charge) (port
 	revoked := false
 	err := l.store.WithCredits(ctx, h.AccountID, func(tx ports.LedgerTx) error {
 		now := l.clock.Now()
-		if err := tx.DeleteHold(h.ID); err != nil && !failure.Is(err, failure.NotFound) {
-			return err
-		}
-		if h.TokenID != 0 {
-			live, err := tx.TokenLive(h.TokenID)
-			if err != nil {
-				return err
-			}
-			if !live {
-				revoked = true
-				return nil // commit the dropped hold, charge nothing
-			}
-		}
-		state, _ := billing.Renew(tx.State(), now)
-		held, err := tx.HeldAmount(now)
+		live, held, err := tx.DropHold(h.ID, h.TokenID, now)
 		if err != nil {
 			return err
 		}
+		if !live {
+			revoked = true
+			return nil // commit the dropped hold, charge nothing
+		}
+		state, _ := billing.Renew(tx.State(), now)
 		// Other holds keep their claim: this charge may use only what they leave.
 		available := billing.Balance(state) - held
 		spent, ok := billing.Spend(state, c.Credits)

@@ -65,6 +65,16 @@ func (s *Service) Status(ctx context.Context, accountID int64) (billing.Status, 
 	return billing.StatusOf(state, s.clock.Now()), nil
 }
 
+// StatusFor returns the caller's credit status from the credit row read with
+// its token in the same request, without reading it again; it reads the
+// store only when the principal does not carry the row.
+func (s *Service) StatusFor(ctx context.Context, p ports.Principal) (billing.Status, error) {
+	if p.Account.ID == 0 || p.Credits.AccountID != p.Account.ID {
+		return s.Status(ctx, p.Account.ID)
+	}
+	return billing.StatusOf(p.Credits, s.clock.Now()), nil
+}
+
 // Page is one page of transactions.
 type Page struct {
 	Items   []ports.Transaction

@@ -52,6 +52,8 @@ func NewService(llm ports.LLM, pages *content.Service, biller *credits.Biller, c
 type Request struct {
 	Prompt string
 	URL    string // optional
+	// Render is how the page is read (empty: auto).
+	Render content.RenderMode
 }
 
 // Validate checks a request.
@@ -106,7 +108,7 @@ func (s *Service) Prompt(ctx context.Context, call credits.Call, r Request) (str
 	rc, err := s.biller.Run(ctx, call, func(ctx context.Context) (int64, ports.TransactionMetadata, error) {
 		user := strings.TrimSpace(r.Prompt)
 		if pageURL != "" {
-			page, err := s.pages.Extract(ctx, pageURL)
+			page, err := s.pages.Extract(ctx, pageURL, r.Render)
 			if err != nil {
 				return 0, ports.TransactionMetadata{}, err
 			}

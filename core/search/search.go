@@ -49,6 +49,8 @@ type ContentRequest struct {
 	Request
 	MaxContent int
 	Filter     domainrule.Filter
+	// Render is how result pages are read (empty: auto).
+	Render content.RenderMode
 }
 
 func isCode(s string) bool {
@@ -201,7 +203,7 @@ func (s *Service) SearchContent(ctx context.Context, call credits.Call, r Conten
 			return 0, ports.TransactionMetadata{}, err
 		}
 		out.Results = res
-		fetched := s.fetchContents(ctx, res.Organic, r.MaxContent, r.Filter, out.Contents)
+		fetched := s.fetchContents(ctx, res.Organic, r.MaxContent, r.Filter, r.Render, out.Contents)
 		return billing.SerpContentCost(fetched), ports.TransactionMetadata{Query: r.Q}, nil
 	})
 	return out, rc, err
@@ -212,7 +214,7 @@ func (s *Service) SearchContent(ctx context.Context, call credits.Call, r Conten
 // needed (at most ExtractConcurrency at once), so a success further down is
 // only used when one above it failed, and never more than maxContent are
 // kept. Failed pages carry their error; skipped results get nothing.
-func (s *Service) fetchContents(ctx context.Context, organic []ports.OrganicResult, maxContent int, f domainrule.Filter, out map[int]content.Page) int {
+func (s *Service) fetchContents(ctx context.Context, organic []ports.OrganicResult, maxContent int, f domainrule.Filter, mode content.RenderMode, out map[int]content.Page) int {
 	var queue []ports.OrganicResult
 	for _, o := range organic {
 		if Fetchable(o.Link, f) {
@@ -234,7 +236,7 @@ func (s *Service) fetchContents(ctx context.Context, organic []ports.OrganicResu
 				sem <- struct{}{}
 				defer func() { <-sem }()
 				link := normalizedLink(o.Link)
-				p, err := s.content.Extract(ctx, link)
+				p, err := s.content.Extract(ctx, link, mode)
 				if err != nil {
 					p = content.Failed(link, p.StatusCode, err)
 				}

@@ -213,7 +213,7 @@ func (s *Store) PrincipalByTokenHash(_ context.Context, hash string) (ports.Prin
 			if !ok {
 				break
 			}
-			return ports.Principal{Account: s.withAccount(a), Token: t}, nil
+			return ports.Principal{Account: s.withAccount(a), Token: t, Credits: s.d.credits[a.ID]}, nil
 		}
 	}
 	return ports.Principal{}, failure.E("memstore.PrincipalByTokenHash", failure.NotFound, "token not found")
@@ -359,6 +359,18 @@ func (l *ledgerTx) Charged(key string) (bool, error) {
 func (l *ledgerTx) TokenLive(tokenID int64) (bool, error) {
 	t, ok := l.d.tokens[tokenID]
 	return ok && t.AccountID == l.state.AccountID, nil
+}
+
+func (l *ledgerTx) DropHold(holdID string, tokenID int64, now time.Time) (bool, int64, error) {
+	if err := l.DeleteHold(holdID); err != nil && !failure.Is(err, failure.NotFound) {
+		return false, 0, err
+	}
+	live := true
+	if tokenID != 0 {
+		live, _ = l.TokenLive(tokenID)
+	}
+	held, err := l.HeldAmount(now)
+	return live, held, err
 }
 
 func (l *ledgerTx) AddTransaction(t ports.Transaction) (ports.Transaction, error) {

@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -130,6 +131,21 @@ func testTokens(t *testing.T, s Stores) {
 	}
 	if _, err := s.PrincipalByTokenHash(ctx, "nope"); !failure.Is(err, failure.NotFound) {
 		t.Fatalf("unknown hash: got %v, want NotFound", err)
+	}
+	// The principal carries the credit row read with it, the same as ReadCredits.
+	if err := s.WithCredits(ctx, a.ID, func(tx ports.LedgerTx) error {
+		st := tx.State()
+		st.TopUp, st.Used, st.AllowanceUsed = 70, 9, 5
+		return tx.SaveState(st)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	cs, _, err := s.ReadCredits(ctx, a.ID, t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p, err := s.PrincipalByTokenHash(ctx, t1.Hash); err != nil || !reflect.DeepEqual(p.Credits, cs) || p.Credits.TopUp != 70 || p.Credits.Used != 9 {
+		t.Fatalf("PrincipalByTokenHash credits = %+v, %v; want %+v", p.Credits, err, cs)
 	}
 	at := t0.Add(time.Hour)
 	if err := s.TouchToken(ctx, t1.ID, at); err != nil {
@@ -256,6 +272,31 @@ func testLedgerTx(t *testing.T, s Stores) {
 	st, held, err = s.ReadCredits(ctx, a.ID, t0)
 	if err != nil || st.TopUp != 70 || st.Used != 9 || st.AllowanceUsed != 4 || held != 20 {
 		t.Fatalf("ReadCredits = %+v held %d, %v", st, held, err)
+	}
+	// DropHold: the hold goes (twice is no error), the token is checked
+	// (token 0 is the system: always live), the other live holds are summed.
+	err = s.WithCredits(ctx, a.ID, func(tx ports.LedgerTx) error {
+		if err := tx.PutHold(ports.Hold{ID: "h3", AccountID: a.ID, TokenID: tok.ID, Amount: 5, CreatedAt: t0, ExpiresAt: t0.Add(time.Hour)}); err != nil {
+			return err
+		}
+		for range 2 {
+			if live, others, err := tx.DropHold("h3", tok.ID, t0); err != nil || !live || others != 20 {
+				return fmt.Errorf("DropHold = %v %d, %v; want live, 20 held by the others", live, others, err)
+			}
+		}
+		if live, _, err := tx.DropHold("h3", tok.ID+1000, t0); err != nil || live {
+			return fmt.Errorf("DropHold with an unknown token = %v, %v; want not live", live, err)
+		}
+		if live, others, err := tx.DropHold("h1", 0, t0); err != nil || !live || others != 0 {
+			return fmt.Errorf("DropHold by the system = %v %d, %v; want live, 0", live, others, err)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, held, err := s.ReadCredits(ctx, a.ID, t0); err != nil || held != 0 {
+		t.Fatalf("held %d after every hold was dropped (%v), want 0", held, err)
 	}
 	if err := s.WithCredits(ctx, 999999, func(ports.LedgerTx) error { return nil }); !failure.Is(err, failure.NotFound) {
 		t.Fatalf("WithCredits on missing account: %v, want NotFound", err)

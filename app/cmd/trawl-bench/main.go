@@ -13,6 +13,7 @@ import (
 	"log"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"slices"
 	"sync"
@@ -26,13 +27,15 @@ import (
 	"github.com/trawlhq/trawl/adapters/ratelimit"
 	"github.com/trawlhq/trawl/adapters/sqlstore"
 	"github.com/trawlhq/trawl/app"
+	coreratelimit "github.com/trawlhq/trawl/core/ratelimit"
 	"github.com/trawlhq/trawl/ports"
 	"github.com/trawlhq/trawl/testkit/pgtest"
 )
 
 func main() {
-	duration := flag.Duration("duration", 5*time.Second, "how long each load runs")
-	conc := flag.Int("c", 32, "concurrent clients")
+	duration := flag.Duration("duration", time.Second, "how long each load runs")
+	pairs := flag.Int("pairs", 3, "Trawl and floor runs alternated this many times (medians reported)")
+	conc := flag.Int("c", 16, "concurrent clients")
 	pgURL := flag.String("postgres", pgtest.ServerURL(), "admin URL of a Postgres server (a scratch database is created)")
 	only := flag.String("only", "", "run one figure: limiters")
 	flag.Parse()
@@ -42,12 +45,9 @@ func main() {
 		return
 	}
 
-	fmt.Printf("trawl-bench: %d clients, %s per load, GOMAXPROCS=%d\n\n", *conc, *duration, runtimeProcs())
-	fmt.Printf("%-34s %12s %10s %10s\n", "HTTP load", "requests/s", "p50", "p99")
-
-	hello := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { _, _ = io.WriteString(w, "hello\n") })
-	helloRes := load(hello, "", *conc, *duration)
-	row("hello-world net/http", helloRes, helloRes)
+	fmt.Printf("trawl-bench: %d clients, %s per load, %d alternated pairs (medians), GOMAXPROCS=%d\n", *conc, *duration, *pairs, runtimeProcs())
+	fmt.Printf("ratio: Trawl's requests/s over its floor's, measured in the same run\n\n")
+	fmt.Printf("%-40s %10s %9s %9s   %10s %9s %9s   %6s\n", "HTTP load", "Trawl r/s", "p50", "p99", "floor r/s", "p50", "p99", "ratio")
 
 	stores := []struct {
 		name string
@@ -63,6 +63,8 @@ func main() {
 		}},
 		{"postgres", func() (*sqlstore.Store, func(), error) { return openPostgres(*pgURL) }},
 	}
+	page := tinyPage()
+	defer page.Close()
 	type ledgerFig struct {
 		name      string
 		contended float64
@@ -73,32 +75,120 @@ func main() {
 	for _, st := range stores {
 		s, closeFn, err := st.open()
 		if err != nil {
-			fmt.Printf("%-34s skipped: %v\n", "GET /v1/credits ("+st.name+")", err)
+			fmt.Printf("%-40s skipped: %v\n", "GET /v1/credits ("+st.name+")", err)
 			ledgers = append(ledgers, ledgerFig{name: st.name, err: err})
 			continue
 		}
-		handler, token, svc, err := build(s)
+		b, err := build(s, page.host, page.addr)
 		if err != nil {
 			log.Fatal(err)
 		}
-		res := load(handler, token, *conc, *duration)
-		row("GET /v1/credits ("+st.name+")", res, helloRes)
-		contended := ledgerOps(s, svc, *conc, *duration, false)
-		spread := ledgerOps(s, svc, *conc, *duration, true)
+		floor, err := creditsFloor(s.DB())
+		if err != nil {
+			log.Fatal(err)
+		}
+		pairRow("GET /v1/credits ("+st.name+")", b.handler, floor, "/v1/credits", b.token, *conc, *duration, *pairs)
+		sfloor, err := scrapeFloor(s.DB(), b.floorAccount, "http://"+page.addr+"/")
+		if err != nil {
+			log.Fatal(err)
+		}
+		pairRow("GET /v1/scrape ("+st.name+")", b.handler, sfloor, "/v1/scrape?url="+url.QueryEscape("http://"+page.host+"/"), b.token, *conc, *duration, *pairs)
+		contended := ledgerOps(s, b.svc, *conc, *duration, false)
+		spread := ledgerOps(s, b.svc, *conc, *duration, true)
 		ledgers = append(ledgers, ledgerFig{name: st.name, contended: contended, spread: spread})
 		closeFn()
 	}
-	fmt.Printf("\n%-34s %16s %16s\n", "Ledger reserve+settle", "one account", fmt.Sprintf("%d accounts", *conc))
+	fmt.Printf("\n%-40s %16s %16s\n", "Ledger reserve+settle", "one account", fmt.Sprintf("%d accounts", *conc))
 	for _, l := range ledgers {
 		if l.err != nil {
-			fmt.Printf("%-34s skipped\n", l.name)
+			fmt.Printf("%-40s skipped\n", l.name)
 			continue
 		}
-		fmt.Printf("%-34s %12.0f op/s %12.0f op/s\n", l.name, l.contended, l.spread)
+		fmt.Printf("%-40s %12.0f op/s %12.0f op/s\n", l.name, l.contended, l.spread)
 	}
-	mapFigure()
+	mapFigure(*pairs)
 	bulkFigure()
 	limiterFigure(*pgURL, *conc, *duration)
+}
+
+// row prints one load's figures, and its share of a reference load's rate
+// when one is given.
+func row(name string, r, ref result) {
+	ratio := ""
+	if ref.rps > 0 && r.rps != ref.rps {
+		ratio = fmt.Sprintf("  (%.0f%% of the reference)", 100*r.rps/ref.rps)
+	}
+	errs := ""
+	if r.errors > 0 {
+		errs = fmt.Sprintf("  %d errors", r.errors)
+	}
+	fmt.Printf("%-34s %12.0f %10s %10s%s%s\n", name, r.rps, r.p50.Round(time.Microsecond), r.p99.Round(time.Microsecond), ratio, errs)
+}
+
+// pairRow loads Trawl and its floor in turn, pairs times each, and prints
+// the medians and the ratio of requests per second.
+func pairRow(name string, trawl, floor http.Handler, path, token string, c int, d time.Duration, pairs int) {
+	var tr, fl []result
+	for range pairs {
+		tr = append(tr, load(trawl, path, token, c, d))
+		fl = append(fl, load(floor, path, token, c, d))
+	}
+	t, f := median(tr), median(fl)
+	errs := ""
+	if n := sumErrors(tr) + sumErrors(fl); n > 0 {
+		errs = fmt.Sprintf("  %d errors", n)
+	}
+	ratio := 0.0
+	if f.rps > 0 {
+		ratio = t.rps / f.rps
+	}
+	fmt.Printf("%-40s %10.0f %9s %9s   %10.0f %9s %9s   %6.2f%s\n", name,
+		t.rps, t.p50.Round(time.Microsecond), t.p99.Round(time.Microsecond),
+		f.rps, f.p50.Round(time.Microsecond), f.p99.Round(time.Microsecond), ratio, errs)
+}
+
+func median(rs []result) result {
+	by := func(key func(result) float64) float64 {
+		v := make([]float64, len(rs))
+		for i, r := range rs {
+			v[i] = key(r)
+		}
+		slices.Sort(v)
+		return v[len(v)/2]
+	}
+	return result{
+		rps: by(func(r result) float64 { return r.rps }),
+		p50: time.Duration(by(func(r result) float64 { return float64(r.p50) })),
+		p99: time.Duration(by(func(r result) float64 { return float64(r.p99) })),
+	}
+}
+
+func sumErrors(rs []result) (n int64) {
+	for _, r := range rs {
+		n += r.errors
+	}
+	return n
+}
+
+type pageServer struct {
+	srv        *http.Server
+	host, addr string
+}
+
+func (p pageServer) Close() { p.srv.Close() }
+
+// tinyPage serves a small HTML page on loopback, reached as page.test.
+func tinyPage() pageServer {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		log.Fatal(err)
+	}
+	srv := &http.Server{ReadHeaderTimeout: 5 * time.Second, Handler: http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		_, _ = io.WriteString(w, `<!doctype html><html><head><title>Tiny</title></head><body><p>A tiny page.</p></body></html>`)
+	})}
+	go func() { _ = srv.Serve(ln) }()
+	return pageServer{srv: srv, host: "page.test", addr: ln.Addr().String()}
 }
 
 func runtimeProcs() int { return runtimeGOMAXPROCS() }
@@ -109,20 +199,8 @@ type result struct {
 	errors   int64
 }
 
-func row(name string, r, hello result) {
-	ratio := ""
-	if hello.rps > 0 && r.rps != hello.rps {
-		ratio = fmt.Sprintf("  (%.0f%% of hello-world)", 100*r.rps/hello.rps)
-	}
-	errs := ""
-	if r.errors > 0 {
-		errs = fmt.Sprintf("  %d errors", r.errors)
-	}
-	fmt.Printf("%-34s %12.0f %10s %10s%s%s\n", name, r.rps, r.p50.Round(time.Microsecond), r.p99.Round(time.Microsecond), ratio, errs)
-}
-
 // load serves h on a loopback listener and hammers it with c clients.
-func load(h http.Handler, token string, c int, d time.Duration) result {
+func load(h http.Handler, path, token string, c int, d time.Duration) result {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		log.Fatal(err)
@@ -130,7 +208,7 @@ func load(h http.Handler, token string, c int, d time.Duration) result {
 	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
 	go func() { _ = srv.Serve(ln) }()
 	defer srv.Close()
-	url := "http://" + ln.Addr().String() + "/v1/credits"
+	target := "http://" + ln.Addr().String() + path
 	client := &http.Client{Transport: &http.Transport{MaxIdleConns: c * 2, MaxIdleConnsPerHost: c * 2}, Timeout: 10 * time.Second}
 
 	var mu sync.Mutex
@@ -144,7 +222,7 @@ func load(h http.Handler, token string, c int, d time.Duration) result {
 			defer wg.Done()
 			local := make([]time.Duration, 0, 4096)
 			for time.Now().Before(deadline) {
-				req, _ := http.NewRequest("GET", url, nil)
+				req, _ := http.NewRequest("GET", target, nil)
 				if token != "" {
 					req.Header.Set("Authorization", "Bearer "+token)
 				}
@@ -176,35 +254,58 @@ func load(h http.Handler, token string, c int, d time.Duration) result {
 	return result{rps: float64(len(lat)) / elapsed.Seconds(), p50: lat[len(lat)/2], p99: lat[len(lat)*99/100], errors: errs.Load()}
 }
 
-// build wires the real API over a store and returns a token of a Business account.
-func build(s *sqlstore.Store) (http.Handler, string, app.Services, error) {
+type built struct {
+	handler      http.Handler
+	token        string
+	svc          app.Services
+	floorAccount int64
+}
+
+// build wires the real API over a store, with the per-minute limits lifted
+// and page.test resolved to the tiny page, and returns a token of a Business
+// account with credits for the whole run, and a second account the floor
+// charges.
+func build(s *sqlstore.Store, pageHost, pageAddr string) (built, error) {
 	clk := clock.System{}
 	pay, _ := payment.NewLocal(s, clk, "http://127.0.0.1")
 	cfg := app.DefaultConfig()
 	cfg.DataDir, _ = os.MkdirTemp("", "trawl-bench-data")
+	cfg.Resolve = []string{pageHost + ":80=" + pageAddr}
 	out, err := app.NewOutbound(cfg)
 	if err != nil {
-		return nil, "", app.Services{}, err
+		return built{}, err
 	}
 	lim, _ := ratelimit.NewMemory(clk)
-	svc, err := app.NewServices(app.SQLStores(s), clk, pay, lim, out, cfg.ServiceOptions(), nil)
+	opts := cfg.ServiceOptions()
+	opts.Limits = coreratelimit.Table{}
+	for g := range coreratelimit.BasicPerMinute {
+		opts.Limits[g] = 1 << 30
+	}
+	svc, err := app.NewServices(app.SQLStores(s), clk, pay, lim, out, opts, nil)
 	if err != nil {
-		return nil, "", svc, err
+		return built{}, err
 	}
 	api, _, err := app.NewHandler(svc, out, app.HandlerOptions{Ready: s.Ping, MaxBody: cfg.MaxBody})
 	if err != nil {
-		return nil, "", svc, err
+		return built{}, err
 	}
 	ctx := context.Background()
-	acct, err := svc.Auth.CreateAccount(ctx, fmt.Sprintf("bench-%d@example.com", time.Now().UnixNano()), "Bench", "business")
-	if err != nil {
-		return nil, "", svc, err
+	var ids [2]int64
+	for i := range ids {
+		acct, err := svc.Auth.CreateAccount(ctx, fmt.Sprintf("bench-%d-%d@example.com", time.Now().UnixNano(), i), "Bench", "business")
+		if err != nil {
+			return built{}, err
+		}
+		if err := svc.Credits.Grant(ctx, acct.ID, 100_000_000); err != nil {
+			return built{}, err
+		}
+		ids[i] = acct.ID
 	}
-	tok, err := svc.Auth.CreateToken(ctx, acct.ID, "bench")
+	tok, err := svc.Auth.CreateToken(ctx, ids[0], "bench")
 	if err != nil {
-		return nil, "", svc, err
+		return built{}, err
 	}
-	return api.Handler(), tok.Secret, svc, nil
+	return built{handler: api.Handler(), token: tok.Secret, svc: svc, floorAccount: ids[1]}, nil
 }
 
 // ledgerOps runs reserve+settle of 1 credit from c workers for d, on one

@@ -168,7 +168,9 @@ type Content struct {
 	Metadata     *Metadata `protobuf:"bytes,7,opt,name=metadata,proto3" json:"metadata,omitempty"`
 	// Present when the content is not the whole source, e.g. a document cut
 	// at the page limit.
-	Warning       *string `protobuf:"bytes,8,opt,name=warning,proto3,oneof" json:"warning,omitempty"`
+	Warning *string `protobuf:"bytes,8,opt,name=warning,proto3,oneof" json:"warning,omitempty"`
+	// How the page was read: http or browser; empty when it could not be read.
+	Engine        string `protobuf:"bytes,9,opt,name=engine,proto3" json:"engine,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -259,6 +261,13 @@ func (x *Content) GetWarning() string {
 	return ""
 }
 
+func (x *Content) GetEngine() string {
+	if x != nil {
+		return x.Engine
+	}
+	return ""
+}
+
 // InsufficientCredits is the error detail of a call the balance cannot cover
 // (HTTP 402 Insufficient Credits).
 type InsufficientCredits struct {
@@ -333,7 +342,7 @@ const file_trawl_v1_content_proto_rawDesc = "" +
 	"\aog_type\x18\v \x01(\tR\x06ogType\x12\"\n" +
 	"\n" +
 	"page_count\x18\f \x01(\x05H\x00R\tpageCount\x88\x01\x01B\r\n" +
-	"\v_page_count\"\x9d\x02\n" +
+	"\v_page_count\"\xb5\x02\n" +
 	"\aContent\x12\x10\n" +
 	"\x03url\x18\x01 \x01(\tR\x03url\x12\x18\n" +
 	"\asuccess\x18\x02 \x01(\bR\asuccess\x12\x1f\n" +
@@ -343,7 +352,8 @@ const file_trawl_v1_content_proto_rawDesc = "" +
 	"\x04html\x18\x05 \x01(\tR\x04html\x12\x1a\n" +
 	"\bmarkdown\x18\x06 \x01(\tR\bmarkdown\x12.\n" +
 	"\bmetadata\x18\a \x01(\v2\x12.trawl.v1.MetadataR\bmetadata\x12\x1d\n" +
-	"\awarning\x18\b \x01(\tH\x01R\awarning\x88\x01\x01B\x10\n" +
+	"\awarning\x18\b \x01(\tH\x01R\awarning\x88\x01\x01\x12\x16\n" +
+	"\x06engine\x18\t \x01(\tR\x06engineB\x10\n" +
 	"\x0e_error_messageB\n" +
 	"\n" +
 	"\b_warning\"K\n" +

@@ -22,8 +22,11 @@ const (
 )
 
 type ScrapeRequest struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Url           string                 `protobuf:"bytes,1,opt,name=url,proto3" json:"url,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Url   string                 `protobuf:"bytes,1,opt,name=url,proto3" json:"url,omitempty"`
+	// How the page is read: auto (default; a browser when the static page
+	// needs one), always, never.
+	Render        string `protobuf:"bytes,2,opt,name=render,proto3" json:"render,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -65,13 +68,22 @@ func (x *ScrapeRequest) GetUrl() string {
 	return ""
 }
 
+func (x *ScrapeRequest) GetRender() string {
+	if x != nil {
+		return x.Render
+	}
+	return ""
+}
+
 type ScrapeResponse struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Url           string                 `protobuf:"bytes,1,opt,name=url,proto3" json:"url,omitempty"`
-	FinalUrl      string                 `protobuf:"bytes,2,opt,name=final_url,json=finalUrl,proto3" json:"final_url,omitempty"`
-	StatusCode    int32                  `protobuf:"varint,3,opt,name=status_code,json=statusCode,proto3" json:"status_code,omitempty"`
-	ContentType   string                 `protobuf:"bytes,4,opt,name=content_type,json=contentType,proto3" json:"content_type,omitempty"`
-	Html          string                 `protobuf:"bytes,5,opt,name=html,proto3" json:"html,omitempty"`
+	state       protoimpl.MessageState `protogen:"open.v1"`
+	Url         string                 `protobuf:"bytes,1,opt,name=url,proto3" json:"url,omitempty"`
+	FinalUrl    string                 `protobuf:"bytes,2,opt,name=final_url,json=finalUrl,proto3" json:"final_url,omitempty"`
+	StatusCode  int32                  `protobuf:"varint,3,opt,name=status_code,json=statusCode,proto3" json:"status_code,omitempty"`
+	ContentType string                 `protobuf:"bytes,4,opt,name=content_type,json=contentType,proto3" json:"content_type,omitempty"`
+	Html        string                 `protobuf:"bytes,5,opt,name=html,proto3" json:"html,omitempty"`
+	// How the page was read: http or browser.
+	Engine        string `protobuf:"bytes,6,opt,name=engine,proto3" json:"engine,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -141,9 +153,19 @@ func (x *ScrapeResponse) GetHtml() string {
 	return ""
 }
 
+func (x *ScrapeResponse) GetEngine() string {
+	if x != nil {
+		return x.Engine
+	}
+	return ""
+}
+
 type GetContentRequest struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Url           string                 `protobuf:"bytes,1,opt,name=url,proto3" json:"url,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Url   string                 `protobuf:"bytes,1,opt,name=url,proto3" json:"url,omitempty"`
+	// How the page is read: auto (default; a browser when the static page
+	// needs one), always, never.
+	Render        string `protobuf:"bytes,2,opt,name=render,proto3" json:"render,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -181,6 +203,13 @@ func (*GetContentRequest) Descriptor() ([]byte, []int) {
 func (x *GetContentRequest) GetUrl() string {
 	if x != nil {
 		return x.Url
+	}
+	return ""
+}
+
+func (x *GetContentRequest) GetRender() string {
+	if x != nil {
+		return x.Render
 	}
 	return ""
 }
@@ -906,18 +935,21 @@ var File_trawl_v1_page_proto protoreflect.FileDescriptor
 
 const file_trawl_v1_page_proto_rawDesc = "" +
 	"\n" +
-	"\x13trawl/v1/page.proto\x12\btrawl.v1\x1a\x16trawl/v1/content.proto\"!\n" +
+	"\x13trawl/v1/page.proto\x12\btrawl.v1\x1a\x16trawl/v1/content.proto\"9\n" +
 	"\rScrapeRequest\x12\x10\n" +
-	"\x03url\x18\x01 \x01(\tR\x03url\"\x97\x01\n" +
+	"\x03url\x18\x01 \x01(\tR\x03url\x12\x16\n" +
+	"\x06render\x18\x02 \x01(\tR\x06render\"\xaf\x01\n" +
 	"\x0eScrapeResponse\x12\x10\n" +
 	"\x03url\x18\x01 \x01(\tR\x03url\x12\x1b\n" +
 	"\tfinal_url\x18\x02 \x01(\tR\bfinalUrl\x12\x1f\n" +
 	"\vstatus_code\x18\x03 \x01(\x05R\n" +
 	"statusCode\x12!\n" +
 	"\fcontent_type\x18\x04 \x01(\tR\vcontentType\x12\x12\n" +
-	"\x04html\x18\x05 \x01(\tR\x04html\"%\n" +
+	"\x04html\x18\x05 \x01(\tR\x04html\x12\x16\n" +
+	"\x06engine\x18\x06 \x01(\tR\x06engine\"=\n" +
 	"\x11GetContentRequest\x12\x10\n" +
-	"\x03url\x18\x01 \x01(\tR\x03url\"A\n" +
+	"\x03url\x18\x01 \x01(\tR\x03url\x12\x16\n" +
+	"\x06render\x18\x02 \x01(\tR\x06render\"A\n" +
 	"\x12GetContentResponse\x12+\n" +
 	"\acontent\x18\x01 \x01(\v2\x11.trawl.v1.ContentR\acontent\"\x98\x01\n" +
 	"\x1bCreateBulkContentJobRequest\x12\x12\n" +

@@ -22,9 +22,12 @@ const (
 )
 
 type PromptRequest struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Prompt        string                 `protobuf:"bytes,1,opt,name=prompt,proto3" json:"prompt,omitempty"`
-	Url           string                 `protobuf:"bytes,2,opt,name=url,proto3" json:"url,omitempty"`
+	state  protoimpl.MessageState `protogen:"open.v1"`
+	Prompt string                 `protobuf:"bytes,1,opt,name=prompt,proto3" json:"prompt,omitempty"`
+	Url    string                 `protobuf:"bytes,2,opt,name=url,proto3" json:"url,omitempty"`
+	// How the page is read: auto (default; a browser when the static page
+	// needs one), always, never.
+	Render        string `protobuf:"bytes,3,opt,name=render,proto3" json:"render,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -69,6 +72,13 @@ func (x *PromptRequest) GetPrompt() string {
 func (x *PromptRequest) GetUrl() string {
 	if x != nil {
 		return x.Url
+	}
+	return ""
+}
+
+func (x *PromptRequest) GetRender() string {
+	if x != nil {
+		return x.Render
 	}
 	return ""
 }
@@ -236,10 +246,11 @@ var File_trawl_v1_prompt_proto protoreflect.FileDescriptor
 
 const file_trawl_v1_prompt_proto_rawDesc = "" +
 	"\n" +
-	"\x15trawl/v1/prompt.proto\x12\btrawl.v1\"9\n" +
+	"\x15trawl/v1/prompt.proto\x12\btrawl.v1\"Q\n" +
 	"\rPromptRequest\x12\x16\n" +
 	"\x06prompt\x18\x01 \x01(\tR\x06prompt\x12\x10\n" +
-	"\x03url\x18\x02 \x01(\tR\x03url\",\n" +
+	"\x03url\x18\x02 \x01(\tR\x03url\x12\x16\n" +
+	"\x06render\x18\x03 \x01(\tR\x06render\",\n" +
 	"\x0ePromptResponse\x12\x1a\n" +
 	"\bresponse\x18\x01 \x01(\tR\bresponse\"R\n" +
 	"\x0eExtractRequest\x12\x10\n" +

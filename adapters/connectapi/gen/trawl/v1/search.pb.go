@@ -109,8 +109,11 @@ type SearchContentRequest struct {
 	MaxContent       int32    `protobuf:"varint,6,opt,name=max_content,json=maxContent,proto3" json:"max_content,omitempty"`
 	WhitelistDomains []string `protobuf:"bytes,7,rep,name=whitelist_domains,json=whitelistDomains,proto3" json:"whitelist_domains,omitempty"`
 	BlacklistDomains []string `protobuf:"bytes,8,rep,name=blacklist_domains,json=blacklistDomains,proto3" json:"blacklist_domains,omitempty"`
-	unknownFields    protoimpl.UnknownFields
-	sizeCache        protoimpl.SizeCache
+	// How the page is read: auto (default; a browser when the static page
+	// needs one), always, never.
+	Render        string `protobuf:"bytes,9,opt,name=render,proto3" json:"render,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *SearchContentRequest) Reset() {
@@ -197,6 +200,13 @@ func (x *SearchContentRequest) GetBlacklistDomains() []string {
 		return x.BlacklistDomains
 	}
 	return nil
+}
+
+func (x *SearchContentRequest) GetRender() string {
+	if x != nil {
+		return x.Render
+	}
+	return ""
 }
 
 type SearchInformation struct {
@@ -703,7 +713,7 @@ const file_trawl_v1_search_proto_rawDesc = "" +
 	"\x03loc\x18\x02 \x01(\tR\x03loc\x12\x0e\n" +
 	"\x02hl\x18\x03 \x01(\tR\x02hl\x12\x0e\n" +
 	"\x02gl\x18\x04 \x01(\tR\x02gl\x12\x16\n" +
-	"\x06engine\x18\x05 \x01(\tR\x06engine\"\xe9\x01\n" +
+	"\x06engine\x18\x05 \x01(\tR\x06engine\"\x81\x02\n" +
 	"\x14SearchContentRequest\x12\f\n" +
 	"\x01q\x18\x01 \x01(\tR\x01q\x12\x10\n" +
 	"\x03loc\x18\x02 \x01(\tR\x03loc\x12\x0e\n" +
@@ -713,7 +723,8 @@ const file_trawl_v1_search_proto_rawDesc = "" +
 	"\vmax_content\x18\x06 \x01(\x05R\n" +
 	"maxContent\x12+\n" +
 	"\x11whitelist_domains\x18\a \x03(\tR\x10whitelistDomains\x12+\n" +
-	"\x11blacklist_domains\x18\b \x03(\tR\x10blacklistDomains\"\x80\x01\n" +
+	"\x11blacklist_domains\x18\b \x03(\tR\x10blacklistDomains\x12\x16\n" +
+	"\x06render\x18\t \x01(\tR\x06render\"\x80\x01\n" +
 	"\x11SearchInformation\x12'\n" +
 	"\x0fquery_displayed\x18\x01 \x01(\tR\x0equeryDisplayed\x12#\n" +
 	"\rtotal_results\x18\x02 \x01(\x03R\ftotalResults\x12\x1d\n" +

@@ -1,0 +1,590 @@
+// Package chromium renders pages in headless Chromium over the DevTools
+// protocol. Every page gets its own incognito browser context whose traffic
+// goes through Trawl's egress proxy (the fetcher's address guard at dial
+// time); only http and https requests leave the page, images, media and
+// fonts are not loaded, downloads, popups and service workers are refused.
+// A fleet bounds the pages rendering at once and restarts the browser after
+// a number of pages, above a memory ceiling, or after a crash, without
+// failing the requests waiting for it.
+package chromium
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/chromedp/cdproto/browser"
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/fetch"
+	"github.com/chromedp/cdproto/inspector"
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/cdproto/page"
+	cdpruntime "github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/cdproto/target"
+	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/remote"
+
+	"github.com/trawlhq/trawl/core/failure"
+	"github.com/trawlhq/trawl/core/weburl"
+	"github.com/trawlhq/trawl/ports"
+)
+
+// Options configure a Renderer. ExecPath or RemoteURL says which browser.
+type Options struct {
+	ExecPath  string // a local Chromium, started by Trawl
+	RemoteURL string // a DevTools endpoint (ws:// or http://host:9222)
+	// ProxyAddr is the egress proxy as the browser reaches it ("127.0.0.1:port").
+	ProxyAddr string
+	// Guard checks the target before the browser is asked (the same verdicts as a fetch).
+	Guard ports.AddressGuard
+
+	Concurrency   int           // pages at once; default: the core count
+	RestartAfter  int           // pages per browser process; default 200
+	MemoryCeiling int64         // bytes of the local browser's processes; default 2 GiB
+	PageHeapLimit int64         // JS heap of one page; default 256 MiB
+	Timeout       time.Duration // default budget of one render; default 30 s
+	QuietPeriod   time.Duration // network idle this long means done; default 500 ms
+	Log           *slog.Logger
+}
+
+// Renderer implements ports.Renderer.
+type Renderer struct {
+	opts Options
+	sem  chan struct{}
+
+	mu  sync.Mutex
+	cur *instance
+
+	renders  atomic.Int64
+	failures atomic.Int64
+	restarts atomic.Int64
+}
+
+var _ ports.Renderer = (*Renderer)(nil)
+
+// New builds a renderer; the browser starts with the first render.
+func New(o Options) (*Renderer, error) {
+	if o.ExecPath == "" && o.RemoteURL == "" {
+		return nil, errors.New("chromium.New: a browser path or a DevTools URL is required")
+	}
+	if o.ProxyAddr == "" {
+		return nil, errors.New("chromium.New: the egress proxy address is required")
+	}
+	if o.Concurrency <= 0 {
+		o.Concurrency = max(1, runtime.NumCPU())
+	}
+	if o.RestartAfter <= 0 {
+		o.RestartAfter = 200
+	}
+	if o.MemoryCeiling <= 0 {
+		o.MemoryCeiling = 2 << 30
+	}
+	if o.PageHeapLimit <= 0 {
+		o.PageHeapLimit = 256 << 20
+	}
+	if o.Timeout <= 0 {
+		o.Timeout = 30 * time.Second
+	}
+	if o.QuietPeriod <= 0 {
+		o.QuietPeriod = 500 * time.Millisecond
+	}
+	if o.Log == nil {
+		o.Log = slog.New(slog.DiscardHandler)
+	}
+	return &Renderer{opts: o, sem: make(chan struct{}, o.Concurrency)}, nil
+}
+
+// Stats are the fleet's counters.
+type Stats struct {
+	Renders, Failures, Restarts int64
+	BrowserRSS                  int64 // bytes, local browser only (0 when unknown)
+}
+
+// Stats reads the counters and the browser's resident memory.
+func (r *Renderer) Stats() Stats {
+	s := Stats{Renders: r.renders.Load(), Failures: r.failures.Load(), Restarts: r.restarts.Load()}
+	r.mu.Lock()
+	if r.cur != nil {
+		s.BrowserRSS = r.cur.rss()
+	}
+	r.mu.Unlock()
+	return s
+}
+
+// Close stops the browser.
+func (r *Renderer) Close() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.cur != nil {
+		r.cur.retire()
+		r.cur = nil
+	}
+}
+
+// instance is one browser process (or remote connection) and its pages.
+type instance struct {
+	ctx          context.Context // the browser's chromedp context
+	cancel       context.CancelFunc
+	cancelAlloc  context.CancelFunc
+	dataDir      string
+	served       int
+	active       int
+	retired      bool
+	crashed      atomic.Bool
+	lastRSSCheck int
+	lastRSS      int64
+}
+
+func (in *instance) alive() bool {
+	if in.ctx.Err() != nil || in.crashed.Load() {
+		return false
+	}
+	if c := chromedp.FromContext(in.ctx); c != nil && c.Browser != nil {
+		if p := c.Browser.Process(); p != nil && p.Signal(syscall.Signal(0)) != nil {
+			return false
+		}
+	}
+	return true
+}
+
+func (in *instance) pid() int {
+	if c := chromedp.FromContext(in.ctx); c != nil && c.Browser != nil {
+		if p := c.Browser.Process(); p != nil {
+			return p.Pid
+		}
+	}
+	return 0
+}
+
+func chromedpProcess(in *instance) *os.Process {
+	if c := chromedp.FromContext(in.ctx); c != nil && c.Browser != nil {
+		return c.Browser.Process()
+	}
+	return nil
+}
+
+func (in *instance) rss() int64 {
+	if pid := in.pid(); pid > 0 {
+		return treeRSS(pid)
+	}
+	return 0
+}
+
+// retire closes the browser once its last page is done.
+func (in *instance) retire() {
+	in.retired = true
+	if in.active == 0 {
+		in.close()
+	}
+}
+
+func (in *instance) close() {
+	in.cancel()
+	in.cancelAlloc()
+	if in.dataDir != "" {
+		os.RemoveAll(in.dataDir)
+	}
+}
+
+// launchFlags harden the local browser: all traffic to the egress proxy,
+// loopback included; no name resolution of its own; no UDP around the proxy;
+// no popups.
+func (r *Renderer) launchFlags(dataDir string) []chromedp.ExecAllocatorOption {
+	return append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(r.opts.ExecPath), chromedp.NoSandbox, chromedp.Headless, chromedp.DisableGPU,
+		chromedp.UserDataDir(dataDir),
+		chromedp.ProxyServer("http://"+r.opts.ProxyAddr),
+		chromedp.Flag("proxy-bypass-list", "<-loopback>"),
+		chromedp.Flag("host-resolver-rules", "MAP * ~NOTFOUND , EXCLUDE "+proxyHost(r.opts.ProxyAddr)),
+		chromedp.Flag("force-webrtc-ip-handling-policy", "disable_non_proxied_udp"),
+		chromedp.Flag("webrtc-ip-handling-policy", "disable_non_proxied_udp"),
+		chromedp.Flag("disable-popup-blocking", false),
+		chromedp.Flag("block-new-web-contents", true),
+		chromedp.Flag("disable-quic", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-domain-reliability", true),
+		chromedp.Flag("disable-features", "Translate,BlinkGenPropertyTrees,MediaRouter,OptimizationHints,DialMediaRouteProvider,AutofillServerCommunication"),
+		chromedp.Flag("blink-settings", "imagesEnabled=false"),
+		chromedp.Flag("js-flags", fmt.Sprintf("--max-old-space-size=%d", r.opts.PageHeapLimit>>20*2)),
+		chromedp.Flag("mute-audio", true),
+	)
+}
+
+// proxyHost is the host part of the proxy address, the one name the
+// browser's resolver may look at.
+func proxyHost(addr string) string {
+	if h, _, err := net.SplitHostPort(addr); err == nil {
+		return h
+	}
+	return addr
+}
+
+// start opens a browser.
+func (r *Renderer) start() (*instance, error) {
+	in := &instance{}
+	var alloc context.Context
+	if r.opts.RemoteURL != "" {
+		alloc, in.cancelAlloc = remote.NewAllocator(context.Background(), r.opts.RemoteURL)
+	} else {
+		dir, err := os.MkdirTemp("", "trawl-chromium-")
+		if err != nil {
+			return nil, err
+		}
+		in.dataDir = dir
+		alloc, in.cancelAlloc = chromedp.NewExecAllocator(context.Background(), r.launchFlags(dir)...)
+	}
+	in.ctx, in.cancel = chromedp.NewContext(alloc)
+	// The first call starts the browser and binds it to in.ctx: it must not
+	// run under a shorter-lived context.
+	started := make(chan error, 1)
+	go func() {
+		_, err := chromedp.CallBrowser(in.ctx, browser.GetVersion, cdp.Empty{})
+		started <- err
+	}()
+	select {
+	case err := <-started:
+		if err != nil {
+			in.close()
+			return nil, err
+		}
+	case <-time.After(30 * time.Second):
+		in.close()
+		return nil, errors.New("the browser did not start within 30s")
+	}
+	return in, nil
+}
+
+// acquire hands out the current browser, replacing it first when it died,
+// served its pages, or grew past the memory ceiling.
+func (r *Renderer) acquire() (*instance, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	in := r.cur
+	if in != nil {
+		reason := ""
+		switch {
+		case !in.alive():
+			reason = "crashed"
+		case in.served >= r.opts.RestartAfter:
+			reason = "pages"
+		case in.served-in.lastRSSCheck >= 10 || in.served == 0:
+			in.lastRSSCheck = in.served
+			if in.lastRSS = in.rss(); in.lastRSS > r.opts.MemoryCeiling {
+				reason = "memory"
+			}
+		}
+		if reason != "" {
+			r.opts.Log.Info("restarting the browser", "reason", reason, "pages", in.served)
+			r.restarts.Add(1)
+			in.retire()
+			r.cur, in = nil, nil
+		}
+	}
+	if in == nil {
+		var err error
+		if in, err = r.start(); err != nil {
+			return nil, err
+		}
+		r.cur = in
+	}
+	in.served++
+	in.active++
+	return in, nil
+}
+
+func (r *Renderer) release(in *instance) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	in.active--
+	if in.retired && in.active == 0 {
+		in.close()
+	}
+}
+
+func unavailable(msg string, cause error) error {
+	return failure.E("chromium.Render", failure.Unavailable, msg, cause)
+}
+
+// Render implements ports.Renderer.
+func (r *Renderer) Render(ctx context.Context, req ports.RenderRequest) (ports.RenderResponse, error) {
+	field := req.Field
+	if field == "" {
+		field = "url"
+	}
+	u, err := weburl.Parse(req.URL, weburl.Rules{Field: field, MaxLen: 2048})
+	if err != nil {
+		return ports.RenderResponse{}, err
+	}
+	if r.opts.Guard != nil {
+		if err := r.opts.Guard.CheckHost(ctx, u.String(), field); err != nil {
+			return ports.RenderResponse{}, err
+		}
+	}
+	budget := req.Timeout
+	if budget <= 0 {
+		budget = r.opts.Timeout
+	}
+	deadline := time.Now().Add(budget)
+	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
+		deadline = d
+	}
+	ctx, cancel := context.WithDeadline(ctx, deadline)
+	defer cancel()
+	select {
+	case r.sem <- struct{}{}:
+	case <-ctx.Done():
+		r.failures.Add(1)
+		return ports.RenderResponse{}, unavailable("The page could not be rendered: the browser was busy for the whole time budget.", ctx.Err())
+	}
+	defer func() { <-r.sem }()
+	var out ports.RenderResponse
+	for attempt := 0; ; attempt++ {
+		in, err := r.acquire()
+		if err != nil {
+			r.failures.Add(1)
+			r.opts.Log.Error("the browser did not start", "err", err)
+			return out, unavailable("The page could not be rendered: the browser is not available.", err)
+		}
+		out, err = r.renderIn(ctx, in, u.String(), budget)
+		r.release(in)
+		if err != nil && !in.alive() && attempt == 0 && ctx.Err() == nil {
+			continue // the browser died under this page: once more on a new one
+		}
+		if err != nil {
+			r.failures.Add(1)
+			return out, err
+		}
+		r.renders.Add(1)
+		return out, nil
+	}
+}
+
+// hardening runs in every document before its own scripts: no service
+// workers, no popups.
+const hardening = `(() => {
+  try { Object.defineProperty(navigator, 'serviceWorker', {get: () => undefined}); } catch (e) {}
+  window.open = () => null;
+})();`
+
+type pageState struct {
+	mu        sync.Mutex
+	inflight  map[network.RequestID]bool
+	lastNet   time.Time
+	status    int
+	crashed   bool
+	mainFrame cdp.FrameID
+	refused   int
+}
+
+// renderIn renders one page in its own incognito context of in.
+func (r *Renderer) renderIn(ctx context.Context, in *instance, pageURL string, budget time.Duration) (ports.RenderResponse, error) {
+	out := ports.RenderResponse{URL: pageURL}
+	proxy := "http://" + r.opts.ProxyAddr
+	tab, closeTab := chromedp.NewContext(in.ctx, chromedp.WithNewBrowserContext(func(p *target.CreateBrowserContextParams) {
+		p.ProxyServer = proxy
+		p.ProxyBypassList = "<-loopback>"
+	}))
+	defer closeTab()
+	// The budget closes the tab: a page stuck in a script loop cannot answer
+	// commands, so only closing it ends the wait.
+	stop := context.AfterFunc(ctx, closeTab)
+	defer stop()
+
+	st := &pageState{inflight: map[network.RequestID]bool{}, lastNet: time.Now()}
+	if err := chromedp.Listen(tab, func(ev any) { r.onEvent(tab, st, ev) }); err != nil {
+		return out, r.pageError(ctx, in, budget, err)
+	}
+	st.mu.Lock()
+	st.mainFrame = cdp.FrameID(chromedp.FromContext(tab).Target.TargetID)
+	st.mu.Unlock()
+	bctx := chromedp.FromContext(tab).BrowserContextID
+	setup := []func() error{
+		func() error {
+			_, err := chromedp.CallBrowser(tab, browser.SetDownloadBehavior, browser.SetDownloadBehaviorParams{Behavior: browser.SetDownloadBehaviorBehaviorDeny, BrowserContextID: bctx})
+			return err
+		},
+		func() error { _, err := chromedp.Call(tab, network.Enable, network.EnableParams{}); return err },
+		func() error {
+			_, err := chromedp.Call(tab, network.SetBypassServiceWorker, network.SetBypassServiceWorkerParams{Bypass: true})
+			return err
+		},
+		func() error {
+			_, err := chromedp.Call(tab, fetch.Enable, fetch.EnableParams{Patterns: []*fetch.RequestPattern{{URLPattern: "*"}}})
+			return err
+		},
+		func() error {
+			_, err := chromedp.Call(tab, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: hardening})
+			return err
+		},
+	}
+	for _, f := range setup {
+		if err := f(); err != nil {
+			return out, r.pageError(ctx, in, budget, err)
+		}
+	}
+	nav, err := chromedp.Call(tab, page.Navigate, page.NavigateParams{URL: pageURL})
+	if err != nil {
+		return out, r.pageError(ctx, in, budget, err)
+	}
+	if nav.ErrorText != "" {
+		return out, unavailable("The page could not be rendered: the browser could not load it.", errors.New(nav.ErrorText))
+	}
+	if nav.IsDownload {
+		return out, unavailable("The page could not be rendered: the URL is a download.", nil)
+	}
+	if err := r.settle(ctx, tab, st); err != nil {
+		return out, r.pageError(ctx, in, budget, err)
+	}
+	type doc struct {
+		HTML string `json:"html"`
+		URL  string `json:"url"`
+	}
+	d, err := chromedp.Run(tab, chromedp.Evaluate[doc](`({html: document.documentElement ? document.documentElement.outerHTML : "", url: location.href})`))
+	if err != nil {
+		return out, r.pageError(ctx, in, budget, err)
+	}
+	st.mu.Lock()
+	out.StatusCode = st.status
+	st.mu.Unlock()
+	if out.StatusCode == 0 {
+		out.StatusCode = 200
+	}
+	out.FinalURL, out.HTML = d.URL, []byte(d.HTML)
+	if !strings.HasPrefix(out.FinalURL, "http://") && !strings.HasPrefix(out.FinalURL, "https://") {
+		return ports.RenderResponse{URL: pageURL}, unavailable("The page could not be rendered: it left the web.", nil)
+	}
+	return out, nil
+}
+
+// onEvent tracks the requests in flight and the main document's status, and
+// decides each paused request: only http(s), and no images, media or fonts.
+func (r *Renderer) onEvent(tab context.Context, st *pageState, ev any) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	switch e := ev.(type) {
+	case *network.EventRequestWillBeSent:
+		st.inflight[e.RequestID] = true
+		st.lastNet = time.Now()
+	case *network.EventLoadingFinished:
+		delete(st.inflight, e.RequestID)
+		st.lastNet = time.Now()
+	case *network.EventLoadingFailed:
+		delete(st.inflight, e.RequestID)
+		st.lastNet = time.Now()
+	case *network.EventResponseReceived:
+		if e.Type == network.ResourceTypeDocument && e.FrameID == st.mainFrame && e.Response != nil {
+			st.status = int(e.Response.Status)
+		}
+	case *inspector.EventTargetCrashed:
+		st.crashed = true
+	case *fetch.EventRequestPaused:
+		id, u, typ := e.RequestID, "", e.ResourceType
+		if e.Request != nil {
+			u = e.Request.URL
+		}
+		block := typ == network.ResourceTypeImage || typ == network.ResourceTypeMedia || typ == network.ResourceTypeFont ||
+			!(strings.HasPrefix(u, "http://") || strings.HasPrefix(u, "https://"))
+		if block {
+			st.refused++
+		}
+		go func() {
+			if block {
+				_, _ = chromedp.Call(tab, fetch.FailRequest, fetch.FailRequestParams{RequestID: id, ErrorReason: network.ErrorReasonBlockedByClient})
+				return
+			}
+			_, _ = chromedp.Call(tab, fetch.ContinueRequest, fetch.ContinueRequestParams{RequestID: id})
+		}()
+	}
+}
+
+// settle waits until the page is done: the network quiet for the quiet
+// period, or the page's text unchanged across two checks; a page using more
+// JS heap than allowed, or crashing, fails.
+func (r *Renderer) settle(ctx context.Context, tab context.Context, st *pageState) error {
+	const tick = 250 * time.Millisecond
+	type probe struct {
+		Ready string `json:"ready"`
+		Text  int    `json:"text"`
+	}
+	lastText, stableChecks := -1, 0
+	t := time.NewTicker(tick)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-t.C:
+		}
+		st.mu.Lock()
+		crashed, inflight, quiet := st.crashed, len(st.inflight), time.Since(st.lastNet)
+		st.mu.Unlock()
+		if crashed {
+			return errPageCrashed
+		}
+		heap, err := chromedp.Call(tab, cdpruntime.GetHeapUsage, cdp.Empty{})
+		if err != nil {
+			return err
+		}
+		if int64(heap.UsedSize) > r.opts.PageHeapLimit {
+			return errPageMemory
+		}
+		p, err := chromedp.Run(tab, chromedp.Evaluate[probe](`({ready: document.readyState, text: document.body ? document.body.innerText.length : 0})`))
+		if err != nil {
+			return err
+		}
+		if p.Ready == "loading" {
+			continue
+		}
+		// A page with almost no text yet is likely waiting on a timer
+		// before it fetches its content: it gets a longer quiet period.
+		need := r.opts.QuietPeriod
+		if p.Text < 200 {
+			need *= 4
+		}
+		if inflight == 0 && quiet >= need {
+			return nil
+		}
+		// Content stable across two checks half a second apart, for pages
+		// that keep a connection busy (polling, analytics) after drawing.
+		if t := p.Text; t >= 200 && t == lastText {
+			stableChecks++
+		} else {
+			stableChecks = 0
+		}
+		lastText = p.Text
+		if stableChecks >= 4 { // 4 ticks: two checks 500 ms apart agree
+			return nil
+		}
+	}
+}
+
+var (
+	errPageCrashed = errors.New("page crashed")
+	errPageMemory  = errors.New("page over its memory limit")
+)
+
+// pageError words why a render failed; the budget running out or the page
+// hogging memory is a clean failure of this page only.
+func (r *Renderer) pageError(ctx context.Context, in *instance, budget time.Duration, err error) error {
+	switch {
+	case errors.Is(err, errPageMemory), errors.Is(err, errPageCrashed):
+		return unavailable("The page could not be rendered: it used more memory than a page may.", err)
+	case ctx.Err() != nil && errors.Is(ctx.Err(), context.Canceled):
+		return ctx.Err()
+	case ctx.Err() != nil:
+		return unavailable(fmt.Sprintf("The page could not be rendered: it did not finish loading within %s.", budget.Round(time.Second)), err)
+	case !in.alive():
+		return unavailable("The page could not be rendered: the browser stopped.", err)
+	default:
+		return unavailable("The page could not be rendered.", err)
+	}
+}

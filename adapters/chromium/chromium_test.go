@@ -1,0 +1,266 @@
+package chromium_test
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/netip"
+	"os"
+	"os/exec"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/trawlhq/trawl/adapters/chromium"
+	"github.com/trawlhq/trawl/adapters/egress"
+	"github.com/trawlhq/trawl/adapters/fetch"
+	"github.com/trawlhq/trawl/core/failure"
+	"github.com/trawlhq/trawl/ports"
+)
+
+// chromiumPath finds Chromium; locally the tests skip without it, under
+// CI=true they must run.
+func chromiumPath(t *testing.T) string {
+	t.Helper()
+	if p := os.Getenv("TRAWL_BROWSER_PATH"); p != "" {
+		return p
+	}
+	for _, n := range []string{"chromium", "chromium-browser", "google-chrome"} {
+		if p, err := exec.LookPath(n); err == nil {
+			return p
+		}
+	}
+	if os.Getenv("CI") == "true" {
+		t.Fatal("no Chromium on this machine and CI=true (.ci/run installs Debian's chromium)")
+	}
+	t.Skip("no Chromium on this machine (apt-get install chromium)")
+	return ""
+}
+
+type rig struct {
+	r      *chromium.Renderer
+	proxy  *egress.Proxy
+	site   string // http://site.test
+	canary *atomic.Int64
+}
+
+// newRig serves handler as http://site.test (a resolve override, as in
+// production tests) and a canary on 127.0.0.1 and [::1] that must never be
+// reached; private.test resolves to 127.0.0.1.
+func newRig(t *testing.T, handler http.Handler, o chromium.Options) *rig {
+	t.Helper()
+	path := chromiumPath(t)
+	hits := &atomic.Int64{}
+	canary := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		t.Logf("canary hit: %s %s", r.Method, r.URL)
+		fmt.Fprint(w, "<p>secret</p>")
+	})
+	ln4, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := ln4.Addr().(*net.TCPAddr).Port
+	c4 := &http.Server{Handler: canary}
+	go c4.Serve(ln4)
+	t.Cleanup(func() { c4.Close() })
+	if ln6, err := net.Listen("tcp", fmt.Sprintf("[::1]:%d", port)); err == nil {
+		c6 := &http.Server{Handler: canary}
+		go c6.Serve(ln6)
+		t.Cleanup(func() { c6.Close() })
+	}
+	site := httptest.NewServer(handler)
+	t.Cleanup(site.Close)
+	f := fetch.New(fetch.Options{
+		Resolve: map[string]string{"site.test:80": site.Listener.Addr().String()},
+		LookupIP: func(ctx context.Context, host string) ([]netip.Addr, error) {
+			switch host {
+			case "private.test":
+				return []netip.Addr{netip.MustParseAddr("127.0.0.1")}, nil
+			case "public.test":
+				return []netip.Addr{netip.MustParseAddr("93.184.215.14")}, nil
+			}
+			return nil, &net.DNSError{Err: "no such host", Name: host, IsNotFound: true}
+		},
+		Timeout: 5 * time.Second,
+	})
+	p, err := egress.Start(egress.Options{Dial: f.DialContext})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Close() })
+	o.ExecPath, o.ProxyAddr, o.Guard = path, p.Addr(), f
+	r, err := chromium.New(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(r.Close)
+	t.Setenv("CANARY_PORT", fmt.Sprint(port))
+	return &rig{r: r, proxy: p, site: "http://site.test", canary: hits}
+}
+
+func canaryPort() string { return os.Getenv("CANARY_PORT") }
+
+const article = `<article><h1>Rendered heading</h1><p>` +
+	`This paragraph was written into the page by a script after it loaded, so a plain HTTP fetch sees only an empty root element and no words at all. ` +
+	`A browser runs the script and sees the whole article, which is what a reader sees too.</p></article>`
+
+func TestRenderClientSideArticle(t *testing.T) {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintf(w, `<!doctype html><html><head><title>Shell</title></head><body><div id="root"></div>
+<script>setTimeout(() => { document.getElementById('root').innerHTML = %q; }, 300)</script></body></html>`, article)
+	})
+	rg := newRig(t, mux, chromium.Options{Concurrency: 2})
+	res, err := rg.r.Render(context.Background(), ports.RenderRequest{URL: rg.site + "/", Field: "url"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(res.HTML), "Rendered heading") || res.StatusCode != 200 || res.FinalURL != "http://site.test/" {
+		t.Fatalf("render = %d %s %.300s", res.StatusCode, res.FinalURL, res.HTML)
+	}
+}
+
+// TestRenderSSRF: a page that tries every way a browser has to reach
+// loopback, link-local and a private name leaves the canary untouched,
+// while its own same-site request goes through.
+func TestRenderSSRF(t *testing.T) {
+	var own atomic.Int64
+	mux := http.NewServeMux()
+	mux.HandleFunc("/own", func(w http.ResponseWriter, r *http.Request) { own.Add(1); fmt.Fprint(w, "ok") })
+	mux.HandleFunc("/redirect", func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, "http://127.0.0.1:"+canaryPort()+"/redirected", http.StatusFound)
+	})
+	mux.HandleFunc("/redirect-private", func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, "http://private.test:"+canaryPort()+"/redirected", http.StatusFound)
+	})
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		port := canaryPort()
+		targets := []string{
+			"http://127.0.0.1:" + port + "/x", "http://[::1]:" + port + "/x", "http://localhost:" + port + "/x",
+			"http://169.254.169.254/latest/meta-data/", "http://private.test:" + port + "/x",
+			"http://site.test/redirect", "http://site.test/redirect-private",
+			"https://127.0.0.1:" + port + "/x",
+		}
+		var b strings.Builder
+		b.WriteString(`<!doctype html><html><body><div id="log"></div><script>const T = [`)
+		for _, u := range targets {
+			fmt.Fprintf(&b, "%q,", u)
+		}
+		b.WriteString(`];
+fetch('/own');
+for (const u of T) {
+  fetch(u).catch(() => {});
+  try { const x = new XMLHttpRequest(); x.open('GET', u); x.send(); } catch (e) {}
+  const i = document.createElement('img'); i.src = u; document.body.appendChild(i);
+  const f = document.createElement('iframe'); f.src = u; document.body.appendChild(f);
+  const s = document.createElement('script'); s.src = u; document.body.appendChild(s);
+  const l = document.createElement('link'); l.rel = 'stylesheet'; l.href = u; document.head.appendChild(l);
+  try { new WebSocket(u.replace(/^http/, 'ws')); } catch (e) {}
+  try { new EventSource(u); } catch (e) {}
+  try { navigator.sendBeacon(u, 'x'); } catch (e) {}
+  try { window.open(u); } catch (e) {}
+}
+try { navigator.serviceWorker && navigator.serviceWorker.register('/sw.js'); } catch (e) {}
+try { const pc = new RTCPeerConnection({iceServers: [{urls: 'stun:127.0.0.1:` + port + `'}]}); pc.createDataChannel('x'); pc.createOffer().then(o => pc.setLocalDescription(o)); } catch (e) {}
+document.getElementById('log').textContent = 'tried ' + T.length;
+setTimeout(() => { location.href = T[0]; }, 400);
+</script></body></html>`)
+		fmt.Fprint(w, b.String())
+	})
+	rg := newRig(t, mux, chromium.Options{Concurrency: 1, Timeout: 8 * time.Second})
+	_, err := rg.r.Render(context.Background(), ports.RenderRequest{URL: rg.site + "/", Field: "url"})
+	t.Logf("render: %v (proxy refused %d)", err, rg.proxy.Refused())
+	// The navigation to the canary must not have happened either; give
+	// stragglers a moment.
+	time.Sleep(300 * time.Millisecond)
+	if n := rg.canary.Load(); n != 0 {
+		t.Fatalf("the canary was reached %d times", n)
+	}
+	if own.Load() == 0 {
+		t.Fatal("the page's own request never arrived: the page's scripts did not run")
+	}
+	if rg.proxy.Refused() == 0 {
+		t.Fatal("the egress proxy refused nothing: the browser went around it")
+	}
+	// Each non-http scheme as the page itself is refused outright.
+	for _, u := range []string{"file:///etc/passwd", "chrome://version", "data:text/html,<p>x</p>", "http://127.0.0.1:" + canaryPort() + "/", "http://private.test/"} {
+		if _, err := rg.r.Render(context.Background(), ports.RenderRequest{URL: u, Field: "url"}); !failure.Is(err, failure.Invalid) {
+			t.Errorf("render %s: %v, want invalid", u, err)
+		}
+	}
+}
+
+// TestRenderNeverSettlesThenNext: a page that keeps changing and keeps the
+// network busy fails within its budget as unavailable, and a page after it
+// renders.
+func TestRenderNeverSettlesThenNext(t *testing.T) {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/poll", func(w http.ResponseWriter, r *http.Request) {
+		time.Sleep(50 * time.Millisecond)
+		fmt.Fprint(w, time.Now().UnixNano())
+	})
+	mux.HandleFunc("/busy", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<!doctype html><body><p id="t"></p><script>
+setInterval(() => { fetch('/poll').then(r => r.text()).then(t => { document.getElementById('t').textContent += t + ' '; }); }, 60);
+</script></body>`)
+	})
+	mux.HandleFunc("/hog", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<!doctype html><body><p>hog</p><script>
+const keep = []; function grow() { for (let i = 0; i < 50; i++) keep.push(new Array(1 << 20).fill(i)); setTimeout(grow, 0); } grow();
+</script></body>`)
+	})
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintf(w, `<!doctype html><body><div id="root"></div><script>document.getElementById('root').innerHTML = %q</script></body>`, article)
+	})
+	rg := newRig(t, mux, chromium.Options{Concurrency: 1, PageHeapLimit: 128 << 20})
+	for _, path := range []string{"/busy", "/hog"} {
+		start := time.Now()
+		_, err := rg.r.Render(context.Background(), ports.RenderRequest{URL: rg.site + path, Field: "url", Timeout: 4 * time.Second})
+		took := time.Since(start)
+		if !failure.Is(err, failure.Unavailable) || took > 6*time.Second {
+			t.Fatalf("%s: err %v after %s, want unavailable within the budget", path, err, took)
+		}
+		t.Logf("%s: %v after %s", path, err, took.Round(time.Millisecond))
+		res, err := rg.r.Render(context.Background(), ports.RenderRequest{URL: rg.site + "/", Field: "url"})
+		if err != nil || !strings.Contains(string(res.HTML), "Rendered heading") {
+			t.Fatalf("the next render after %s: %v", path, err)
+		}
+	}
+}
+
+// TestRenderRestartsWithoutFailingQueued: with a browser restarted every 3
+// pages and one killed mid-way, 12 queued renders all succeed.
+func TestRenderRestartsWithoutFailingQueued(t *testing.T) {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintf(w, `<!doctype html><body><div id="root"></div><script>document.getElementById('root').innerHTML = %q</script></body>`, article)
+	})
+	rg := newRig(t, mux, chromium.Options{Concurrency: 2, RestartAfter: 3})
+	errs := make(chan error, 12)
+	for i := 0; i < 12; i++ {
+		go func() {
+			_, err := rg.r.Render(context.Background(), ports.RenderRequest{URL: rg.site + "/", Field: "url"})
+			errs <- err
+		}()
+	}
+	for i := 0; i < 12; i++ {
+		if err := <-errs; err != nil {
+			t.Errorf("render %d: %v", i, err)
+		}
+	}
+	st := rg.r.Stats()
+	if st.Restarts < 3 || st.Renders != 12 {
+		t.Fatalf("stats %+v: want 12 renders and at least 3 restarts", st)
+	}
+	// A crash: kill the browser; the next render gets a new one.
+	if err := rg.r.KillBrowserForTest(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := rg.r.Render(context.Background(), ports.RenderRequest{URL: rg.site + "/", Field: "url"}); err != nil {
+		t.Fatalf("render after a crash: %v", err)
+	}
+}

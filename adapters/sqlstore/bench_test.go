@@ -1,0 +1,96 @@
+package sqlstore_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/trawlhq/trawl/adapters/clock"
+	"github.com/trawlhq/trawl/adapters/sqlstore"
+	"github.com/trawlhq/trawl/core/credits"
+	"github.com/trawlhq/trawl/ports"
+	"github.com/trawlhq/trawl/testkit/pgtest"
+)
+
+// The hot path of a request, per store: the authentication read, the credit
+// status read, and a billed call's hold and charge. Run with -benchmem: a
+// regression shows in allocations too.
+
+func benchStores(b *testing.B, run func(b *testing.B, s *sqlstore.Store)) {
+	b.Run("sqlite", func(b *testing.B) {
+		s, err := sqlstore.Open(context.Background(), sqlstore.Options{DataDir: b.TempDir()})
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer s.Close()
+		run(b, s)
+	})
+	b.Run("postgres", func(b *testing.B) {
+		s, err := sqlstore.Open(context.Background(), sqlstore.Options{DatabaseURL: pgtest.NewDatabase(b)})
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer s.Close()
+		run(b, s)
+	})
+}
+
+func benchPrincipal(b *testing.B, s *sqlstore.Store) ports.Principal {
+	ctx := context.Background()
+	now := time.Now()
+	a, err := s.CreateAccount(ctx, ports.Account{Name: "B", Email: "b@example.com", Plan: "business", CreatedAt: now, UpdatedAt: now})
+	if err != nil {
+		b.Fatal(err)
+	}
+	t, err := s.CreateToken(ctx, ports.Token{AccountID: a.ID, Name: "b", Hash: "bench-hash", Preview: "p", CreatedAt: now}, 10)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return ports.Principal{Account: a, Token: t}
+}
+
+func BenchmarkPrincipalByTokenHash(b *testing.B) {
+	benchStores(b, func(b *testing.B, s *sqlstore.Store) {
+		benchPrincipal(b, s)
+		ctx := context.Background()
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := s.PrincipalByTokenHash(ctx, "bench-hash"); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+func BenchmarkReadCredits(b *testing.B) {
+	benchStores(b, func(b *testing.B, s *sqlstore.Store) {
+		p := benchPrincipal(b, s)
+		ctx := context.Background()
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, _, err := s.ReadCredits(ctx, p.Account.ID, time.Now()); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+// BenchmarkReserveSettle is one billed call's credit work: the hold, then the
+// charge of 1 credit.
+func BenchmarkReserveSettle(b *testing.B) {
+	benchStores(b, func(b *testing.B, s *sqlstore.Store) {
+		p := benchPrincipal(b, s)
+		ctx := context.Background()
+		ledger, _ := credits.NewLedger(s, clock.System{})
+		b.ReportAllocs()
+		for b.Loop() {
+			h, err := ledger.Reserve(ctx, ports.ReserveRequest{AccountID: p.Account.ID, TokenID: p.Token.ID, Amount: 1})
+			if err != nil {
+				b.Fatal(err)
+			}
+			if _, err := ledger.Settle(ctx, h, ports.Charge{Credits: 1, ServiceType: "scrape", ServiceName: "Scrape"}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}

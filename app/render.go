@@ -1,0 +1,53 @@
+package app
+
+import (
+	"os/exec"
+
+	"github.com/trawlhq/trawl/adapters/chromium"
+	"github.com/trawlhq/trawl/adapters/egress"
+	"github.com/trawlhq/trawl/adapters/fetch"
+	"github.com/trawlhq/trawl/ports"
+)
+
+// FindBrowser is the local Chromium Trawl would start: TRAWL_BROWSER_PATH,
+// else the first of Chromium's usual names on PATH; empty when none.
+func FindBrowser(c Config) string {
+	if c.BrowserPath != "" {
+		return c.BrowserPath
+	}
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "headless-shell"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	return ""
+}
+
+// NewRenderer builds the browser renderer behind the guarded egress proxy:
+// a remote browser when TRAWL_BROWSER_URL is set, else a local Chromium
+// when one is found. Without either (or with TRAWL_BROWSER_OFF) it returns
+// nil and says why; Trawl then reads every page over HTTP.
+func NewRenderer(c Config, f *fetch.Client) (ports.Renderer, string, []func(), error) {
+	if c.BrowserOff {
+		return nil, "off (TRAWL_BROWSER_OFF): pages that need JavaScript are read over HTTP only", nil, nil
+	}
+	o := chromium.Options{RemoteURL: c.BrowserURL, Guard: f, Concurrency: int(c.BrowserPages), RestartAfter: int(c.BrowserRestartAfter), Timeout: c.FetchTimeout}
+	how := "remote browser at " + c.BrowserURL
+	if o.RemoteURL == "" {
+		if o.ExecPath = FindBrowser(c); o.ExecPath == "" {
+			return nil, "off (no Chromium on PATH, TRAWL_BROWSER_PATH or TRAWL_BROWSER_URL): pages that need JavaScript are read over HTTP only", nil, nil
+		}
+		how = "local Chromium at " + o.ExecPath
+	}
+	p, err := egress.Start(egress.Options{Dial: f.DialContext, Listen: c.BrowserProxyListen})
+	if err != nil {
+		return nil, "", nil, err
+	}
+	o.ProxyAddr = p.Addr()
+	r, err := chromium.New(o)
+	if err != nil {
+		p.Close()
+		return nil, "", nil, err
+	}
+	return r, how + ", traffic through the egress proxy on " + p.Addr(), []func(){func() { p.Close() }, r.Close}, nil
+}

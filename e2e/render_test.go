@@ -1,0 +1,296 @@
+package e2e
+
+import (
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"sort"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/trawlhq/trawl/testkit/fakesearch"
+)
+
+// chromiumForRender finds Chromium for the rendering tests: they skip
+// locally without it and fail under CI=true.
+func chromiumForRender(t *testing.T) string {
+	t.Helper()
+	for _, p := range []string{"chromium", "chromium-browser", "google-chrome"} {
+		if found, err := exec.LookPath(p); err == nil {
+			return found
+		}
+	}
+	if os.Getenv("CI") == "true" {
+		t.Fatal("no Chromium on this machine and CI=true (.ci/run installs Debian's chromium)")
+	}
+	t.Skip("no Chromium on this machine (apt-get install chromium)")
+	return ""
+}
+
+// fixtureSite serves the built front-end fixtures (testdata/render/dist,
+// rebuilt by make fixtures) with a redirect endpoint, and a canary on
+// loopback that no rendered page may reach.
+func fixtureSite(t *testing.T) (site string, canaryPort int, canaryHits *atomic.Int64) {
+	t.Helper()
+	mux := http.NewServeMux()
+	mux.HandleFunc("/img/", func(w http.ResponseWriter, r *http.Request) {
+		imageHits.Add(1)
+		w.Header().Set("Content-Type", "image/jpeg")
+	})
+	mux.Handle("/", http.FileServer(http.Dir("../testdata/render/dist")))
+	mux.HandleFunc("/redirect", func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, r.URL.Query().Get("to"), http.StatusFound)
+	})
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{Handler: mux}
+	go srv.Serve(ln)
+	t.Cleanup(func() { srv.Close() })
+	hits := &atomic.Int64{}
+	canary := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		t.Logf("canary hit: %s %s", r.Method, r.URL)
+	})
+	cln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := cln.Addr().(*net.TCPAddr).Port
+	c := &http.Server{Handler: canary}
+	go c.Serve(cln)
+	t.Cleanup(func() { c.Close() })
+	if ln6, err := net.Listen("tcp", fmt.Sprintf("[::1]:%d", port)); err == nil {
+		c6 := &http.Server{Handler: canary}
+		go c6.Serve(ln6)
+		t.Cleanup(func() { c6.Close() })
+	}
+	return ln.Addr().String(), port, hits
+}
+
+// imageHits counts requests for the fixtures' pictures: a render loads none.
+var imageHits atomic.Int64
+
+// TestBinaryRenders runs trawl serve with a local Chromium against the
+// fixture pages: client-rendered pages step up to the browser (engine
+// browser, same cost), render=never keeps HTTP, the consent overlay is not
+// the content, a page that never settles and a memory hog fail free within
+// the budget and the next page renders, and the SSRF page reaches nothing.
+func TestBinaryRenders(t *testing.T) {
+	path := chromiumForRender(t)
+	site, port, hits := fixtureSite(t)
+	s := startEnv(t, []string{"--data-dir", t.TempDir()}, []string{
+		"TRAWL_FETCH_RESOLVE=spa.test:80=" + site, "TRAWL_BROWSER_PATH=" + path, "TRAWL_FETCH_TIMEOUT=8s", "TRAWL_BROWSER_PAGES=2",
+	})
+	token := tokenRE.FindString(s.stdout.String())
+	if !strings.Contains(s.stderr.String()+s.stdout.String(), "rendering: local Chromium at "+path) {
+		t.Errorf("the start-up log does not say how pages are rendered:\n%s", s.stderr)
+	}
+	content := func(q string) (int, map[string]any) {
+		t.Helper()
+		return get(t, s.base+"/v1/content?"+q, token)
+	}
+	balance := func() float64 {
+		_, m := get(t, s.base+"/v1/credits", token)
+		return m["balance"].(float64)
+	}
+	for _, c := range []struct{ page, want string }{
+		{"article.html", "Life in the tide pools"},
+		{"xhr.html", "Tide pools, fetched late"},
+		{"hash.html", "Tide pools by hash route"},
+		{"consent.html", "Tide pools behind a banner"},
+		{"lazy.html", "Tide pools with lazy pictures"},
+	} {
+		before := balance()
+		code, m := content("url=http://spa.test/" + c.page)
+		md, _ := m["markdown"].(string)
+		if code != 200 || m["engine"] != "browser" || !strings.Contains(md, c.want) || !strings.Contains(md, "Three ways to keep cool") {
+			t.Errorf("%s = %d engine %v: %.400s %v", c.page, code, m["engine"], md, m["message"])
+			continue
+		}
+		if strings.Contains(md, "We value your privacy") || strings.Contains(md, "842 partners") {
+			t.Errorf("%s: the consent overlay is in the content: %s", c.page, md)
+		}
+		if after := balance(); before-after != 2 {
+			t.Errorf("%s cost %v credits, want 2", c.page, before-after)
+		}
+	}
+	if n := imageHits.Load(); n != 0 {
+		t.Errorf("the browser loaded %d pictures; images are not loaded", n)
+	}
+	if code, m := content("render=never&url=http://spa.test/article.html"); code != 503 {
+		t.Errorf("render=never of a client-rendered page = %d %v", code, m)
+	}
+	if code, m := get(t, s.base+"/v1/scrape?render=always&url=http://spa.test/article.html", token); code != 200 || m["engine"] != "browser" || !strings.Contains(fmt.Sprint(m["html"]), "Life in the tide pools") {
+		t.Errorf("scrape render=always = %d %v", code, m["engine"])
+	}
+	// A scrape whose render fails still has the static HTML to answer with.
+	if code, m := get(t, s.base+"/v1/scrape?url=http://spa.test/never.html", token); code != 200 || m["engine"] != "http" || !strings.Contains(fmt.Sprint(m["html"]), `<div id="root"></div>`) {
+		t.Errorf("scrape of a page that never settles = %d %v", code, m["engine"])
+	}
+	before := balance()
+	for _, page := range []string{"never.html", "hog.html"} {
+		start := time.Now()
+		code, m := content("url=http://spa.test/" + page)
+		if took := time.Since(start); code != 503 || took > 12*time.Second {
+			t.Errorf("%s = %d after %s: %v", page, code, took, m["message"])
+		}
+		if code, _ := content("url=http://spa.test/article.html"); code != 200 {
+			t.Errorf("the page after %s = %d", page, code)
+		}
+	}
+	if after := balance(); before-after != 4 {
+		t.Errorf("two failed and two good renders cost %v, want 4 (failures free)", before-after)
+	}
+	content(fmt.Sprintf("url=http://spa.test/ssrf.html?port=%d", port))
+	time.Sleep(300 * time.Millisecond)
+	if n := hits.Load(); n != 0 {
+		t.Fatalf("the SSRF page reached the canary %d times", n)
+	}
+}
+
+// TestRenderFigures measures static and rendered reads of the fixtures
+// (TRAWL_RENDER_FIGURES=1; it takes a few minutes).
+func TestRenderFigures(t *testing.T) {
+	if os.Getenv("TRAWL_RENDER_FIGURES") == "" {
+		t.Skip("set TRAWL_RENDER_FIGURES=1 to measure")
+	}
+	path := chromiumForRender(t)
+	site, _, _ := fixtureSite(t)
+	s := startEnv(t, []string{"--data-dir", t.TempDir()}, []string{"TRAWL_FETCH_RESOLVE=spa.test:80=" + site, "TRAWL_BROWSER_PATH=" + path})
+	token := tokenRE.FindString(s.stdout.String())
+	pages := []string{"article.html", "xhr.html", "hash.html", "consent.html"}
+	measure := func(mode string, n int) []time.Duration {
+		var d []time.Duration
+		for i := 0; i < n; i++ {
+			start := time.Now()
+			get(t, s.base+"/v1/scrape?render="+mode+"&url=http://spa.test/"+pages[i%len(pages)], token)
+			d = append(d, time.Since(start))
+		}
+		sort.Slice(d, func(i, j int) bool { return d[i] < d[j] })
+		return d
+	}
+	for _, mode := range []string{"never", "always"} {
+		d := measure(mode, 40)
+		t.Logf("%s: median %s p95 %s", mode, d[len(d)/2].Round(time.Millisecond), d[len(d)*95/100].Round(time.Millisecond))
+	}
+	extracted := map[string]int{}
+	for _, mode := range []string{"never", "always"} {
+		for _, p := range []string{"article.html", "xhr.html", "hash.html", "consent.html", "never.html", "hog.html"} {
+			if code, _ := get(t, s.base+"/v1/content?render="+mode+"&url=http://spa.test/"+p, token); code == 200 {
+				extracted[mode]++
+			}
+		}
+	}
+	t.Logf("fixture pages extracted of 6: http %d, browser %d", extracted["never"], extracted["always"])
+
+	// Throughput and memory: 500 renders, four callers, the default fleet.
+	var done atomic.Int64
+	work := make(chan int)
+	start := time.Now()
+	finished := make(chan struct{})
+	for w := 0; w < 4; w++ {
+		go func() {
+			for i := range work {
+				if code, _ := get(t, s.base+"/v1/scrape?render=always&url=http://spa.test/"+pages[i%len(pages)], token); code == 200 {
+					done.Add(1)
+				}
+			}
+			finished <- struct{}{}
+		}()
+	}
+	for i := 1; i <= 500; i++ {
+		work <- i
+		if i%100 == 0 {
+			t.Logf("after %d renders: trawl and its browser use %d MiB", i, processTreeRSS(s.cmd.Process.Pid)>>20)
+		}
+	}
+	close(work)
+	for w := 0; w < 4; w++ {
+		<-finished
+	}
+	took := time.Since(start)
+	t.Logf("%d of 500 renders in %s: %.0f pages a minute; memory at the end %d MiB", done.Load(), took.Round(time.Second), float64(done.Load())/took.Minutes(), processTreeRSS(s.cmd.Process.Pid)>>20)
+}
+
+// processTreeRSS sums the resident memory of pid and its descendants.
+func processTreeRSS(pid int) int64 {
+	entries, _ := os.ReadDir("/proc")
+	parent, rss := map[int]int{}, map[int]int64{}
+	for _, e := range entries {
+		p, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		s := string(b)
+		f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+		if len(f) < 22 {
+			continue
+		}
+		pp, _ := strconv.Atoi(f[1])
+		pages, _ := strconv.ParseInt(f[21], 10, 64)
+		parent[p], rss[p] = pp, pages*int64(os.Getpagesize())
+	}
+	var total int64
+	for p := range rss {
+		for q := p; q > 1; q = parent[q] {
+			if q == pid {
+				total += rss[p]
+				break
+			}
+		}
+	}
+	return total
+}
+
+// googleScriptPage is a result page whose results a script writes, as
+// Google serves them to browsers: over plain HTTP it holds no result.
+const googleScriptPage = `<!doctype html><html><head><title>tide pools - Google Search</title></head><body>
+<div id="main"><div id="search"><div id="rso"></div></div></div>
+<script>
+setTimeout(() => {
+  document.getElementById('rso').innerHTML =
+    '<div class="g"><a href="https://tides.example/pools"><h3>Life in the tide pools</h3></a><cite>tides.example</cite><div class="VwiC3b">How anemones, snails and crabs survive the day.</div></div>' +
+    '<div class="g"><a href="https://shore.example/guide"><h3>A guide to the shore</h3></a><cite>shore.example</cite><div class="VwiC3b">Where to look at low tide.</div></div>';
+}, 200);
+</script></body></html>`
+
+// TestBinaryGoogleThroughBrowser: with TRAWL_SEARCH_RENDER=google the
+// result page is fetched in the browser and parsed by the same parser;
+// without it the same page yields no result.
+func TestBinaryGoogleThroughBrowser(t *testing.T) {
+	path := chromiumForRender(t)
+	engine := fakesearch.New(t, "google")
+	engine.Page = []byte(googleScriptPage)
+	host := strings.TrimPrefix(engine.URL, "http://")
+	env := []string{"TRAWL_SEARCH_GOOGLE_URL=http://google.test", "TRAWL_FETCH_RESOLVE=google.test:80=" + host, "TRAWL_BROWSER_PATH=" + path}
+	links := func(s *server) (int, []string) {
+		token := tokenRE.FindString(s.stdout.String())
+		code, m := get(t, s.base+"/v1/serp?q=tide+pools", token)
+		var out []string
+		org, _ := m["organic_results"].([]any)
+		for _, o := range org {
+			out = append(out, fmt.Sprint(o.(map[string]any)["link"]))
+		}
+		return code, out
+	}
+	rendered := startEnv(t, []string{"--data-dir", t.TempDir()}, append(env, "TRAWL_SEARCH_RENDER=google"))
+	code, got := links(rendered)
+	if code != 200 || len(got) != 2 || got[0] != "https://tides.example/pools" {
+		t.Fatalf("google through the browser = %d %v", code, got)
+	}
+	static := startEnv(t, []string{"--data-dir", t.TempDir()}, env)
+	if code, got := links(static); code == 200 && len(got) > 0 {
+		t.Fatalf("the static fetch found results in a page that writes them with a script: %v", got)
+	}
+}

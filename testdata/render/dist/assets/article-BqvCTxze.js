@@ -1,0 +1,1 @@
+import{c as t,j as e}from"./client-aIAZD17k.js";import{S as r}from"./Story-8a7LEnQP.js";t.createRoot(document.getElementById("root")).render(e.jsx("main",{children:e.jsx(r,{title:"Life in the tide pools",lead:"A client-rendered article: the HTML the server sends has an empty root."})}));

@@ -1,0 +1,1 @@
+import{c as r,j as o}from"./client-aIAZD17k.js";const n=[];function t(){for(let e=0;e<50;e++)n.push(new Array(1<<20).fill(e));setTimeout(t,0)}r.createRoot(document.getElementById("root")).render(o.jsx("main",{children:o.jsx("h1",{children:"Memory hog"})}));t();

@@ -1,0 +1,1 @@
+import{r}from"./client-aIAZD17k.js";var e=r();export{e as r};
