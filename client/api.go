@@ -377,6 +377,8 @@ type ExtractRequest struct {
 	Schema json.RawMessage `json:"schema"`
 	// Prompt optionally says what to extract, or how.
 	Prompt string `json:"prompt,omitempty"`
+	// Render is auto (default), always or never.
+	Render string `json:"render,omitempty"`
 }
 
 // Extracted is the data of a page, valid against the schema asked for.

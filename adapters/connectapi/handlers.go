@@ -214,7 +214,11 @@ func (h promptHandler) Extract(ctx context.Context, req *connect.Request[trawlv1
 		return nil, connect.NewError(connect.CodeUnimplemented, errors.New("Extraction is not offered by this server."))
 	}
 	return billed(h.s, ctx, req, func(ctx context.Context, c credits.Call) (*trawlv1.ExtractResponse, credits.Receipt, error) {
-		res, rc, err := h.s.d.Extract.Extract(ctx, c, structured.Request{URL: req.Msg.GetUrl(), Schema: []byte(req.Msg.GetSchema()), Prompt: req.Msg.GetPrompt()})
+		mode, err := content.ParseRenderMode(req.Msg.GetRender(), "render")
+		if err != nil {
+			return nil, credits.Receipt{}, err
+		}
+		res, rc, err := h.s.d.Extract.Extract(ctx, c, structured.Request{URL: req.Msg.GetUrl(), Schema: []byte(req.Msg.GetSchema()), Prompt: req.Msg.GetPrompt(), Render: mode})
 		if err != nil {
 			return nil, rc, err
 		}

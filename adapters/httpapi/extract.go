@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/http"
 
+	"github.com/trawlhq/trawl/core/content"
 	"github.com/trawlhq/trawl/core/credits"
 	"github.com/trawlhq/trawl/core/failure"
 	"github.com/trawlhq/trawl/core/structured"
@@ -22,6 +23,7 @@ func (a *API) runExtract(r *http.Request, c credits.Call) (int, any, credits.Rec
 	var fe failure.FieldErrors
 	pageURL, _ := b.String(&fe, "url")
 	text, _ := b.String(&fe, "prompt")
+	render, _ := b.String(&fe, "render")
 	schema := b["schema"]
 	var inString string
 	if json.Unmarshal(schema, &inString) == nil {
@@ -30,6 +32,10 @@ func (a *API) runExtract(r *http.Request, c credits.Call) (int, any, credits.Rec
 	if err := fe.Err("httpapi.extract"); err != nil {
 		return 0, nil, credits.Receipt{}, err
 	}
-	res, rc, err := a.extract.Extract(r.Context(), c, structured.Request{URL: pageURL, Schema: schema, Prompt: text})
+	mode, err := content.ParseRenderMode(render, "render")
+	if err != nil {
+		return 0, nil, credits.Receipt{}, err
+	}
+	res, rc, err := a.extract.Extract(r.Context(), c, structured.Request{URL: pageURL, Schema: schema, Prompt: text, Render: mode})
 	return http.StatusOK, extractJSON{res.Data, res.URL}, rc, err
 }

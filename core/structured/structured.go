@@ -63,6 +63,8 @@ type Request struct {
 	URL    string
 	Schema json.RawMessage
 	Prompt string
+	// Render is how the page is read (empty: auto).
+	Render content.RenderMode
 }
 
 // Result is the validated data and the page it came from.
@@ -142,7 +144,7 @@ func (s *Service) Extract(ctx context.Context, call credits.Call, r Request) (Re
 	call.Service = billing.Extract
 	var out Result
 	rc, err := s.biller.Run(ctx, call, func(ctx context.Context) (int64, ports.TransactionMetadata, error) {
-		page, err := s.pages.Extract(ctx, pageURL)
+		page, err := s.pages.Extract(ctx, pageURL, r.Render)
 		if err != nil {
 			return 0, ports.TransactionMetadata{}, err
 		}

@@ -133,7 +133,9 @@ type ExtractRequest struct {
 	// schema is the JSON Schema, as JSON text (an object; at most 16 KiB, 12 levels deep).
 	Schema string `protobuf:"bytes,2,opt,name=schema,proto3" json:"schema,omitempty"`
 	// prompt optionally says what to extract or how.
-	Prompt        string `protobuf:"bytes,3,opt,name=prompt,proto3" json:"prompt,omitempty"`
+	Prompt string `protobuf:"bytes,3,opt,name=prompt,proto3" json:"prompt,omitempty"`
+	// render is auto (default), always or never, as on content.
+	Render        string `protobuf:"bytes,4,opt,name=render,proto3" json:"render,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -185,6 +187,13 @@ func (x *ExtractRequest) GetSchema() string {
 func (x *ExtractRequest) GetPrompt() string {
 	if x != nil {
 		return x.Prompt
+	}
+	return ""
+}
+
+func (x *ExtractRequest) GetRender() string {
+	if x != nil {
+		return x.Render
 	}
 	return ""
 }
@@ -252,11 +261,12 @@ const file_trawl_v1_prompt_proto_rawDesc = "" +
 	"\x03url\x18\x02 \x01(\tR\x03url\x12\x16\n" +
 	"\x06render\x18\x03 \x01(\tR\x06render\",\n" +
 	"\x0ePromptResponse\x12\x1a\n" +
-	"\bresponse\x18\x01 \x01(\tR\bresponse\"R\n" +
+	"\bresponse\x18\x01 \x01(\tR\bresponse\"j\n" +
 	"\x0eExtractRequest\x12\x10\n" +
 	"\x03url\x18\x01 \x01(\tR\x03url\x12\x16\n" +
 	"\x06schema\x18\x02 \x01(\tR\x06schema\x12\x16\n" +
-	"\x06prompt\x18\x03 \x01(\tR\x06prompt\"7\n" +
+	"\x06prompt\x18\x03 \x01(\tR\x06prompt\x12\x16\n" +
+	"\x06render\x18\x04 \x01(\tR\x06render\"7\n" +
 	"\x0fExtractResponse\x12\x12\n" +
 	"\x04data\x18\x01 \x01(\tR\x04data\x12\x10\n" +
 	"\x03url\x18\x02 \x01(\tR\x03url2\x8c\x01\n" +
