@@ -260,7 +260,7 @@ func (s *Service) extractMarkup(ctx context.Context, pageURL string, mode Render
 // render reads a page in the browser; a server without one says so.
 func (s *Service) render(ctx context.Context, pageURL string) (ports.RenderResponse, error) {
 	if s.renderer == nil {
-		return ports.RenderResponse{}, failure.E("content.render", failure.Unavailable, "The page could not be rendered: this server does not render pages in a browser.")
+		return ports.RenderResponse{}, failure.Unable("content.render", failure.ReasonNotOffered, "The page could not be rendered: this server does not render pages in a browser.")
 	}
 	return s.renderer.Render(ctx, ports.RenderRequest{URL: pageURL, Field: "url"})
 }
@@ -275,7 +275,7 @@ func (s *Service) extractRendered(ctx context.Context, pageURL string) (Page, er
 	}
 	page := Page{URL: pageURL, StatusCode: r.StatusCode}
 	if r.StatusCode < 200 || r.StatusCode > 299 {
-		return page, failure.E(op, failure.Unavailable, fmt.Sprintf("The page could not be extracted: the site answered %d %s.", r.StatusCode, http.StatusText(r.StatusCode)))
+		return page, failure.Unable(op, StatusReason(r.StatusCode), fmt.Sprintf("The page could not be extracted: the site answered %d %s.", r.StatusCode, http.StatusText(r.StatusCode)))
 	}
 	ex, err := s.extractor.Extract(ctx, ports.ExtractRequest{URL: r.FinalURL, HTML: r.HTML})
 	if err != nil {

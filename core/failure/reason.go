@@ -27,6 +27,7 @@ const (
 	ReasonFetchFailed        Reason = "fetch_failed"        // the connection broke for another reason
 	ReasonCanceled           Reason = "canceled"            // the request was canceled before the page arrived
 	ReasonNoSitemap          Reason = "no_sitemap"          // no sitemap could be discovered for the domain
+	ReasonRenderFailed       Reason = "render_failed"       // the browser could not render the page
 
 	// Search engines.
 	ReasonEngineBlocked     Reason = "engine_blocked"     // the engine answered with a captcha or bot check
@@ -72,6 +73,7 @@ var reasons = []ReasonInfo{
 	{ReasonFetchFailed, true, "the connection to the site broke"},
 	{ReasonCanceled, true, "the request was canceled before the page arrived"},
 	{ReasonNoSitemap, false, "no sitemap could be discovered for the domain"},
+	{ReasonRenderFailed, true, "the browser could not render the page"},
 	{ReasonEngineBlocked, true, "the search engine answered with a captcha or bot check"},
 	{ReasonEngineUnreachable, true, "the search engine could not be reached or answered an error"},
 	{ReasonEngineFailed, true, "the search engine's result page could not be read"},
