@@ -37,6 +37,8 @@ type command struct {
 	summary  string
 	flags    func(fs *flag.FlagSet, o *options)
 	required []string // flags that must be given
+	// arg names the one positional argument the command takes ("URL"); "" for none.
+	arg string
 }
 
 // options holds every flag value; each command registers only its own.
@@ -46,6 +48,10 @@ type options struct {
 	json, rotate      bool
 	id, credits       int64
 	resolve           multiFlag
+	// The API client commands.
+	arg, format, engine, file, callback string
+	limit                               int
+	wait, mailResults                   bool
 }
 
 func storeFlags(fs *flag.FlagSet, o *options) {
@@ -112,6 +118,33 @@ var commands = []command{
 		flags: flagsOf(storeFlags, emailFlag, func(fs *flag.FlagSet, o *options) {
 			fs.BoolVar(&o.rotate, "rotate", false, "replace the secret with a new one")
 		}), required: []string{"email"}},
+	{name: "api content", synopsis: "URL [--format markdown|html|json]", arg: "URL",
+		summary: "Print a page's main content through the Trawl API (2 credits): Markdown by default, the clean HTML, or the whole JSON answer.",
+		flags: func(fs *flag.FlagSet, o *options) {
+			fs.StringVar(&o.format, "format", "markdown", "markdown, html or json")
+		}},
+	{name: "api map", synopsis: "URL [--limit N] [--json]", arg: "URL",
+		summary: "Print a site's URLs from its sitemaps, one a line, through the Trawl API (3 credits; free when none is found).",
+		flags: flagsOf(jsonFlag, func(fs *flag.FlagSet, o *options) {
+			fs.IntVar(&o.limit, "limit", 0, "at most this many URLs, 1 to 1000 (default 1000)")
+		})},
+	{name: "api serp", synopsis: "QUERY [--engine google|bing|duckduckgo] [--json]", arg: "QUERY",
+		summary: "Print web search results through the Trawl API (5 credits): position, title and link, one a line.",
+		flags: flagsOf(jsonFlag, func(fs *flag.FlagSet, o *options) {
+			fs.StringVar(&o.engine, "engine", "", "google (default), bing or duckduckgo")
+		})},
+	{name: "api bulk", synopsis: "--file urls.txt [--email] [--callback URL] [--wait]",
+		summary: "Submit a bulk job of the URLs in a file (one a line, # comments) through the Trawl API; with --wait, follow it to the end " +
+			"(a progress bar on a terminal, a line per change otherwise).",
+		flags: func(fs *flag.FlagSet, o *options) {
+			fs.StringVar(&o.file, "file", "", "the file of URLs")
+			fs.BoolVar(&o.mailResults, "email", false, "email the results to the account")
+			fs.StringVar(&o.callback, "callback", "", "a webhook URL for the results")
+			fs.BoolVar(&o.wait, "wait", false, "wait until the job ends and print its counts")
+		}, required: []string{"file"}},
+	{name: "api credits", synopsis: "[--json]", summary: "Print the account's balance through the Trawl API (free).", flags: jsonFlag},
+	{name: "mcp", summary: "Serve Trawl's MCP tools over stdio for a desktop agent. The tools call the Trawl API at " +
+		"TRAWL_API_URL (default http://127.0.0.1:8080) with the token in TRAWL_API_KEY.", flags: func(*flag.FlagSet, *options) {}},
 	{name: "version", summary: "Print the version of this binary.", flags: func(*flag.FlagSet, *options) {}},
 }
 
@@ -119,6 +152,7 @@ var commands = []command{
 var flagArg = map[string]string{
 	"database": "URL", "data-dir": "DIR", "addr": "HOST:PORT", "resolve": "HOST:PORT=IP:PORT",
 	"email": "E", "name": "N", "plan": "P", "id": "ID", "credits": "N",
+	"format": "F", "limit": "N", "engine": "E", "file": "FILE", "callback": "URL",
 }
 
 func findCommand(name string) (command, bool) {
@@ -162,7 +196,7 @@ func usage(prefix string) string {
 	b.Reset()
 	b.WriteString(strings.Join(lines, "\n"))
 	b.WriteString(`
-Every command but version takes --database/--data-dir like serve and works
+Every command but mcp and version takes --database/--data-dir like serve and works
 while the server runs. Without --database the store is SQLite at
 <data-dir>/trawl.db. "trawl <command> --help" shows a command's flags.
 `)
@@ -192,13 +226,51 @@ func (c command) help(fs *flag.FlagSet) string {
 	return b.String()
 }
 
-// CLI runs the command line. Exit codes: 0 ok, 1 failure, 2 usage.
+// CLI runs the command line. Exit codes: 0 ok, 1 failure (for the api
+// commands: the API could not complete the call, or could not be reached),
+// 2 usage, 3 the API refused the request (401, 402, 404, 422, 429).
 type CLI struct {
+	// Stdin feeds trawl mcp; nil means os.Stdin.
+	Stdin          io.Reader
 	Stdout, Stderr io.Writer
 	Getenv         func(string) string
 	// Signals ends serve; nil means SIGINT and SIGTERM.
 	Signals context.Context
+	// Client runs the commands that are clients of a Trawl API (trawl api
+	// ..., trawl mcp); the binary provides them (app/clientcmd), so this
+	// package does not depend on the Go client.
+	Client ClientCommands
+	// MCP serves the MCP tools at /mcp on serve's port; nil: no /mcp.
+	MCP MCPMount
 }
+
+// ClientCommands runs the client commands.
+type ClientCommands interface {
+	Run(ctx context.Context, name string, a ClientArgs, io ClientIO) error
+}
+
+// ClientArgs are the client commands' arguments and flags.
+type ClientArgs struct {
+	Arg, Format, Engine, File, Callback string
+	Limit                               int
+	JSON, Wait, Email                   bool
+}
+
+// ClientIO is what a client command reads and writes.
+type ClientIO struct {
+	Stdin          io.Reader
+	Stdout, Stderr io.Writer
+	Getenv         func(string) string
+}
+
+// UsageError marks a usage error of a client command (exit code 2).
+func UsageError(err error) error { return usageError{err} }
+
+// RefusedError marks a request the API refused (exit code 3).
+func RefusedError(err error) error { return apiRefused{err} }
+
+// apiRefused is an API answer the caller can fix (a 4xx): exit code 3.
+type apiRefused struct{ error }
 
 // Main runs args (without the program name) and returns the exit code.
 func (c CLI) Main(args []string) int {
@@ -243,12 +315,16 @@ func (c CLI) Main(args []string) int {
 	}
 	err := c.run(cmd, rest)
 	var ue usageError
+	var refused apiRefused
 	switch {
 	case err == nil || errors.Is(err, flag.ErrHelp):
 		return 0
 	case errors.As(err, &ue):
 		fmt.Fprintf(c.Stderr, "trawl %s: %v\nRun \"trawl %s --help\" for its flags.\n", cmd.name, ue.error, cmd.name)
 		return 2
+	case errors.As(err, &refused):
+		fmt.Fprintf(c.Stderr, "trawl: %v\n", refused.error)
+		return 3
 	default:
 		fmt.Fprintf(c.Stderr, "trawl: %v\n", describe(err))
 		return 1
@@ -284,6 +360,16 @@ func (c CLI) run(cmd command, args []string) error {
 		}
 		return usageError{flagError(cmd, fs, err)}
 	}
+	if cmd.arg != "" {
+		// One positional argument, before or among the flags.
+		if fs.NArg() == 0 {
+			return usageError{fmt.Errorf("needs %s", cmd.arg)}
+		}
+		o.arg = fs.Arg(0)
+		if err := fs.Parse(fs.Args()[1:]); err != nil {
+			return usageError{flagError(cmd, fs, err)}
+		}
+	}
 	if fs.NArg() > 0 {
 		return usageError{fmt.Errorf("unexpected argument %q", fs.Arg(0))}
 	}
@@ -305,6 +391,11 @@ func (c CLI) run(cmd command, args []string) error {
 	case "version":
 		fmt.Fprintf(c.Stdout, "trawl %s\n", Version)
 		return nil
+	case "mcp":
+		return c.client(cmd.name, o)
+	}
+	if strings.HasPrefix(cmd.name, "api ") {
+		return c.client(cmd.name, o)
 	}
 	return c.admin(cmd.name, o)
 }
@@ -358,7 +449,7 @@ func (c CLI) serve(o *options) error {
 			return err
 		}
 	}
-	app := fx.New(ServerOptions(*cfg, log, ln))
+	app := fx.New(ServerOptions(*cfg, log, ln, Extensions{MCP: c.MCP}))
 	if err := app.Err(); err != nil {
 		return err
 	}
@@ -612,4 +703,19 @@ func (c CLI) json(v any) error {
 	enc := json.NewEncoder(c.Stdout)
 	enc.SetIndent("", "  ")
 	return enc.Encode(v)
+}
+
+// client runs a client command through the binary's implementation.
+func (c CLI) client(name string, o *options) error {
+	if c.Client == nil {
+		return errors.New("this build has no client commands")
+	}
+	ctx := c.Signals
+	if ctx == nil {
+		var stop context.CancelFunc
+		ctx, stop = signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		defer stop()
+	}
+	return c.Client.Run(ctx, name, ClientArgs{Arg: o.arg, Format: o.format, Engine: o.engine, File: o.file, Callback: o.callback,
+		Limit: o.limit, JSON: o.json, Wait: o.wait, Email: o.mailResults}, ClientIO{Stdin: c.Stdin, Stdout: c.Stdout, Stderr: c.Stderr, Getenv: c.Getenv})
 }

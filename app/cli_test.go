@@ -32,10 +32,16 @@ var wantFlags = map[string][]string{
 	"tokens delete":     {"data-dir", "database", "email", "id"},
 	"credits grant":     {"credits", "data-dir", "database", "email"},
 	"webhooks secret":   {"data-dir", "database", "email", "rotate"},
+	"mcp":               {},
+	"api content":       {"format"},
+	"api map":           {"json", "limit"},
+	"api serp":          {"engine", "json"},
+	"api bulk":          {"callback", "email", "file", "wait"},
+	"api credits":       {"json"},
 	"version":           {},
 }
 
-var allFlags = []string{"addr", "credits", "data-dir", "database", "email", "id", "json", "name", "plan", "resolve", "rotate"}
+var allFlags = []string{"addr", "callback", "credits", "data-dir", "database", "email", "engine", "file", "format", "id", "json", "limit", "name", "plan", "resolve", "rotate", "wait"}
 
 var helpFlagRE = regexp.MustCompile(`(?m)^  --([a-z-]+)`)
 

@@ -24,6 +24,7 @@ import (
 	"github.com/trawlhq/trawl/adapters/mail"
 	"github.com/trawlhq/trawl/adapters/metrics"
 	"github.com/trawlhq/trawl/adapters/pdf"
+	"github.com/trawlhq/trawl/adapters/schema"
 	searchadapter "github.com/trawlhq/trawl/adapters/search"
 	sitemapadapter "github.com/trawlhq/trawl/adapters/sitemap"
 	"github.com/trawlhq/trawl/adapters/sqlstore"
@@ -38,6 +39,7 @@ import (
 	coreratelimit "github.com/trawlhq/trawl/core/ratelimit"
 	"github.com/trawlhq/trawl/core/search"
 	"github.com/trawlhq/trawl/core/sitemap"
+	"github.com/trawlhq/trawl/core/structured"
 	"github.com/trawlhq/trawl/ports"
 )
 
@@ -71,6 +73,8 @@ type Services struct {
 	Sitemap *sitemap.Service
 	Search  *search.Service
 	Prompt  *prompt.Service
+	// Extract runs /v1/extract: schema-shaped data from a page.
+	Extract *structured.Service
 	Bulk    *bulk.Service
 	Worker  *bulk.Worker
 }
@@ -83,9 +87,11 @@ type Outbound struct {
 	Discoverer ports.SitemapDiscoverer
 	Engines    []ports.SearchEngine
 	LLM        ports.LLM
-	Webhooks   ports.WebhookSender
-	Mailer     ports.Mailer
-	Blobs      ports.BlobStore
+	// Schemas compiles callers' JSON Schemas (nil: the jsonschema adapter).
+	Schemas  ports.SchemaCompiler
+	Webhooks ports.WebhookSender
+	Mailer   ports.Mailer
+	Blobs    ports.BlobStore
 	// Files serves the local blob store's links; nil with S3.
 	Files http.Handler
 	// Documents convert PDF and DOCX responses on the content path.
@@ -256,7 +262,10 @@ func NewServices(st Stores, clk ports.Clock, payments ports.PaymentProvider, lim
 	if s.Idempotency, err = idempotency.NewService(st.Idempotency, clk); err != nil {
 		return s, err
 	}
-	if s.Calls, err = call.NewPipeline(limiter, o.Limits, s.Idempotency); err != nil {
+	if s.Calls, err = call.NewPipeline(limiter, o.Limits, s.Idempotency, call.WithBalance(func(ctx context.Context, accountID int64) (int64, error) {
+		st, err := s.Credits.Status(ctx, accountID)
+		return st.Balance, err
+	})); err != nil {
 		return s, err
 	}
 	var copts []content.Option
@@ -276,6 +285,13 @@ func NewServices(st Stores, clk ports.Clock, payments ports.PaymentProvider, lim
 		return s, err
 	}
 	if s.Prompt, err = prompt.NewService(out.LLM, s.Content, s.Biller, o.LLMContextChars); err != nil {
+		return s, err
+	}
+	schemas := out.Schemas
+	if schemas == nil {
+		schemas = schema.New()
+	}
+	if s.Extract, err = structured.NewService(out.LLM, schemas, s.Content, s.Biller, o.LLMContextChars); err != nil {
 		return s, err
 	}
 	s.Worker, err = bulk.NewWorker(bulk.WorkerDeps{Jobs: st.Jobs, Accounts: st.Accounts, Ledger: s.Ledger, Pages: s.Content,
@@ -349,6 +365,17 @@ type HandlerOptions struct {
 	// MaxBody caps a request body, and an RPC message once decompressed.
 	MaxBody int64
 	Logger  *slog.Logger
+	// MCP serves the MCP tools at /mcp; nil: none.
+	MCP MCPMount
+}
+
+// MCPMount builds the /mcp handler over the API handler, with the token
+// check of the API (adapters/mcpserver.Handler).
+type MCPMount func(api http.Handler, authenticate func(ctx context.Context, authorization string) error) http.Handler
+
+// Extensions are what the binary adds to the server.
+type Extensions struct {
+	MCP MCPMount
 }
 
 // NewHandler builds the JSON API with the Connect RPC surface mounted on
@@ -356,7 +383,7 @@ type HandlerOptions struct {
 func NewHandler(s Services, out Outbound, o HandlerOptions) (*httpapi.API, *connectapi.Server, error) {
 	api, err := httpapi.New(httpapi.Deps{
 		Auth: s.Auth, Credits: s.Credits, Calls: s.Calls,
-		Content: s.Content, Sitemap: s.Sitemap, Search: s.Search, Prompt: s.Prompt, Bulk: s.Bulk, Files: out.Files,
+		Content: s.Content, Sitemap: s.Sitemap, Search: s.Search, Prompt: s.Prompt, Extract: s.Extract, Bulk: s.Bulk, Files: out.Files,
 		Logger: o.Logger, Ready: o.Ready, Checks: o.Checks, MaxBodyBytes: o.MaxBody, Version: Version,
 	})
 	if err != nil {
@@ -364,7 +391,7 @@ func NewHandler(s Services, out Outbound, o HandlerOptions) (*httpapi.API, *conn
 	}
 	rpc, err := connectapi.New(connectapi.Deps{
 		Auth: s.Auth, Credits: s.Credits, Calls: s.Calls, Content: s.Content, Sitemap: s.Sitemap, Search: s.Search,
-		Prompt: s.Prompt, Bulk: s.Bulk, RequestID: httpapi.RequestID, Ready: o.Ready, MaxBodyBytes: o.MaxBody, Logger: o.Logger,
+		Prompt: s.Prompt, Extract: s.Extract, Bulk: s.Bulk, RequestID: httpapi.RequestID, Ready: o.Ready, MaxBodyBytes: o.MaxBody, Logger: o.Logger,
 	})
 	if err != nil {
 		return nil, nil, err
@@ -372,14 +399,27 @@ func NewHandler(s Services, out Outbound, o HandlerOptions) (*httpapi.API, *conn
 	for _, r := range rpc.Routes() {
 		api.Mount(r.Pattern, r.Handler)
 	}
+	if o.MCP != nil {
+		// MCP tools call the API itself, in process: the same limits and billing.
+		api.Mount("/mcp", o.MCP(api.Handler(), func(ctx context.Context, authorization string) error {
+			_, err := s.Auth.Authenticate(ctx, authorization)
+			return err
+		}))
+	}
 	return api, rpc, nil
+}
+
+// extensionsIn takes the binary's extensions when the app was given them.
+type extensionsIn struct {
+	fx.In
+	Ext Extensions `optional:"true"`
 }
 
 // HTTPModule provides the API and runs the HTTP server for the app's lifetime.
 func HTTPModule() fx.Option {
 	return fx.Module("http",
-		fx.Provide(func(s Services, out Outbound, store *sqlstore.Store, lim ports.RateLimiter, rl Limiter, clk ports.Clock, payments ports.PaymentProvider, log *slog.Logger, c Config) (*httpapi.API, error) {
-			api, _, err := NewHandler(s, out, HandlerOptions{Ready: store.Ping, MaxBody: c.MaxBody, Logger: log, Checks: rl.Checks()})
+		fx.Provide(func(s Services, out Outbound, store *sqlstore.Store, lim ports.RateLimiter, rl Limiter, clk ports.Clock, payments ports.PaymentProvider, log *slog.Logger, c Config, x extensionsIn) (*httpapi.API, error) {
+			api, _, err := NewHandler(s, out, HandlerOptions{Ready: store.Ping, MaxBody: c.MaxBody, Logger: log, Checks: rl.Checks(), MCP: x.Ext.MCP})
 			if err != nil {
 				return nil, err
 			}
@@ -462,9 +502,13 @@ func ServerProtocols() *http.Protocols {
 }
 
 // ServerOptions is the whole server as fx options, serving on ln.
-func ServerOptions(c Config, log *slog.Logger, ln net.Listener) fx.Option {
+func ServerOptions(c Config, log *slog.Logger, ln net.Listener, ext ...Extensions) fx.Option {
+	var x Extensions
+	if len(ext) > 0 {
+		x = ext[0]
+	}
 	return fx.Options(
-		fx.Supply(c, log),
+		fx.Supply(c, log, x),
 		fx.Provide(func() net.Listener { return ln }),
 		fx.NopLogger,
 		fx.StopTimeout(c.Shutdown),

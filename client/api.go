@@ -2,6 +2,7 @@ package client
 
 import (
 	"context"
+	"encoding/json"
 	"net/url"
 	"strconv"
 )
@@ -367,6 +368,32 @@ type promptRequest struct {
 
 type promptResponse struct {
 	Response string `json:"response"`
+}
+
+// ExtractRequest asks for data from a page shaped by a JSON Schema.
+type ExtractRequest struct {
+	URL string `json:"url"`
+	// Schema is the JSON Schema the data must validate against.
+	Schema json.RawMessage `json:"schema"`
+	// Prompt optionally says what to extract, or how.
+	Prompt string `json:"prompt,omitempty"`
+	// Render is auto (default), always or never.
+	Render string `json:"render,omitempty"`
+}
+
+// Extracted is the data of a page, valid against the schema asked for.
+type Extracted struct {
+	Data json.RawMessage `json:"data"`
+	URL  string          `json:"url"`
+}
+
+// Extract returns data from a page that validates against r.Schema (10
+// credits). A model answer that does not validate twice is a 503 *Error
+// with Reason "llm_failed", and free.
+func (c *Client) Extract(ctx context.Context, r ExtractRequest) (Extracted, error) {
+	var out Extracted
+	err := c.do(ctx, "POST", "/v1/extract", nil, r, true, &out)
+	return out, err
 }
 
 // BulkRequest is a bulk job.

@@ -84,6 +84,12 @@ type Error struct {
 	// RetryAfter is the server's Retry-After (429).
 	RetryAfter time.Duration
 	RequestID  string
+	// Reason is the stable code of a 503 ("captcha", "timeout", "llm_failed"...;
+	// see the README), "" on other answers.
+	Reason string
+	// Retryable says whether the same request may succeed later; false on
+	// a 503 whose reason will not go away (a captcha, a page that is not HTML).
+	Retryable bool
 }
 
 func (e *Error) Error() string {
@@ -162,7 +168,7 @@ func (c *Client) do(ctx context.Context, method, path string, query url.Values, 
 				return json.Unmarshal(data, out)
 			} else {
 				apiErr := decodeError(res, data)
-				if !retryable(res.StatusCode) {
+				if !apiErr.Retryable {
 					return apiErr
 				}
 				last = apiErr
@@ -191,19 +197,26 @@ type errorBody struct {
 	Errors   map[string][]string `json:"errors"`
 	Required int64               `json:"required"`
 	Balance  int64               `json:"balance"`
+	Reason   string              `json:"reason"`
+	// Retryable is absent from every answer but a 503.
+	Retryable *bool `json:"retryable"`
 }
 
 func decodeError(res *http.Response, data []byte) *Error {
 	e := &Error{Status: res.StatusCode, RequestID: res.Header.Get("X-Request-Id")}
 	var body errorBody
 	if json.Unmarshal(data, &body) == nil {
-		e.Message, e.Errors, e.Required, e.Balance = body.Message, body.Errors, body.Required, body.Balance
+		e.Message, e.Errors, e.Required, e.Balance, e.Reason = body.Message, body.Errors, body.Required, body.Balance, body.Reason
 		if e.Message == "" {
 			e.Message = body.Error
 		}
 	}
 	if e.Message == "" {
 		e.Message = http.StatusText(res.StatusCode)
+	}
+	e.Retryable = retryable(res.StatusCode)
+	if body.Retryable != nil && res.StatusCode == http.StatusServiceUnavailable {
+		e.Retryable = *body.Retryable // the server knows whether waiting helps
 	}
 	if s, err := strconv.Atoi(res.Header.Get("Retry-After")); err == nil && s >= 0 {
 		e.RetryAfter = time.Duration(s) * time.Second

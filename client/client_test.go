@@ -165,3 +165,30 @@ func TestContextEndsRetries(t *testing.T) {
 		t.Fatalf("err %v after %s", err, time.Since(start))
 	}
 }
+
+// TestUnavailableReason: a 503 says why and whether to retry; the client
+// keeps the code and does not retry what waiting cannot fix.
+func TestUnavailableReason(t *testing.T) {
+	for _, c := range []struct {
+		body      string
+		retryable bool
+		hits      int
+	}{
+		{`{"message":"A captcha.","reason":"captcha","retryable":false}`, false, 1},
+		{`{"message":"Too slow.","reason":"timeout","retryable":true}`, true, 3},
+	} {
+		hits := 0
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+			hits++
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(503)
+			_, _ = w.Write([]byte(c.body))
+		}))
+		_, err := client.New(srv.URL, "t", client.WithBackoff(time.Millisecond), client.WithRetries(3)).Content(context.Background(), "https://example.com/")
+		srv.Close()
+		var e *client.Error
+		if !asError(err, &e) || e.Status != 503 || e.Retryable != c.retryable || e.Reason == "" || hits != c.hits {
+			t.Errorf("%s: err %+v after %d attempts", c.body, e, hits)
+		}
+	}
+}

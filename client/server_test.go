@@ -2,6 +2,7 @@ package client
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -514,5 +515,39 @@ func TestServerBaseURLAndToken(t *testing.T) {
 	var apiErr *Error
 	if errors.As(err, &apiErr); apiErr.RequestID == "" {
 		t.Error("the error carries no request id")
+	}
+}
+
+func TestServerExtract(t *testing.T) {
+	w := newWorld(t, "pro")
+	c := w.client()
+	ctx := context.Background()
+	answers := []string{`{"title":"Keeping cool"}`, `{"title":"Tide pools"}`}
+	var n int
+	var mu sync.Mutex
+	w.llm.Answer = func(fakellm.Request) string {
+		mu.Lock()
+		defer mu.Unlock()
+		a := answers[min(n, len(answers)-1)]
+		n++
+		return a
+	}
+	schema := json.RawMessage(`{"type":"object","required":["title"],"properties":{"title":{"type":"string","minLength":1}}}`)
+	got, err := c.Extract(ctx, ExtractRequest{URL: articleURL, Schema: schema})
+	if err != nil || string(got.Data) != `{"title":"Keeping cool"}` || got.URL != articleURL {
+		t.Fatalf("Extract = %s %v", got.Data, err)
+	}
+	mu.Lock()
+	answers, n = []string{"I could not find it."}, 0
+	mu.Unlock()
+	_, err = w.client(WithRetries(1)).Extract(ctx, ExtractRequest{URL: articleURL, Schema: schema})
+	var e *Error
+	if !errors.As(err, &e) || e.Status != 503 || e.Reason != "llm_failed" || !e.Retryable {
+		t.Fatalf("prose answer: %v", err)
+	}
+	_, err = c.Extract(ctx, ExtractRequest{URL: articleURL, Schema: json.RawMessage(`{"type":7}`)})
+	wantStatus(t, err, 422, "schema")
+	if b := w.balance(t); b != 20000-10 {
+		t.Fatalf("balance %d, want one extraction at 10", b)
 	}
 }

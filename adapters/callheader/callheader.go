@@ -18,10 +18,15 @@ const (
 	LimitWarning = "X-RateLimit-Warning"
 	QuotaWarning = "X-Monthly-Quota-Warning"
 	Replayed     = "Idempotent-Replayed"
+	// CreditsCharged is what the call cost: 0 on every failure and replay.
+	CreditsCharged = "X-Credits-Charged"
+	// CreditsRemaining is the balance after the call.
+	CreditsRemaining = "X-Credits-Remaining"
 )
 
-// Set writes the limit state, the replay flag and the low-balance warning
-// of an outcome. On a failed call only the limit state is known.
+// Set writes the limit state, the replay flag, the credits charged and
+// remaining and the low-balance warning of an outcome. On a failed call the
+// charge is 0 and the balance is the one before the call.
 func Set[T any](h http.Header, o call.Outcome[T]) {
 	if l := o.Limit; l != nil {
 		h.Set(Limit, strconv.Itoa(l.Limit))
@@ -33,6 +38,12 @@ func Set[T any](h http.Header, o call.Outcome[T]) {
 	}
 	if o.Replayed {
 		h.Set(Replayed, "true")
+	}
+	if c := o.Credits; c != nil {
+		h.Set(CreditsCharged, strconv.FormatInt(c.Charged, 10))
+		if c.Remaining != nil {
+			h.Set(CreditsRemaining, strconv.FormatInt(*c.Remaining, 10))
+		}
 	}
 	SetQuotaWarning(h, o.QuotaWarning)
 }

@@ -311,7 +311,7 @@ func (r *Renderer) release(in *instance) {
 }
 
 func unavailable(msg string, cause error) error {
-	return failure.E("chromium.Render", failure.Unavailable, msg, cause)
+	return failure.Unable("chromium.Render", failure.ReasonRenderFailed, msg, cause)
 }
 
 // Render implements ports.Renderer.

@@ -2,6 +2,7 @@ package connectapi
 
 import (
 	"context"
+	"errors"
 	"math"
 	"time"
 
@@ -17,6 +18,7 @@ import (
 	"github.com/trawlhq/trawl/core/prompt"
 	"github.com/trawlhq/trawl/core/search"
 	"github.com/trawlhq/trawl/core/sitemap"
+	"github.com/trawlhq/trawl/core/structured"
 	"github.com/trawlhq/trawl/ports"
 )
 
@@ -204,6 +206,23 @@ func (h promptHandler) Prompt(ctx context.Context, req *connect.Request[trawlv1.
 			return nil, rc, err
 		}
 		return &trawlv1.PromptResponse{Response: text}, rc, nil
+	})
+}
+
+func (h promptHandler) Extract(ctx context.Context, req *connect.Request[trawlv1.ExtractRequest]) (*connect.Response[trawlv1.ExtractResponse], error) {
+	if h.s.d.Extract == nil {
+		return nil, connect.NewError(connect.CodeUnimplemented, errors.New("Extraction is not offered by this server."))
+	}
+	return billed(h.s, ctx, req, func(ctx context.Context, c credits.Call) (*trawlv1.ExtractResponse, credits.Receipt, error) {
+		mode, err := content.ParseRenderMode(req.Msg.GetRender(), "render")
+		if err != nil {
+			return nil, credits.Receipt{}, err
+		}
+		res, rc, err := h.s.d.Extract.Extract(ctx, c, structured.Request{URL: req.Msg.GetUrl(), Schema: []byte(req.Msg.GetSchema()), Prompt: req.Msg.GetPrompt(), Render: mode})
+		if err != nil {
+			return nil, rc, err
+		}
+		return &trawlv1.ExtractResponse{Data: string(res.Data), Url: res.URL}, rc, nil
 	})
 }
 

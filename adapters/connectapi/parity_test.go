@@ -36,7 +36,7 @@ type seen struct {
 // callHeaders are the headers a billed call's seen may carry, the same
 // over HTTP headers and RPC metadata.
 var callHeaders = []string{"RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset", "X-RateLimit-Warning",
-	"X-Monthly-Quota-Warning", "Idempotent-Replayed", "Retry-After"}
+	"X-Monthly-Quota-Warning", "Idempotent-Replayed", "Retry-After", "X-Credits-Charged", "X-Credits-Remaining"}
 
 func pick(h http.Header) map[string]string {
 	out := map[string]string{}
@@ -65,6 +65,7 @@ func TestBothDeliveriesAgree(t *testing.T) {
 	site := sites.New(t, "news.test")
 	const article = `<html><head><title>Tides</title></head><body><article><p>Tides rise and fall twice a day, and the pools they leave behind are full of life, from anemones to crabs and snails.</p><p>Shade and depth decide which animals survive the summer heat in those pools, researchers found.</p></article></body></html>`
 	site.Handle("/article", "text/html", article)
+	site.Handle("/challenge", "text/html", `<html><head><title>Just a moment...</title></head><body><script>window._cf_chl_opt={}</script></body></html>`)
 	var e *apitest.Env
 	var revokeOf atomic.Int64 // the account whose tokens /revoke deletes
 	site.Mux.HandleFunc("/revoke", func(w http.ResponseWriter, r *http.Request) {
@@ -169,6 +170,7 @@ func TestBothDeliveriesAgree(t *testing.T) {
 			before: func(t *testing.T, _ delivery, a ports.Account, _ string) { drain(t, a, 1) }},
 		{name: "plan required", plan: "", url: page, want: 402},
 		{name: "bad address", plan: "basic", url: "http://intranet.test/", want: 422},
+		{name: "cannot be extracted", plan: "basic", url: site.URL("/challenge"), want: 503},
 		{name: "token revoked mid-call", plan: "basic", url: site.URL("/revoke"), want: 401,
 			before: func(t *testing.T, _ delivery, a ports.Account, _ string) { revokeOf.Store(a.ID) }},
 	}
@@ -206,10 +208,13 @@ func TestBothDeliveriesAgree(t *testing.T) {
 					}
 				}
 			}
-			for _, k := range []string{"RateLimit-Limit", c.header} {
+			for _, k := range []string{"RateLimit-Limit", "X-Credits-Charged", c.header} {
 				if k != "" && h.headers[k] == "" {
 					t.Errorf("no %s: %v", k, h.headers)
 				}
+			}
+			if got := h.headers["X-Credits-Charged"]; got != strconv.FormatInt(c.charged, 10) {
+				t.Errorf("X-Credits-Charged = %q, charged %d", got, c.charged)
 			}
 		})
 	}

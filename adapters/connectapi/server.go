@@ -35,6 +35,7 @@ import (
 	"github.com/trawlhq/trawl/core/ratelimit"
 	"github.com/trawlhq/trawl/core/search"
 	"github.com/trawlhq/trawl/core/sitemap"
+	"github.com/trawlhq/trawl/core/structured"
 	"github.com/trawlhq/trawl/ports"
 )
 
@@ -48,6 +49,8 @@ type Deps struct {
 	Sitemap *sitemap.Service
 	Search  *search.Service
 	Prompt  *prompt.Service
+	// Extract is PromptService.Extract (nil: it answers unimplemented).
+	Extract *structured.Service
 	Bulk    *bulk.Service
 	// RequestID returns the id the HTTP layer gave the request.
 	RequestID func(context.Context) string
@@ -94,6 +97,7 @@ var groups = map[string]ratelimit.Group{
 	trawlv1connect.SearchServiceSearchProcedure:             ratelimit.Serp,
 	trawlv1connect.SearchServiceSearchContentProcedure:      ratelimit.SerpContent,
 	trawlv1connect.PromptServicePromptProcedure:             ratelimit.Prompt,
+	trawlv1connect.PromptServiceExtractProcedure:            ratelimit.Extract,
 }
 
 // ServiceNames lists the services, for reflection.
@@ -349,7 +353,14 @@ func toConnect(err error) error {
 			ce.AddDetail(d)
 		}
 	}
-	addDetail(&errdetails.ErrorInfo{Reason: entry.Reason, Domain: "trawl.dev", Metadata: map[string]string{"http_status": strconv.Itoa(entry.HTTPStatus)}})
+	info := &errdetails.ErrorInfo{Reason: entry.Reason, Domain: "trawl.dev", Metadata: map[string]string{"http_status": strconv.Itoa(entry.HTTPStatus)}}
+	if reason, retryable, ok := errmap.Outcome(err); ok {
+		// The kind stays the ErrorInfo reason (it tells the two 402s apart);
+		// the stable code of a 503 and whether to retry are its metadata.
+		info.Metadata["reason"] = string(reason)
+		info.Metadata["retryable"] = strconv.FormatBool(retryable)
+	}
+	addDetail(info)
 	switch kind {
 	case failure.Invalid:
 		br := &errdetails.BadRequest{}

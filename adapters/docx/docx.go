@@ -66,36 +66,36 @@ var cfb = []byte{0xD0, 0xCF, 0x11, 0xE0, 0xA1, 0xB1, 0x1A, 0xE1}
 // Convert implements ports.DocumentConverter.
 func (c *Converter) Convert(ctx context.Context, r ports.DocumentRequest) (ports.Extracted, error) {
 	if bytes.HasPrefix(r.Body, cfb) {
-		return ports.Extracted{}, failure.E(op, failure.Unavailable, "The document could not be converted: it is encrypted with a password.")
+		return ports.Extracted{}, failure.Unable(op, failure.ReasonEncrypted, "The document could not be converted: it is encrypted with a password.")
 	}
 	zr, err := zip.NewReader(bytes.NewReader(r.Body), int64(len(r.Body)))
 	if err != nil {
-		return ports.Extracted{}, failure.E(op, failure.Unavailable, "The document could not be converted: it is not a readable DOCX file.", err)
+		return ports.Extracted{}, failure.Unable(op, failure.ReasonUnreadableDocument, "The document could not be converted: it is not a readable DOCX file.", err)
 	}
 	if len(zr.File) > c.opts.MaxEntries {
-		return ports.Extracted{}, failure.E(op, failure.Unavailable, fmt.Sprintf("The document could not be converted: its archive has more than %d entries.", c.opts.MaxEntries))
+		return ports.Extracted{}, failure.Unable(op, failure.ReasonTooLarge, fmt.Sprintf("The document could not be converted: its archive has more than %d entries.", c.opts.MaxEntries))
 	}
 	d := &doc{c: c, ctx: ctx, files: map[string]*zip.File{}}
 	for _, f := range zr.File {
 		d.files[strings.TrimPrefix(f.Name, "/")] = f
 	}
 	if d.files["word/document.xml"] == nil {
-		return ports.Extracted{}, failure.E(op, failure.Unavailable, "The document could not be converted: it is not a readable DOCX file.")
+		return ports.Extracted{}, failure.Unable(op, failure.ReasonUnreadableDocument, "The document could not be converted: it is not a readable DOCX file.")
 	}
 	if err := d.read(); err != nil {
 		switch {
 		case ctx.Err() != nil:
-			return ports.Extracted{}, failure.E(op, failure.Unavailable, "The document could not be converted within the time limit.", err)
+			return ports.Extracted{}, failure.Unable(op, failure.ReasonTimeout, "The document could not be converted within the time limit.", err)
 		case errors.Is(err, errTooLarge):
-			return ports.Extracted{}, failure.E(op, failure.Unavailable, fmt.Sprintf("The document could not be converted: a part of it inflates past %d bytes.", c.opts.MaxPartBytes), err)
+			return ports.Extracted{}, failure.Unable(op, failure.ReasonTooLarge, fmt.Sprintf("The document could not be converted: a part of it inflates past %d bytes.", c.opts.MaxPartBytes), err)
 		case errors.Is(err, errTooDeep):
-			return ports.Extracted{}, failure.E(op, failure.Unavailable, "The document could not be converted: its XML is nested too deeply.", err)
+			return ports.Extracted{}, failure.Unable(op, failure.ReasonUnreadableDocument, "The document could not be converted: its XML is nested too deeply.", err)
 		}
-		return ports.Extracted{}, failure.E(op, failure.Unavailable, "The document could not be converted: it is damaged.", err)
+		return ports.Extracted{}, failure.Unable(op, failure.ReasonUnreadableDocument, "The document could not be converted: it is damaged.", err)
 	}
 	rd := docmodel.Render(d.blocks)
 	if strings.TrimSpace(rd.Text) == "" {
-		return ports.Extracted{}, failure.E(op, failure.Unavailable, "The document could not be converted: it has no text.")
+		return ports.Extracted{}, failure.Unable(op, failure.ReasonNoMainContent, "The document could not be converted: it has no text.")
 	}
 	out := ports.Extracted{HTML: rd.HTML, Markdown: rd.Markdown, Text: rd.Text, Metadata: d.meta}
 	if d.truncated {

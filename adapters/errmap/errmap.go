@@ -72,3 +72,20 @@ func Kinds() []failure.Kind {
 	}
 	return out
 }
+
+// Outcome is the machine-readable reason of a 503: a stable code from
+// failure.Reasons and whether the same request may succeed later. ok is
+// false for errors that are not a 503.
+func Outcome(err error) (reason failure.Reason, retryable bool, ok bool) {
+	kind := failure.KindOf(err)
+	if Lookup(kind).HTTPStatus != http.StatusServiceUnavailable {
+		return "", false, false
+	}
+	reason = failure.ReasonOf(err)
+	info, known := reason.Info()
+	if !known {
+		reason = failure.ReasonUnavailable
+		info, _ = reason.Info()
+	}
+	return reason, info.Retryable, true
+}

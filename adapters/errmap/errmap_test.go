@@ -57,3 +57,26 @@ func TestRetryAfter(t *testing.T) {
 		}
 	}
 }
+
+func TestOutcome(t *testing.T) {
+	for _, c := range []struct {
+		name      string
+		err       error
+		reason    failure.Reason
+		retryable bool
+		ok        bool
+	}{
+		{"a reason", failure.Unable("fetch", failure.ReasonTimeout, "slow"), failure.ReasonTimeout, true, true},
+		{"a final reason", failure.Unable("extract", failure.ReasonCaptcha, "challenge"), failure.ReasonCaptcha, false, true},
+		{"no reason", failure.E("x", failure.Unavailable, "y"), failure.ReasonUnavailable, true, true},
+		{"unknown reason", failure.Unable("x", "made_up", "y"), failure.ReasonUnavailable, true, true},
+		{"database busy", failure.E("store", failure.TemporarilyUnavailable, ""), failure.ReasonBusy, true, true},
+		{"not a 503", failure.Invalidf("op", "url", "bad"), "", false, false},
+		{"internal", errors.New("boom"), "", false, false},
+	} {
+		reason, retryable, ok := errmap.Outcome(c.err)
+		if reason != c.reason || retryable != c.retryable || ok != c.ok {
+			t.Errorf("%s: Outcome = %s %v %v", c.name, reason, retryable, ok)
+		}
+	}
+}

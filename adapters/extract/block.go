@@ -59,6 +59,10 @@ var (
 	deniedTitles = []string{"access denied", "request rejected", "request blocked", "blocked", "403 forbidden"}
 )
 
+// blockedAccessDenied is the block reason of an access-denied page (the
+// others are challenges: a captcha or a bot check).
+const blockedAccessDenied = "an access-denied page"
+
 // blockReason says why a page is a block page, or "" when it is not.
 // visibleChars is the visible text of the whole body and mainChars that of
 // the main content found; the length tests come first, so the scans of the
@@ -83,7 +87,7 @@ func blockReason(page []byte, title string, visibleChars, mainChars int) string 
 	t := strings.ToLower(strings.TrimSpace(title))
 	for _, bt := range deniedTitles {
 		if titleIs(t, bt) {
-			return "an access-denied page"
+			return blockedAccessDenied
 		}
 	}
 	for _, bt := range blockTitles {
@@ -97,7 +101,7 @@ func blockReason(page []byte, title string, visibleChars, mainChars int) string 
 	}
 	for _, p := range deniedPhrases {
 		if strings.Contains(visible, p) {
-			return "an access-denied page"
+			return blockedAccessDenied
 		}
 	}
 	for _, p := range challengePhrases {

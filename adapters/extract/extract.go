@@ -76,7 +76,7 @@ func (e *Extractor) Extract(ctx context.Context, r ports.ExtractRequest) (ports.
 	// (forum software, some single-page sites) keep it.
 	doc, err := html.ParseWithOptions(bytes.NewReader(r.HTML), html.ParseOptionEnableScripting(false))
 	if err != nil {
-		return ports.Extracted{}, failure.E(op, failure.Unavailable, "The page could not be parsed as HTML.", err)
+		return ports.Extracted{}, failure.Unable(op, failure.ReasonNotHTML, "The page could not be parsed as HTML.", err)
 	}
 	if b := findFirst(doc, atom.Base); b != nil && base != nil {
 		if href := attr(b, "href"); href != "" {
@@ -106,10 +106,14 @@ func (e *Extractor) Extract(ctx context.Context, r ports.ExtractRequest) (ports.
 		}
 	}
 	if reason := blockReason(r.HTML, meta.Title, visible, runeLen(text)); reason != "" {
-		return ports.Extracted{}, failure.E(op, failure.Unavailable, "The page could not be extracted: the site answered with "+reason+" instead of the page.")
+		code := failure.ReasonCaptcha
+		if reason == blockedAccessDenied {
+			code = failure.ReasonBlocked
+		}
+		return ports.Extracted{}, failure.Unable(op, code, "The page could not be extracted: the site answered with "+reason+" instead of the page.")
 	}
 	if content == nil || runeLen(text) < MinTextChars {
-		return ports.Extracted{}, failure.E(op, failure.Unavailable, "The page could not be extracted: no main content was found.")
+		return ports.Extracted{}, failure.Unable(op, failure.ReasonNoMainContent, "The page could not be extracted: no main content was found.")
 	}
 	absolutize(content, base)
 	markCodeLanguages(content)

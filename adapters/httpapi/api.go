@@ -17,8 +17,10 @@ import (
 	"github.com/trawlhq/trawl/core/content"
 	"github.com/trawlhq/trawl/core/credits"
 	"github.com/trawlhq/trawl/core/prompt"
+	"github.com/trawlhq/trawl/core/ratelimit"
 	"github.com/trawlhq/trawl/core/search"
 	"github.com/trawlhq/trawl/core/sitemap"
+	"github.com/trawlhq/trawl/core/structured"
 )
 
 // Deps is what the API needs.
@@ -31,6 +33,8 @@ type Deps struct {
 	Sitemap *sitemap.Service
 	Search  *search.Service
 	Prompt  *prompt.Service
+	// Extract is /v1/extract (nil: the route answers 404).
+	Extract *structured.Service
 	Bulk    *bulk.Service
 	// Files serves /files/ (the local blob store's signed links); nil when
 	// files live elsewhere.
@@ -55,6 +59,7 @@ type API struct {
 	sitemap *sitemap.Service
 	search  *search.Service
 	prompt  *prompt.Service
+	extract *structured.Service
 	bulk    *bulk.Service
 	files   http.Handler
 	log     *slog.Logger
@@ -100,7 +105,7 @@ func New(d Deps) (*API, error) {
 		return nil, fmt.Errorf("httpapi.New: the embedded OpenAPI document is invalid: %w", err)
 	}
 	a := &API{
-		auth: d.Auth, credits: d.Credits, calls: d.Calls, content: d.Content, sitemap: d.Sitemap, search: d.Search, prompt: d.Prompt, bulk: d.Bulk, files: d.Files,
+		auth: d.Auth, credits: d.Credits, calls: d.Calls, content: d.Content, sitemap: d.Sitemap, search: d.Search, prompt: d.Prompt, extract: d.Extract, bulk: d.Bulk, files: d.Files,
 		log: d.Logger, ready: d.Ready, checks: d.Checks, maxBody: d.MaxBodyBytes, version: d.Version, mux: &router{ServeMux: http.NewServeMux()},
 	}
 	a.routes()
@@ -166,6 +171,9 @@ func (a *API) routes() {
 	a.pageRoutes()
 	a.searchRoutes()
 	a.bulkRoutes()
+	if a.extract != nil {
+		a.billed("POST /v1/extract", ratelimit.Extract, a.runExtract)
+	}
 }
 
 func (a *API) healthz(w http.ResponseWriter, _ *http.Request) {

@@ -314,21 +314,24 @@ func TestTransactionsPaginator(t *testing.T) {
 func TestBilledCallsChargeOnlyOnSuccess(t *testing.T) {
 	fail := func(r *http.Request) error {
 		if r.URL.Query().Get("fail") != "" {
-			return failure.E("test", failure.Unavailable, "The page could not be fetched: target answered 500.")
+			return failure.Unable("test", failure.ReasonSiteError, "The page could not be fetched: target answered 500.")
 		}
 		return nil
 	}
 	eachStore(t, apitest.Options{Mount: billedRoute("GET /v1/test-billed", ratelimit.Content, 2, fail)}, func(t *testing.T, e *apitest.Env) {
 		_, tok := e.Account("dev@example.com", "business")
 		r := e.Do("GET", "/v1/test-billed?fail=1", tok, nil)
-		if r.Status != 503 || string(r.Body) != "{\"message\":\"The page could not be fetched: target answered 500.\"}\n" {
+		if r.Status != 503 || string(r.Body) != "{\"message\":\"The page could not be fetched: target answered 500.\",\"reason\":\"site_error\",\"retryable\":true}\n" {
 			t.Fatalf("failed call = %d %s", r.Status, r.Body)
+		}
+		if c, rem := r.Header.Get("X-Credits-Charged"), r.Header.Get("X-Credits-Remaining"); c != "0" || rem != "90000" {
+			t.Fatalf("failed call: X-Credits-Charged %q, X-Credits-Remaining %q", c, rem)
 		}
 		if b := num(t, e.Do("GET", "/v1/credits", tok, nil).JSON(t), "balance"); b != 90000 {
 			t.Fatalf("failed call charged: %v", b)
 		}
-		if r := e.Do("GET", "/v1/test-billed", tok, nil); r.Status != 200 {
-			t.Fatalf("ok call = %d", r.Status)
+		if r := e.Do("GET", "/v1/test-billed", tok, nil); r.Status != 200 || r.Header.Get("X-Credits-Charged") != "2" || r.Header.Get("X-Credits-Remaining") != "89998" {
+			t.Fatalf("ok call = %d, charged %q, remaining %q", r.Status, r.Header.Get("X-Credits-Charged"), r.Header.Get("X-Credits-Remaining"))
 		}
 		if b := num(t, e.Do("GET", "/v1/credits", tok, nil).JSON(t), "balance"); b != 89998 {
 			t.Fatalf("balance = %v", b)

@@ -117,14 +117,15 @@ func TestContentOfDocuments(t *testing.T) {
 
 func TestDocumentFailuresAreFree(t *testing.T) {
 	e, tok, _ := documentsEnv(t)
-	for path, want := range map[string]string{
-		"/encrypted.pdf": "encrypted with a password",
-		"/scanned.pdf":   "no text layer",
-		"/image.png":     "not an HTML page or a document",
+	for path, want := range map[string]struct{ msg, reason string }{
+		"/encrypted.pdf": {"encrypted with a password", "encrypted"},
+		"/scanned.pdf":   {"no text layer", "no_text_layer"},
+		"/image.png":     {"not an HTML page or a document", "not_html"},
 	} {
 		r := e.Do("GET", "/v1/content?url=http://docs.test"+path, tok, nil)
-		if msg, _ := r.JSON(t)["message"].(string); r.Status != 503 || !strings.Contains(msg, want) {
-			t.Errorf("%s = %d %s; want 503 saying %q", path, r.Status, r.Body, want)
+		m := r.JSON(t)
+		if msg, _ := m["message"].(string); r.Status != 503 || !strings.Contains(msg, want.msg) || m["reason"] != want.reason || m["retryable"] != false {
+			t.Errorf("%s = %d %s; want 503 saying %q, reason %s", path, r.Status, r.Body, want.msg, want.reason)
 		}
 	}
 	if b := balance(t, e, tok); b != 90000 {
@@ -139,7 +140,7 @@ func TestDocumentSizeCap(t *testing.T) {
 		DocumentLimits: content.DocumentLimits{MaxBytes: 100 << 10}})
 	_, tok := e.Account("big@example.com", "business")
 	r := e.Do("GET", "/v1/content?url=http://big.test/large.pdf", tok, nil)
-	if msg, _ := r.JSON(t)["message"].(string); r.Status != 503 || !strings.Contains(msg, "larger than 102400 bytes") {
+	if m := r.JSON(t); r.Status != 503 || !strings.Contains(m["message"].(string), "larger than 102400 bytes") || m["reason"] != "too_large" {
 		t.Fatalf("too large = %d %s", r.Status, r.Body)
 	}
 }

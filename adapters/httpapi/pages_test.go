@@ -139,20 +139,26 @@ func TestContentEndpoint(t *testing.T) {
 
 func TestContentFailuresAreFree(t *testing.T) {
 	e, tok, _ := pagesEnv(t)
-	for path, want := range map[string]string{
-		"/missing":    "the site answered 404 Not Found",
-		"/captcha":    "bot-protection challenge",
-		"/nav-only":   "no main content",
-		"/report.pdf": "not an HTML page",
+	for path, want := range map[string]struct {
+		msg, reason string
+		retryable   bool
+	}{
+		"/missing":    {"the site answered 404 Not Found", "page_not_found", false},
+		"/captcha":    {"bot-protection challenge", "captcha", false},
+		"/nav-only":   {"no main content", "no_main_content", false},
+		"/report.pdf": {"not an HTML page", "not_html", false},
 	} {
 		r := e.Do("GET", "/v1/content?url=http://news.test"+path, tok, nil)
 		m := r.JSON(t)
-		if msg, _ := m["message"].(string); r.Status != 503 || !strings.Contains(msg, want) || len(m) != 1 {
-			t.Errorf("%s = %d %v; want 503 saying %q", path, r.Status, m, want)
+		if msg, _ := m["message"].(string); r.Status != 503 || !strings.Contains(msg, want.msg) || m["reason"] != want.reason || m["retryable"] != want.retryable || len(m) != 3 {
+			t.Errorf("%s = %d %v; want 503 saying %q, reason %s", path, r.Status, m, want.msg, want.reason)
+		}
+		if r.Header.Get("X-Credits-Charged") != "0" || r.Header.Get("X-Credits-Remaining") != "90000" {
+			t.Errorf("%s: credits headers = %q, %q", path, r.Header.Get("X-Credits-Charged"), r.Header.Get("X-Credits-Remaining"))
 		}
 	}
 	r := e.Do("GET", "/v1/content?url=http://gone.test/", tok, nil)
-	if msg, _ := r.JSON(t)["message"].(string); r.Status != 503 || !strings.Contains(msg, "gone.test was not found") {
+	if m := r.JSON(t); r.Status != 503 || !strings.Contains(m["message"].(string), "gone.test was not found") || m["reason"] != "dns" {
 		t.Errorf("unknown host = %d %s", r.Status, r.Body)
 	}
 	if b := balance(t, e, tok); b != 90000 {

@@ -48,6 +48,9 @@ func (a *API) writeError(w http.ResponseWriter, r *http.Request, err error) {
 		// The credits endpoints promise {"error": ...}; every 404 carries both keys.
 		body["error"] = msg
 	}
+	if reason, retryable, ok := errmap.Outcome(err); ok {
+		body["reason"], body["retryable"] = reason, retryable
+	}
 	switch {
 	case entry.HTTPStatus == http.StatusInternalServerError:
 		// Internal errors, and kinds the table does not know, which it answers as such.

@@ -36,7 +36,7 @@ type OpenAI struct {
 	http *http.Client
 }
 
-var _ ports.LLM = (*OpenAI)(nil)
+var _ ports.StructuredLLM = (*OpenAI)(nil)
 
 // NewOpenAI builds the adapter.
 func NewOpenAI(o Options) *OpenAI {
@@ -63,7 +63,28 @@ type chatRequest struct {
 	Messages  []chatMessage `json:"messages"`
 	MaxTokens int           `json:"max_tokens,omitempty"`
 	Stream    bool          `json:"stream"`
+	// ResponseFormat holds the answer to a JSON Schema where the server can.
+	ResponseFormat *responseFormat `json:"response_format,omitempty"`
 }
+
+type responseFormat struct {
+	Type       string      `json:"type"`
+	JSONSchema *jsonSchema `json:"json_schema,omitempty"`
+}
+
+type jsonSchema struct {
+	Name   string          `json:"name"`
+	Schema json.RawMessage `json:"schema"`
+	Strict bool            `json:"strict"`
+}
+
+// refused is a model server's 4xx answer to a request.
+type refused struct {
+	status int
+	detail string
+}
+
+func (e *refused) Error() string { return fmt.Sprintf("status %d: %s", e.status, e.detail) }
 
 type chatMessage struct {
 	Role    string `json:"role"`
@@ -92,11 +113,28 @@ func (e *errRetry) Error() string { return e.err.Error() }
 // exponential backoff (honouring Retry-After) for as long as the caller's
 // deadline allows.
 func (o *OpenAI) Complete(ctx context.Context, messages []ports.ChatMessage) (string, error) {
+	return o.complete(ctx, messages, nil)
+}
+
+// CompleteJSON implements ports.StructuredLLM: the answer is held to schema
+// by the json_schema response format. A server that refuses the format (an
+// older or smaller one) is asked again without it; the caller validates.
+func (o *OpenAI) CompleteJSON(ctx context.Context, messages []ports.ChatMessage, name string, schema []byte) (string, error) {
+	rf := &responseFormat{Type: "json_schema", JSONSchema: &jsonSchema{Name: name, Schema: schema}}
+	text, err := o.complete(ctx, messages, rf)
+	var r *refused
+	if errors.As(err, &r) && r.status == http.StatusBadRequest {
+		return o.complete(ctx, messages, nil)
+	}
+	return text, err
+}
+
+func (o *OpenAI) complete(ctx context.Context, messages []ports.ChatMessage, rf *responseFormat) (string, error) {
 	const op = "llm.Complete"
 	if !o.Configured() {
-		return "", failure.E(op, failure.Unavailable, "No response could be produced: no language model is configured on this server (TRAWL_LLM_BASE_URL and TRAWL_LLM_MODEL).")
+		return "", failure.Unable(op, failure.ReasonLLMUnavailable, "No response could be produced: no language model is configured on this server (TRAWL_LLM_BASE_URL and TRAWL_LLM_MODEL).")
 	}
-	req := chatRequest{Model: o.opts.Model, MaxTokens: o.opts.MaxTokens}
+	req := chatRequest{Model: o.opts.Model, MaxTokens: o.opts.MaxTokens, ResponseFormat: rf}
 	for _, m := range messages {
 		req.Messages = append(req.Messages, chatMessage{Role: m.Role, Content: m.Content})
 	}
@@ -141,7 +179,7 @@ func unavailable(cause error) error {
 	if errors.As(cause, &re) && re.status == http.StatusTooManyRequests {
 		msg = "No response could be produced: the language model is rate-limiting requests."
 	}
-	return failure.E("llm.Complete", failure.Unavailable, msg, cause)
+	return failure.Unable("llm.Complete", failure.ReasonLLMFailed, msg, cause)
 }
 
 func (o *OpenAI) attempt(ctx context.Context, body []byte) (string, error) {
@@ -170,17 +208,17 @@ func (o *OpenAI) attempt(ctx context.Context, body []byte) (string, error) {
 	}
 	var cr chatResponse
 	if err := json.Unmarshal(raw, &cr); err != nil {
-		return "", failure.E("llm", failure.Unavailable, "No response could be produced: the language model's answer could not be read.", err)
+		return "", failure.Unable("llm", failure.ReasonLLMFailed, "No response could be produced: the language model's answer could not be read.", err)
 	}
 	if res.StatusCode >= 400 {
 		detail := ""
 		if cr.Error != nil {
 			detail = cr.Error.Message
 		}
-		return "", failure.E("llm", failure.Unavailable, "No response could be produced: the language model refused the request.", fmt.Errorf("status %d: %s", res.StatusCode, detail))
+		return "", failure.Unable("llm", failure.ReasonLLMFailed, "No response could be produced: the language model refused the request.", &refused{res.StatusCode, detail})
 	}
 	if len(cr.Choices) == 0 || strings.TrimSpace(cr.Choices[0].Message.Content) == "" {
-		return "", failure.E("llm", failure.Unavailable, "No response could be produced: the model returned no text.")
+		return "", failure.Unable("llm", failure.ReasonLLMFailed, "No response could be produced: the model returned no text.")
 	}
 	return cr.Choices[0].Message.Content, nil
 }

@@ -81,7 +81,7 @@ func NewStripe(store ports.LedgerStore, clock ports.Clock, o StripeOptions) (*St
 
 // unavailable hides Stripe's own error text (it can name the request) behind a kind.
 func unavailable(op string, err error) error {
-	return failure.E(op, failure.Unavailable, "The payment provider could not be reached. Please try again.", err)
+	return failure.Unable(op, failure.ReasonPaymentUnavailable, "The payment provider could not be reached. Please try again.", err)
 }
 
 // CreateCheckout opens a Checkout Session in payment mode for a top-up and

@@ -137,11 +137,11 @@ func (c *Converter) Close() error {
 
 const op = "pdf.Convert"
 
-func unavailable(msg string, err error) error {
+func unavailable(reason failure.Reason, msg string, err error) error {
 	if err != nil {
-		return failure.E(op, failure.Unavailable, msg, err)
+		return failure.Unable(op, reason, msg, err)
 	}
-	return failure.E(op, failure.Unavailable, msg)
+	return failure.Unable(op, reason, msg)
 }
 
 // Convert implements ports.DocumentConverter.
@@ -153,14 +153,14 @@ func (c *Converter) Convert(ctx context.Context, r ports.DocumentRequest) (out p
 		return out, timeout(ctx)
 	}
 	if c.err != nil {
-		return out, unavailable("The document could not be converted: the PDF reader is not available.", c.err)
+		return out, unavailable(failure.ReasonUnavailable, "The document could not be converted: the PDF reader is not available.", c.err)
 	}
 	inst, err := c.pool.GetInstanceWithContext(ctx)
 	if err != nil {
 		if ctx.Err() != nil {
 			return out, timeout(ctx)
 		}
-		return out, unavailable("The document could not be converted: the PDF reader is not available.", err)
+		return out, unavailable(failure.ReasonUnavailable, "The document could not be converted: the PDF reader is not available.", err)
 	}
 	// Kill the instance when the context ends: a call stuck in a hostile
 	// document stops there.
@@ -185,7 +185,7 @@ func (c *Converter) Convert(ctx context.Context, r ports.DocumentRequest) (out p
 		}
 		killed.Unlock()
 		if p := recover(); p != nil {
-			out, err = ports.Extracted{}, unavailable("The document could not be converted: it is damaged.", fmt.Errorf("%v", p))
+			out, err = ports.Extracted{}, unavailable(failure.ReasonUnreadableDocument, "The document could not be converted: it is damaged.", fmt.Errorf("%v", p))
 		}
 		if err != nil && ctx.Err() != nil {
 			err = timeout(ctx)
@@ -196,9 +196,9 @@ func (c *Converter) Convert(ctx context.Context, r ports.DocumentRequest) (out p
 
 func timeout(ctx context.Context) error {
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-		return unavailable("The document could not be converted within the time limit.", ctx.Err())
+		return unavailable(failure.ReasonTimeout, "The document could not be converted within the time limit.", ctx.Err())
 	}
-	return failure.E(op, failure.Unavailable, "The request was cancelled.", ctx.Err())
+	return failure.Unable(op, failure.ReasonCanceled, "The request was cancelled.", ctx.Err())
 }
 
 func (c *Converter) convert(inst pdfium.Pdfium, r ports.DocumentRequest) (ports.Extracted, error) {
@@ -206,14 +206,14 @@ func (c *Converter) convert(inst pdfium.Pdfium, r ports.DocumentRequest) (ports.
 	doc, err := inst.OpenDocument(&requests.OpenDocument{File: &body})
 	if err != nil {
 		if errors.Is(err, pdfiumerrors.ErrPassword) {
-			return ports.Extracted{}, unavailable("The document could not be converted: it is encrypted with a password.", err)
+			return ports.Extracted{}, unavailable(failure.ReasonEncrypted, "The document could not be converted: it is encrypted with a password.", err)
 		}
-		return ports.Extracted{}, unavailable("The document could not be converted: it is not a readable PDF.", err)
+		return ports.Extracted{}, unavailable(failure.ReasonUnreadableDocument, "The document could not be converted: it is not a readable PDF.", err)
 	}
 	defer inst.FPDF_CloseDocument(&requests.FPDF_CloseDocument{Document: doc.Document})
 	pc, err := inst.FPDF_GetPageCount(&requests.FPDF_GetPageCount{Document: doc.Document})
 	if err != nil {
-		return ports.Extracted{}, unavailable("The document could not be converted: it is not a readable PDF.", err)
+		return ports.Extracted{}, unavailable(failure.ReasonUnreadableDocument, "The document could not be converted: it is not a readable PDF.", err)
 	}
 	maxPages := c.opts.MaxPages
 	if r.MaxPages > 0 {
@@ -226,14 +226,14 @@ func (c *Converter) convert(inst pdfium.Pdfium, r ports.DocumentRequest) (ports.
 	for i := 0; i < n; i++ {
 		size, err := inst.FPDF_GetPageSizeByIndex(&requests.FPDF_GetPageSizeByIndex{Document: doc.Document, Index: i})
 		if err != nil {
-			return ports.Extracted{}, unavailable("The document could not be converted: it is damaged.", err)
+			return ports.Extracted{}, unavailable(failure.ReasonUnreadableDocument, "The document could not be converted: it is damaged.", err)
 		}
 		st, err := inst.GetPageTextStructured(&requests.GetPageTextStructured{
 			Page: requests.Page{ByIndex: &requests.PageByIndex{Document: doc.Document, Index: i}},
 			Mode: requests.GetPageTextStructuredModeRects, CollectFontInformation: true,
 		})
 		if err != nil {
-			return ports.Extracted{}, unavailable("The document could not be converted: it is damaged.", err)
+			return ports.Extracted{}, unavailable(failure.ReasonUnreadableDocument, "The document could not be converted: it is damaged.", err)
 		}
 		p := page{Width: size.Width, Height: size.Height}
 		for _, rc := range st.Rects {
@@ -253,12 +253,12 @@ func (c *Converter) convert(inst pdfium.Pdfium, r ports.DocumentRequest) (ports.
 	}
 	if chars == 0 || strings.TrimSpace(textOf(pages)) == "" {
 		if pc.PageCount == 0 {
-			return ports.Extracted{}, unavailable("The document could not be converted: it has no pages.", nil)
+			return ports.Extracted{}, unavailable(failure.ReasonNoMainContent, "The document could not be converted: it has no pages.", nil)
 		}
 		if hasImages(inst, doc.Document, min(n, 10)) {
-			return ports.Extracted{}, unavailable("The document has no text layer: it looks like a scanned document, and Trawl does not read text from images.", nil)
+			return ports.Extracted{}, unavailable(failure.ReasonNoTextLayer, "The document has no text layer: it looks like a scanned document, and Trawl does not read text from images.", nil)
 		}
-		return ports.Extracted{}, unavailable("The document could not be converted: it has no text.", nil)
+		return ports.Extracted{}, unavailable(failure.ReasonNoMainContent, "The document could not be converted: it has no text.", nil)
 	}
 	rd := docmodel.Render(structure(pages, heights))
 	out := ports.Extracted{HTML: rd.HTML, Markdown: rd.Markdown, Text: rd.Text, Metadata: c.metadata(inst, doc.Document)}

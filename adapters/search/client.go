@@ -83,7 +83,7 @@ func (c *engineClient) get(ctx context.Context, engine, rawURL string, header ht
 		return nil, res.StatusCode, unreachable(engine, err)
 	}
 	if int64(len(body)) > c.opts.MaxBytes {
-		return nil, res.StatusCode, failure.E("search", failure.Unavailable, fmt.Sprintf("The %s search could not be completed: the result page was too large.", engine))
+		return nil, res.StatusCode, failure.Unable("search", failure.ReasonEngineFailed, fmt.Sprintf("The %s search could not be completed: the result page was too large.", engine))
 	}
 	return body, res.StatusCode, nil
 }
@@ -93,7 +93,7 @@ func unreachable(engine string, err error) error {
 	if errors.Is(err, context.DeadlineExceeded) || os.IsTimeout(err) {
 		msg = fmt.Sprintf("The %s search could not be completed: the engine did not answer in time.", engine)
 	}
-	return failure.E("search", failure.Unavailable, msg, err)
+	return failure.Unable("search", failure.ReasonEngineUnreachable, msg, err)
 }
 
 // outcome turns a parse into the adapter's answer: a block page or an
@@ -102,11 +102,11 @@ func outcome(engine string, status int, err error) error {
 	name := strings.ToUpper(engine[:1]) + engine[1:]
 	switch {
 	case errors.Is(err, ErrBlocked):
-		return failure.E("search", failure.Unavailable, fmt.Sprintf("The %s search could not be completed: %s answered with a captcha or bot check instead of results.", engine, name), err)
+		return failure.Unable("search", failure.ReasonEngineBlocked, fmt.Sprintf("The %s search could not be completed: %s answered with a captcha or bot check instead of results.", engine, name), err)
 	case err != nil:
-		return failure.E("search", failure.Unavailable, fmt.Sprintf("The %s search could not be completed: the result page could not be read.", engine), err)
+		return failure.Unable("search", failure.ReasonEngineFailed, fmt.Sprintf("The %s search could not be completed: the result page could not be read.", engine), err)
 	case status >= 400:
-		return failure.E("search", failure.Unavailable, fmt.Sprintf("The %s search could not be completed: %s answered %d.", engine, name, status))
+		return failure.Unable("search", failure.ReasonEngineUnreachable, fmt.Sprintf("The %s search could not be completed: %s answered %d.", engine, name, status))
 	}
 	return nil
 }

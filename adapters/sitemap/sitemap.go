@@ -112,7 +112,7 @@ func (d *Discoverer) Discover(ctx context.Context, origin string) ([]string, err
 		} else if fe, ok := weburl.AsFetchError(r.lastErr); ok && fe.Reason != ports.FetchCanceled {
 			msg = fmt.Sprintf("No sitemap could be discovered for %s: %s", host, weburl.FetchDetail(fe, "url"))
 		}
-		return nil, failure.E("sitemap.Discover", failure.Unavailable, msg)
+		return nil, failure.Unable("sitemap.Discover", failure.ReasonNoSitemap, msg)
 	}
 	return found, nil
 }

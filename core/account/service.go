@@ -214,7 +214,7 @@ func (s *Service) SendVerification(ctx context.Context, accountID int64) error {
 		Text: fmt.Sprintf("Welcome to Trawl.\n\nOpen this link to verify your email address (it works for %s, once):\n\n%s\n\nIf you did not sign up, ignore this message.\n", human(s.o.VerifyTTL), link),
 	})
 	if err != nil {
-		return failure.E(op, failure.Unavailable, "The verification email could not be sent; try again from the dashboard.", err)
+		return failure.Unable(op, failure.ReasonDeliveryFailed, "The verification email could not be sent; try again from the dashboard.", err)
 	}
 	return nil
 }
@@ -373,7 +373,7 @@ func (s *Service) RequestPasswordReset(ctx context.Context, email string) error 
 		Text: fmt.Sprintf("Someone asked to reset the password of your Trawl account.\n\nOpen this link to choose a new one (it works for %s, once):\n\n%s\n\nIf it was not you, ignore this message: your password stays as it is.\n", human(s.o.ResetTTL), link),
 	})
 	if err != nil {
-		return failure.E(op, failure.Unavailable, "The email could not be sent; try again later.", err)
+		return failure.Unable(op, failure.ReasonDeliveryFailed, "The email could not be sent; try again later.", err)
 	}
 	return nil
 }

@@ -43,7 +43,7 @@ func TestCostTable(t *testing.T) {
 		}
 	}
 	got := billing.PreviewableTypes()
-	if len(got) != 4 || got[0] != "scrape" || got[1] != "content" || got[2] != "serp" || got[3] != "prompt" {
+	if len(got) != 5 || got[0] != "scrape" || got[1] != "content" || got[2] != "serp" || got[3] != "prompt" || got[4] != "extract" {
 		t.Errorf("previewable = %v", got)
 	}
 }

@@ -12,6 +12,7 @@ const (
 	Serp        ServiceType = "serp"
 	SerpContent ServiceType = "serp_content"
 	Prompt      ServiceType = "prompt"
+	Extract     ServiceType = "extract"
 	TopUp       ServiceType = "topup"
 	Grant       ServiceType = "grant"
 )
@@ -38,6 +39,7 @@ var Services = []Service{
 	{Type: Serp, DisplayName: "Search Results", Credits: 5, Previewable: true},
 	{Type: SerpContent, DisplayName: "Search Results with Content", Credits: 5, PerResult: 2},
 	{Type: Prompt, DisplayName: "LLM Prompt", Credits: 10, Previewable: true},
+	{Type: Extract, DisplayName: "Structured Extraction", Credits: 10, Previewable: true},
 	{Type: TopUp, DisplayName: "Credit Top-up"},
 	{Type: Grant, DisplayName: "Credit Grant"},
 }

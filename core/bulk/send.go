@@ -29,22 +29,22 @@ func (w *Worker) deliver(ctx context.Context, job *ports.BulkJob, acct ports.Acc
 		key := "bulk/" + job.ID + "/trawl-" + job.ID + ".zip"
 		archive, err := Archive(urls, w.d.Clock.Now())
 		if err != nil {
-			return failure.E("bulk.deliver", failure.Unavailable, "The results archive could not be built.", err)
+			return failure.Unable("bulk.deliver", failure.ReasonDeliveryFailed, "The results archive could not be built.", err)
 		}
 		if err := w.d.Blobs.Put(ctx, key, archive, "application/zip"); err != nil {
-			return failure.E("bulk.deliver", failure.Unavailable, "The results archive could not be stored.", err)
+			return failure.Unable("bulk.deliver", failure.ReasonDeliveryFailed, "The results archive could not be stored.", err)
 		}
 		job.ArchiveKey = key
 		link, err := w.d.Blobs.URL(ctx, key, w.opts.LinkTTL)
 		if err != nil {
-			return failure.E("bulk.deliver", failure.Unavailable, "The results archive could not be linked.", err)
+			return failure.Unable("bulk.deliver", failure.ReasonDeliveryFailed, "The results archive could not be linked.", err)
 		}
 		_, ok, bad := Counts(urls)
 		start := w.d.Clock.Now()
 		err = w.d.Mailer.Send(ctx, ResultsMail(w.opts.MailFrom, acct.Email, job.ID, link, ok, bad, w.opts.LinkTTL))
 		w.record(ctx, ports.DeliveryAttempt{JobID: job.ID, Channel: ChannelEmail, Attempt: 1, Target: acct.Email, Duration: w.d.Clock.Now().Sub(start), At: start}, err)
 		if err != nil {
-			return failure.E("bulk.deliver", failure.Unavailable, DeliveryMessage(ChannelEmail, err), err)
+			return failure.Unable("bulk.deliver", failure.ReasonDeliveryFailed, DeliveryMessage(ChannelEmail, err), err)
 		}
 	}
 	if job.CallbackURL != "" {

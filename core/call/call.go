@@ -26,17 +26,32 @@ type Pipeline struct {
 	limiter ports.RateLimiter
 	limits  ratelimit.Table
 	idem    *idempotency.Service
+	balance BalanceFunc
 }
 
+// BalanceFunc reads an account's balance, for the answers that charged
+// nothing (a failure or a replay) and still say where the balance stands.
+type BalanceFunc func(ctx context.Context, accountID int64) (int64, error)
+
+// Option configures a pipeline.
+type Option func(*Pipeline)
+
+// WithBalance makes answers without a charge report the balance too.
+func WithBalance(f BalanceFunc) Option { return func(p *Pipeline) { p.balance = f } }
+
 // NewPipeline builds a pipeline; limits nil means the default table.
-func NewPipeline(limiter ports.RateLimiter, limits ratelimit.Table, idem *idempotency.Service) (*Pipeline, error) {
+func NewPipeline(limiter ports.RateLimiter, limits ratelimit.Table, idem *idempotency.Service, opts ...Option) (*Pipeline, error) {
 	if limiter == nil || idem == nil {
 		return nil, errors.New("call.NewPipeline: limiter and idempotency service are required")
 	}
 	if limits == nil {
 		limits = ratelimit.DefaultTable()
 	}
-	return &Pipeline{limiter: limiter, limits: limits, idem: idem}, nil
+	p := &Pipeline{limiter: limiter, limits: limits, idem: idem}
+	for _, o := range opts {
+		o(p)
+	}
+	return p, nil
 }
 
 // Request describes a billed call as it arrives.
@@ -87,11 +102,45 @@ type Outcome[T any] struct {
 	Replayed bool
 	// QuotaWarning is the low-balance text, "" when the balance is fine.
 	QuotaWarning string
+	// Credits is what the call charged and the balance after; nil before
+	// the call got that far (no principal).
+	Credits *Credits
+}
+
+// Credits is the money side of an answer: what this call charged (0 on
+// any failure and on a replay) and the balance after it. Remaining is nil
+// when the balance was not read: the call was refused by the rate limit,
+// Trawl's database was busy, or the read itself failed.
+type Credits struct {
+	Charged   int64
+	Remaining *int64
 }
 
 // Run performs a billed call. On error the Outcome still carries the limit
 // state, which a delivery writes next to the error.
-func Run[T any](ctx context.Context, p *Pipeline, req Request, codec Codec[T], work Work[T]) (Outcome[T], error) {
+func Run[T any](ctx context.Context, p *Pipeline, req Request, codec Codec[T], work Work[T]) (out Outcome[T], err error) {
+	defer func() { p.account(ctx, req, &out, err) }()
+	return run(ctx, p, req, codec, work)
+}
+
+// account fills the money side of the outcome.
+func (p *Pipeline) account(ctx context.Context, req Request, out interface{ credits() **Credits }, err error) {
+	c := out.credits()
+	if err == nil && *c != nil {
+		return // settled: the receipt said it
+	}
+	*c = &Credits{}
+	if p.balance == nil || failure.Is(err, failure.RateLimited) || failure.Is(err, failure.TemporarilyUnavailable) {
+		return
+	}
+	if b, berr := p.balance(context.WithoutCancel(ctx), req.Principal.Account.ID); berr == nil {
+		(*c).Remaining = &b
+	}
+}
+
+func (o *Outcome[T]) credits() **Credits { return &o.Credits }
+
+func run[T any](ctx context.Context, p *Pipeline, req Request, codec Codec[T], work Work[T]) (Outcome[T], error) {
 	const op = "call.Run"
 	var out Outcome[T]
 	acct := req.Principal.Account
@@ -165,6 +214,10 @@ func finish[T any](out Outcome[T], req Request) func(T, credits.Receipt, error) 
 		}
 		out.Value, out.Receipt = v, rc
 		out.QuotaWarning = QuotaWarning(req.Principal.Account.Plan, rc)
+		if rc.Transaction.ID != 0 || rc.Charged > 0 {
+			bal := rc.Balance
+			out.Credits = &Credits{Charged: rc.Charged, Remaining: &bal}
+		}
 		return out, nil
 	}
 }

@@ -142,7 +142,7 @@ func (s *Service) Scrape(ctx context.Context, call credits.Call, rawURL string, 
 			return 0, ports.TransactionMetadata{}, err
 		}
 		if !isMarkup(res.ContentType) {
-			return 0, ports.TransactionMetadata{}, failure.E("content.Scrape", failure.Unavailable,
+			return 0, ports.TransactionMetadata{}, failure.Unable("content.Scrape", failure.ReasonNotHTML,
 				fmt.Sprintf("The URL did not return an HTML page (content type %s).", res.ContentType))
 		}
 		out = Raw{URL: u.String(), FinalURL: res.FinalURL, StatusCode: res.StatusCode, ContentType: res.ContentType, HTML: string(res.Body), Engine: EngineHTTP}
@@ -208,7 +208,7 @@ func (s *Service) Extract(ctx context.Context, pageURL string, mode RenderMode) 
 	}
 	page := Page{URL: pageURL, StatusCode: res.StatusCode}
 	if res.StatusCode < 200 || res.StatusCode > 299 {
-		return page, failure.E(op, failure.Unavailable, fmt.Sprintf("The page could not be extracted: the site answered %d %s.", res.StatusCode, http.StatusText(res.StatusCode)))
+		return page, failure.Unable(op, StatusReason(res.StatusCode), fmt.Sprintf("The page could not be extracted: the site answered %d %s.", res.StatusCode, http.StatusText(res.StatusCode)))
 	}
 	kind, format := Classify(res.ContentType, res.Body)
 	var ex ports.Extracted
@@ -225,7 +225,7 @@ func (s *Service) Extract(ctx context.Context, pageURL string, mode RenderMode) 
 			return *rendered, err
 		}
 	default:
-		return page, failure.E(op, failure.Unavailable, fmt.Sprintf("The page could not be extracted: it is not an HTML page or a document Trawl reads (content type %s).", res.ContentType))
+		return page, failure.Unable(op, failure.ReasonNotHTML, fmt.Sprintf("The page could not be extracted: it is not an HTML page or a document Trawl reads (content type %s).", res.ContentType))
 	}
 	if err != nil {
 		return page, err
@@ -260,7 +260,7 @@ func (s *Service) extractMarkup(ctx context.Context, pageURL string, mode Render
 // render reads a page in the browser; a server without one says so.
 func (s *Service) render(ctx context.Context, pageURL string) (ports.RenderResponse, error) {
 	if s.renderer == nil {
-		return ports.RenderResponse{}, failure.E("content.render", failure.Unavailable, "The page could not be rendered: this server does not render pages in a browser.")
+		return ports.RenderResponse{}, failure.Unable("content.render", failure.ReasonNotOffered, "The page could not be rendered: this server does not render pages in a browser.")
 	}
 	return s.renderer.Render(ctx, ports.RenderRequest{URL: pageURL, Field: "url"})
 }
@@ -275,7 +275,7 @@ func (s *Service) extractRendered(ctx context.Context, pageURL string) (Page, er
 	}
 	page := Page{URL: pageURL, StatusCode: r.StatusCode}
 	if r.StatusCode < 200 || r.StatusCode > 299 {
-		return page, failure.E(op, failure.Unavailable, fmt.Sprintf("The page could not be extracted: the site answered %d %s.", r.StatusCode, http.StatusText(r.StatusCode)))
+		return page, failure.Unable(op, StatusReason(r.StatusCode), fmt.Sprintf("The page could not be extracted: the site answered %d %s.", r.StatusCode, http.StatusText(r.StatusCode)))
 	}
 	ex, err := s.extractor.Extract(ctx, ports.ExtractRequest{URL: r.FinalURL, HTML: r.HTML})
 	if err != nil {
@@ -395,4 +395,17 @@ func (p Page) Object() Object {
 		out.ErrorMessage = &msg
 	}
 	return out
+}
+
+// StatusReason is the reason code of a site's non-2xx answer: a refusal
+// (401, 403, 429, 451) is "blocked", 404 and 410 "page_not_found", any
+// other status "site_error".
+func StatusReason(status int) failure.Reason {
+	switch status {
+	case http.StatusNotFound, http.StatusGone:
+		return failure.ReasonPageNotFound
+	case http.StatusUnauthorized, http.StatusForbidden, http.StatusTooManyRequests, http.StatusUnavailableForLegalReasons:
+		return failure.ReasonBlocked
+	}
+	return failure.ReasonSiteError
 }

@@ -35,7 +35,7 @@ func (s *Service) Subscribe(ctx context.Context, account ports.Account, planName
 	}
 	pc, ok := s.payments.(ports.PlanCheckout)
 	if !ok {
-		return ports.Checkout{}, failure.E(op, failure.Unavailable, "Plans are not sold online on this server: the operator sets them.")
+		return ports.Checkout{}, failure.Unable(op, failure.ReasonNotOffered, "Plans are not sold online on this server: the operator sets them.")
 	}
 	co, err := pc.CreatePlanCheckout(ctx, ports.PlanCheckoutRequest{AccountID: account.ID, Email: account.Email, Plan: plan.Name})
 	return co, failure.Wrap(op, err)

@@ -84,7 +84,9 @@ type Error struct {
 	// RetryAfterSeconds says when to retry a RateLimited or
 	// TemporarilyUnavailable request (0: the kind's default).
 	RetryAfterSeconds int
-	Err               error
+	// Reason is the stable code of an Unavailable failure (reason.go).
+	Reason Reason
+	Err    error
 }
 
 func (e *Error) Error() string {

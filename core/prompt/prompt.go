@@ -123,7 +123,7 @@ func (s *Service) Prompt(ctx context.Context, call credits.Call, r Request) (str
 			return 0, ports.TransactionMetadata{}, err
 		}
 		if strings.TrimSpace(text) == "" {
-			return 0, ports.TransactionMetadata{}, failure.E("prompt", failure.Unavailable, "No response could be produced: the model returned no text.")
+			return 0, ports.TransactionMetadata{}, failure.Unable("prompt", failure.ReasonLLMFailed, "No response could be produced: the model returned no text.")
 		}
 		answer = text
 		return billing.Cost(billing.Prompt), ports.TransactionMetadata{URL: pageURL}, nil

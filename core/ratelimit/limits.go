@@ -15,6 +15,7 @@ type Group string
 const (
 	Content     Group = "content"
 	Prompt      Group = "prompt"
+	Extract     Group = "extract"
 	Scrape      Group = "scrape"
 	Serp        Group = "serp"
 	SerpContent Group = "serp_content"
@@ -33,6 +34,7 @@ const WarnPercent = 80
 var BasicPerMinute = map[Group]int{
 	Content:     15,
 	Prompt:      8,
+	Extract:     8,
 	Scrape:      15,
 	Serp:        10,
 	SerpContent: 5,

@@ -141,7 +141,7 @@ func (s *Service) run(ctx context.Context, r Request) (ports.SearchResults, erro
 	res, err := s.engines[r.Engine].Search(ctx, ports.SearchQuery{Q: r.Q, Loc: r.Loc, HL: r.HL, GL: r.GL})
 	if err != nil {
 		if failure.KindOf(err) == failure.Internal {
-			return res, failure.E("search", failure.Unavailable, fmt.Sprintf("The %s search could not be completed.", r.Engine), err)
+			return res, failure.Unable("search", failure.ReasonEngineFailed, fmt.Sprintf("The %s search could not be completed.", r.Engine), err)
 		}
 		return res, err
 	}

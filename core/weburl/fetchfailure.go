@@ -21,9 +21,30 @@ func FetchFailure(fe *ports.FetchError, field string) error {
 	case ports.FetchNonPublic:
 		return NonPublicError(field)
 	case ports.FetchFailed, ports.FetchCanceled:
-		return failure.E(op, failure.Unavailable, FetchDetail(fe, field), fe)
+		return failure.Unable(op, FetchReason(fe), FetchDetail(fe, field), fe)
 	}
-	return failure.E(op, failure.Unavailable, "The page could not be fetched: "+FetchDetail(fe, field), fe)
+	return failure.Unable(op, FetchReason(fe), "The page could not be fetched: "+FetchDetail(fe, field), fe)
+}
+
+// FetchReason is the reason code of a fetcher's typed reason.
+func FetchReason(fe *ports.FetchError) failure.Reason {
+	switch fe.Reason {
+	case ports.FetchTooLarge:
+		return failure.ReasonTooLarge
+	case ports.FetchHostNotFound:
+		return failure.ReasonDNS
+	case ports.FetchTimeout:
+		return failure.ReasonTimeout
+	case ports.FetchBadCertificate:
+		return failure.ReasonTLS
+	case ports.FetchRefused:
+		return failure.ReasonRefused
+	case ports.FetchCanceled:
+		return failure.ReasonCanceled
+	case ports.FetchTooManyRedirects, ports.FetchBadRedirect:
+		return failure.ReasonRedirects
+	}
+	return failure.ReasonFetchFailed
 }
 
 // FetchDetail says what kept a page from being fetched, as the end of

@@ -21,7 +21,9 @@ type Request struct {
 		Role    string `json:"role"`
 		Content string `json:"content"`
 	} `json:"messages"`
-	Auth string `json:"-"`
+	// ResponseFormat is the response_format asked for, if any.
+	ResponseFormat json.RawMessage `json:"response_format,omitempty"`
+	Auth           string          `json:"-"`
 }
 
 // Server is the fake.
@@ -32,6 +34,9 @@ type Server struct {
 	requests []Request
 	// Answer overrides the reply text.
 	Answer func(Request) string
+	// RefuseResponseFormat answers 400 to a request with a response_format,
+	// as servers without structured output do.
+	RefuseResponseFormat bool
 }
 
 // New starts a fake server; its base URL for the adapter is URL + "/v1".
@@ -78,6 +83,9 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 		status, s.failures = s.failures[0], s.failures[1:]
 	}
 	answer := s.Answer
+	if s.RefuseResponseFormat && len(req.ResponseFormat) > 0 {
+		status = http.StatusBadRequest
+	}
 	s.mu.Unlock()
 	if status != 0 {
 		if status == http.StatusTooManyRequests {

@@ -1,12 +1,14 @@
-// Command trawl runs the Trawl web data API and its admin commands.
+// Command trawl runs the Trawl web data API, its admin commands and its
+// client commands (trawl api, trawl mcp).
 package main
 
 import (
 	"os"
 
 	"github.com/trawlhq/trawl/app"
+	"github.com/trawlhq/trawl/app/clientcmd"
 )
 
 func main() {
-	os.Exit(app.CLI{Stdout: os.Stdout, Stderr: os.Stderr}.Main(os.Args[1:]))
+	os.Exit(app.CLI{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Client: clientcmd.Commands{}, MCP: clientcmd.MCP}.Main(os.Args[1:]))
 }

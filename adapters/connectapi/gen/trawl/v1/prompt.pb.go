@@ -127,6 +127,130 @@ func (x *PromptResponse) GetResponse() string {
 	return ""
 }
 
+type ExtractRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Url   string                 `protobuf:"bytes,1,opt,name=url,proto3" json:"url,omitempty"`
+	// schema is the JSON Schema, as JSON text (an object; at most 16 KiB, 12 levels deep).
+	Schema string `protobuf:"bytes,2,opt,name=schema,proto3" json:"schema,omitempty"`
+	// prompt optionally says what to extract or how.
+	Prompt string `protobuf:"bytes,3,opt,name=prompt,proto3" json:"prompt,omitempty"`
+	// render is auto (default), always or never, as on content.
+	Render        string `protobuf:"bytes,4,opt,name=render,proto3" json:"render,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ExtractRequest) Reset() {
+	*x = ExtractRequest{}
+	mi := &file_trawl_v1_prompt_proto_msgTypes[2]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ExtractRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ExtractRequest) ProtoMessage() {}
+
+func (x *ExtractRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_trawl_v1_prompt_proto_msgTypes[2]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ExtractRequest.ProtoReflect.Descriptor instead.
+func (*ExtractRequest) Descriptor() ([]byte, []int) {
+	return file_trawl_v1_prompt_proto_rawDescGZIP(), []int{2}
+}
+
+func (x *ExtractRequest) GetUrl() string {
+	if x != nil {
+		return x.Url
+	}
+	return ""
+}
+
+func (x *ExtractRequest) GetSchema() string {
+	if x != nil {
+		return x.Schema
+	}
+	return ""
+}
+
+func (x *ExtractRequest) GetPrompt() string {
+	if x != nil {
+		return x.Prompt
+	}
+	return ""
+}
+
+func (x *ExtractRequest) GetRender() string {
+	if x != nil {
+		return x.Render
+	}
+	return ""
+}
+
+type ExtractResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// data is the extracted value as JSON text; it validates against the schema.
+	Data          string `protobuf:"bytes,1,opt,name=data,proto3" json:"data,omitempty"`
+	Url           string `protobuf:"bytes,2,opt,name=url,proto3" json:"url,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ExtractResponse) Reset() {
+	*x = ExtractResponse{}
+	mi := &file_trawl_v1_prompt_proto_msgTypes[3]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ExtractResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ExtractResponse) ProtoMessage() {}
+
+func (x *ExtractResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_trawl_v1_prompt_proto_msgTypes[3]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ExtractResponse.ProtoReflect.Descriptor instead.
+func (*ExtractResponse) Descriptor() ([]byte, []int) {
+	return file_trawl_v1_prompt_proto_rawDescGZIP(), []int{3}
+}
+
+func (x *ExtractResponse) GetData() string {
+	if x != nil {
+		return x.Data
+	}
+	return ""
+}
+
+func (x *ExtractResponse) GetUrl() string {
+	if x != nil {
+		return x.Url
+	}
+	return ""
+}
+
 var File_trawl_v1_prompt_proto protoreflect.FileDescriptor
 
 const file_trawl_v1_prompt_proto_rawDesc = "" +
@@ -137,9 +261,18 @@ const file_trawl_v1_prompt_proto_rawDesc = "" +
 	"\x03url\x18\x02 \x01(\tR\x03url\x12\x16\n" +
 	"\x06render\x18\x03 \x01(\tR\x06render\",\n" +
 	"\x0ePromptResponse\x12\x1a\n" +
-	"\bresponse\x18\x01 \x01(\tR\bresponse2L\n" +
+	"\bresponse\x18\x01 \x01(\tR\bresponse\"j\n" +
+	"\x0eExtractRequest\x12\x10\n" +
+	"\x03url\x18\x01 \x01(\tR\x03url\x12\x16\n" +
+	"\x06schema\x18\x02 \x01(\tR\x06schema\x12\x16\n" +
+	"\x06prompt\x18\x03 \x01(\tR\x06prompt\x12\x16\n" +
+	"\x06render\x18\x04 \x01(\tR\x06render\"7\n" +
+	"\x0fExtractResponse\x12\x12\n" +
+	"\x04data\x18\x01 \x01(\tR\x04data\x12\x10\n" +
+	"\x03url\x18\x02 \x01(\tR\x03url2\x8c\x01\n" +
 	"\rPromptService\x12;\n" +
-	"\x06Prompt\x12\x17.trawl.v1.PromptRequest\x1a\x18.trawl.v1.PromptResponseBCZAgithub.com/trawlhq/trawl/adapters/connectapi/gen/trawl/v1;trawlv1b\x06proto3"
+	"\x06Prompt\x12\x17.trawl.v1.PromptRequest\x1a\x18.trawl.v1.PromptResponse\x12>\n" +
+	"\aExtract\x12\x18.trawl.v1.ExtractRequest\x1a\x19.trawl.v1.ExtractResponseBCZAgithub.com/trawlhq/trawl/adapters/connectapi/gen/trawl/v1;trawlv1b\x06proto3"
 
 var (
 	file_trawl_v1_prompt_proto_rawDescOnce sync.Once
@@ -153,16 +286,20 @@ func file_trawl_v1_prompt_proto_rawDescGZIP() []byte {
 	return file_trawl_v1_prompt_proto_rawDescData
 }
 
-var file_trawl_v1_prompt_proto_msgTypes = make([]protoimpl.MessageInfo, 2)
+var file_trawl_v1_prompt_proto_msgTypes = make([]protoimpl.MessageInfo, 4)
 var file_trawl_v1_prompt_proto_goTypes = []any{
-	(*PromptRequest)(nil),  // 0: trawl.v1.PromptRequest
-	(*PromptResponse)(nil), // 1: trawl.v1.PromptResponse
+	(*PromptRequest)(nil),   // 0: trawl.v1.PromptRequest
+	(*PromptResponse)(nil),  // 1: trawl.v1.PromptResponse
+	(*ExtractRequest)(nil),  // 2: trawl.v1.ExtractRequest
+	(*ExtractResponse)(nil), // 3: trawl.v1.ExtractResponse
 }
 var file_trawl_v1_prompt_proto_depIdxs = []int32{
 	0, // 0: trawl.v1.PromptService.Prompt:input_type -> trawl.v1.PromptRequest
-	1, // 1: trawl.v1.PromptService.Prompt:output_type -> trawl.v1.PromptResponse
-	1, // [1:2] is the sub-list for method output_type
-	0, // [0:1] is the sub-list for method input_type
+	2, // 1: trawl.v1.PromptService.Extract:input_type -> trawl.v1.ExtractRequest
+	1, // 2: trawl.v1.PromptService.Prompt:output_type -> trawl.v1.PromptResponse
+	3, // 3: trawl.v1.PromptService.Extract:output_type -> trawl.v1.ExtractResponse
+	2, // [2:4] is the sub-list for method output_type
+	0, // [0:2] is the sub-list for method input_type
 	0, // [0:0] is the sub-list for extension type_name
 	0, // [0:0] is the sub-list for extension extendee
 	0, // [0:0] is the sub-list for field type_name
@@ -179,7 +316,7 @@ func file_trawl_v1_prompt_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_trawl_v1_prompt_proto_rawDesc), len(file_trawl_v1_prompt_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   2,
+			NumMessages:   4,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -35,12 +35,17 @@ const (
 const (
 	// PromptServicePromptProcedure is the fully-qualified name of the PromptService's Prompt RPC.
 	PromptServicePromptProcedure = "/trawl.v1.PromptService/Prompt"
+	// PromptServiceExtractProcedure is the fully-qualified name of the PromptService's Extract RPC.
+	PromptServiceExtractProcedure = "/trawl.v1.PromptService/Extract"
 )
 
 // PromptServiceClient is a client for the trawl.v1.PromptService service.
 type PromptServiceClient interface {
 	// Prompt returns the model's text, grounded on a page when url is set (10 credits).
 	Prompt(context.Context, *connect.Request[v1.PromptRequest]) (*connect.Response[v1.PromptResponse], error)
+	// Extract returns data from a page shaped by a JSON Schema and validated
+	// against it (10 credits; nothing when the model's answer does not validate).
+	Extract(context.Context, *connect.Request[v1.ExtractRequest]) (*connect.Response[v1.ExtractResponse], error)
 }
 
 // NewPromptServiceClient constructs a client for the trawl.v1.PromptService service. By default, it
@@ -60,12 +65,19 @@ func NewPromptServiceClient(httpClient connect.HTTPClient, baseURL string, opts 
 			connect.WithSchema(promptServiceMethods.ByName("Prompt")),
 			connect.WithClientOptions(opts...),
 		),
+		extract: connect.NewClient[v1.ExtractRequest, v1.ExtractResponse](
+			httpClient,
+			baseURL+PromptServiceExtractProcedure,
+			connect.WithSchema(promptServiceMethods.ByName("Extract")),
+			connect.WithClientOptions(opts...),
+		),
 	}
 }
 
 // promptServiceClient implements PromptServiceClient.
 type promptServiceClient struct {
-	prompt *connect.Client[v1.PromptRequest, v1.PromptResponse]
+	prompt  *connect.Client[v1.PromptRequest, v1.PromptResponse]
+	extract *connect.Client[v1.ExtractRequest, v1.ExtractResponse]
 }
 
 // Prompt calls trawl.v1.PromptService.Prompt.
@@ -73,10 +85,18 @@ func (c *promptServiceClient) Prompt(ctx context.Context, req *connect.Request[v
 	return c.prompt.CallUnary(ctx, req)
 }
 
+// Extract calls trawl.v1.PromptService.Extract.
+func (c *promptServiceClient) Extract(ctx context.Context, req *connect.Request[v1.ExtractRequest]) (*connect.Response[v1.ExtractResponse], error) {
+	return c.extract.CallUnary(ctx, req)
+}
+
 // PromptServiceHandler is an implementation of the trawl.v1.PromptService service.
 type PromptServiceHandler interface {
 	// Prompt returns the model's text, grounded on a page when url is set (10 credits).
 	Prompt(context.Context, *connect.Request[v1.PromptRequest]) (*connect.Response[v1.PromptResponse], error)
+	// Extract returns data from a page shaped by a JSON Schema and validated
+	// against it (10 credits; nothing when the model's answer does not validate).
+	Extract(context.Context, *connect.Request[v1.ExtractRequest]) (*connect.Response[v1.ExtractResponse], error)
 }
 
 // NewPromptServiceHandler builds an HTTP handler from the service implementation. It returns the
@@ -92,10 +112,18 @@ func NewPromptServiceHandler(svc PromptServiceHandler, opts ...connect.HandlerOp
 		connect.WithSchema(promptServiceMethods.ByName("Prompt")),
 		connect.WithHandlerOptions(opts...),
 	)
+	promptServiceExtractHandler := connect.NewUnaryHandler(
+		PromptServiceExtractProcedure,
+		svc.Extract,
+		connect.WithSchema(promptServiceMethods.ByName("Extract")),
+		connect.WithHandlerOptions(opts...),
+	)
 	return "/trawl.v1.PromptService/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case PromptServicePromptProcedure:
 			promptServicePromptHandler.ServeHTTP(w, r)
+		case PromptServiceExtractProcedure:
+			promptServiceExtractHandler.ServeHTTP(w, r)
 		default:
 			http.NotFound(w, r)
 		}
@@ -107,4 +135,8 @@ type UnimplementedPromptServiceHandler struct{}
 
 func (UnimplementedPromptServiceHandler) Prompt(context.Context, *connect.Request[v1.PromptRequest]) (*connect.Response[v1.PromptResponse], error) {
 	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("trawl.v1.PromptService.Prompt is not implemented"))
+}
+
+func (UnimplementedPromptServiceHandler) Extract(context.Context, *connect.Request[v1.ExtractRequest]) (*connect.Response[v1.ExtractResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("trawl.v1.PromptService.Extract is not implemented"))
 }

@@ -1,0 +1,216 @@
+// Package mcpserver is Trawl's Model Context Protocol server: tools an agent
+// calls to fetch pages, map sites, search, prompt, extract data and run bulk
+// jobs. Every tool calls the Trawl API through the Go client, so a tool call
+// is an API call: the same token, limits, billing and answers. Served over
+// streamable HTTP at /mcp on the API's own port (the client then reaches the
+// API in process) and over stdio by `trawl mcp` (the client reaches the API
+// at TRAWL_API_URL).
+package mcpserver
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/trawlhq/trawl/client"
+)
+
+// Tools lists the tool names, in the order they are registered.
+var Tools = []string{"scrape", "content", "map", "search", "search_content", "prompt", "extract", "bulk_submit", "bulk_status", "credits"}
+
+// New builds a server whose tools call the API through c.
+func New(c *client.Client, version string) *mcp.Server {
+	s := mcp.NewServer(&mcp.Implementation{Name: "trawl", Title: "Trawl web data API", Version: version}, &mcp.ServerOptions{
+		Instructions: "Trawl fetches public web pages, extracts their main content as Markdown, maps sites from their sitemaps, " +
+			"searches the web and runs LLM prompts and schema-shaped extraction on pages. Every call but credits and bulk_status costs " +
+			"credits, and only when it succeeds. A failed call says why with a reason code and whether retrying may help.",
+	})
+	t := tools{c}
+	mcp.AddTool(s, &mcp.Tool{Name: "scrape", Description: "Fetch the raw HTML of a public web page (1 credit). " +
+		"Use content instead when you want the readable text; use scrape when you need the markup itself. " +
+		"The site's own error status is reported, not treated as a failure."}, t.scrape)
+	mcp.AddTool(s, &mcp.Tool{Name: "content", Description: "Read a public web page, PDF or DOCX: its main content as Markdown with the " +
+		"title and metadata, without navigation, ads or footers (2 credits). The best tool for reading one page."}, t.content)
+	mcp.AddTool(s, &mcp.Tool{Name: "map", Description: "List the URLs of a site from its sitemaps (robots.txt, /sitemap.xml), " +
+		"deduplicated, in sitemap order (3 credits; free when the site has no sitemap). Use it to discover pages before reading them."}, t.siteMap)
+	mcp.AddTool(s, &mcp.Tool{Name: "search", Description: "Search the web on Google (default), Bing or DuckDuckGo and return the organic " +
+		"results with titles, links and snippets, related questions and searches (5 credits)."}, t.search)
+	mcp.AddTool(s, &mcp.Tool{Name: "search_content", Description: "Search the web and read the top results in one call: each fetched " +
+		"result carries its page content as Markdown (5 credits plus 2 per page read). Limit with max_content and the domain lists."}, t.searchContent)
+	mcp.AddTool(s, &mcp.Tool{Name: "prompt", Description: "Ask Trawl's language model; with url, the answer is grounded on that page's " +
+		"content (10 credits)."}, t.prompt)
+	mcp.AddTool(s, &mcp.Tool{Name: "extract", Description: "Extract structured data from a web page: give a JSON Schema and get JSON that " +
+		"validates against it, taken from the page (10 credits; free when the model's answer does not validate). " +
+		"Prefer this over prompt when you need fields, not prose."}, t.extract)
+	mcp.AddTool(s, &mcp.Tool{Name: "bulk_submit", Description: "Start a bulk job reading up to 100 URLs (or a sitemap's URLs) in the " +
+		"background; results go to an email and/or a webhook (2 credits per page read). Returns a job_id for bulk_status."}, t.bulkSubmit)
+	mcp.AddTool(s, &mcp.Tool{Name: "bulk_status", Description: "The state and progress of a bulk job started with bulk_submit (free)."}, t.bulkStatus)
+	mcp.AddTool(s, &mcp.Tool{Name: "credits", Description: "The account's credit balance, monthly allowance and usage (free). " +
+		"Check it before a large job."}, t.credits)
+	return s
+}
+
+type tools struct{ c *client.Client }
+
+// URLInput is a tool input naming one page.
+type URLInput struct {
+	URL string `json:"url" jsonschema:"the page's URL: http or https, at most 180 characters, no raw IP address or non-default port"`
+}
+
+// MapInput is the map tool's input.
+type MapInput struct {
+	URL   string `json:"url" jsonschema:"any URL on the site; only its host is used"`
+	Limit int    `json:"limit,omitempty" jsonschema:"how many URLs to return, 1 to 1000 (default 1000)"`
+}
+
+// SearchInput is the search tools' input.
+type SearchInput struct {
+	Query  string `json:"query" jsonschema:"the search query, 1 to 100 characters"`
+	Engine string `json:"engine,omitempty" jsonschema:"google (default), bing or duckduckgo"`
+	Loc    string `json:"loc,omitempty" jsonschema:"a location to search from, free-form"`
+	HL     string `json:"hl,omitempty" jsonschema:"interface language code, e.g. en"`
+	GL     string `json:"gl,omitempty" jsonschema:"country code, e.g. us"`
+}
+
+// SearchContentInput is the search_content tool's input.
+type SearchContentInput struct {
+	SearchInput
+	MaxContent int      `json:"max_content,omitempty" jsonschema:"how many results to read, 1 to 50 (default 10)"`
+	Whitelist  []string `json:"whitelist_domains,omitempty" jsonschema:"read only results on these domains (example.com covers its subdomains; *.example.com too)"`
+	Blacklist  []string `json:"blacklist_domains,omitempty" jsonschema:"never read results on these domains"`
+}
+
+// PromptInput is the prompt tool's input.
+type PromptInput struct {
+	Prompt string `json:"prompt" jsonschema:"what to ask"`
+	URL    string `json:"url,omitempty" jsonschema:"a page to ground the answer on"`
+}
+
+// ExtractInput is the extract tool's input.
+type ExtractInput struct {
+	URL    string         `json:"url" jsonschema:"the page to extract from"`
+	Schema map[string]any `json:"schema" jsonschema:"the JSON Schema the data must validate against (an object schema; at most 16 KiB, 12 levels deep)"`
+	Prompt string         `json:"prompt,omitempty" jsonschema:"what to extract, or how"`
+}
+
+// BulkInput is the bulk_submit tool's input.
+type BulkInput struct {
+	URLs        []string `json:"urls,omitempty" jsonschema:"1 to 100 page URLs; or give sitemap"`
+	Sitemap     string   `json:"sitemap,omitempty" jsonschema:"the URL of an XML sitemap whose URLs to read"`
+	Email       bool     `json:"email,omitempty" jsonschema:"email the results to the account's address"`
+	CallbackURL string   `json:"callback_url,omitempty" jsonschema:"a webhook URL to POST the results to"`
+}
+
+// JobInput names a bulk job.
+type JobInput struct {
+	JobID string `json:"job_id" jsonschema:"the job_id bulk_submit returned"`
+}
+
+// NoInput is the input of a tool that takes none.
+type NoInput struct{}
+
+// PromptOutput is the prompt tool's answer.
+type PromptOutput struct {
+	Response string `json:"response"`
+}
+
+// ExtractOutput is the extract tool's answer.
+type ExtractOutput struct {
+	Data any    `json:"data"`
+	URL  string `json:"url"`
+}
+
+func (t tools) scrape(ctx context.Context, _ *mcp.CallToolRequest, in URLInput) (*mcp.CallToolResult, client.Scraped, error) {
+	out, err := t.c.Scrape(ctx, in.URL)
+	return nil, out, explain(err)
+}
+
+func (t tools) content(ctx context.Context, _ *mcp.CallToolRequest, in URLInput) (*mcp.CallToolResult, client.Content, error) {
+	out, err := t.c.Content(ctx, in.URL)
+	return nil, out, explain(err)
+}
+
+func (t tools) siteMap(ctx context.Context, _ *mcp.CallToolRequest, in MapInput) (*mcp.CallToolResult, client.SiteMap, error) {
+	out, err := t.c.Map(ctx, in.URL, in.Limit)
+	return nil, out, explain(err)
+}
+
+func (t tools) search(ctx context.Context, _ *mcp.CallToolRequest, in SearchInput) (*mcp.CallToolResult, client.SearchResults, error) {
+	out, err := t.c.Search(ctx, client.SearchParams{Q: in.Query, Engine: in.Engine, Loc: in.Loc, HL: in.HL, GL: in.GL})
+	return nil, out, explain(err)
+}
+
+func (t tools) searchContent(ctx context.Context, _ *mcp.CallToolRequest, in SearchContentInput) (*mcp.CallToolResult, client.SearchResults, error) {
+	out, err := t.c.SearchContent(ctx, client.SearchParams{Q: in.Query, Engine: in.Engine, Loc: in.Loc, HL: in.HL, GL: in.GL,
+		MaxContent: in.MaxContent, Whitelist: in.Whitelist, Blacklist: in.Blacklist})
+	return nil, out, explain(err)
+}
+
+func (t tools) prompt(ctx context.Context, _ *mcp.CallToolRequest, in PromptInput) (*mcp.CallToolResult, PromptOutput, error) {
+	out, err := t.c.Prompt(ctx, in.Prompt, in.URL)
+	return nil, PromptOutput{out}, explain(err)
+}
+
+func (t tools) extract(ctx context.Context, _ *mcp.CallToolRequest, in ExtractInput) (*mcp.CallToolResult, ExtractOutput, error) {
+	schema, err := json.Marshal(in.Schema)
+	if err != nil || in.Schema == nil {
+		return nil, ExtractOutput{}, errors.New("the schema must be a JSON Schema object")
+	}
+	res, err := t.c.Extract(ctx, client.ExtractRequest{URL: in.URL, Schema: schema, Prompt: in.Prompt})
+	if err != nil {
+		return nil, ExtractOutput{}, explain(err)
+	}
+	var data any
+	if err := json.Unmarshal(res.Data, &data); err != nil {
+		return nil, ExtractOutput{}, errors.New("the data could not be read")
+	}
+	return nil, ExtractOutput{Data: data, URL: res.URL}, nil
+}
+
+func (t tools) bulkSubmit(ctx context.Context, _ *mcp.CallToolRequest, in BulkInput) (*mcp.CallToolResult, client.BulkAck, error) {
+	out, err := t.c.CreateBulkJob(ctx, client.BulkRequest{URLs: in.URLs, Sitemap: in.Sitemap, Email: in.Email, CallbackURL: in.CallbackURL})
+	return nil, out, explain(err)
+}
+
+func (t tools) bulkStatus(ctx context.Context, _ *mcp.CallToolRequest, in JobInput) (*mcp.CallToolResult, client.BulkJob, error) {
+	out, err := t.c.BulkJob(ctx, in.JobID)
+	return nil, out, explain(err)
+}
+
+func (t tools) credits(ctx context.Context, _ *mcp.CallToolRequest, _ NoInput) (*mcp.CallToolResult, client.Credits, error) {
+	out, err := t.c.Credits(ctx)
+	return nil, out, explain(err)
+}
+
+// explain words an API error for an agent: what happened, the reason code,
+// whether retrying may help, and which fields were wrong.
+func explain(err error) error {
+	if err == nil {
+		return nil
+	}
+	var e *client.Error
+	if !errors.As(err, &e) {
+		return fmt.Errorf("the Trawl API could not be reached: %v", err)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "Trawl answered %d: %s", e.Status, e.Message)
+	if e.Reason != "" {
+		fmt.Fprintf(&b, " (reason: %s", e.Reason)
+		if e.Retryable {
+			b.WriteString("; retrying later may succeed)")
+		} else {
+			b.WriteString("; retrying will not help)")
+		}
+	}
+	for field, msgs := range e.Errors {
+		fmt.Fprintf(&b, "\n%s: %s", field, strings.Join(msgs, " "))
+	}
+	if e.RetryAfter > 0 {
+		fmt.Fprintf(&b, "\nRetry after %s.", e.RetryAfter)
+	}
+	return errors.New(b.String())
+}

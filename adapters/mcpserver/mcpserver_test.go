@@ -1,0 +1,235 @@
+package mcpserver_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/trawlhq/trawl/adapters/httpapi"
+	"github.com/trawlhq/trawl/adapters/mcpserver"
+	"github.com/trawlhq/trawl/client"
+	"github.com/trawlhq/trawl/testkit/apitest"
+	"github.com/trawlhq/trawl/testkit/fakellm"
+	"github.com/trawlhq/trawl/testkit/fakesearch"
+	"github.com/trawlhq/trawl/testkit/memstore"
+	"github.com/trawlhq/trawl/testkit/sites"
+)
+
+const article = `<html><head><title>Tide pools</title></head><body><article><h1>Tide pools</h1>
+<p>Tides rise and fall twice a day, and the pools they leave behind are full of life, from anemones to crabs and snails.</p>
+<p>Shade and depth decide which animals survive the summer heat in those pools, researchers found in a study of forty pools.</p></article></body></html>`
+
+type world struct {
+	e     *apitest.Env
+	tok   string
+	model *fakellm.Server
+}
+
+// Start serves the API on fixture sites, a fake engine and a fake model.
+func Start(t *testing.T) *world {
+	site := sites.New(t, "shore.test")
+	site.Handle("/tides", "text/html", article)
+	site.Handle("/challenge", "text/html", `<html><head><title>Just a moment...</title></head><body><script>window._cf_chl_opt={}</script></body></html>`)
+	site.Handle("/sitemap.xml", "application/xml", `<urlset><url><loc>http://shore.test/tides</loc></url><url><loc>http://shore.test/crabs</loc></url></urlset>`)
+	eng := fakesearch.New(t, "google")
+	eng.Serve(fakesearch.Result{Title: "Tide pools", Link: "http://shore.test/tides", Snippet: "Life in the pools."})
+	model := fakellm.New(t)
+	model.Answer = func(r fakellm.Request) string {
+		if len(r.ResponseFormat) > 0 {
+			return `{"topic":"tide pools"}`
+		}
+		return "Pools are full of life."
+	}
+	mount := func(api *httpapi.API, e *apitest.Env) {
+		api.Mount("/mcp", mcpserver.Handler(api.Handler(), func(ctx context.Context, authorization string) error {
+			_, err := e.Auth.Authenticate(ctx, authorization)
+			return err
+		}, "test"))
+	}
+	e := apitest.Start(t, memstore.New(), apitest.Options{Resolve: sites.Resolve(site), Engines: map[string]string{"google": eng.URL}, LLMBaseURL: model.BaseURL(), NoWorker: true, Mount: mount})
+	_, tok := e.Account("agent@example.com", "business")
+	return &world{e: e, tok: tok, model: model}
+}
+
+// calls are one call of each tool with what its answer must hold.
+var calls = []struct {
+	tool string
+	args map[string]any
+	want string
+}{
+	{"scrape", map[string]any{"url": "http://shore.test/tides"}, `"statusCode":200`},
+	{"content", map[string]any{"url": "http://shore.test/tides"}, "Shade and depth decide"},
+	{"map", map[string]any{"url": "http://shore.test/"}, "http://shore.test/crabs"},
+	{"search", map[string]any{"query": "tide pools"}, "Life in the pools."},
+	{"search_content", map[string]any{"query": "tide pools", "max_content": 1}, "Shade and depth decide"},
+	{"prompt", map[string]any{"prompt": "What lives there?", "url": "http://shore.test/tides"}, "Pools are full of life."},
+	{"extract", map[string]any{"url": "http://shore.test/tides", "schema": map[string]any{"type": "object", "required": []string{"topic"},
+		"properties": map[string]any{"topic": map[string]any{"type": "string"}}}}, `"topic":"tide pools"`},
+	{"bulk_submit", map[string]any{"urls": []string{"http://shore.test/tides"}, "email": true}, `"status":"queued"`},
+	{"credits", map[string]any{}, `"balance":`},
+}
+
+// exercise lists the tools and calls each one through session.
+func exercise(t *testing.T, w *world, session *mcp.ClientSession) {
+	ctx := context.Background()
+	list, err := session.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tl := range list.Tools {
+		names = append(names, tl.Name)
+		if len(tl.Description) < 40 || tl.InputSchema == nil {
+			t.Errorf("tool %s: description %q, input schema %v", tl.Name, tl.Description, tl.InputSchema)
+		}
+	}
+	slices.Sort(names)
+	want := slices.Clone(mcpserver.Tools)
+	slices.Sort(want)
+	if !slices.Equal(names, want) {
+		t.Fatalf("tools = %v, want %v", names, want)
+	}
+	var jobID string
+	for _, c := range calls {
+		res, err := session.CallTool(ctx, &mcp.CallToolParams{Name: c.tool, Arguments: c.args})
+		if err != nil {
+			t.Fatalf("%s: %v", c.tool, err)
+		}
+		structured, _ := json.Marshal(res.StructuredContent)
+		if res.IsError || !strings.Contains(string(structured), c.want) {
+			t.Errorf("%s: error %v, %s; want %q", c.tool, res.IsError, text(res), c.want)
+		}
+		if c.tool == "bulk_submit" {
+			var ack struct {
+				JobID string `json:"job_id"`
+			}
+			_ = json.Unmarshal(structured, &ack)
+			jobID = ack.JobID
+		}
+	}
+	res, err := session.CallTool(ctx, &mcp.CallToolParams{Name: "bulk_status", Arguments: map[string]any{"job_id": jobID}})
+	if st, _ := json.Marshal(res.StructuredContent); err != nil || res.IsError || !strings.Contains(string(st), jobID) {
+		t.Errorf("bulk_status: %v %s", err, text(res))
+	}
+	// A failure says why, in words an agent can act on, and costs nothing.
+	before, _ := w.e.Credits.Status(ctx, accountOf(t, w))
+	res, err = session.CallTool(ctx, &mcp.CallToolParams{Name: "content", Arguments: map[string]any{"url": "http://shore.test/challenge"}})
+	if err != nil || !res.IsError || !strings.Contains(text(res), "reason: captcha") || !strings.Contains(text(res), "retrying will not help") {
+		t.Errorf("a failed call: %v %s", err, text(res))
+	}
+	res, _ = session.CallTool(ctx, &mcp.CallToolParams{Name: "content", Arguments: map[string]any{"url": "http://10.0.0.1/"}})
+	if !res.IsError || !strings.Contains(text(res), "url:") {
+		t.Errorf("a bad URL: %s", text(res))
+	}
+	after, _ := w.e.Credits.Status(ctx, accountOf(t, w))
+	if before.Balance != after.Balance {
+		t.Errorf("failures were charged: %d -> %d", before.Balance, after.Balance)
+	}
+	// scrape 1 + content 2 + map 3 + search 5 + search_content 5+2 + prompt 10 + extract 10
+	if after.Balance != 90000-38 {
+		t.Errorf("balance %d, want %d", after.Balance, 90000-38)
+	}
+}
+
+func accountOf(t *testing.T, w *world) int64 {
+	p, err := w.e.Auth.Authenticate(context.Background(), "Bearer "+w.tok)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p.Account.ID
+}
+
+func text(res *mcp.CallToolResult) string {
+	if res == nil {
+		return ""
+	}
+	var b strings.Builder
+	for _, c := range res.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			b.WriteString(tc.Text)
+		}
+	}
+	return b.String()
+}
+
+func connect(t *testing.T, tr mcp.Transport) *mcp.ClientSession {
+	session, err := mcp.NewClient(&mcp.Implementation{Name: "test-agent", Version: "1"}, nil).Connect(context.Background(), tr, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = session.Close() })
+	return session
+}
+
+func TestToolsInMemory(t *testing.T) {
+	w := Start(t)
+	server := mcpserver.New(client.New(w.e.Server.URL, w.tok, client.WithRetries(1)), "test")
+	st, ct := mcp.NewInMemoryTransports()
+	ss, err := server.Connect(context.Background(), st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = ss.Close() })
+	exercise(t, w, connect(t, ct))
+}
+
+// bearer adds a token to every request.
+type bearer struct{ tok string }
+
+func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	if b.tok != "" {
+		r.Header.Set("Authorization", "Bearer "+b.tok)
+	}
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+func TestToolsOverStreamableHTTP(t *testing.T) {
+	w := Start(t)
+	endpoint := w.e.Server.URL + "/mcp"
+	exercise(t, w, connect(t, &mcp.StreamableClientTransport{Endpoint: endpoint, HTTPClient: &http.Client{Transport: bearer{w.tok}}, DisableStandaloneSSE: true}))
+	for _, tok := range []string{"", "trawl_wrong"} {
+		_, err := mcp.NewClient(&mcp.Implementation{Name: "intruder", Version: "1"}, nil).Connect(context.Background(),
+			&mcp.StreamableClientTransport{Endpoint: endpoint, HTTPClient: &http.Client{Transport: bearer{tok}}, MaxRetries: -1, DisableStandaloneSSE: true}, nil)
+		if err == nil {
+			t.Errorf("token %q: connected", tok)
+		}
+	}
+	// The tool calls counted against the account's limit like API calls.
+	r := w.e.Do("GET", "/v1/content?url=http://shore.test/tides", w.tok, nil)
+	if r.Header.Get("RateLimit-Remaining") == "" || r.Header.Get("RateLimit-Remaining") == r.Header.Get("RateLimit-Limit") {
+		t.Errorf("limit after the tool calls: %s of %s", r.Header.Get("RateLimit-Remaining"), r.Header.Get("RateLimit-Limit"))
+	}
+}
+
+// TestToolsOverStdio runs `trawl mcp` as a desktop agent would: the binary,
+// talking MCP on its stdin and stdout, calling the API given by
+// TRAWL_API_URL and TRAWL_API_KEY.
+func TestToolsOverStdio(t *testing.T) {
+	bin := filepath.Join(t.TempDir(), "trawl")
+	if out, err := exec.Command("go", "build", "-o", bin, "github.com/trawlhq/trawl/app/cmd/trawl").CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	w := Start(t)
+	cmd := exec.Command(bin, "mcp")
+	cmd.Env = append(os.Environ(), "TRAWL_API_URL="+w.e.Server.URL, "TRAWL_API_KEY="+w.tok)
+	exercise(t, w, connect(t, &mcp.CommandTransport{Command: cmd}))
+
+	// Without a token it says so and exits 2.
+	bare := exec.Command(bin, "mcp")
+	bare.Env = []string{"PATH=" + os.Getenv("PATH")}
+	out, err := bare.CombinedOutput()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 2 || !strings.Contains(string(out), "TRAWL_API_KEY") {
+		t.Errorf("without a key: %v %s", err, out)
+	}
+}

@@ -1,0 +1,209 @@
+package clientcmd
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"github.com/trawlhq/trawl/app"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/trawlhq/trawl/client"
+)
+
+// bulkPoll is how often api bulk --wait asks for the job's state.
+var bulkPoll = 500 * time.Millisecond
+
+// api runs the client commands against TRAWL_API_URL.
+func (r runner) api(ctx context.Context, name string) error {
+	cl, err := r.apiClient()
+	if err != nil {
+		return err
+	}
+	switch name {
+	case "api content":
+		err = r.apiContent(ctx, cl)
+	case "api map":
+		err = r.apiMap(ctx, cl)
+	case "api serp":
+		err = r.apiSerp(ctx, cl)
+	case "api bulk":
+		err = r.apiBulk(ctx, cl)
+	case "api credits":
+		var cr client.Credits
+		if cr, err = cl.Credits(ctx); err == nil {
+			if r.a.JSON {
+				return r.json(cr)
+			}
+			fmt.Fprintf(r.io.Stdout, "balance %s (used %d of %d this period)\n", cr.FormattedBalance, cr.Used, cr.Limit)
+		}
+	}
+	return apiError(err)
+}
+
+// apiError words an API error for the command line, with its exit code.
+func apiError(err error) error {
+	var e *client.Error
+	if err == nil || !errors.As(err, &e) {
+		return err
+	}
+	msg := fmt.Sprintf("%d %s", e.Status, e.Message)
+	if e.Reason != "" {
+		msg += " (reason: " + e.Reason + ")"
+	}
+	for field, msgs := range e.Errors {
+		msg += fmt.Sprintf("\n  %s: %s", field, strings.Join(msgs, " "))
+	}
+	if e.Status >= 400 && e.Status < 500 {
+		return app.RefusedError(errors.New(msg))
+	}
+	return errors.New(msg)
+}
+
+func (r runner) apiContent(ctx context.Context, cl *client.Client) error {
+	switch r.a.Format {
+	case "markdown", "html", "json":
+	default:
+		return app.UsageError(fmt.Errorf("--format must be markdown, html or json, not %q", r.a.Format))
+	}
+	page, err := cl.Content(ctx, r.a.Arg)
+	if err != nil {
+		return err
+	}
+	switch r.a.Format {
+	case "json":
+		return r.json(page)
+	case "html":
+		fmt.Fprintln(r.io.Stdout, page.HTML)
+	default:
+		fmt.Fprintln(r.io.Stdout, page.Markdown)
+	}
+	return nil
+}
+
+func (r runner) apiMap(ctx context.Context, cl *client.Client) error {
+	m, err := cl.Map(ctx, r.a.Arg, r.a.Limit)
+	if err != nil {
+		return err
+	}
+	if r.a.JSON {
+		return r.json(m)
+	}
+	for _, u := range m.URLs {
+		fmt.Fprintln(r.io.Stdout, u)
+	}
+	if m.Truncated {
+		fmt.Fprintf(r.io.Stderr, "%d of %d URLs (--limit)\n", len(m.URLs), m.Total)
+	}
+	return nil
+}
+
+func (r runner) apiSerp(ctx context.Context, cl *client.Client) error {
+	res, err := cl.Search(ctx, client.SearchParams{Q: r.a.Arg, Engine: r.a.Engine})
+	if err != nil {
+		return err
+	}
+	if r.a.JSON {
+		return r.json(res)
+	}
+	for _, o := range res.OrganicResults {
+		fmt.Fprintf(r.io.Stdout, "%d\t%s\t%s\n", o.Position, o.Title, o.Link)
+	}
+	return nil
+}
+
+// readURLs reads one URL a line; blank lines and # comments are skipped.
+func readURLs(r io.Reader) ([]string, error) {
+	var urls []string
+	sc := bufio.NewScanner(r)
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if line != "" && !strings.HasPrefix(line, "#") {
+			urls = append(urls, line)
+		}
+	}
+	return urls, sc.Err()
+}
+
+func (r runner) apiBulk(ctx context.Context, cl *client.Client) error {
+	f, err := os.Open(r.a.File)
+	if err != nil {
+		return app.UsageError(fmt.Errorf("--file: %v", err))
+	}
+	urls, err := readURLs(f)
+	f.Close()
+	if err != nil {
+		return app.UsageError(fmt.Errorf("--file: %v", err))
+	}
+	ack, err := cl.CreateBulkJob(ctx, client.BulkRequest{URLs: urls, Email: r.a.Email, CallbackURL: r.a.Callback})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(r.io.Stdout, "job %s: %d URLs %s\n", ack.JobID, ack.URLsCount, ack.Status)
+	if !r.a.Wait {
+		return nil
+	}
+	tty := isTerminal(r.io.Stdout)
+	last := ""
+	for {
+		job, err := cl.BulkJob(ctx, ack.JobID)
+		if err != nil {
+			return err
+		}
+		line := fmt.Sprintf("%s %d/%d (%d ok, %d failed)", job.Status, job.ProcessedCount, job.URLsCount, job.SuccessCount, job.FailedCount)
+		switch {
+		case tty:
+			fmt.Fprintf(r.io.Stdout, "\r%s %s", bar(job.ProcessedCount, job.URLsCount, 30), line)
+		case line != last:
+			fmt.Fprintln(r.io.Stdout, line)
+		}
+		last = line
+		if job.Status == "completed" || job.Status == "failed" {
+			if tty {
+				fmt.Fprintln(r.io.Stdout)
+			}
+			if job.Status == "failed" {
+				msg := "the job failed"
+				if job.Error != nil {
+					msg += ": " + *job.Error
+				}
+				return errors.New(msg)
+			}
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(bulkPoll):
+		}
+	}
+}
+
+// bar draws a progress bar of width cells.
+func bar(done, total, width int) string {
+	filled := 0
+	if total > 0 {
+		filled = min(width, done*width/total)
+	}
+	return "[" + strings.Repeat("#", filled) + strings.Repeat(".", width-filled) + "]"
+}
+
+// isTerminal reports whether w is a character device (a terminal).
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+func (r runner) json(v any) error {
+	enc := json.NewEncoder(r.io.Stdout)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}

@@ -1,0 +1,50 @@
+package failure_test
+
+import (
+	"errors"
+	"fmt"
+	"testing"
+
+	"github.com/trawlhq/trawl/core/failure"
+)
+
+func TestReasonOf(t *testing.T) {
+	captcha := failure.Unable("extract", failure.ReasonCaptcha, "a challenge")
+	for _, c := range []struct {
+		name string
+		err  error
+		want failure.Reason
+	}{
+		{"its own", captcha, failure.ReasonCaptcha},
+		{"wrapped in fmt", fmt.Errorf("serving: %w", captcha), failure.ReasonCaptcha},
+		{"under a failure without one", failure.E("search", failure.Unavailable, "x", captcha), failure.ReasonCaptcha},
+		{"the outer one wins", failure.Unable("search", failure.ReasonEngineFailed, "x", captcha), failure.ReasonEngineFailed},
+		{"database busy", failure.E("store", failure.TemporarilyUnavailable, "busy"), failure.ReasonBusy},
+		{"none", failure.E("x", failure.Unavailable, "y"), ""},
+		{"plain", errors.New("boom"), ""},
+		{"nil", nil, ""},
+	} {
+		if got := failure.ReasonOf(c.err); got != c.want {
+			t.Errorf("%s: ReasonOf = %q, want %q", c.name, got, c.want)
+		}
+	}
+	if !failure.Is(captcha, failure.Unavailable) {
+		t.Error("Unable is not Unavailable")
+	}
+}
+
+func TestReasonsAreUniqueAndDescribed(t *testing.T) {
+	seen := map[failure.Reason]bool{}
+	for _, r := range failure.Reasons() {
+		if seen[r.Code] || r.Code == "" || r.Meaning == "" {
+			t.Errorf("reason %+v is a duplicate or undescribed", r)
+		}
+		seen[r.Code] = true
+		if info, ok := r.Code.Info(); !ok || info != r {
+			t.Errorf("Info(%s) = %+v, %v", r.Code, info, ok)
+		}
+	}
+	if _, ok := failure.Reason("nope").Info(); ok {
+		t.Error("an unknown code has info")
+	}
+}
