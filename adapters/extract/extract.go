@@ -224,6 +224,11 @@ func absolutize(root *html.Node, base *url.URL) {
 				}
 			}
 			setAttr(n, "src", absolute(base, src))
+			if alt := attr(n, "alt"); alt != "" {
+				// Alt text on one line, without the padding pages leave
+				// around it: "![ A hospital…" is not how a reader writes it.
+				setAttr(n, "alt", strings.Join(strings.Fields(alt), " "))
+			}
 		}
 		return true
 	})

@@ -74,3 +74,16 @@ func TestMarkdownAsteriskRuns(t *testing.T) {
 		t.Errorf("asterisks: %q", out.Markdown)
 	}
 }
+
+// An image's alt text is written on one line without the page's padding.
+func TestMarkdownImageAlt(t *testing.T) {
+	page := `<html><body><article>` + prose + `<img src="/p.jpg" alt=" A hospital
+ in Beijing ">` + prose + `</article></body></html>`
+	out, err := extractHTML(t, page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.Markdown, "![A hospital in Beijing](https://") {
+		t.Errorf("image: %q", out.Markdown)
+	}
+}
