@@ -14,10 +14,6 @@ import (
 	"strings"
 
 	"github.com/JohannesKaufmann/html-to-markdown/v2/converter"
-	"github.com/JohannesKaufmann/html-to-markdown/v2/plugin/base"
-	"github.com/JohannesKaufmann/html-to-markdown/v2/plugin/commonmark"
-	"github.com/JohannesKaufmann/html-to-markdown/v2/plugin/strikethrough"
-	"github.com/JohannesKaufmann/html-to-markdown/v2/plugin/table"
 	"github.com/abadojack/whatlanggo"
 	"github.com/microcosm-cc/bluemonday"
 	"golang.org/x/net/html"
@@ -59,12 +55,6 @@ func newPolicy() *bluemonday.Policy {
 	p.RequireParseableURLs(true)
 	p.AllowRelativeURLs(false)
 	return p
-}
-
-func newMarkdown() *converter.Converter {
-	return converter.NewConverter(converter.WithPlugins(
-		base.NewBasePlugin(), commonmark.NewCommonmarkPlugin(), table.NewTablePlugin(), strikethrough.NewStrikethroughPlugin(),
-	))
 }
 
 // Extract implements ports.Extractor.
@@ -238,6 +228,11 @@ func absolutize(root *html.Node, base *url.URL) {
 				}
 			}
 			setAttr(n, "src", absolute(base, src))
+			if alt := attr(n, "alt"); alt != "" {
+				// Alt text on one line, without the padding pages leave
+				// around it: "![ A hospital…" is not how a reader writes it.
+				setAttr(n, "alt", strings.Join(strings.Fields(alt), " "))
+			}
 		}
 		return true
 	})

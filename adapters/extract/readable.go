@@ -1,6 +1,7 @@
 package extract
 
 import (
+	"regexp"
 	"strings"
 
 	"golang.org/x/net/html"
@@ -68,7 +69,16 @@ var droppedTags = map[atom.Atom]bool{
 	atom.Progress: true, atom.Meter: true,
 }
 
+// streamedSegment matches the id React gives a server-streamed Suspense
+// segment: the content arrives in <div hidden id="S:0"> at the end of the
+// body and the page's script moves it in place of its loading fallback, so
+// it is what a reader sees, not hidden.
+var streamedSegment = regexp.MustCompile(`^S:[0-9a-z]{1,8}$`)
+
 func isHidden(n *html.Node) bool {
+	if hasAttr(n, "hidden") && n.DataAtom == atom.Div && streamedSegment.MatchString(attr(n, "id")) {
+		return false
+	}
 	if hasAttr(n, "hidden") || strings.EqualFold(attr(n, "aria-hidden"), "true") {
 		return true
 	}

@@ -208,3 +208,22 @@ func TestCodeBlockLanguageInMarkdown(t *testing.T) {
 		t.Errorf("page classes kept: %q", out.HTML)
 	}
 }
+
+// Content streamed by React's server rendering arrives in a hidden
+// <div id="S:0"> that the page's script shows in place of its loading
+// fallback: it is read. Any other hidden block is not.
+func TestStreamedSegmentRead(t *testing.T) {
+	page := `<html><head><title>Guide</title></head><body><main><template id="B:0"></template><p>Loading…</p></main>` +
+		`<div hidden id="S:0"><main><article>` + prose + prose + `</article></main></div>` +
+		`<div hidden id="menu"><p>Secret drawer text that nobody sees on the page, long enough to count as prose, really.</p></div></body></html>`
+	out, err := extractHTML(t, page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.Text, "Ocean currents carry heat") {
+		t.Errorf("streamed content lost: %q", out.Text)
+	}
+	if strings.Contains(out.Text, "Secret drawer") {
+		t.Errorf("hidden block kept: %q", out.Text)
+	}
+}
