@@ -211,7 +211,7 @@ func (h promptHandler) Prompt(ctx context.Context, req *connect.Request[trawlv1.
 
 func (h promptHandler) Extract(ctx context.Context, req *connect.Request[trawlv1.ExtractRequest]) (*connect.Response[trawlv1.ExtractResponse], error) {
 	if h.s.d.Extract == nil {
-		return nil, connect.NewError(connect.CodeUnimplemented, errors.New("Extraction is not offered by this server."))
+		return nil, connect.NewError(connect.CodeUnimplemented, errors.New("extraction is not offered by this server"))
 	}
 	return billed(h.s, ctx, req, func(ctx context.Context, c credits.Call) (*trawlv1.ExtractResponse, credits.Receipt, error) {
 		mode, err := content.ParseRenderMode(req.Msg.GetRender(), "render")
