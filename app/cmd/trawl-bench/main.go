@@ -199,59 +199,14 @@ type result struct {
 	errors   int64
 }
 
-// load serves h on a loopback listener and hammers it with c clients.
+// load serves h on a loopback listener and hammers it with c clients, all
+// sending token ("" sends none).
 func load(h http.Handler, path, token string, c int, d time.Duration) result {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		log.Fatal(err)
+	tokens := make([]string, c)
+	for i := range tokens {
+		tokens[i] = token
 	}
-	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
-	go func() { _ = srv.Serve(ln) }()
-	defer srv.Close()
-	target := "http://" + ln.Addr().String() + path
-	client := &http.Client{Transport: &http.Transport{MaxIdleConns: c * 2, MaxIdleConnsPerHost: c * 2}, Timeout: 10 * time.Second}
-
-	var mu sync.Mutex
-	var lat []time.Duration
-	var errs atomic.Int64
-	deadline := time.Now().Add(d)
-	var wg sync.WaitGroup
-	for range c {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			local := make([]time.Duration, 0, 4096)
-			for time.Now().Before(deadline) {
-				req, _ := http.NewRequest("GET", target, nil)
-				if token != "" {
-					req.Header.Set("Authorization", "Bearer "+token)
-				}
-				t0 := time.Now()
-				res, err := client.Do(req)
-				if err != nil {
-					errs.Add(1)
-					continue
-				}
-				_, _ = io.Copy(io.Discard, res.Body)
-				res.Body.Close()
-				if res.StatusCode != 200 {
-					errs.Add(1)
-				}
-				local = append(local, time.Since(t0))
-			}
-			mu.Lock()
-			lat = append(lat, local...)
-			mu.Unlock()
-		}()
-	}
-	start := time.Now()
-	wg.Wait()
-	elapsed := time.Since(start)
-	slices.Sort(lat)
-	if len(lat) == 0 {
-		return result{errors: errs.Load()}
-	}
-	return result{rps: float64(len(lat)) / elapsed.Seconds(), p50: lat[len(lat)/2], p99: lat[len(lat)*99/100], errors: errs.Load()}
+	return loadTokens(h, path, tokens, d)
 }
 
 type built struct {
