@@ -11,9 +11,15 @@ import (
 	"github.com/trawlhq/trawl/core/failure"
 )
 
+// readFixture reads a page of testdata/block, or, for a path with a
+// directory, of the project's testdata (the saved search pages).
 func readFixture(t *testing.T, name string) string {
 	t.Helper()
-	f, err := os.Open(filepath.Join("testdata", "block", name))
+	path := filepath.Join("testdata", "block", name)
+	if strings.Contains(name, "/") {
+		path = filepath.Join("..", "..", "testdata", name)
+	}
+	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -33,9 +39,10 @@ func readFixture(t *testing.T, name string) string {
 	return string(b)
 }
 
-// Saved challenge pages are refused as what they are.
+// Saved challenge pages (the search engines' own, kept with the SERP
+// fixtures) are refused as what they are.
 func TestSavedChallengePagesAreBlockPages(t *testing.T) {
-	for _, name := range []string{"challenge-google-sorry.html", "challenge-duckduckgo-lite.html"} {
+	for _, name := range []string{"serp/google/serpparser-2020-10-recaptcha.html", "serp/duckduckgo/celina-2026-07-lite-anomaly-captcha.html"} {
 		_, err := extractHTML(t, readFixture(t, name))
 		fe, ok := failure.As(err)
 		if !ok || fe.Kind != failure.Unavailable || !strings.Contains(fe.Message, "instead of the page") {
