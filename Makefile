@@ -36,7 +36,7 @@ bench-extract: ## Extraction quality and speed beside go-trafilatura (fallback o
 
 # Fuzz targets as package:FuzzName. FuzzREST feeds every route of the JSON
 # API, FuzzRPC every RPC procedure (health and reflection included).
-FUZZ_TARGETS := ./core/weburl/:FuzzParse ./adapters/httpapi/:FuzzREST ./adapters/connectapi/:FuzzRPC ./adapters/sitemap/:FuzzScanLocs
+FUZZ_TARGETS := ./core/weburl/:FuzzParse ./adapters/httpapi/:FuzzREST ./adapters/connectapi/:FuzzRPC ./adapters/sitemapxml/:FuzzScanLocs
 
 .PHONY: fuzz
 fuzz: ## Run each fuzz target for FUZZTIME (URL rules, every REST route, every RPC procedure)

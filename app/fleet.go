@@ -11,8 +11,8 @@ import (
 	"go.uber.org/fx"
 
 	"github.com/trawlhq/trawl/adapters/httpapi"
+	"github.com/trawlhq/trawl/adapters/limiter"
 	"github.com/trawlhq/trawl/adapters/metrics"
-	"github.com/trawlhq/trawl/adapters/ratelimit"
 	"github.com/trawlhq/trawl/adapters/sqlstore"
 	"github.com/trawlhq/trawl/ports"
 )
@@ -23,7 +23,7 @@ type Limiter struct {
 	ports.RateLimiter
 	Kind string // memory, postgres or redis
 	// Shared is the Redis limiter's failover to per-node limits; nil otherwise.
-	Shared *ratelimit.Failover
+	Shared *limiter.Failover
 	// Ping checks Redis answers; nil without Redis.
 	Ping func(context.Context) error
 	// Close releases the Redis connections.
@@ -40,26 +40,26 @@ func (l Limiter) Checks() map[string]func(context.Context) error {
 }
 
 // NewLimiter builds the configured rate limiter. With Redis, a node whose
-// Redis does not answer keeps limiting on its own (see ratelimit.Failover).
+// Redis does not answer keeps limiting on its own (see limiter.Failover).
 func NewLimiter(c Config, store *sqlstore.Store, clk ports.Clock, log *slog.Logger) (Limiter, error) {
 	none := func() error { return nil }
 	switch kind := c.LimiterKind(); kind {
 	case LimiterRedis:
-		client, err := ratelimit.NewRedisClient(c.RedisURL)
+		client, err := limiter.NewRedisClient(c.RedisURL)
 		if err != nil {
 			return Limiter{}, errors.New("TRAWL_REDIS_URL: want redis://[user:password@]host:port[/db] or rediss://")
 		}
-		shared, err := ratelimit.NewRedis(client, clk, ratelimit.RedisOptions{Prefix: c.RedisPrefix, Timeout: c.RedisTimeout})
+		shared, err := limiter.NewRedis(client, clk, limiter.RedisOptions{Prefix: c.RedisPrefix, Timeout: c.RedisTimeout})
 		if err != nil {
 			client.Close()
 			return Limiter{}, err
 		}
-		local, err := ratelimit.NewMemory(clk)
+		local, err := limiter.NewMemory(clk)
 		if err != nil {
 			client.Close()
 			return Limiter{}, err
 		}
-		f, err := ratelimit.NewFailover(shared, local, clk, log, ratelimit.DefaultCooldown)
+		f, err := limiter.NewFailover(shared, local, clk, log, limiter.DefaultCooldown)
 		if err != nil {
 			client.Close()
 			return Limiter{}, err
@@ -69,7 +69,7 @@ func NewLimiter(c Config, store *sqlstore.Store, clk ports.Clock, log *slog.Logg
 		l, err := sqlstore.NewRateLimiter(store, clk)
 		return Limiter{RateLimiter: l, Kind: kind, Close: none}, err
 	default:
-		m, err := ratelimit.NewMemory(clk)
+		m, err := limiter.NewMemory(clk)
 		return Limiter{RateLimiter: m, Kind: LimiterMemory, Close: none}, err
 	}
 }

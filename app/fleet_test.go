@@ -15,7 +15,7 @@ import (
 
 	"go.uber.org/fx"
 
-	"github.com/trawlhq/trawl/adapters/ratelimit"
+	"github.com/trawlhq/trawl/adapters/limiter"
 	"github.com/trawlhq/trawl/adapters/sqlstore"
 	"github.com/trawlhq/trawl/testkit"
 	"github.com/trawlhq/trawl/testkit/pgtest"
@@ -100,7 +100,7 @@ func TestNewLimiterKinds(t *testing.T) {
 		t.Fatal("the decision was not taken in Redis")
 	}
 	l, err = NewLimiter(Config{}, pg, clk, log)
-	if _, ok := l.RateLimiter.(*ratelimit.Memory); err != nil || !ok {
+	if _, ok := l.RateLimiter.(*limiter.Memory); err != nil || !ok {
 		t.Fatalf("memory: %T %v", l.RateLimiter, err)
 	}
 }

@@ -21,12 +21,12 @@ import (
 	"github.com/trawlhq/trawl/adapters/fetch"
 	"github.com/trawlhq/trawl/adapters/httpapi"
 	"github.com/trawlhq/trawl/adapters/llm"
-	"github.com/trawlhq/trawl/adapters/mail"
 	"github.com/trawlhq/trawl/adapters/metrics"
 	"github.com/trawlhq/trawl/adapters/pdf"
 	"github.com/trawlhq/trawl/adapters/schema"
-	searchadapter "github.com/trawlhq/trawl/adapters/search"
-	sitemapadapter "github.com/trawlhq/trawl/adapters/sitemap"
+	"github.com/trawlhq/trawl/adapters/serp"
+	"github.com/trawlhq/trawl/adapters/sitemapxml"
+	"github.com/trawlhq/trawl/adapters/smtpmail"
 	"github.com/trawlhq/trawl/adapters/sqlstore"
 	"github.com/trawlhq/trawl/adapters/webhook"
 	"github.com/trawlhq/trawl/core/auth"
@@ -36,7 +36,7 @@ import (
 	"github.com/trawlhq/trawl/core/credits"
 	"github.com/trawlhq/trawl/core/idempotency"
 	"github.com/trawlhq/trawl/core/prompt"
-	coreratelimit "github.com/trawlhq/trawl/core/ratelimit"
+	"github.com/trawlhq/trawl/core/ratelimit"
 	"github.com/trawlhq/trawl/core/search"
 	"github.com/trawlhq/trawl/core/sitemap"
 	"github.com/trawlhq/trawl/core/structured"
@@ -142,16 +142,16 @@ func NewOutbound(c Config) (Outbound, error) {
 		o.Proxy = u
 	}
 	f := fetch.New(o)
-	d, err := sitemapadapter.New(f, sitemapadapter.Limits{})
+	d, err := sitemapxml.New(f, sitemapxml.Limits{})
 	if err != nil {
 		return Outbound{}, err
 	}
-	so := searchadapter.ClientOptions{Timeout: c.SearchTimeout, Proxy: proxyURL(c.SearchProxy)}
-	google := searchadapter.NewGoogle(c.SearchGoogleURL, so)
+	so := serp.ClientOptions{Timeout: c.SearchTimeout, Proxy: proxyURL(c.SearchProxy)}
+	google := serp.NewGoogle(c.SearchGoogleURL, so)
 	engines := []ports.SearchEngine{
 		google,
-		searchadapter.NewBing(c.SearchBingURL, so),
-		searchadapter.NewDuckDuckGo(c.SearchDuckDuckGoURL, so),
+		serp.NewBing(c.SearchBingURL, so),
+		serp.NewDuckDuckGo(c.SearchDuckDuckGoURL, so),
 	}
 	model := llm.NewOpenAI(llm.Options{BaseURL: c.LLMBaseURL, APIKey: c.LLMAPIKey, Model: c.LLMModel, AttemptTimeout: c.LLMTimeout})
 	out := Outbound{Fetcher: f, Guard: f, Extractor: extract.New(), Discoverer: d, Engines: engines, LLM: model}
@@ -168,9 +168,9 @@ func NewOutbound(c Config) (Outbound, error) {
 		return Outbound{}, err
 	}
 	if c.SMTPURL != "" {
-		out.Mailer, err = mail.NewSMTP(c.SMTPURL)
+		out.Mailer, err = smtpmail.NewSMTP(c.SMTPURL)
 	} else {
-		out.Mailer, err = mail.NewOutbox(filepath.Join(c.DataDir, "outbox"))
+		out.Mailer, err = smtpmail.NewOutbox(filepath.Join(c.DataDir, "outbox"))
 	}
 	if err != nil {
 		return Outbound{}, err
@@ -216,7 +216,7 @@ func SQLStores(s *sqlstore.Store) Stores {
 type ServiceOptions struct {
 	Pricing credits.Pricing
 	// Limits is the per-minute limit table (nil: the default one).
-	Limits          coreratelimit.Table
+	Limits          ratelimit.Table
 	LLMContextChars int
 	Worker          bulk.WorkerOptions
 	// Documents bound PDF and DOCX conversion (zero values: the defaults).

@@ -44,8 +44,6 @@ type TokenStore interface {
 	// CreateToken inserts t unless the account already holds maxActive tokens
 	// (failure.Conflict); the check and the insert are atomic.
 	CreateToken(ctx context.Context, t Token, maxActive int) (Token, error)
-	// TokenByHash finds a live token by the hex SHA-256 of its secret.
-	TokenByHash(ctx context.Context, hash string) (Token, error)
 	// PrincipalByTokenHash finds a live token and its account in one lookup
 	// (authentication runs on every request).
 	PrincipalByTokenHash(ctx context.Context, hash string) (Principal, error)

@@ -15,9 +15,9 @@ import (
 	"time"
 
 	"github.com/trawlhq/trawl/adapters/dashboard"
+	"github.com/trawlhq/trawl/adapters/limiter"
 	"github.com/trawlhq/trawl/adapters/password"
 	"github.com/trawlhq/trawl/adapters/payment"
-	"github.com/trawlhq/trawl/adapters/ratelimit"
 	"github.com/trawlhq/trawl/core/account"
 	"github.com/trawlhq/trawl/core/auth"
 	"github.com/trawlhq/trawl/core/bulk"
@@ -74,7 +74,7 @@ func newEnv(t *testing.T) *env {
 	store := memstore.New()
 	api := apitest.Start(t, store, apitest.Options{NoWorker: true})
 	e := &env{srv: api.Server, api: api, store: store, auth: api.Auth, mail: &outbox{}, clock: api.Clock}
-	lim, _ := ratelimit.NewMemory(e.clock)
+	lim, _ := limiter.NewMemory(e.clock)
 	base := api.Server.URL
 	acc, err := account.NewService(store, store, password.New(password.Params{MemoryKiB: 256, Time: 1, Threads: 1}), e.mail, lim, e.clock, account.Options{PublicURL: base})
 	if err != nil {

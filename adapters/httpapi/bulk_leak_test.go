@@ -11,7 +11,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/trawlhq/trawl/adapters/mail"
+	"github.com/trawlhq/trawl/adapters/smtpmail"
 	"github.com/trawlhq/trawl/testkit/apitest"
 )
 
@@ -66,7 +66,7 @@ func assertNoInternals(t *testing.T, where, text, relay string) {
 func TestBulkErrorsNeverLeak(t *testing.T) {
 	dead := closedAddr(t) // a page host and a webhook receiver that refuse connections
 	relay := closedAddr(t)
-	smtp, err := mail.NewSMTP("smtp://" + relay)
+	smtp, err := smtpmail.NewSMTP("smtp://" + relay)
 	if err != nil {
 		t.Fatal(err)
 	}

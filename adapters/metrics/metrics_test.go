@@ -13,10 +13,10 @@ import (
 
 	_ "modernc.org/sqlite"
 
+	"github.com/trawlhq/trawl/adapters/limiter"
 	"github.com/trawlhq/trawl/adapters/metrics"
-	"github.com/trawlhq/trawl/adapters/ratelimit"
 	"github.com/trawlhq/trawl/core/failure"
-	coreratelimit "github.com/trawlhq/trawl/core/ratelimit"
+	"github.com/trawlhq/trawl/core/ratelimit"
 	"github.com/trawlhq/trawl/ports"
 	"github.com/trawlhq/trawl/testkit"
 )
@@ -90,9 +90,9 @@ func grep(s, prefix string) string {
 
 func TestRateLimitDecisions(t *testing.T) {
 	m := metrics.New()
-	mem, _ := ratelimit.NewMemory(testkit.NewClock(time.Now()))
+	mem, _ := limiter.NewMemory(testkit.NewClock(time.Now()))
 	l := m.Limiter(mem)
-	key := coreratelimit.Key(7, coreratelimit.Prompt)
+	key := ratelimit.Key(7, ratelimit.Prompt)
 	for range 3 {
 		if _, err := l.Allow(context.Background(), key, 2, time.Minute); err != nil {
 			t.Fatal(err)

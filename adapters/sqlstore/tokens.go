@@ -66,17 +66,6 @@ func (s *Store) CreateToken(ctx context.Context, t ports.Token, maxActive int) (
 	return t, nil
 }
 
-// TokenByHash finds a live token.
-func (s *Store) TokenByHash(ctx context.Context, hash string) (ports.Token, error) {
-	ctx, cancel := s.bounded(ctx)
-	defer cancel()
-	var r tokenRow
-	if err := s.x().GetContext(ctx, &r, s.q(`SELECT `+tokenCols+` FROM tokens WHERE hash = ?`), hash); err != nil {
-		return ports.Token{}, notFound(ctx, "sqlstore.TokenByHash", "token", err)
-	}
-	return r.token(), nil
-}
-
 // PrincipalByTokenHash finds a live token and its account with one query.
 func (s *Store) PrincipalByTokenHash(ctx context.Context, hash string) (ports.Principal, error) {
 	ctx, cancel := s.bounded(ctx)

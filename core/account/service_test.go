@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/trawlhq/trawl/adapters/limiter"
 	"github.com/trawlhq/trawl/adapters/password"
-	"github.com/trawlhq/trawl/adapters/ratelimit"
 	"github.com/trawlhq/trawl/core/account"
 	"github.com/trawlhq/trawl/core/failure"
 	"github.com/trawlhq/trawl/ports"
@@ -60,7 +60,7 @@ func newEnv(t *testing.T) env {
 	t.Helper()
 	clk := testkit.NewClock(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC))
 	store := memstore.New()
-	lim, _ := ratelimit.NewMemory(clk)
+	lim, _ := limiter.NewMemory(clk)
 	mail := &outbox{}
 	svc, err := account.NewService(store, store, password.New(password.Params{MemoryKiB: 256, Time: 1, Threads: 1}), mail, lim, clk,
 		account.Options{PublicURL: "https://trawl.test/"})

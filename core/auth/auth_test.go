@@ -9,6 +9,7 @@ import (
 	"github.com/trawlhq/trawl/core/auth"
 	"github.com/trawlhq/trawl/core/billing"
 	"github.com/trawlhq/trawl/core/failure"
+	"github.com/trawlhq/trawl/ports"
 	"github.com/trawlhq/trawl/testkit"
 	"github.com/trawlhq/trawl/testkit/memstore"
 )
@@ -93,19 +94,19 @@ func TestAuthenticate(t *testing.T) {
 	if p.Credits.AccountID != acct.ID || p.Credits.Plan != "basic" {
 		t.Fatalf("Authenticate dropped the credit row read with the token: %+v", p.Credits)
 	}
-	stored, _ := store.TokenByHash(ctx, auth.HashSecret(tok.Secret))
+	stored := storedToken(t, store, tok.Secret)
 	if stored.LastUsedAt == nil || !stored.LastUsedAt.Equal(t0) {
 		t.Fatalf("first use not recorded: %v", stored.LastUsedAt)
 	}
 	clock.Advance(30 * time.Second)
 	_, _ = svc.Authenticate(ctx, "Bearer "+tok.Secret)
-	stored, _ = store.TokenByHash(ctx, auth.HashSecret(tok.Secret))
+	stored = storedToken(t, store, tok.Secret)
 	if !stored.LastUsedAt.Equal(t0) {
 		t.Fatal("last_used_at written again within a minute")
 	}
 	clock.Advance(31 * time.Second)
 	_, _ = svc.Authenticate(ctx, "Bearer "+tok.Secret)
-	stored, _ = store.TokenByHash(ctx, auth.HashSecret(tok.Secret))
+	stored = storedToken(t, store, tok.Secret)
 	if !stored.LastUsedAt.Equal(t0.Add(61 * time.Second)) {
 		t.Fatalf("last_used_at not refreshed after a minute: %v", stored.LastUsedAt)
 	}
@@ -179,4 +180,14 @@ func TestCapMessage(t *testing.T) {
 			t.Errorf("CapMessage(%q) = %q, want %q", plan, got, want)
 		}
 	}
+}
+
+// storedToken reads the token row as the store keeps it.
+func storedToken(t *testing.T, store ports.TokenStore, secret string) ports.Token {
+	t.Helper()
+	p, err := store.PrincipalByTokenHash(context.Background(), auth.HashSecret(secret))
+	if err != nil {
+		t.Fatalf("token not found: %v", err)
+	}
+	return p.Token
 }

@@ -5,12 +5,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/trawlhq/trawl/adapters/ratelimit"
+	"github.com/trawlhq/trawl/adapters/limiter"
 	"github.com/trawlhq/trawl/core/call"
 	"github.com/trawlhq/trawl/core/credits"
 	"github.com/trawlhq/trawl/core/failure"
 	"github.com/trawlhq/trawl/core/idempotency"
-	coreratelimit "github.com/trawlhq/trawl/core/ratelimit"
+	"github.com/trawlhq/trawl/core/ratelimit"
 	"github.com/trawlhq/trawl/ports"
 	"github.com/trawlhq/trawl/testkit"
 	"github.com/trawlhq/trawl/testkit/memstore"
@@ -23,9 +23,9 @@ var identity = call.Codec[call.Answer]{
 
 func pipeline(t *testing.T) *call.Pipeline {
 	clk := testkit.NewClock(time.Date(2026, 6, 15, 12, 0, 0, 0, time.UTC))
-	lim, _ := ratelimit.NewMemory(clk)
+	lim, _ := limiter.NewMemory(clk)
 	idem, _ := idempotency.NewService(memstore.New(), clk)
-	p, err := call.NewPipeline(lim, coreratelimit.Table{coreratelimit.Content: 2}, idem)
+	p, err := call.NewPipeline(lim, ratelimit.Table{ratelimit.Content: 2}, idem)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -33,7 +33,7 @@ func pipeline(t *testing.T) *call.Pipeline {
 }
 
 func request(key string) call.Request {
-	return call.Request{Principal: ports.Principal{Account: ports.Account{ID: 7, Plan: "basic"}}, Group: coreratelimit.Content,
+	return call.Request{Principal: ports.Principal{Account: ports.Account{ID: 7, Plan: "basic"}}, Group: ratelimit.Content,
 		IdempotencyKey: key, Fingerprint: func() (string, error) { return "fp", nil }}
 }
 

@@ -22,12 +22,12 @@ import (
 	"github.com/trawlhq/trawl/adapters/extract"
 	"github.com/trawlhq/trawl/adapters/fetch"
 	"github.com/trawlhq/trawl/adapters/httpapi"
+	"github.com/trawlhq/trawl/adapters/limiter"
 	"github.com/trawlhq/trawl/adapters/llm"
-	"github.com/trawlhq/trawl/adapters/mail"
 	"github.com/trawlhq/trawl/adapters/payment"
-	"github.com/trawlhq/trawl/adapters/ratelimit"
-	searchadapter "github.com/trawlhq/trawl/adapters/search"
-	sitemapadapter "github.com/trawlhq/trawl/adapters/sitemap"
+	"github.com/trawlhq/trawl/adapters/serp"
+	"github.com/trawlhq/trawl/adapters/sitemapxml"
+	"github.com/trawlhq/trawl/adapters/smtpmail"
 	"github.com/trawlhq/trawl/adapters/webhook"
 	"github.com/trawlhq/trawl/app"
 	"github.com/trawlhq/trawl/core/auth"
@@ -117,14 +117,14 @@ func Start(t testing.TB, store storetest.Stores, o Options) *Env {
 			t.Fatal(err)
 		}
 	}
-	lim, _ := ratelimit.NewMemory(e.Clock)
+	lim, _ := limiter.NewMemory(e.Clock)
 	lookup := o.LookupIP
 	if lookup == nil {
 		lookup = LookupIP
 	}
 	e.Fetcher = fetch.New(fetch.Options{Resolve: o.Resolve, LookupIP: lookup, Timeout: 5 * time.Second})
-	disc, _ := sitemapadapter.New(e.Fetcher, sitemapadapter.Limits{})
-	so := searchadapter.ClientOptions{Timeout: 5 * time.Second}
+	disc, _ := sitemapxml.New(e.Fetcher, sitemapxml.Limits{})
+	so := serp.ClientOptions{Timeout: 5 * time.Second}
 	noNet := "http://127.0.0.1:1" // an engine a test did not configure fails at once
 	base := func(name string) string {
 		if u := o.Engines[name]; u != "" {
@@ -136,7 +136,7 @@ func Start(t testing.TB, store storetest.Stores, o Options) *Env {
 	e.Outbox = filepath.Join(dir, "outbox")
 	var mailer ports.Mailer = o.Mailer
 	if mailer == nil {
-		mailer, _ = mail.NewOutbox(e.Outbox)
+		mailer, _ = smtpmail.NewOutbox(e.Outbox)
 	}
 	files, err := blob.NewLocal(filepath.Join(dir, "files"), []byte("test-link-secret-0123456789"), "http://"+e.Server.Listener.Addr().String(), e.Clock.Now)
 	if err != nil {
@@ -145,7 +145,7 @@ func Start(t testing.TB, store storetest.Stores, o Options) *Env {
 	hooks, _ := webhook.New(e.Fetcher)
 	out := app.Outbound{
 		Fetcher: e.Fetcher, Guard: e.Fetcher, Extractor: extract.New(), Discoverer: disc,
-		Engines:  []ports.SearchEngine{searchadapter.NewGoogle(base("google"), so), searchadapter.NewBing(base("bing"), so), searchadapter.NewDuckDuckGo(base("duckduckgo"), so)},
+		Engines:  []ports.SearchEngine{serp.NewGoogle(base("google"), so), serp.NewBing(base("bing"), so), serp.NewDuckDuckGo(base("duckduckgo"), so)},
 		LLM:      llm.NewOpenAI(llm.Options{BaseURL: o.LLMBaseURL, Model: "test-model", BaseBackoff: time.Millisecond, AttemptTimeout: 5 * time.Second}),
 		Webhooks: hooks, Mailer: mailer, Blobs: files, Files: files,
 		Documents: o.Documents,

@@ -191,18 +191,6 @@ func (s *Store) CreateToken(_ context.Context, t ports.Token, maxActive int) (po
 	return t, nil
 }
 
-// TokenByHash implements ports.TokenStore.
-func (s *Store) TokenByHash(_ context.Context, hash string) (ports.Token, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for _, t := range s.d.tokens {
-		if t.Hash == hash {
-			return t, nil
-		}
-	}
-	return ports.Token{}, failure.E("memstore.TokenByHash", failure.NotFound, "token not found")
-}
-
 // PrincipalByTokenHash implements ports.TokenStore.
 func (s *Store) PrincipalByTokenHash(_ context.Context, hash string) (ports.Principal, error) {
 	s.mu.Lock()

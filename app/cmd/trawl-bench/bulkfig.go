@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/trawlhq/trawl/adapters/clock"
+	"github.com/trawlhq/trawl/adapters/limiter"
 	"github.com/trawlhq/trawl/adapters/payment"
-	"github.com/trawlhq/trawl/adapters/ratelimit"
 	"github.com/trawlhq/trawl/adapters/sqlstore"
 	"github.com/trawlhq/trawl/app"
 	"github.com/trawlhq/trawl/core/bulk"
@@ -56,7 +56,7 @@ func bulkFigure() {
 		if err != nil {
 			log.Fatal(err)
 		}
-		lim, _ := ratelimit.NewMemory(clk)
+		lim, _ := limiter.NewMemory(clk)
 		svc, err := app.NewServices(app.SQLStores(store), clk, pay, lim, out, cfg.ServiceOptions(), nil)
 		if err != nil {
 			log.Fatal(err)

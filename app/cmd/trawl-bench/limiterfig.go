@@ -14,11 +14,11 @@ import (
 	"time"
 
 	"github.com/trawlhq/trawl/adapters/clock"
+	"github.com/trawlhq/trawl/adapters/limiter"
 	"github.com/trawlhq/trawl/adapters/payment"
-	"github.com/trawlhq/trawl/adapters/ratelimit"
 	"github.com/trawlhq/trawl/adapters/sqlstore"
 	"github.com/trawlhq/trawl/app"
-	coreratelimit "github.com/trawlhq/trawl/core/ratelimit"
+	"github.com/trawlhq/trawl/core/ratelimit"
 	"github.com/trawlhq/trawl/ports"
 	"github.com/trawlhq/trawl/testkit/redistest"
 )
@@ -76,15 +76,15 @@ func limiterFigure(pgURL string, c int, d time.Duration) {
 		}
 		tokens[i] = tok.Secret
 	}
-	limits := coreratelimit.DefaultTable()
-	limits[coreratelimit.Scrape] = 1_000_000
+	limits := ratelimit.DefaultTable()
+	limits[ratelimit.Scrape] = 1_000_000
 
-	mem, _ := ratelimit.NewMemory(clk)
+	mem, _ := limiter.NewMemory(clk)
 	limiters := []struct {
 		name string
 		lim  ports.RateLimiter
 	}{{"memory", mem}}
-	rc, err := ratelimit.NewRedisClient(redistest.ServerURL())
+	rc, err := limiter.NewRedisClient(redistest.ServerURL())
 	if err == nil && rc.Ping(ctx).Err() == nil {
 		prefix := fmt.Sprintf("trawl-bench:%d:", time.Now().UnixNano())
 		defer func() {
@@ -94,7 +94,7 @@ func limiterFigure(pgURL string, c int, d time.Duration) {
 			}
 			rc.Close()
 		}()
-		red, _ := ratelimit.NewRedis(rc, clk, ratelimit.RedisOptions{Prefix: prefix})
+		red, _ := limiter.NewRedis(rc, clk, limiter.RedisOptions{Prefix: prefix})
 		limiters = append(limiters, struct {
 			name string
 			lim  ports.RateLimiter

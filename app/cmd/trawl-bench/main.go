@@ -23,11 +23,11 @@ import (
 	_ "github.com/lib/pq"
 
 	"github.com/trawlhq/trawl/adapters/clock"
+	"github.com/trawlhq/trawl/adapters/limiter"
 	"github.com/trawlhq/trawl/adapters/payment"
-	"github.com/trawlhq/trawl/adapters/ratelimit"
 	"github.com/trawlhq/trawl/adapters/sqlstore"
 	"github.com/trawlhq/trawl/app"
-	coreratelimit "github.com/trawlhq/trawl/core/ratelimit"
+	"github.com/trawlhq/trawl/core/ratelimit"
 	"github.com/trawlhq/trawl/ports"
 	"github.com/trawlhq/trawl/testkit/pgtest"
 )
@@ -230,10 +230,10 @@ func build(s *sqlstore.Store, pageHost, pageAddr string) (built, error) {
 	if err != nil {
 		return built{}, err
 	}
-	lim, _ := ratelimit.NewMemory(clk)
+	lim, _ := limiter.NewMemory(clk)
 	opts := cfg.ServiceOptions()
-	opts.Limits = coreratelimit.Table{}
-	for g := range coreratelimit.BasicPerMinute {
+	opts.Limits = ratelimit.Table{}
+	for g := range ratelimit.BasicPerMinute {
 		opts.Limits[g] = 1 << 30
 	}
 	svc, err := app.NewServices(app.SQLStores(s), clk, pay, lim, out, opts, nil)

@@ -17,7 +17,7 @@ import (
 	"time"
 
 	"github.com/trawlhq/trawl/adapters/fetch"
-	sitemapadapter "github.com/trawlhq/trawl/adapters/sitemap"
+	"github.com/trawlhq/trawl/adapters/sitemapxml"
 	"github.com/trawlhq/trawl/core/sitemap"
 )
 
@@ -64,7 +64,7 @@ func mapFigure(pairs int) {
 
 	f := fetch.New(fetch.Options{Resolve: map[string]string{"bigsite.test:80": ln.Addr().String()},
 		LookupIP: func(context.Context, string) ([]netip.Addr, error) { return nil, fmt.Errorf("no DNS in the benchmark") }})
-	d, _ := sitemapadapter.New(f, sitemapadapter.Limits{})
+	d, _ := sitemapxml.New(f, sitemapxml.Limits{})
 
 	defer srv.Close()
 	var trawl, floor []time.Duration
@@ -89,7 +89,7 @@ func mapFigure(pairs int) {
 }
 
 // mapOnce runs one discovery and its dedup, and measures the peak heap.
-func mapOnce(d *sitemapadapter.Discoverer) (time.Duration, int, int, float64) {
+func mapOnce(d *sitemapxml.Discoverer) (time.Duration, int, int, float64) {
 	runtime.GC()
 	var base runtime.MemStats
 	runtime.ReadMemStats(&base)

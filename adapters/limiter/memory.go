@@ -3,7 +3,7 @@
 // node, and in Redis, shared by every node, with a per-node fallback while
 // Redis does not answer (Failover). The PostgreSQL limiter lives with the
 // SQL store (sqlstore.RateLimiter).
-package ratelimit
+package limiter
 
 import (
 	"context"

@@ -2,7 +2,7 @@
 // DuckDuckGo. Each splits fetching (request, headers, consent cookies, proxy,
 // configurable base URL) from a pure parser of the result page, so parsers
 // are tested on saved real pages.
-package search
+package serp
 
 import (
 	"context"

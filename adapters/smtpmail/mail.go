@@ -1,7 +1,7 @@
 // Package mail sends Trawl's email: over SMTP (STARTTLS when the server
 // offers it, AUTH PLAIN when credentials are given), or, as the embedded
 // default, into an outbox directory of .eml files an operator can open.
-package mail
+package smtpmail
 
 import (
 	"bytes"

@@ -1,4 +1,4 @@
-package ratelimit_test
+package limiter_test
 
 import (
 	"bytes"
@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/trawlhq/trawl/adapters/ratelimit"
+	"github.com/trawlhq/trawl/adapters/limiter"
 	"github.com/trawlhq/trawl/ports"
 	"github.com/trawlhq/trawl/testkit"
 	"github.com/trawlhq/trawl/testkit/redistest"
@@ -34,11 +34,11 @@ func (s *switchable) Allow(ctx context.Context, key string, limit int, window ti
 
 func TestFailoverLimitsPerNodeWhileTheSharedLimiterIsDown(t *testing.T) {
 	clock := testkit.NewClock(time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC))
-	shared, _ := ratelimit.NewMemory(clock)
+	shared, _ := limiter.NewMemory(clock)
 	primary := &switchable{RateLimiter: shared}
-	local, _ := ratelimit.NewMemory(clock)
+	local, _ := limiter.NewMemory(clock)
 	var logs bytes.Buffer
-	f, err := ratelimit.NewFailover(primary, local, clock, slog.New(slog.NewTextHandler(&logs, nil)), time.Second)
+	f, err := limiter.NewFailover(primary, local, clock, slog.New(slog.NewTextHandler(&logs, nil)), time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,12 +76,12 @@ func TestFailoverLimitsPerNodeWhileTheSharedLimiterIsDown(t *testing.T) {
 
 // With a real server that does not answer, the API keeps answering.
 func TestFailoverOverAnUnreachableRedis(t *testing.T) {
-	c, _ := ratelimit.NewRedisClient("redis://127.0.0.1:1/0")
+	c, _ := limiter.NewRedisClient("redis://127.0.0.1:1/0")
 	defer c.Close()
 	clock := testkit.NewClock(time.Now())
-	r, _ := ratelimit.NewRedis(c, clock, ratelimit.RedisOptions{})
-	local, _ := ratelimit.NewMemory(clock)
-	f, _ := ratelimit.NewFailover(r, local, clock, nil, 0)
+	r, _ := limiter.NewRedis(c, clock, limiter.RedisOptions{})
+	local, _ := limiter.NewMemory(clock)
+	f, _ := limiter.NewFailover(r, local, clock, nil, 0)
 	d, err := f.Allow(context.Background(), "k", 1, time.Minute)
 	if err != nil || !d.Allowed || f.Up() {
 		t.Fatalf("%+v %v up=%v", d, err, f.Up())
@@ -91,9 +91,9 @@ func TestFailoverOverAnUnreachableRedis(t *testing.T) {
 func TestFailoverCallerGone(t *testing.T) {
 	srv := redistest.New(t)
 	clock := testkit.NewClock(time.Now())
-	r, _ := ratelimit.NewRedis(srv.Client, clock, ratelimit.RedisOptions{Prefix: srv.Prefix})
-	local, _ := ratelimit.NewMemory(clock)
-	f, _ := ratelimit.NewFailover(r, local, clock, nil, 0)
+	r, _ := limiter.NewRedis(srv.Client, clock, limiter.RedisOptions{Prefix: srv.Prefix})
+	local, _ := limiter.NewMemory(clock)
+	f, _ := limiter.NewFailover(r, local, clock, nil, 0)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	if _, err := f.Allow(ctx, "k", 1, time.Minute); err == nil {
@@ -105,8 +105,8 @@ func TestFailoverCallerGone(t *testing.T) {
 }
 
 func TestFailoverNeedsBoth(t *testing.T) {
-	m, _ := ratelimit.NewMemory(testkit.NewClock(time.Now()))
-	if _, err := ratelimit.NewFailover(nil, m, testkit.NewClock(time.Now()), nil, 0); err == nil {
+	m, _ := limiter.NewMemory(testkit.NewClock(time.Now()))
+	if _, err := limiter.NewFailover(nil, m, testkit.NewClock(time.Now()), nil, 0); err == nil {
 		t.Fatal("nil primary accepted")
 	}
 }

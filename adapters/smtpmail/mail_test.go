@@ -1,4 +1,4 @@
-package mail_test
+package smtpmail_test
 
 import (
 	"context"
@@ -16,14 +16,14 @@ import (
 	"github.com/emersion/go-sasl"
 	"github.com/emersion/go-smtp"
 
-	trawlmail "github.com/trawlhq/trawl/adapters/mail"
+	"github.com/trawlhq/trawl/adapters/smtpmail"
 	"github.com/trawlhq/trawl/ports"
 )
 
 var msg = ports.Mail{From: "Trawl <no-reply@trawl.test>", To: "dev@example.com", Subject: "Your results are ready — 3 of 4", Text: "Download: https://x.test/files/a.zip?sig=1\nBye", HTML: "<p><a href=\"https://x.test/files/a.zip?sig=1\">Download</a></p>"}
 
 func TestFormat(t *testing.T) {
-	raw, err := trawlmail.Format(msg, time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	raw, err := smtpmail.Format(msg, time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,7 +39,7 @@ func TestFormat(t *testing.T) {
 	if !strings.Contains(string(body), "text/plain") || !strings.Contains(string(body), "text/html") {
 		t.Fatalf("body = %s", body)
 	}
-	if _, err := trawlmail.Format(ports.Mail{From: "bad", To: "x@y.z"}, time.Now()); err == nil {
+	if _, err := smtpmail.Format(ports.Mail{From: "bad", To: "x@y.z"}, time.Now()); err == nil {
 		t.Fatal("a bad From was accepted")
 	}
 }
@@ -92,7 +92,7 @@ func TestSMTPConversation(t *testing.T) {
 	go func() { _ = srv.Serve(ln) }()
 	defer srv.Close()
 	// PLAIN auth over an unencrypted link is allowed by net/smtp only to localhost.
-	m, err := trawlmail.NewSMTP("smtp://mailer:s3cret@localhost:" + strings.Split(ln.Addr().String(), ":")[1])
+	m, err := smtpmail.NewSMTP("smtp://mailer:s3cret@localhost:" + strings.Split(ln.Addr().String(), ":")[1])
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,14 +104,14 @@ func TestSMTPConversation(t *testing.T) {
 	if len(be.got) != 1 || !be.auth || be.from != "no-reply@trawl.test" || len(be.to) != 1 || be.to[0] != "dev@example.com" || !strings.Contains(be.got[0], "multipart/alternative") {
 		t.Fatalf("server saw auth=%v from=%q to=%v msgs=%d", be.auth, be.from, be.to, len(be.got))
 	}
-	if _, err := trawlmail.NewSMTP("http://x"); err == nil {
+	if _, err := smtpmail.NewSMTP("http://x"); err == nil {
 		t.Fatal("a non-smtp URL was accepted")
 	}
 }
 
 func TestOutbox(t *testing.T) {
 	dir := t.TempDir()
-	o, err := trawlmail.NewOutbox(filepath.Join(dir, "outbox"))
+	o, err := smtpmail.NewOutbox(filepath.Join(dir, "outbox"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -168,7 +168,7 @@ func TestSMTPFailureReasons(t *testing.T) {
 		"smtp://" + ln.Addr().String(): {ports.DeliveryAnswered, 550},
 		"smtp://mailer:wrong@localhost:" + strings.Split(authLn.Addr().String(), ":")[1]: {ports.DeliveryAuth, 0},
 	} {
-		m, err := trawlmail.NewSMTP(relay)
+		m, err := smtpmail.NewSMTP(relay)
 		if err != nil {
 			t.Fatal(err)
 		}

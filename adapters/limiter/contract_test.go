@@ -1,11 +1,11 @@
-package ratelimit_test
+package limiter_test
 
 import (
 	"context"
 	"testing"
 	"time"
 
-	"github.com/trawlhq/trawl/adapters/ratelimit"
+	"github.com/trawlhq/trawl/adapters/limiter"
 	"github.com/trawlhq/trawl/ports"
 	"github.com/trawlhq/trawl/testkit"
 	"github.com/trawlhq/trawl/testkit/ratelimittest"
@@ -14,7 +14,7 @@ import (
 
 func TestContractMemory(t *testing.T) {
 	ratelimittest.Run(t, func(t *testing.T, clock ports.Clock) ratelimittest.Nodes {
-		m, err := ratelimit.NewMemory(clock)
+		m, err := limiter.NewMemory(clock)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -27,12 +27,12 @@ func TestContractMemory(t *testing.T) {
 func openRedis(t *testing.T, clock ports.Clock) ratelimittest.Nodes {
 	srv := redistest.New(t)
 	return func() ports.RateLimiter {
-		c, err := ratelimit.NewRedisClient(srv.URL)
+		c, err := limiter.NewRedisClient(srv.URL)
 		if err != nil {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { c.Close() })
-		l, err := ratelimit.NewRedis(c, clock, ratelimit.RedisOptions{Prefix: srv.Prefix})
+		l, err := limiter.NewRedis(c, clock, limiter.RedisOptions{Prefix: srv.Prefix})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -46,7 +46,7 @@ func TestContractRedis(t *testing.T) { ratelimittest.Run(t, openRedis) }
 func TestRedisKeysExpire(t *testing.T) {
 	srv := redistest.New(t)
 	clock := testkit.NewClock(time.Now())
-	l, _ := ratelimit.NewRedis(srv.Client, clock, ratelimit.RedisOptions{Prefix: srv.Prefix})
+	l, _ := limiter.NewRedis(srv.Client, clock, limiter.RedisOptions{Prefix: srv.Prefix})
 	ctx := context.Background()
 	if _, err := l.Allow(ctx, "a1:content", 5, 10*time.Second); err != nil {
 		t.Fatal(err)
@@ -69,9 +69,9 @@ func TestRedisKeysExpire(t *testing.T) {
 }
 
 func TestRedisUnreachableIsTemporary(t *testing.T) {
-	c, _ := ratelimit.NewRedisClient("redis://127.0.0.1:1/0")
+	c, _ := limiter.NewRedisClient("redis://127.0.0.1:1/0")
 	defer c.Close()
-	l, _ := ratelimit.NewRedis(c, testkit.NewClock(time.Now()), ratelimit.RedisOptions{})
+	l, _ := limiter.NewRedis(c, testkit.NewClock(time.Now()), limiter.RedisOptions{})
 	_, err := l.Allow(context.Background(), "k", 1, time.Minute)
 	if err == nil {
 		t.Fatal("no error from an unreachable server")
@@ -79,18 +79,18 @@ func TestRedisUnreachableIsTemporary(t *testing.T) {
 }
 
 func TestRedisBadURL(t *testing.T) {
-	if _, err := ratelimit.NewRedisClient("http://127.0.0.1:6379"); err == nil {
+	if _, err := limiter.NewRedisClient("http://127.0.0.1:6379"); err == nil {
 		t.Fatal("http:// accepted")
 	}
 }
 
 func BenchmarkDecisionMemory(b *testing.B) {
-	m, _ := ratelimit.NewMemory(testkit.NewClock(time.Now()))
+	m, _ := limiter.NewMemory(testkit.NewClock(time.Now()))
 	ratelimittest.Bench(b, m)
 }
 
 func BenchmarkDecisionRedis(b *testing.B) {
 	srv := redistest.New(b)
-	l, _ := ratelimit.NewRedis(srv.Client, testkit.NewClock(time.Now()), ratelimit.RedisOptions{Prefix: srv.Prefix})
+	l, _ := limiter.NewRedis(srv.Client, testkit.NewClock(time.Now()), limiter.RedisOptions{Prefix: srv.Prefix})
 	ratelimittest.Bench(b, l)
 }

@@ -2,7 +2,7 @@
 // Sitemap lines (parsed with temoto/robotstxt), else /sitemap.xml and
 // /sitemap_index.xml; sitemap indexes are followed concurrently with bounded
 // depth, count and size, and the URLs come back in sitemap order.
-package sitemap
+package sitemapxml
 
 import (
 	"bufio"

@@ -1,4 +1,4 @@
-package search
+package serp
 
 import (
 	"net/url"

@@ -1,11 +1,11 @@
-package mail_test
+package smtpmail_test
 
 import (
 	"os"
 	"path/filepath"
 	"testing"
 
-	trawlmail "github.com/trawlhq/trawl/adapters/mail"
+	"github.com/trawlhq/trawl/adapters/smtpmail"
 	"github.com/trawlhq/trawl/testkit/mailtest"
 	"github.com/trawlhq/trawl/testkit/smtptest"
 )
@@ -13,7 +13,7 @@ import (
 func TestSMTPContract(t *testing.T) {
 	mailtest.Run(t, func(t *testing.T) mailtest.Subject {
 		srv := smtptest.Start(t)
-		m, err := trawlmail.NewSMTP(srv.URL())
+		m, err := smtpmail.NewSMTP(srv.URL())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -30,7 +30,7 @@ func TestSMTPContract(t *testing.T) {
 func TestOutboxContract(t *testing.T) {
 	mailtest.Run(t, func(t *testing.T) mailtest.Subject {
 		dir := filepath.Join(t.TempDir(), "outbox")
-		o, err := trawlmail.NewOutbox(dir)
+		o, err := smtpmail.NewOutbox(dir)
 		if err != nil {
 			t.Fatal(err)
 		}

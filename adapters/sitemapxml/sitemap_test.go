@@ -1,4 +1,4 @@
-package sitemap_test
+package sitemapxml_test
 
 import (
 	"bytes"
@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/trawlhq/trawl/adapters/fetch"
-	"github.com/trawlhq/trawl/adapters/sitemap"
+	"github.com/trawlhq/trawl/adapters/sitemapxml"
 	"github.com/trawlhq/trawl/core/failure"
 	"github.com/trawlhq/trawl/testkit/sites"
 )
@@ -48,11 +48,11 @@ func gz(s string) []byte {
 	return buf.Bytes()
 }
 
-func discoverer(t *testing.T, l sitemap.Limits, ss ...*sites.Site) *sitemap.Discoverer {
+func discoverer(t *testing.T, l sitemapxml.Limits, ss ...*sites.Site) *sitemapxml.Discoverer {
 	noDNS := func(_ context.Context, host string) ([]netip.Addr, error) {
 		return nil, &net.DNSError{Err: "no such host", Name: host, IsNotFound: true}
 	}
-	d, err := sitemap.New(fetch.New(fetch.Options{Resolve: sites.Resolve(ss...), LookupIP: noDNS}), l)
+	d, err := sitemapxml.New(fetch.New(fetch.Options{Resolve: sites.Resolve(ss...), LookupIP: noDNS}), l)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,7 +75,7 @@ func TestRobotsIndexesGzipAndOrder(t *testing.T) {
 	s.Handle("/sm/nested.xml", "application/xml", index("http://shop.test/sm/deep.xml", "http://shop.test/sm/index.xml"))
 	s.Handle("/sm/deep.xml", "text/xml", urlset("http://shop.test/deep/1"))
 	s.Handle("/sm/extra.xml", "application/xml", urlset("http://shop.test/z", "  http://shop.test/A  ", "javascript:alert(1)", "/relative"))
-	got, err := discoverer(t, sitemap.Limits{}, s).Discover(context.Background(), "http://shop.test")
+	got, err := discoverer(t, sitemapxml.Limits{}, s).Discover(context.Background(), "http://shop.test")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,27 +89,27 @@ func TestFallbacks(t *testing.T) {
 	s := sites.New(t, "plain.test")
 	s.Handle("/robots.txt", "text/plain", "User-agent: *\nDisallow:\n")
 	s.Handle("/sitemap.xml", "application/xml", urlset("http://plain.test/one"))
-	got, err := discoverer(t, sitemap.Limits{}, s).Discover(context.Background(), "http://plain.test")
+	got, err := discoverer(t, sitemapxml.Limits{}, s).Discover(context.Background(), "http://plain.test")
 	if err != nil || len(got) != 1 {
 		t.Fatalf("/sitemap.xml fallback: %v %v", got, err)
 	}
 	idx := sites.New(t, "idx.test") // no robots.txt at all
 	idx.Handle("/sitemap_index.xml", "application/xml", index("http://idx.test/s1.xml"))
 	idx.Handle("/s1.xml", "application/xml", urlset("http://idx.test/x"))
-	got, err = discoverer(t, sitemap.Limits{}, idx).Discover(context.Background(), "http://idx.test")
+	got, err = discoverer(t, sitemapxml.Limits{}, idx).Discover(context.Background(), "http://idx.test")
 	if err != nil || strings.Join(got, " ") != "http://idx.test/x" {
 		t.Fatalf("/sitemap_index.xml fallback: %v %v", got, err)
 	}
 	broken := sites.New(t, "broken.test") // robots names a dead sitemap: the fallbacks still run
 	broken.Handle("/robots.txt", "text/plain", "Sitemap: http://broken.test/missing.xml\n")
 	broken.Handle("/sitemap.xml", "application/xml", urlset("http://broken.test/ok"))
-	got, err = discoverer(t, sitemap.Limits{}, broken).Discover(context.Background(), "http://broken.test")
+	got, err = discoverer(t, sitemapxml.Limits{}, broken).Discover(context.Background(), "http://broken.test")
 	if err != nil || strings.Join(got, " ") != "http://broken.test/ok" {
 		t.Fatalf("dead declared sitemap: %v %v", got, err)
 	}
 	text := sites.New(t, "text.test")
 	text.Handle("/sitemap.xml", "text/plain", "http://text.test/1\nhttp://text.test/2\n\nnot a url\n")
-	got, err = discoverer(t, sitemap.Limits{}, text).Discover(context.Background(), "http://text.test")
+	got, err = discoverer(t, sitemapxml.Limits{}, text).Discover(context.Background(), "http://text.test")
 	if err != nil || len(got) != 2 {
 		t.Fatalf("text sitemap: %v %v", got, err)
 	}
@@ -119,11 +119,11 @@ func TestNoSitemap(t *testing.T) {
 	s := sites.New(t, "bare.test")
 	s.Handle("/", "text/html", "<p>home</p>")
 	s.Handle("/sitemap.xml", "text/html", "<html><body>Not found, but 200</body></html>")
-	_, err := discoverer(t, sitemap.Limits{}, s).Discover(context.Background(), "http://bare.test")
+	_, err := discoverer(t, sitemapxml.Limits{}, s).Discover(context.Background(), "http://bare.test")
 	if fe, ok := failure.As(err); !ok || fe.Kind != failure.Unavailable || !strings.Contains(fe.Message, "No sitemap could be discovered for bare.test") {
 		t.Fatalf("no sitemap: %v", err)
 	}
-	_, err = discoverer(t, sitemap.Limits{}).Discover(context.Background(), "http://nowhere.invalid")
+	_, err = discoverer(t, sitemapxml.Limits{}).Discover(context.Background(), "http://nowhere.invalid")
 	if fe, ok := failure.As(err); !ok || fe.Kind != failure.Unavailable || !strings.Contains(fe.Message, "not found") {
 		t.Fatalf("unreachable host: %v", err)
 	}
@@ -136,7 +136,7 @@ func TestCaps(t *testing.T) {
 		many = append(many, fmt.Sprintf("http://big.test/p/%d", i))
 	}
 	s.Handle("/sitemap.xml", "application/xml", urlset(many...))
-	got, err := discoverer(t, sitemap.Limits{MaxURLsPerFile: 100}, s).Discover(context.Background(), "http://big.test")
+	got, err := discoverer(t, sitemapxml.Limits{MaxURLsPerFile: 100}, s).Discover(context.Background(), "http://big.test")
 	if err != nil || len(got) != 100 {
 		t.Fatalf("per-file cap: %d %v", len(got), err)
 	}
@@ -147,13 +147,13 @@ func TestCaps(t *testing.T) {
 		deep.Handle(fmt.Sprintf("/u%d.xml", i), "application/xml", urlset(fmt.Sprintf("http://deep.test/page%d", i)))
 	}
 	deep.Handle("/robots.txt", "text/plain", "Sitemap: http://deep.test/i0.xml\n")
-	got, err = discoverer(t, sitemap.Limits{MaxDepth: 3}, deep).Discover(context.Background(), "http://deep.test")
+	got, err = discoverer(t, sitemapxml.Limits{MaxDepth: 3}, deep).Discover(context.Background(), "http://deep.test")
 	if err != nil || len(got) != 3 {
 		t.Fatalf("depth cap: %v %v", got, err)
 	}
 	bloated := sites.New(t, "bloat.test")
 	bloated.Handle("/sitemap.xml", "application/xml", urlset(many...))
-	if _, err := discoverer(t, sitemap.Limits{MaxFileBytes: 1000}, bloated).Discover(context.Background(), "http://bloat.test"); !failure.Is(err, failure.Unavailable) {
+	if _, err := discoverer(t, sitemapxml.Limits{MaxFileBytes: 1000}, bloated).Discover(context.Background(), "http://bloat.test"); !failure.Is(err, failure.Unavailable) {
 		t.Fatalf("a file over the byte cap is unreadable: %v", err)
 	}
 }
@@ -203,7 +203,7 @@ func TestReadStopsAtTheLimit(t *testing.T) {
 		var served atomic.Int64
 		done := make(chan struct{}, 1)
 		hugeSitemap(s, "/sitemap.xml", n, gzipped, &served, done)
-		got, err := discoverer(t, sitemap.Limits{}, s).Read(context.Background(), "http://huge.test/sitemap.xml", "sitemap", 100)
+		got, err := discoverer(t, sitemapxml.Limits{}, s).Read(context.Background(), "http://huge.test/sitemap.xml", "sitemap", 100)
 		if err != nil || len(got) != 101 || got[100] != "http://huge.test/p/100" {
 			t.Fatalf("gzip %v: read %d URLs (%v), want the first 101", gzipped, len(got), err)
 		}
@@ -238,7 +238,7 @@ func TestReadStopsAtTheLimitAcrossAnIndex(t *testing.T) {
 		})
 	}
 	s.Handle("/index.xml", "application/xml", index(subs...))
-	got, err := discoverer(t, sitemap.Limits{Concurrency: 2}, s).Read(context.Background(), "http://index.test/index.xml", "sitemap", 100)
+	got, err := discoverer(t, sitemapxml.Limits{Concurrency: 2}, s).Read(context.Background(), "http://index.test/index.xml", "sitemap", 100)
 	if err != nil || len(got) != 101 {
 		t.Fatalf("read %d URLs (%v), want 101", len(got), err)
 	}
@@ -264,7 +264,7 @@ func TestReadEncodings(t *testing.T) {
 		w.Header().Set("Content-Type", "text/xml; charset=iso-8859-1")
 		w.Write([]byte(latin1))
 	})
-	d := discoverer(t, sitemap.Limits{}, s)
+	d := discoverer(t, sitemapxml.Limits{}, s)
 	for path, want := range map[string]string{"/declared.xml": "http://enc.test/café", "/header.xml": "http://enc.test/crème", "/both.xml": "http://enc.test/café"} {
 		got, err := d.Read(context.Background(), "http://enc.test"+path, "sitemap", 100)
 		if err != nil || len(got) != 1 || got[0] != want {

@@ -1,4 +1,4 @@
-package ratelimit_test
+package limiter_test
 
 import (
 	"context"
@@ -6,13 +6,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/trawlhq/trawl/adapters/ratelimit"
+	"github.com/trawlhq/trawl/adapters/limiter"
 	"github.com/trawlhq/trawl/testkit"
 )
 
 func TestSlidingWindow(t *testing.T) {
 	clock := testkit.NewClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
-	m, _ := ratelimit.NewMemory(clock)
+	m, _ := limiter.NewMemory(clock)
 	ctx := context.Background()
 	for i := range 3 {
 		d, _ := m.Allow(ctx, "k", 3, time.Minute)
@@ -43,7 +43,7 @@ func TestSlidingWindow(t *testing.T) {
 
 func TestConcurrentCallsNeverExceedTheLimit(t *testing.T) {
 	clock := testkit.NewClock(time.Now())
-	m, _ := ratelimit.NewMemory(clock)
+	m, _ := limiter.NewMemory(clock)
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	allowed := 0
@@ -65,7 +65,7 @@ func TestConcurrentCallsNeverExceedTheLimit(t *testing.T) {
 }
 
 func TestNilClock(t *testing.T) {
-	if _, err := ratelimit.NewMemory(nil); err == nil {
+	if _, err := limiter.NewMemory(nil); err == nil {
 		t.Fatal("nil clock accepted")
 	}
 }

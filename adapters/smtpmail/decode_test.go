@@ -1,4 +1,4 @@
-package mail_test
+package smtpmail_test
 
 import "mime"
 
