@@ -2,12 +2,16 @@ package ports
 
 import (
 	"context"
+	"net/url"
 	"time"
 )
 
 // FetchRequest asks for one page.
 type FetchRequest struct {
-	URL string
+	// URL is an absolute http or https URL as core/weburl.Parse returned it:
+	// parsed and checked once, by the caller that read it; the fetcher does
+	// not parse it again (its address guard still runs at dial time).
+	URL *url.URL
 	// Field is the request field the URL came from, named in validation errors.
 	Field string
 	// MaxBytes caps the decoded body; 0 means the fetcher's default.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/trawlhq/trawl/adapters/extract"
 	"github.com/trawlhq/trawl/adapters/fetch"
+	"github.com/trawlhq/trawl/core/weburl"
 	"github.com/trawlhq/trawl/ports"
 )
 
@@ -31,7 +32,11 @@ func Example_embed() {
 	x := extract.New()
 	ctx := context.Background()
 
-	res, err := f.Fetch(ctx, ports.FetchRequest{URL: "http://tides.example/"})
+	u, err := weburl.Parse("http://tides.example/", weburl.Rules{})
+	if err != nil {
+		panic(err)
+	}
+	res, err := f.Fetch(ctx, ports.FetchRequest{URL: u})
 	if err != nil {
 		panic(err)
 	}

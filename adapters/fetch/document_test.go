@@ -32,7 +32,7 @@ func TestDocumentCap(t *testing.T) {
 	serve("/big.docx", "application/vnd.openxmlformats-officedocument.wordprocessingml.document", 3000)
 	c := client(fetch.Options{MaxBytes: 2000}, s)
 	get := func(path string, doc int64) (ports.FetchResponse, error) {
-		return c.Fetch(context.Background(), ports.FetchRequest{URL: s.URL(path), DocumentMaxBytes: doc})
+		return c.Fetch(context.Background(), ports.FetchRequest{URL: parseURL(s.URL(path)), DocumentMaxBytes: doc})
 	}
 	for _, p := range []string{"/big.pdf", "/big.bin", "/big.docx"} {
 		res, err := get(p, 8000)

@@ -250,6 +250,15 @@ func (c *Client) checkHost(ctx context.Context, u *url.URL) error {
 	if _, ok := c.overridden(net.JoinHostPort(u.Hostname(), port)); ok {
 		return nil
 	}
+	if ip, err := netip.ParseAddr(strings.Trim(u.Hostname(), "[]")); err == nil {
+		if !weburl.IsPublicIP(ip) {
+			return &ports.FetchError{Reason: ports.FetchNonPublic, Host: u.Hostname()}
+		}
+		return nil
+	}
+	if weburl.IsLocalName(u.Hostname()) {
+		return &ports.FetchError{Reason: ports.FetchNonPublic, Host: u.Hostname()}
+	}
 	if c.opts.Proxy != nil {
 		return nil // the proxy resolves; the dial guard cannot see its target
 	}
@@ -363,17 +372,18 @@ func (c *Client) open(ctx context.Context, r ports.FetchRequest) (res *http.Resp
 	if field == "" {
 		field = "url"
 	}
-	u, err := weburl.Parse(r.URL, weburl.Rules{Field: field, MaxLen: 2048})
-	if err != nil {
-		return nil, out, "", field, err
+	u := r.URL
+	if u == nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, out, "", field, failure.Invalidf("fetch", field, "The %s must be an absolute http or https URL.", field)
 	}
 	if err := c.checkHost(ctx, u); err != nil {
 		return nil, out, "", field, c.translate(err, u.Hostname(), field)
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
-	if err != nil {
-		return nil, out, "", field, failure.Wrap("fetch", err)
-	}
+	target := *u
+	req := (&http.Request{
+		Method: http.MethodGet, URL: &target, Host: u.Host, Header: make(http.Header, 6),
+		Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
+	}).WithContext(ctx)
 	accept := r.Accept
 	if accept == "" {
 		accept = htmlAccept

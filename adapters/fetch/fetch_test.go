@@ -65,7 +65,7 @@ func TestFetchPageAndHeaders(t *testing.T) {
 		_, _ = w.Write([]byte("<html><body><p>héllo</p></body></html>"))
 	})
 	c := client(fetch.Options{}, s)
-	res, err := c.Fetch(context.Background(), ports.FetchRequest{URL: s.URL("/post")})
+	res, err := c.Fetch(context.Background(), ports.FetchRequest{URL: parseURL(s.URL("/post"))})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +76,7 @@ func TestFetchPageAndHeaders(t *testing.T) {
 		t.Fatalf("headers: ua=%q accept=%q lang=%q", ua.Load(), accept.Load(), lang.Load())
 	}
 	// Keep-alive: a second fetch reuses the connection.
-	if _, err := c.Fetch(context.Background(), ports.FetchRequest{URL: s.URL("/post")}); err != nil {
+	if _, err := c.Fetch(context.Background(), ports.FetchRequest{URL: parseURL(s.URL("/post"))}); err != nil {
 		t.Fatal(err)
 	}
 	if n := s.Conns.Load(); n != 1 {
@@ -87,7 +87,7 @@ func TestFetchPageAndHeaders(t *testing.T) {
 func TestNon2xxIsAResponse(t *testing.T) {
 	s := sites.New(t, "blog.test")
 	s.Mux.HandleFunc("/gone", func(w http.ResponseWriter, _ *http.Request) { http.Error(w, "gone", http.StatusGone) })
-	res, err := client(fetch.Options{}, s).Fetch(context.Background(), ports.FetchRequest{URL: s.URL("/gone")})
+	res, err := client(fetch.Options{}, s).Fetch(context.Background(), ports.FetchRequest{URL: parseURL(s.URL("/gone"))})
 	if err != nil || res.StatusCode != 410 {
 		t.Fatalf("410 page: %+v %v", res, err)
 	}
@@ -130,7 +130,7 @@ func TestDecoding(t *testing.T) {
 	}
 	c := client(fetch.Options{}, s)
 	for enc := range encode {
-		res, err := c.Fetch(context.Background(), ports.FetchRequest{URL: s.URL("/" + enc)})
+		res, err := c.Fetch(context.Background(), ports.FetchRequest{URL: parseURL(s.URL("/" + enc))})
 		if err != nil || string(res.Body) != page {
 			t.Errorf("%s: %d bytes, %v", enc, len(res.Body), err)
 		}
@@ -157,7 +157,7 @@ func TestCharsets(t *testing.T) {
 	})
 	c := client(fetch.Options{}, s)
 	for path, want := range map[string]string{"/meta": "Café crème", "/header": "Привет", "/sjis": "こんにちは"} {
-		res, err := c.Fetch(context.Background(), ports.FetchRequest{URL: s.URL(path)})
+		res, err := c.Fetch(context.Background(), ports.FetchRequest{URL: parseURL(s.URL(path))})
 		if err != nil || !strings.Contains(string(res.Body), want) {
 			t.Errorf("%s: %q (%s), %v", path, res.Body, res.Charset, err)
 		}
@@ -186,34 +186,34 @@ func TestRedirects(t *testing.T) {
 		http.Redirect(w, r, "ftp://land.test/x", http.StatusFound)
 	})
 	c := client(fetch.Options{}, s, other)
-	res, err := c.Fetch(context.Background(), ports.FetchRequest{URL: s.URL("/a")})
+	res, err := c.Fetch(context.Background(), ports.FetchRequest{URL: parseURL(s.URL("/a"))})
 	if err != nil || res.FinalURL != "http://land.test/final" || res.Redirects != 2 || string(res.Body) != "<p>landed</p>" {
 		t.Fatalf("redirect chain: %+v %v", res, err)
 	}
-	_, err = c.Fetch(context.Background(), ports.FetchRequest{URL: s.URL("/loop")})
+	_, err = c.Fetch(context.Background(), ports.FetchRequest{URL: parseURL(s.URL("/loop"))})
 	wantKind(t, err, failure.Unavailable, "more than 10 redirects")
-	_, err = c.Fetch(context.Background(), ports.FetchRequest{URL: s.URL("/to-loopback")})
+	_, err = c.Fetch(context.Background(), ports.FetchRequest{URL: parseURL(s.URL("/to-loopback"))})
 	wantKind(t, err, failure.Invalid, "non-public")
-	_, err = c.Fetch(context.Background(), ports.FetchRequest{URL: s.URL("/to-metadata"), Field: "sitemap"})
+	_, err = c.Fetch(context.Background(), ports.FetchRequest{URL: parseURL(s.URL("/to-metadata")), Field: "sitemap"})
 	wantKind(t, err, failure.Invalid, "non-public")
 	if names := failure.FieldNames(err); len(names) != 1 || names[0] != "sitemap" {
 		t.Fatalf("the error names %v, want the request's field", names)
 	}
-	_, err = c.Fetch(context.Background(), ports.FetchRequest{URL: s.URL("/to-port")})
+	_, err = c.Fetch(context.Background(), ports.FetchRequest{URL: parseURL(s.URL("/to-port"))})
 	wantKind(t, err, failure.Unavailable, "default port")
-	_, err = c.Fetch(context.Background(), ports.FetchRequest{URL: s.URL("/to-ftp")})
+	_, err = c.Fetch(context.Background(), ports.FetchRequest{URL: parseURL(s.URL("/to-ftp"))})
 	wantKind(t, err, failure.Unavailable, "does not follow")
 }
 
 func TestPrivateTargets(t *testing.T) {
 	c := client(fetch.Options{})
 	for _, u := range []string{"http://metadata.test/latest/", "http://mixed.test/", "http://v6loop.test/", "http://localhost/", "http://127.0.0.1/", "http://[::1]/"} {
-		_, err := c.Fetch(context.Background(), ports.FetchRequest{URL: u})
+		_, err := c.Fetch(context.Background(), ports.FetchRequest{URL: parseURL(u)})
 		if !failure.Is(err, failure.Invalid) {
 			t.Errorf("%s: %v, want 422", u, err)
 		}
 	}
-	_, err := c.Fetch(context.Background(), ports.FetchRequest{URL: "http://nowhere.test/"})
+	_, err := c.Fetch(context.Background(), ports.FetchRequest{URL: parseURL("http://nowhere.test/")})
 	wantKind(t, err, failure.Unavailable, "nowhere.test was not found")
 }
 
@@ -230,7 +230,7 @@ func TestDialTimeGuard(t *testing.T) {
 		}
 		return []netip.Addr{netip.MustParseAddr("127.0.0.1")}, nil
 	}})
-	_, err := c.Fetch(context.Background(), ports.FetchRequest{URL: "http://rebind.test/"})
+	_, err := c.Fetch(context.Background(), ports.FetchRequest{URL: parseURL("http://rebind.test/")})
 	if !failure.Is(err, failure.Invalid) {
 		t.Fatalf("rebinding: %v, want 422", err)
 	}
@@ -260,17 +260,17 @@ func TestLimits(t *testing.T) {
 		}
 	})
 	c := client(fetch.Options{MaxBytes: 1 << 20}, s)
-	_, err := c.Fetch(context.Background(), ports.FetchRequest{URL: s.URL("/huge")})
+	_, err := c.Fetch(context.Background(), ports.FetchRequest{URL: parseURL(s.URL("/huge"))})
 	wantKind(t, err, failure.Unavailable, "larger than")
-	_, err = c.Fetch(context.Background(), ports.FetchRequest{URL: s.URL("/bomb")})
+	_, err = c.Fetch(context.Background(), ports.FetchRequest{URL: parseURL(s.URL("/bomb"))})
 	wantKind(t, err, failure.Unavailable, "larger than")
 	start := time.Now()
-	_, err = client(fetch.Options{Timeout: 300 * time.Millisecond}, s).Fetch(context.Background(), ports.FetchRequest{URL: s.URL("/slow")})
+	_, err = client(fetch.Options{Timeout: 300 * time.Millisecond}, s).Fetch(context.Background(), ports.FetchRequest{URL: parseURL(s.URL("/slow"))})
 	wantKind(t, err, failure.Unavailable, "did not answer")
 	if time.Since(start) > 2*time.Second {
 		t.Fatal("the total timeout was not applied")
 	}
-	if res, err := c.Fetch(context.Background(), ports.FetchRequest{URL: s.URL("/huge"), MaxBytes: 4 << 20}); err != nil || len(res.Body) != 2<<20 {
+	if res, err := c.Fetch(context.Background(), ports.FetchRequest{URL: parseURL(s.URL("/huge")), MaxBytes: 4 << 20}); err != nil || len(res.Body) != 2<<20 {
 		t.Fatalf("a per-request cap above the default: %d bytes, %v", len(res.Body), err)
 	}
 }
@@ -289,7 +289,7 @@ func TestProxy(t *testing.T) {
 	defer proxy.Close()
 	pu, _ := url.Parse(proxy.URL)
 	c := fetch.New(fetch.Options{Proxy: pu})
-	res, err := c.Fetch(context.Background(), ports.FetchRequest{URL: "http://far.test/page"})
+	res, err := c.Fetch(context.Background(), ports.FetchRequest{URL: parseURL("http://far.test/page")})
 	if err != nil || string(res.Body) != "<p>via proxy</p>" || proxied.Load() != 1 {
 		t.Fatalf("proxy: %+v %v (%d proxied)", res, err, proxied.Load())
 	}
@@ -329,12 +329,12 @@ func TestCharsetSniffingOrder(t *testing.T) {
 		"/meta-wins":   {"windows-1252", "naïve"},
 		"/utf16-meta":  {"utf-8", "crème"},
 	} {
-		res, err := c.Fetch(context.Background(), ports.FetchRequest{URL: s.URL(path)})
+		res, err := c.Fetch(context.Background(), ports.FetchRequest{URL: parseURL(s.URL(path))})
 		if err != nil || res.Charset != want.charset || !strings.Contains(string(res.Body), want.text) {
 			t.Errorf("%s: charset %q, want %q; body has %q: %v\n%.300s", path, res.Charset, want.charset, want.text, err, res.Body)
 		}
 	}
-	res, _ := c.Fetch(context.Background(), ports.FetchRequest{URL: s.URL("/legacy")})
+	res, _ := c.Fetch(context.Background(), ports.FetchRequest{URL: parseURL(s.URL("/legacy"))})
 	if !strings.Contains(string(res.Body), "Kaffee 2,50 € • Kuchen 3,20 € • Grüße aus Wien!") || !strings.Contains(string(res.Body), "<title>Café Mozart – Menü</title>") {
 		t.Errorf("windows-1252 page: %s", res.Body)
 	}
@@ -363,11 +363,20 @@ func TestTypedReasons(t *testing.T) {
 		{"http://nowhere.test/", "url", ports.FetchHostNotFound, "nowhere.test was not found"},
 		{"http://shut.test/", "url", ports.FetchRefused, "shut.test refused the connection"},
 	} {
-		_, err := c.Fetch(context.Background(), ports.FetchRequest{URL: tc.url, Field: tc.field})
+		_, err := c.Fetch(context.Background(), ports.FetchRequest{URL: parseURL(tc.url), Field: tc.field})
 		wantKind(t, err, failure.Unavailable, tc.msgHas)
 		var fe *ports.FetchError
 		if !errors.As(err, &fe) || fe.Reason != tc.reason {
 			t.Errorf("%s: reason %+v, want %d", tc.url, fe, tc.reason)
 		}
 	}
+}
+
+// parseURL is a fetch target as a caller hands it over, parsed once.
+func parseURL(raw string) *url.URL {
+	u, err := url.Parse(raw)
+	if err != nil {
+		panic(err)
+	}
+	return u
 }

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -119,13 +120,13 @@ func (f fetchFunc) Fetch(ctx context.Context, r ports.FetchRequest) (ports.Fetch
 func TestFetchesByOutcome(t *testing.T) {
 	m := metrics.New()
 	f := m.Fetcher(fetchFunc(func(_ context.Context, r ports.FetchRequest) (ports.FetchResponse, error) {
-		if strings.Contains(r.URL, "down") {
+		if strings.Contains(r.URL.Host, "down") {
 			return ports.FetchResponse{}, failure.E("fetch", failure.Unavailable, "unreachable", errors.New("dial"))
 		}
-		return ports.FetchResponse{URL: r.URL, StatusCode: 200}, nil
+		return ports.FetchResponse{URL: r.URL.String(), StatusCode: 200}, nil
 	}))
 	for _, u := range []string{"http://a.test/", "http://b.test/", "http://down.test/"} {
-		_, _ = f.Fetch(context.Background(), ports.FetchRequest{URL: u})
+		_, _ = f.Fetch(context.Background(), ports.FetchRequest{URL: parseURL(u)})
 	}
 	out := scrape(t, m)
 	for _, want := range []string{`trawl_fetches_total{outcome="ok"} 2`, `trawl_fetches_total{outcome="unavailable"} 1`, `trawl_fetch_duration_seconds_count{outcome="ok"} 2`} {
@@ -183,4 +184,13 @@ func TestBulkQueue(t *testing.T) {
 	if out := scrape(t, m); !strings.Contains(out, "trawl_bulk_queue_scrape_ok 0") || strings.Contains(out, "trawl_bulk_jobs{") {
 		t.Errorf("a failed read:\n%s", grep(out, "trawl_bulk"))
 	}
+}
+
+// parseURL is a fetch target as a caller hands it over, parsed once.
+func parseURL(raw string) *url.URL {
+	u, err := url.Parse(raw)
+	if err != nil {
+		panic(err)
+	}
+	return u
 }

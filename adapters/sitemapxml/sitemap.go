@@ -118,7 +118,12 @@ func (d *Discoverer) Discover(ctx context.Context, origin string) ([]string, err
 }
 
 func (r *run) robotsSitemaps(ctx context.Context, origin string) ([]string, error) {
-	res, err := r.d.fetcher.Fetch(ctx, ports.FetchRequest{URL: origin + "/robots.txt", Field: "url", Accept: "text/plain,*/*;q=0.5", MaxBytes: 2 << 20})
+	u, err := weburl.Parse(origin+"/robots.txt", weburl.Rules{Field: "url", MaxLen: maxURLBytes})
+	if err != nil {
+		r.lastErr = err
+		return nil, err
+	}
+	res, err := r.d.fetcher.Fetch(ctx, ports.FetchRequest{URL: u, Field: "url", Accept: "text/plain,*/*;q=0.5", MaxBytes: 2 << 20})
 	if err != nil {
 		r.lastErr = err
 		return nil, err
@@ -200,7 +205,15 @@ func (r *run) read(ctx context.Context, sm string, depth int) ([]string, bool) {
 		<-r.sem
 		return nil, true
 	}
-	err := r.d.fetcher.Stream(ctx, ports.FetchRequest{URL: sm, Field: "url", Accept: xmlAccept, MaxBytes: r.d.limits.MaxFileBytes},
+	u, err := weburl.Parse(sm, weburl.Rules{Field: "url", MaxLen: maxURLBytes})
+	if err != nil { // a listed sitemap that breaks the URL rules is not read
+		<-r.sem
+		r.mu.Lock()
+		r.lastErr = err
+		r.mu.Unlock()
+		return nil, false
+	}
+	err = r.d.fetcher.Stream(ctx, ports.FetchRequest{URL: u, Field: "url", Accept: xmlAccept, MaxBytes: r.d.limits.MaxFileBytes},
 		func(res ports.FetchResponse, body io.Reader) error {
 			if res.StatusCode != 200 {
 				return errNotOK
@@ -248,6 +261,10 @@ func (r *run) read(ctx context.Context, sm string, depth int) ([]string, bool) {
 	}
 	return nil, false
 }
+
+// maxURLBytes bounds the URLs a sitemap lists, longer than the API's own
+// URL inputs may be.
+const maxURLBytes = 2048
 
 var (
 	errNotOK    = errors.New("the sitemap answered a status other than 200")

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"html"
 	"net/http"
+	"net/url"
 	"strings"
 	"time"
 
@@ -137,7 +138,7 @@ func (s *Service) Scrape(ctx context.Context, call credits.Call, rawURL string, 
 			out = Raw{URL: u.String(), FinalURL: r.FinalURL, StatusCode: r.StatusCode, ContentType: "text/html", HTML: string(r.HTML), Engine: EngineBrowser}
 			return billing.Cost(billing.Scrape), ports.TransactionMetadata{URL: u.String()}, nil
 		}
-		res, err := s.fetcher.Fetch(ctx, ports.FetchRequest{URL: u.String(), Field: "url"})
+		res, err := s.fetcher.Fetch(ctx, ports.FetchRequest{URL: u, Field: "url"})
 		if err != nil {
 			return 0, ports.TransactionMetadata{}, err
 		}
@@ -173,7 +174,7 @@ func (s *Service) Content(ctx context.Context, call credits.Call, rawURL string,
 	call.Service = billing.Content
 	var page Page
 	rc, err := s.biller.Run(ctx, call, func(ctx context.Context) (int64, ports.TransactionMetadata, error) {
-		p, err := s.Extract(ctx, u.String(), mode)
+		p, err := s.extract(ctx, u, u.String(), mode)
 		if err != nil {
 			return 0, ports.TransactionMetadata{}, err
 		}
@@ -191,6 +192,16 @@ func (s *Service) Content(ctx context.Context, call credits.Call, rawURL string,
 // fetch comes first; an HTML page is read again in a browser when mode asks
 // for it or StepUp says the static page needs one.
 func (s *Service) Extract(ctx context.Context, pageURL string, mode RenderMode) (Page, error) {
+	u, err := weburl.Parse(pageURL, weburl.Rules{Field: "url"})
+	if err != nil {
+		return Page{URL: pageURL}, err
+	}
+	return s.extract(ctx, u, pageURL, mode)
+}
+
+// extract is Extract on a URL parsed once by its caller; pageURL is how the
+// answer names the page.
+func (s *Service) extract(ctx context.Context, u *url.URL, pageURL string, mode RenderMode) (Page, error) {
 	const op = "content.Extract"
 	if mode == "" {
 		mode = RenderAuto
@@ -198,7 +209,7 @@ func (s *Service) Extract(ctx context.Context, pageURL string, mode RenderMode) 
 	if mode == RenderAlways {
 		return s.extractRendered(ctx, pageURL)
 	}
-	req := ports.FetchRequest{URL: pageURL, Field: "url"}
+	req := ports.FetchRequest{URL: u, Field: "url"}
 	if len(s.docs) > 0 {
 		req.DocumentMaxBytes = s.limits.MaxBytes
 	}
