@@ -104,9 +104,12 @@ func TestSDKPython(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the Python SDK's tests failed: %v\n%s", err, out)
 	}
-	// Every test ran: none skipped for want of the server or a fixture.
-	if strings.Contains(string(out), "skipped") {
-		t.Fatalf("some of the Python SDK's tests were skipped:\n%s", out)
+	// Every test ran: none skipped for want of the server or a fixture (only
+	// the packaging tests may skip, on a machine without setuptools or wheel).
+	for _, line := range strings.Split(string(out), "\n") {
+		if strings.Contains(line, "... skipped") && !strings.Contains(line, "(test_packaging.") {
+			t.Fatalf("a test of the Python SDK was skipped: %s\n%s", line, out)
+		}
 	}
 	t.Logf("%s", out)
 	// The server is still healthy after the suite.

@@ -35,6 +35,8 @@ KEY = os.environ.get("TRAWL_API_KEY", "")
 def env(name: str) -> str:
     value = os.environ.get(name)
     if not value:
+        if os.environ.get("TRAWL_SDK_REQUIRE_SERVER"):
+            raise AssertionError(f"{name} is not set")
         raise unittest.SkipTest(f"{name} is not set")
     return value
 
