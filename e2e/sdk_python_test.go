@@ -120,3 +120,22 @@ func TestSDKPython(t *testing.T) {
 	res.Body.Close()
 	s.stop(t)
 }
+
+// TestSDKPythonTypes: the Python SDK, its examples and its tests pass mypy
+// --strict, so the annotations users' type checkers read are complete and
+// consistent. It skips without mypy, except under CI=true, where it fails.
+func TestSDKPythonTypes(t *testing.T) {
+	mypy, err := exec.LookPath("mypy")
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("the Python SDK's type check needs mypy (Debian: python3-mypy): %v", err)
+		}
+		t.Skipf("no mypy: %v", err)
+	}
+	cmd := exec.Command(mypy, "--strict", "--python-version", "3.11", "--cache-dir", t.TempDir(), "src/trawl", "examples", "tests")
+	cmd.Dir = "../sdk/python"
+	cmd.Env = append(os.Environ(), "MYPYPATH=src:tests")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("mypy --strict: %v\n%s", err, out)
+	}
+}

@@ -86,7 +86,7 @@ class _Flow:
 
     def double(self) -> str:
         self.i += 1
-        out = []
+        out: list[str] = []
         escapes = {'"': '"', "\\": "\\", "/": "/", "n": "\n", "t": "\t", "r": "\r", "0": "\0"}
         while self.i < len(self.s):
             c = self.s[self.i]
@@ -106,7 +106,7 @@ class _Flow:
 
     def single(self) -> str:
         self.i += 1
-        out = []
+        out: list[str] = []
         while self.i < len(self.s):
             c = self.s[self.i]
             if c == "'":

@@ -28,7 +28,8 @@ def repository_document() -> Optional[Dict[str, Any]]:
     if not path.exists():
         return None
     text = path.read_text(encoding="utf-8")
-    return json.loads(text) if path.suffix == ".json" else openapi_yaml.loads(text)
+    doc: Dict[str, Any] = json.loads(text) if path.suffix == ".json" else openapi_yaml.loads(text)
+    return doc
 
 
 def served_document() -> Optional[Dict[str, Any]]:
@@ -36,7 +37,8 @@ def served_document() -> Optional[Dict[str, Any]]:
     if not base:
         return None
     with urllib.request.urlopen(base.rstrip("/") + "/openapi.json", timeout=30) as res:
-        return json.loads(res.read())
+        doc: Dict[str, Any] = json.loads(res.read())
+    return doc
 
 
 class DocumentAgreesWithTheSDK(unittest.TestCase):
@@ -66,6 +68,8 @@ class DocumentAgreesWithTheSDK(unittest.TestCase):
 
 class TheCheckFindsDrift(unittest.TestCase):
     """Each kind of change to the document is reported, so the check can fail."""
+
+    doc: Dict[str, Any]
 
     @classmethod
     def setUpClass(cls) -> None:

@@ -101,7 +101,7 @@ class WebhookReceiver(unittest.TestCase):
             )
             try:
                 with urllib.request.urlopen(req, timeout=10) as res:
-                    return res.status
+                    return int(res.status)
             except urllib.error.HTTPError as e:
                 return e.code
 

@@ -3,6 +3,7 @@ holds the typed package and depends on nothing."""
 
 from __future__ import annotations
 
+import importlib.util
 import pathlib
 import shutil
 import subprocess
@@ -18,9 +19,7 @@ MODULES = {"__init__.py", "client.py", "errors.py", "py.typed", "types.py", "web
 
 class Packaging(unittest.TestCase):
     def setUp(self) -> None:
-        try:
-            import setuptools  # noqa: F401
-        except ImportError:
+        if importlib.util.find_spec("setuptools") is None:
             self.skipTest("setuptools, the declared build backend, is not installed")
         tmp = tempfile.mkdtemp()
         self.addCleanup(shutil.rmtree, tmp)

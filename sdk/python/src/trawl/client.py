@@ -28,7 +28,7 @@ from typing import (
     cast,
 )
 
-from .errors import TrawlConnectionError, TrawlError, header_int
+from .errors import TrawlConnectionError, TrawlError, header, header_int
 from .types import (
     BulkAck,
     BulkJob,
@@ -81,6 +81,10 @@ class Result(Generic[T]):
     request_id: Optional[str]
     replayed: bool
     headers: Mapping[str, str] = field(repr=False)
+
+    def header(self, name: str) -> Optional[str]:
+        """A header of the answer, whatever the case of its name."""
+        return header(self.headers, name)
 
 
 @dataclass(frozen=True)
@@ -244,10 +248,10 @@ class Client:
             pause: float
             try:
                 with self._opener.open(req, timeout=self.timeout) as res:
-                    status, headers, data = res.status, res.headers, res.read()
+                    status, headers, data = res.status, dict(res.headers.items()), res.read()
             except urllib.error.HTTPError as e:
                 try:
-                    last = TrawlError.from_response(e.code, e.headers, e.read())
+                    last = TrawlError.from_response(e.code, dict(e.headers.items()), e.read())
                 except _TRANSPORT_ERRORS as read_err:
                     last = TrawlConnectionError(f"the answer broke off: {read_err}", read_err)
                 finally:
@@ -275,14 +279,14 @@ class Client:
         try:
             body = json.loads(data.decode("utf-8")) if data else None
         except (UnicodeDecodeError, ValueError) as e:
-            raise TrawlError(status, "the answer is not JSON", request_id=headers.get("X-Request-Id")) from e
+            raise TrawlError(status, "the answer is not JSON", request_id=header(headers, "X-Request-Id")) from e
         return Result(
             data=body,
             status=status,
             credits_charged=header_int(headers, "X-Credits-Charged"),
             credits_remaining=header_int(headers, "X-Credits-Remaining"),
-            request_id=headers.get("X-Request-Id"),
-            replayed=(headers.get("Idempotent-Replayed") or "").lower() == "true",
+            request_id=header(headers, "X-Request-Id"),
+            replayed=(header(headers, "Idempotent-Replayed") or "").lower() == "true",
             headers=headers,
         )
 

@@ -7,12 +7,12 @@ import json
 import time
 from typing import Any, Dict, List, Mapping, Optional
 
-__all__ = ["TrawlError", "TrawlConnectionError", "WebhookVerificationError", "parse_retry_after", "header_int"]
+__all__ = ["TrawlError", "TrawlConnectionError", "WebhookVerificationError", "header", "header_int", "parse_retry_after"]
 
 
 def header_int(headers: Mapping[str, str], name: str) -> Optional[int]:
     """The integer value of a header, None when it is absent or not an integer."""
-    raw = _get(headers, name)
+    raw = header(headers, name)
     if raw is None:
         return None
     try:
@@ -21,18 +21,16 @@ def header_int(headers: Mapping[str, str], name: str) -> Optional[int]:
         return None
 
 
-def _get(headers: Mapping[str, str], name: str) -> Optional[str]:
-    getter = getattr(headers, "get", None)
-    if getter is None:
-        return None
-    value = getter(name)
-    if value is None:
-        # Plain dictionaries are case-sensitive; http.client's headers are not.
-        lower = name.lower()
-        for k, v in headers.items():
-            if k.lower() == lower:
-                return v
-    return value
+def header(headers: Mapping[str, str], name: str) -> Optional[str]:
+    """A header's value, whatever the case of its name."""
+    value = headers.get(name)
+    if value is not None:
+        return value
+    lower = name.lower()
+    for k, v in headers.items():
+        if k.lower() == lower:
+            return v
+    return None
 
 
 def parse_retry_after(value: Optional[str], now: Optional[float] = None) -> Optional[float]:
@@ -118,8 +116,8 @@ class TrawlError(Exception):
             errors=errors if isinstance(errors, dict) else None,
             required=_int_or_none(fields.get("required")),
             balance=_int_or_none(fields.get("balance")),
-            retry_after=parse_retry_after(_get(headers, "Retry-After")),
-            request_id=_get(headers, "X-Request-Id"),
+            retry_after=parse_retry_after(header(headers, "Retry-After")),
+            request_id=header(headers, "X-Request-Id"),
             credits_charged=header_int(headers, "X-Credits-Charged"),
             credits_remaining=header_int(headers, "X-Credits-Remaining"),
             body=body,

@@ -135,4 +135,4 @@ def parse_webhook(
         raise WebhookVerificationError("the body is not JSON") from e
     if not isinstance(payload, dict):
         raise WebhookVerificationError("the body is not a JSON object")
-    return WebhookEvent(event=cast(EventName, event), payload=payload, timestamp=t)
+    return WebhookEvent(event=cast(EventName, event), payload=cast(Union[BulkCompletion, BulkFailure], payload), timestamp=t)
