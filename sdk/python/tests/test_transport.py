@@ -7,6 +7,7 @@ import http.server
 import json
 import socket
 import threading
+import time
 import unittest
 from typing import Any, Dict, List, Optional, Tuple
 
@@ -22,6 +23,8 @@ class Scripted:
     def __init__(self) -> None:
         self.answers: List[Answer] = []
         self.requests: List[Dict[str, Any]] = []
+        # delay_first: seconds the first request waits before its answer.
+        self.delay_first = 0.0
         outer = self
 
         class Handler(http.server.BaseHTTPRequestHandler):
@@ -32,6 +35,8 @@ class Scripted:
                     {"method": self.command, "path": self.path, "headers": dict(self.headers), "body": body}
                 )
                 status, headers, payload = outer.answers.pop(0) if outer.answers else (500, {}, {"message": "unscripted"})
+                if len(outer.requests) == 1 and outer.delay_first:
+                    time.sleep(outer.delay_first)
                 raw = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
                 self.send_response(status)
                 self.send_header("Content-Type", "application/json")
@@ -197,6 +202,29 @@ class RetryPolicy(unittest.TestCase):
             client.user()
         self.assertEqual((ctx.exception.status, ctx.exception.retryable), (0, True))
         self.assertEqual(self.slept, [1.0, 2.0])
+
+    def test_409_after_a_lost_answer_waits_for_that_attempt(self) -> None:
+        # The first attempt times out on the client while the server runs it;
+        # the retry, with the same key, is told the call is in progress (409),
+        # and the next one gets the stored answer.
+        client = Client(self.srv.url, "trawl_test", sleep=self.slept.append, timeout=0.3)
+        self.srv.delay_first = 1.0
+        self.srv.answers = [
+            (200, {}, {"response": "late"}),
+            (409, {}, {"message": "A request with this Idempotency-Key is still in progress."}),
+            (200, {"Idempotent-Replayed": "true", "X-Credits-Charged": "0"}, {"response": "stored"}),
+        ]
+        r = client.prompt("hi")
+        self.assertEqual((r.data["response"], r.replayed), ("stored", True))
+        self.assertEqual(self.slept, [1.0, 2.0])
+        keys = {q["headers"].get("Idempotency-Key") for q in self.srv.requests}
+        self.assertEqual(len(keys), 1)
+
+    def test_409_without_a_lost_answer_is_not_retried(self) -> None:
+        self.srv.answers = [(409, {}, {"message": "in progress"}), (200, {}, {"response": "ok"})]
+        with self.assertRaises(TrawlError) as ctx:
+            self.client.prompt("hi")
+        self.assertEqual((ctx.exception.status, ctx.exception.retryable, len(self.srv.requests)), (409, False, 1))
 
     def test_request_bodies(self) -> None:
         self.srv.answers = [(202, {}, {"job_id": "job_1"}), (200, {}, {"data": {}, "url": "u"})]

@@ -166,7 +166,9 @@ class Client:
     cannot be reached, never on 401, 402, 403, 404, 409 or 422, nor on a 503
     whose body says ``retryable: false``. Billed calls carry an
     ``Idempotency-Key``, the same on every attempt, so a retry of a call that
-    did succeed is answered from the server's record and never charged twice.
+    did succeed is answered from the server's record and never charged twice;
+    a 409 for that key after an attempt whose answer was lost (a timeout) is
+    that attempt still running, and is waited for with backoff too.
 
     ``retries`` is the number of attempts in all (1 disables retrying),
     ``backoff`` the first wait after a 5xx (doubled each time), ``max_wait``
@@ -236,6 +238,10 @@ class Client:
     def _send(self, method: str, url: str, raw: Optional[bytes], key: Optional[str]) -> Result[Any]:
         wait = self.backoff
         last: Optional[TrawlError] = None
+        # lost: an earlier attempt of this call may still be running on the
+        # server (its answer never arrived), so a 409 for its key is that
+        # attempt, and waiting gets its stored answer.
+        lost = False
         for attempt in range(1, self.retries + 1):
             req = urllib.request.Request(url, data=raw, method=method)
             req.add_header("Authorization", "Bearer " + self._key)
@@ -256,6 +262,8 @@ class Client:
                     last = TrawlConnectionError(f"the answer broke off: {read_err}", read_err)
                 finally:
                     e.close()
+                if last.status == 409 and lost and key is not None:
+                    last.retryable = True
                 if not last.retryable:
                     raise last
                 if last.retry_after is not None:
@@ -265,6 +273,7 @@ class Client:
             except _TRANSPORT_ERRORS as e:
                 reason = getattr(e, "reason", e)
                 last = TrawlConnectionError(f"{self.base_url} could not be reached: {reason}", e)
+                lost = True
                 pause, wait = wait, wait * 2
             else:
                 return self._result(status, headers, data)
