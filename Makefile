@@ -30,6 +30,10 @@ test: ## Run every test with the race detector (needs a C compiler: the race det
 test-short: ## Run the tests quickly, without the race detector
 	go test -count=1 ./...
 
+.PHONY: test-sdk-python
+test-sdk-python: ## Run the Python SDK's tests that need no server (python3 3.11+); go test ./e2e -run TestSDKPython runs them all against the binary
+	cd sdk/python && PYTHONPATH=src PYTHONDONTWRITEBYTECODE=1 python3 -m unittest discover -s tests
+
 .PHONY: bench-extract
 bench-extract: ## Extraction quality and speed beside go-trafilatura (fallback on) and go-readability, per page type (DIR=split dir, BENCH_ARGS e.g. -sample 300)
 	go run ./app/cmd/trawl-bench-extract -dir $(DIR) $(BENCH_ARGS)

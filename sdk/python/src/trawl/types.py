@@ -1,0 +1,491 @@
+"""The JSON objects of Trawl's API, as typed dictionaries.
+
+Each type follows a schema of the OpenAPI document the server serves at
+``/openapi.json``: a key is required exactly when the schema lists it as
+required (the others are ``NotRequired``), and ``Optional`` exactly when the
+schema allows null. The SDK's drift check (``tests/test_drift.py``) compares
+every type here with the document and fails on a missing or an extra field,
+a changed requirement or a changed type. Answers may carry fields a newer
+server added; they stay in the dictionary.
+"""
+
+# No "from __future__ import annotations" here: TypedDict reads NotRequired
+# from evaluated annotations only.
+
+from typing import Any, Dict, List, Literal, NotRequired, Optional, TypedDict, Union
+
+Render = Literal["auto", "always", "never"]
+"""How a page is read: ``auto`` (the server's default) fetches it over HTTP and
+renders it in a browser when the static page needs one; ``always`` renders;
+``never`` does not."""
+
+Engine = Literal["http", "browser"]
+"""How a page was read."""
+
+SearchEngine = Literal["google", "bing", "duckduckgo"]
+
+ServiceType = Literal["scrape", "content", "serp", "prompt", "extract"]
+"""The services a cost preview prices."""
+
+Reason = Literal[
+    "blocked",
+    "captcha",
+    "page_not_found",
+    "site_error",
+    "not_html",
+    "no_main_content",
+    "no_text_layer",
+    "encrypted",
+    "unreadable_document",
+    "too_large",
+    "timeout",
+    "dns",
+    "refused",
+    "tls",
+    "redirects",
+    "fetch_failed",
+    "canceled",
+    "no_sitemap",
+    "render_failed",
+    "engine_blocked",
+    "engine_unreachable",
+    "engine_failed",
+    "llm_failed",
+    "llm_unavailable",
+    "busy",
+    "payment_unavailable",
+    "not_offered",
+    "delivery_failed",
+    "unavailable",
+]
+"""The stable codes of a 503's ``reason``. New codes may be added; treat an
+unknown one as ``unavailable``."""
+
+
+class User(TypedDict):
+    """The account of the token (``GET /user``)."""
+
+    id: int
+    name: str
+    email: str
+    email_verified_at: Optional[str]
+    created_at: str
+    updated_at: str
+
+
+class CreditStatus(TypedDict):
+    """The credit status object (``GET /v1/credits/usage-stats``)."""
+
+    balance: int
+    formatted_balance: str
+    limit: int
+    used: int
+    is_low: bool
+    threshold: int
+    percentage_used: float
+    next_renewal: Optional[str]
+
+
+class Credits(TypedDict):
+    """The answer of ``GET /v1/credits``."""
+
+    balance: int
+    formatted_balance: str
+    limit: int
+    used: int
+    status: CreditStatus
+
+
+class TransactionMetadata(TypedDict, total=False):
+    """What a credit event was for."""
+
+    url: str
+    query: str
+    job_id: str
+    session_id: str
+    request_id: str
+
+
+class Transaction(TypedDict):
+    """One credit event: ``credits`` is positive for a charge, negative for credits added."""
+
+    id: int
+    service_type: str
+    service_name: str
+    credits: int
+    balance_after: int
+    created_at: str
+    metadata: TransactionMetadata
+
+
+class PageLinks(TypedDict):
+    """The links of a page of a list; ``prev`` and ``next`` are None at the ends."""
+
+    first: str
+    last: str
+    prev: Optional[str]
+    next: Optional[str]
+
+
+# "from" is a keyword, so this type is declared the functional way.
+TransactionPage = TypedDict(
+    "TransactionPage",
+    {
+        "data": List[Transaction],
+        "current_page": int,
+        "last_page": int,
+        "per_page": int,
+        "total": int,
+        "from": Optional[int],
+        "to": Optional[int],
+        "links": PageLinks,
+        "path": NotRequired[str],
+        "first_page_url": NotRequired[str],
+        "last_page_url": NotRequired[str],
+        "prev_page_url": NotRequired[Optional[str]],
+        "next_page_url": NotRequired[Optional[str]],
+    },
+)
+"""A page of transactions, newest first (``GET /v1/credits/transactions``)."""
+
+
+class PreviewRequest(TypedDict):
+    """The body of ``POST /v1/credits/preview-cost`` and ``/v1/credits/can-afford``."""
+
+    service_type: ServiceType
+    quantity: NotRequired[int]
+
+
+class CostPreview(TypedDict):
+    """What ``quantity`` calls of a service would cost; ``remaining_after`` may be negative."""
+
+    service_type: str
+    service_name: str
+    credit_cost_per_request: int
+    quantity: int
+    total_cost: int
+    current_balance: int
+    remaining_after: int
+    can_afford: bool
+
+
+class CanAfford(TypedDict):
+    """The answer of ``POST /v1/credits/can-afford``."""
+
+    can_afford: bool
+    preview: CostPreview
+
+
+class PurchaseRequest(TypedDict):
+    """The body of ``POST /v1/credits/purchase``: 100 to 10,000 credits."""
+
+    credits: int
+
+
+class Checkout(TypedDict):
+    """A hosted top-up checkout; the credits are added once it is paid."""
+
+    checkout_url: str
+    session_id: str
+
+
+class Scraped(TypedDict):
+    """The raw HTML of a page (``GET /v1/scrape``)."""
+
+    url: str
+    final_url: str
+    statusCode: int
+    contentType: str
+    html: str
+    engine: NotRequired[Engine]
+
+
+class Metadata(TypedDict):
+    """A page's metadata; ``pageCount`` only for documents (PDF, DOCX)."""
+
+    title: str
+    description: str
+    keywords: str
+    author: str
+    language: str
+    favicon: str
+    ogImage: str
+    ogImageWidth: str
+    ogImageHeight: str
+    ogTitle: str
+    ogType: str
+    pageCount: NotRequired[int]
+
+
+class Content(TypedDict):
+    """The main content of a page (``GET /v1/content``)."""
+
+    url: str
+    success: bool
+    statusCode: int
+    errorMessage: Optional[str]
+    html: str
+    markdown: str
+    metadata: Metadata
+    engine: NotRequired[Engine]
+    warning: NotRequired[str]
+
+
+class SiteMap(TypedDict):
+    """A domain's URLs from its sitemaps (``GET /v1/map``)."""
+
+    url: str
+    total: int
+    truncated: bool
+    sources: List[str]
+    urls: List[str]
+
+
+class Sitelink(TypedDict):
+    """A link under a search result."""
+
+    title: str
+    link: str
+
+
+class OrganicResult(TypedDict):
+    """One web result; ``content`` is set on results ``search_content`` fetched."""
+
+    position: int
+    title: str
+    link: str
+    snippet: str
+    displayed_link: str
+    thumbnail: Optional[str]
+    favicon: str
+    sitelinks: Optional[List[Sitelink]]
+    source: str
+    content: NotRequired[Content]
+
+
+class SearchInformation(TypedDict):
+    """About a search as the engine ran it."""
+
+    query_displayed: str
+    total_results: int
+    time_taken: float
+
+
+class RelatedQuestion(TypedDict):
+    """A "people also ask" question."""
+
+    question: str
+    answer: NotRequired[str]
+
+
+class RelatedSearch(TypedDict):
+    """A related search."""
+
+    query: str
+    link: str
+    image: NotRequired[str]
+
+
+class SearchResults(TypedDict):
+    """A result page (``GET /v1/serp`` and ``GET /v1/serp/content``)."""
+
+    search_parameters: NotRequired[Dict[str, str]]
+    search_information: SearchInformation
+    organic_results: List[OrganicResult]
+    related_questions: List[RelatedQuestion]
+    related_searches: List[RelatedSearch]
+
+
+class PromptRequest(TypedDict):
+    """The body of ``POST /v1/prompt``."""
+
+    prompt: str
+    url: NotRequired[str]
+    render: NotRequired[Render]
+
+
+class PromptAnswer(TypedDict):
+    """The model's text."""
+
+    response: str
+
+
+class ExtractRequest(TypedDict):
+    """The body of ``POST /v1/extract``: ``schema`` is a JSON Schema (or its JSON text)."""
+
+    url: str
+    schema: Union[Dict[str, Any], str]
+    prompt: NotRequired[str]
+    render: NotRequired[Render]
+
+
+class Extracted(TypedDict):
+    """Data from a page, valid against the schema asked for."""
+
+    data: Any
+    url: str
+
+
+class BulkRequest(TypedDict, total=False):
+    """The body of ``POST /v1/content/bulk``: ``urls`` (1 to 100) or a ``sitemap``."""
+
+    urls: Optional[List[str]]
+    sitemap: str
+    email: bool
+    callback_url: str
+    sync: bool
+
+
+class BulkAck(TypedDict):
+    """A bulk job accepted (202) or, with ``sync``, processed (200)."""
+
+    message: str
+    job_id: str
+    urls_count: int
+    url_source: Literal["urls", "sitemap"]
+    delivery_method: str
+    estimated_completion_time: str
+    status: Literal["queued"]
+    queued_at: str
+
+
+class BulkResult(TypedDict):
+    """The outcome of one URL of a job."""
+
+    url: str
+    status: Literal["pending", "succeeded", "failed"]
+    success: bool
+    statusCode: int
+    error: Optional[str]
+
+
+class BulkDelivery(TypedDict):
+    """One attempt to deliver a job's results; ``status_code`` is the receiver's answer."""
+
+    channel: Literal["email", "webhook"]
+    attempt: int
+    status_code: NotRequired[int]
+    error: Optional[str]
+    duration_ms: int
+    at: str
+
+
+BulkStatus = Literal["queued", "processing", "completed", "failed"]
+
+
+class BulkJob(TypedDict):
+    """A job's state (``GET /v1/content/bulk/{job_id}``)."""
+
+    job_id: str
+    status: BulkStatus
+    url_source: str
+    delivery_method: str
+    sync: NotRequired[bool]
+    urls_count: int
+    processed_count: int
+    success_count: int
+    failed_count: int
+    queued_at: str
+    started_at: NotRequired[Optional[str]]
+    completed_at: NotRequired[Optional[str]]
+    failed_at: NotRequired[Optional[str]]
+    error: NotRequired[Optional[str]]
+    download_url: NotRequired[Optional[str]]
+    results: List[BulkResult]
+    deliveries: List[BulkDelivery]
+
+
+class WebhookUser(TypedDict):
+    """The account a webhook delivery is for."""
+
+    id: int
+    email: str
+
+
+class BulkCompletionResult(TypedDict):
+    """One URL of a finished job, as delivered by webhook."""
+
+    url: str
+    success: bool
+    content: Optional[Content]
+    error: Optional[str]
+
+
+class BulkCompletion(TypedDict):
+    """The ``content-all-results`` webhook payload."""
+
+    job_id: NotRequired[str]
+    processed_count: int
+    success_count: int
+    failed_count: int
+    results: List[BulkCompletionResult]
+    user: WebhookUser
+    processing_completed_at: str
+
+
+class BulkFailure(TypedDict):
+    """The ``content-bulk-failure`` webhook payload."""
+
+    job_id: str
+    status: Literal["failed"]
+    error: str
+    failed_at: str
+    user: WebhookUser
+
+
+class ErrorBody(TypedDict, total=False):
+    """Every field an error answer may carry (see the README's error table)."""
+
+    message: str
+    error: str
+    errors: Dict[str, List[str]]
+    required: int
+    balance: int
+    reason: str
+    retryable: bool
+
+
+__all__ = [
+    "BulkAck",
+    "BulkCompletion",
+    "BulkCompletionResult",
+    "BulkDelivery",
+    "BulkFailure",
+    "BulkJob",
+    "BulkRequest",
+    "BulkResult",
+    "BulkStatus",
+    "CanAfford",
+    "Checkout",
+    "Content",
+    "CostPreview",
+    "CreditStatus",
+    "Credits",
+    "Engine",
+    "ErrorBody",
+    "ExtractRequest",
+    "Extracted",
+    "Metadata",
+    "OrganicResult",
+    "PageLinks",
+    "PreviewRequest",
+    "PromptAnswer",
+    "PromptRequest",
+    "PurchaseRequest",
+    "Reason",
+    "RelatedQuestion",
+    "RelatedSearch",
+    "Render",
+    "Scraped",
+    "SearchEngine",
+    "SearchInformation",
+    "SearchResults",
+    "ServiceType",
+    "SiteMap",
+    "Sitelink",
+    "Transaction",
+    "TransactionMetadata",
+    "TransactionPage",
+    "User",
+    "WebhookUser",
+]
