@@ -1,0 +1,79 @@
+// Names for the shapes of the API, taken from the types generated from the
+// OpenAPI document (schema.ts), so a change to the document shows up here
+// as a compile error rather than as a wrong field at run time.
+import type { components, operations } from "./schema.js";
+
+type Schemas = components["schemas"];
+
+export type User = Schemas["User"];
+export type Credits = Schemas["Credits"];
+export type CreditStatus = Schemas["CreditStatus"];
+export type Transaction = Schemas["Transaction"];
+export type TransactionPage = Schemas["TransactionPage"];
+export type CostPreview = Schemas["CostPreview"];
+export type Content = Schemas["Content"];
+export type Metadata = Schemas["Metadata"];
+export type SearchResults = Schemas["SearchResults"];
+export type OrganicResult = Schemas["OrganicResult"];
+export type BulkAck = Schemas["BulkAck"];
+export type BulkJob = Schemas["BulkJob"];
+export type BulkCompletion = Schemas["BulkCompletion"];
+export type BulkFailure = Schemas["BulkFailure"];
+/** How a page is read: auto (the server's default), always or never rendered in a browser. */
+export type Render = Schemas["Render"];
+/** How a page was read: http or browser. */
+export type Engine = Schemas["Engine"];
+/** The stable code of a 503 answer (blocked, captcha, timeout, llm_failed, ...). */
+export type FailureReason = Schemas["Failure"]["reason"];
+export type Failure = Schemas["Failure"];
+
+type JSONBody<Op> = Op extends { requestBody?: { content: { "application/json": infer B } } } ? B : never;
+type OKBody<Op, Status extends number = 200> = Op extends {
+  responses: { [S in Status]: { content: { "application/json": infer B } } };
+}
+  ? B
+  : never;
+
+/** The page of GET /v1/scrape. */
+export type Scraped = OKBody<operations["scrape"]>;
+/** The URLs of GET /v1/map. */
+export type SiteMap = OKBody<operations["map"]>;
+/** The answer of GET /v1/credits/can-afford. */
+export type Affordability = OKBody<operations["canAfford"]>;
+/** The hosted checkout of POST /v1/credits/purchase. */
+export type Checkout = OKBody<operations["purchaseCredits"]>;
+/** The answer of POST /v1/prompt. */
+export type PromptAnswer = OKBody<operations["prompt"]>;
+/** The answer of POST /v1/extract. */
+export type Extracted = OKBody<operations["extract"]>;
+
+/** The body of POST /v1/content/bulk. */
+export type BulkRequest = JSONBody<operations["createBulkContentJob"]>;
+/** The body of POST /v1/extract. */
+export type ExtractRequest = JSONBody<operations["extract"]>;
+/** The service types the cost previews price. */
+export type ServiceType = JSONBody<operations["previewCost"]>["service_type"];
+
+type SearchQuery = NonNullable<operations["search"]["parameters"]["query"]>;
+type SearchContentQuery = NonNullable<operations["searchContent"]["parameters"]["query"]>;
+
+/** A search: the query, and where and in which language to run it. */
+export interface SearchParams {
+  q: SearchQuery["q"];
+  loc?: SearchQuery["loc"];
+  hl?: SearchQuery["hl"];
+  gl?: SearchQuery["gl"];
+  /** google (default), bing or duckduckgo. */
+  engine?: SearchQuery["engine"];
+}
+
+/** A search whose top results are extracted too. */
+export interface SearchContentParams extends SearchParams {
+  /** How many organic results to extract, 1 to 50 (the server's default is 10). */
+  maxContent?: SearchContentQuery["max_content"];
+  /** Only extract results on these domains (`example.com` covers its subdomains, `*.example.com` the apex too). */
+  whitelistDomains?: string[];
+  /** Never extract results on these domains; wins over the whitelist. */
+  blacklistDomains?: string[];
+  render?: Render;
+}
