@@ -1,0 +1,133 @@
+package e2e
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/trawlhq/trawl/testkit/sites"
+)
+
+// sdkDir is the TypeScript client, relative to this package.
+var sdkDir = filepath.Join("..", "sdk", "typescript")
+
+// requireNode returns node's path, or skips the test when Node 18+ and npm
+// are missing (and fails it under CI=true, where .ci/run installs them).
+func requireNode(t *testing.T) string {
+	t.Helper()
+	missing := func(why string) {
+		if os.Getenv("CI") == "true" {
+			t.Fatal(why)
+		}
+		t.Skip(why)
+	}
+	node, err := exec.LookPath("node")
+	if err != nil {
+		missing("node is not installed (Debian: apt-get install nodejs npm)")
+	}
+	if _, err := exec.LookPath("npm"); err != nil {
+		missing("npm is not installed (Debian: apt-get install npm)")
+	}
+	out, err := exec.Command(node, "-p", "process.versions.node").Output()
+	if err != nil {
+		t.Fatalf("node -p: %v", err)
+	}
+	major, _ := strconv.Atoi(strings.SplitN(strings.TrimSpace(string(out)), ".", 2)[0])
+	if major < 18 {
+		missing(fmt.Sprintf("node %s is too old: the TypeScript client needs 18 or later", strings.TrimSpace(string(out))))
+	}
+	return node
+}
+
+// npm runs npm in the client's directory and fails the test on an error.
+func npm(t *testing.T, ctx context.Context, args ...string) {
+	t.Helper()
+	cmd := exec.CommandContext(ctx, "npm", args...)
+	cmd.Dir = sdkDir
+	cmd.Env = append(os.Environ(), "NO_COLOR=1", "npm_config_update_notifier=false")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("npm %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+}
+
+// TestTypeScriptSDK builds the TypeScript client with the versions of its
+// lockfile, runs its own tests (the retry policy against a scripted
+// server, webhook signatures, and the check that src/schema.ts is what
+// openapi-typescript makes of the current OpenAPI document), then runs it
+// against the real binary: billed calls and their credits headers, errors,
+// a bulk job with progress and a signed webhook it verifies, and
+// transaction pages.
+func TestTypeScriptSDK(t *testing.T) {
+	node := requireNode(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+
+	// npm ci when node_modules is missing or older than the lockfile.
+	lock, err := os.Stat(filepath.Join(sdkDir, "package-lock.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if installed, err := os.Stat(filepath.Join(sdkDir, "node_modules", ".package-lock.json")); err != nil || installed.ModTime().Before(lock.ModTime()) {
+		npm(t, ctx, "ci", "--no-audit", "--no-fund")
+	}
+	npm(t, ctx, "test")
+
+	site, urls, _ := articleSite(t, "sdk.test", 12, 0)
+	var sitemap strings.Builder
+	sitemap.WriteString(`<?xml version="1.0" encoding="UTF-8"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">`)
+	for _, u := range urls {
+		sitemap.WriteString("<url><loc>" + u + "</loc></url>")
+	}
+	sitemap.WriteString("</urlset>")
+	site.Handle("/sitemap.xml", "application/xml", sitemap.String())
+
+	// The webhook receiver is the client's test itself, listening on a port
+	// chosen here so the server can be told where hooks.test is.
+	hookAddr := freeAddr(t)
+	_, hookPort, _ := net.SplitHostPort(hookAddr)
+	store := []string{"--data-dir", t.TempDir()}
+	s := start(t, append([]string{"--resolve", sites.ResolveFlags(site)[0], "--resolve", "hooks.test:" + hookPort + "=" + hookAddr}, store...))
+	token := tokenRE.FindString(s.stdout.String())
+	if token == "" {
+		t.Fatalf("no bootstrap token printed:\n%s", s.stdout)
+	}
+	secret := strings.TrimSpace(admin(t, store, "webhooks", "secret", "--email", "local@localhost"))
+	if !regexp.MustCompile(`^whsec_\w+$`).MatchString(secret) {
+		t.Fatalf("webhooks secret printed %q", secret)
+	}
+	admin(t, store, "accounts", "create", "--email", "basic@example.com", "--plan", "basic")
+	var basic struct{ Token string }
+	if err := json.Unmarshal([]byte(admin(t, store, "tokens", "create", "--email", "basic@example.com", "--name", "sdk", "--json")), &basic); err != nil || basic.Token == "" {
+		t.Fatalf("tokens create --json: %v", err)
+	}
+
+	cmd := exec.CommandContext(ctx, node, "--test", "--test-reporter=spec", filepath.Join("build-test", "live.test.js"))
+	cmd.Dir = sdkDir
+	cmd.Env = append(os.Environ(),
+		"NO_COLOR=1",
+		"TRAWL_SDK_LIVE_URL="+s.base,
+		"TRAWL_SDK_LIVE_TOKEN="+token,
+		"TRAWL_SDK_LIVE_BASIC_TOKEN="+basic.Token,
+		"TRAWL_SDK_LIVE_SITE="+site.Host,
+		"TRAWL_SDK_LIVE_HOOK_PORT="+hookPort,
+		"TRAWL_SDK_LIVE_HOOK_SECRET="+secret,
+	)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("node --test live.test.js: %v\n%s", err, out)
+	}
+	// A skipped suite would pass silently: make sure it ran.
+	if !strings.Contains(string(out), "transactions: every charge once") || strings.Contains(string(out), "# skipped 1") {
+		t.Fatalf("the live tests did not run:\n%s", out)
+	}
+	t.Logf("%s", out)
+}

@@ -1,0 +1,209 @@
+// The client against a running Trawl server. e2e/sdk_typescript_test.go
+// starts the real binary with a fixture site and sets TRAWL_SDK_LIVE_*;
+// without them these tests are skipped.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { createServer, type IncomingHttpHeaders } from "node:http";
+import { Trawl, TrawlError, isWebhookAuthentic, parseWebhook, type BulkJob, type RetryInfo } from "@trawlhq/trawl";
+
+const env = process.env;
+const live = env.TRAWL_SDK_LIVE_URL;
+const skip = live ? false : "TRAWL_SDK_LIVE_URL is not set (e2e/sdk_typescript_test.go sets it)";
+
+function need(name: string): string {
+  const v = env[name];
+  if (!v) throw new Error(`${name} is not set`);
+  return v;
+}
+
+async function rejects(p: Promise<unknown>): Promise<TrawlError> {
+  try {
+    await p;
+  } catch (err) {
+    assert.ok(err instanceof TrawlError, `want a TrawlError, got ${String(err)}`);
+    return err;
+  }
+  assert.fail("the call succeeded");
+}
+
+interface Delivery {
+  headers: IncomingHttpHeaders;
+  body: Buffer;
+}
+
+/** Listens where the server's resolve override sends hooks.test and hands over the first delivery. */
+function receiveOneWebhook(port: number): { delivery: Promise<Delivery>; close: () => void } {
+  let deliver!: (d: Delivery) => void;
+  const delivery = new Promise<Delivery>((resolve) => (deliver = resolve));
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", () => {
+      res.writeHead(200).end();
+      deliver({ headers: req.headers, body: Buffer.concat(chunks) });
+    });
+  });
+  server.listen(port, "127.0.0.1");
+  return {
+    delivery,
+    close: () => {
+      server.closeAllConnections();
+      server.close();
+    },
+  };
+}
+
+test("the client against the real server", { skip, timeout: 120_000 }, async (t) => {
+  const base = need("TRAWL_SDK_LIVE_URL");
+  const token = need("TRAWL_SDK_LIVE_TOKEN");
+  const site = need("TRAWL_SDK_LIVE_SITE");
+  const hookPort = Number(need("TRAWL_SDK_LIVE_HOOK_PORT"));
+  const secret = need("TRAWL_SDK_LIVE_HOOK_SECRET");
+  const waits: RetryInfo[] = [];
+  const trawl = new Trawl({ baseUrl: base, token, backoffMs: 50, maxWaitMs: 200, onRetry: (i) => waits.push(i) });
+  const page = (i: number) => `http://${site}/blog/2026/post-${i}`;
+  let balance = 90_000;
+
+  await t.test("free calls: the account and the balance, no credits headers", async () => {
+    const user = await trawl.user();
+    assert.equal(user.data.email, "local@localhost");
+    assert.deepEqual(user.credits, { charged: null, remaining: null });
+    assert.match(user.requestId ?? "", /.+/);
+    const credits = await trawl.credits();
+    assert.equal(credits.data.balance, balance);
+    assert.equal(credits.data.formatted_balance, "90,000");
+    assert.equal(credits.data.status.is_low, false);
+  });
+
+  await t.test("content is charged 2 credits, and a replay under the same key is free", async () => {
+    const a = await trawl.content(page(1), { idempotencyKey: "sdk-ts-live-1", render: "never" });
+    assert.equal(a.status, 200);
+    assert.match(a.data.markdown, /Story number 1 begins here/);
+    assert.equal(a.data.metadata.title, "Post 1");
+    assert.equal(a.data.engine, "http");
+    balance -= 2;
+    assert.deepEqual(a.credits, { charged: 2, remaining: balance });
+    assert.equal(a.replayed, false);
+    assert.ok(a.rateLimit && a.rateLimit.limit > 0 && a.rateLimit.remaining < a.rateLimit.limit);
+    const again = await trawl.content(page(1), { idempotencyKey: "sdk-ts-live-1", render: "never" });
+    assert.equal(again.replayed, true);
+    assert.deepEqual(again.credits, { charged: 0, remaining: balance });
+    assert.equal(again.data.markdown, a.data.markdown);
+  });
+
+  await t.test("a 422 names the field and is not retried", async () => {
+    const err = await rejects(trawl.content("http://127.0.0.1/admin"));
+    assert.equal(err.status, 422);
+    assert.equal(err.retryable, false);
+    assert.equal(err.attempts, 1);
+    assert.ok(err.errors?.url?.length, `errors: ${JSON.stringify(err.errors)}`);
+    assert.match(err.requestId ?? "", /.+/);
+  });
+
+  await t.test("a page that does not exist is a free 503 page_not_found, not retried", async () => {
+    const before = waits.length;
+    const err = await rejects(trawl.content(`http://${site}/no-such-page`));
+    assert.equal(err.status, 503);
+    assert.equal(err.reason, "page_not_found");
+    assert.equal(err.retryable, false);
+    assert.equal(err.attempts, 1);
+    assert.deepEqual(err.credits, { charged: 0, remaining: balance });
+    assert.equal(waits.length, before);
+  });
+
+  await t.test("map reads the sitemap for 3 credits", async () => {
+    const m = await trawl.map(`http://${site}/`, { limit: 5 });
+    assert.equal(m.data.total, 12);
+    assert.equal(m.data.urls.length, 5);
+    assert.equal(m.data.truncated, true);
+    assert.deepEqual(m.data.sources, ["sitemap"]);
+    balance -= 3;
+    assert.deepEqual(m.credits, { charged: 3, remaining: balance });
+  });
+
+  await t.test("previews price calls without charging", async () => {
+    const p = await trawl.previewCost("content", 12);
+    assert.equal(p.data.total_cost, 24);
+    assert.equal(p.data.current_balance, balance);
+    const c = await trawl.canAfford("prompt", 100);
+    assert.equal(c.data.can_afford, true);
+    assert.equal(c.data.preview.total_cost, 1000);
+  });
+
+  await t.test("a bulk job: progress while it runs, then a signed webhook that verifies", async () => {
+    const hook = receiveOneWebhook(hookPort);
+    try {
+      const urls = Array.from({ length: 12 }, (_, i) => (i % 3 === 0 ? `http://${site}/news/${i}/` : page(i)));
+      const progress: BulkJob[] = [];
+      const done = await trawl.runBulkJob({ urls, callback_url: `http://hooks.test:${hookPort}/trawl` }, { intervalMs: 20, timeoutMs: 60_000, onProgress: (j) => progress.push(j) });
+      assert.equal(done.data.status, "completed");
+      assert.equal(done.data.success_count, 12);
+      assert.ok(progress.length >= 1);
+      assert.equal(progress.at(-1)?.status, "completed");
+      for (let i = 1; i < progress.length; i++) {
+        assert.ok(progress[i]!.processed_count >= progress[i - 1]!.processed_count, "progress never goes back");
+      }
+      balance -= 24;
+
+      const { headers, body } = await hook.delivery;
+      assert.equal(headers["user-agent"], "Trawl-API/1.0");
+      const ev = parseWebhook({ secret, headers, body });
+      assert.equal(ev.type, "content-all-results");
+      if (ev.type !== "content-all-results") return;
+      assert.equal(ev.payload.job_id, done.data.job_id);
+      assert.equal(ev.payload.success_count, 12);
+      assert.equal(ev.payload.results.length, 12);
+      assert.match(ev.payload.results.find((r) => r.url === page(1))?.content?.markdown ?? "", /Story number 1/);
+      // Any change to the bytes, or another secret, and it does not verify.
+      const signature = String(headers["x-trawl-signature"]);
+      assert.ok(isWebhookAuthentic({ secret, body, signature }));
+      assert.ok(!isWebhookAuthentic({ secret, body: Buffer.concat([body, Buffer.from(" ")]), signature }));
+      assert.ok(!isWebhookAuthentic({ secret: secret + "x", body, signature }));
+    } finally {
+      hook.close();
+    }
+  });
+
+  await t.test("transactions: every charge once, newest first, across pages", async () => {
+    const first = await trawl.transactionPage(1, 5);
+    assert.equal(first.data.total, 14, "1 content + 1 map + 12 bulk pages");
+    assert.equal(first.data.last_page, 3);
+    const seen: number[] = [];
+    let charged = 0;
+    for await (const tx of trawl.transactions({ perPage: 5 })) {
+      seen.push(tx.id);
+      charged += tx.credits;
+    }
+    assert.equal(seen.length, 14);
+    assert.deepEqual([...seen].sort((a, b) => b - a), seen, "newest first");
+    assert.equal(new Set(seen).size, seen.length);
+    assert.equal(charged, 90_000 - balance);
+    const credits = await trawl.credits();
+    assert.equal(credits.data.balance, balance);
+  });
+
+  await t.test("a wrong token is a 401, not retried", async () => {
+    const stranger = new Trawl({ baseUrl: base, token: "trawl_" + "x".repeat(40) });
+    const err = await rejects(stranger.credits());
+    assert.equal(err.status, 401);
+    assert.equal(err.retryable, false);
+    assert.equal(err.attempts, 1);
+  });
+
+  await t.test("past the per-minute limit: 429 with Retry-After, retryable", async () => {
+    const basic = new Trawl({ baseUrl: base, token: need("TRAWL_SDK_LIVE_BASIC_TOKEN"), attempts: 1 });
+    let limited: TrawlError | undefined;
+    for (let i = 0; i < 20 && !limited; i++) {
+      try {
+        await basic.content(page(1), { render: "never" });
+      } catch (err) {
+        if (err instanceof TrawlError && err.status === 429) limited = err;
+        else throw err;
+      }
+    }
+    assert.ok(limited, "the basic plan's 15 a minute was never reached");
+    assert.equal(limited.retryable, true);
+    assert.ok(limited.retryAfterMs !== null && limited.retryAfterMs > 0 && limited.retryAfterMs <= 60_000);
+    assert.equal(limited.credits.charged, 0);
+  });
+});
