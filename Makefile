@@ -69,12 +69,28 @@ fmt: ## Format the code
 	gofmt -w $$(git ls-files '*.go')
 
 .PHONY: generate
-generate: ## Regenerate generated code: protobuf and Connect (buf), mocks (mockery; only the interfaces .mockery.yaml lists)
+generate: generate-ts ## Regenerate generated code: protobuf and Connect (buf), mocks (mockery; only the interfaces .mockery.yaml lists), the TypeScript client's types (openapi-typescript)
 	go tool buf generate
 	rm -f testkit/mocks/*.go
 	go tool mockery
 
-GENERATED := adapters/connectapi/gen testkit/mocks
+GENERATED := adapters/connectapi/gen testkit/mocks sdk/typescript/src/schema.ts
+
+# The TypeScript client (sdk/typescript): its tools (tsc, openapi-typescript)
+# are pinned devDependencies, installed from the lockfile when it changes.
+SDK_TS := sdk/typescript
+
+$(SDK_TS)/node_modules/.package-lock.json: $(SDK_TS)/package-lock.json
+	@command -v npm >/dev/null 2>&1 || { echo "the TypeScript client needs node 18+ and npm (Debian: apt-get install nodejs npm)"; exit 1; }
+	cd $(SDK_TS) && npm ci --no-audit --no-fund
+
+.PHONY: generate-ts
+generate-ts: $(SDK_TS)/node_modules/.package-lock.json ## Regenerate the TypeScript client's types from the OpenAPI document (needs node and npm)
+	cd $(SDK_TS) && npm run --silent generate
+
+.PHONY: sdk-ts
+sdk-ts: $(SDK_TS)/node_modules/.package-lock.json ## Build the TypeScript client with tsc and run its tests, the check that its types match the OpenAPI document included (needs node 18+ and npm)
+	cd $(SDK_TS) && npm test
 
 .PHONY: fixtures
 fixtures: ## Rebuild the front-end fixture pages of the rendering tests (testdata/render/dist) with Vite, versions from the lockfile (needs node and npm)
