@@ -27,10 +27,10 @@ import type {
 } from "./types.js";
 
 export interface TrawlOptions {
-  /** Where Trawl answers, e.g. https://trawl.example.com (a path prefix is kept). */
-  baseUrl: string;
-  /** The API token (trawl_...). Keep it on the server. */
-  token: string;
+  /** Where Trawl answers, e.g. https://trawl.example.com (a path prefix is kept); default: TRAWL_API_URL, else http://127.0.0.1:8080. */
+  baseUrl?: string;
+  /** The API token (trawl_...); default: TRAWL_API_KEY. Keep it on the server. */
+  token?: string;
   /** Attempts per call in all (default 5; 1 turns retries off). */
   attempts?: number;
   /** The first wait after a 5xx or a lost connection, doubled each time (default 1000 ms: 1 s, 2 s, 4 s, 8 s). */
@@ -116,13 +116,16 @@ export class Trawl {
   readonly #fetch: typeof globalThis.fetch;
   readonly #onRetry: ((info: RetryInfo) => void) | undefined;
 
-  constructor(opts: TrawlOptions) {
-    if (!opts.baseUrl) throw new TypeError("Trawl: baseUrl is required");
-    if (!opts.token) throw new TypeError("Trawl: token is required");
+  constructor(opts: TrawlOptions = {}) {
+    const env = globalThis.process?.env ?? {};
+    const base = opts.baseUrl ?? env.TRAWL_API_URL ?? "http://127.0.0.1:8080";
+    const token = opts.token ?? env.TRAWL_API_KEY;
+    if (!/^https?:\/\/[^/]/.test(base)) throw new TypeError("Trawl: baseUrl must be an http or https URL");
+    if (!token) throw new TypeError("Trawl: no token: pass token or set TRAWL_API_KEY");
     const f = opts.fetch ?? globalThis.fetch;
     if (typeof f !== "function") throw new TypeError("Trawl: no fetch: use Node 18 or later, or pass one");
-    this.#base = opts.baseUrl.replace(/\/+$/, "");
-    this.#token = opts.token;
+    this.#base = base.replace(/\/+$/, "");
+    this.#token = token;
     this.#attempts = Math.max(1, Math.floor(opts.attempts ?? 5));
     this.#backoffMs = Math.max(0, opts.backoffMs ?? 1000);
     this.#maxWaitMs = Math.max(0, opts.maxWaitMs ?? 60_000);

@@ -392,7 +392,47 @@ test("runBulkJob creates the job once and waits for it", async () => {
   );
 });
 
-test("the constructor refuses a missing base URL or token", () => {
+test("the constructor refuses a base URL that is not http(s) and a missing token", () => {
   assert.throws(() => new Trawl({ baseUrl: "", token: TOKEN }), /baseUrl/);
-  assert.throws(() => new Trawl({ baseUrl: "http://127.0.0.1:1", token: "" }), /token/);
+  assert.throws(() => new Trawl({ baseUrl: "127.0.0.1:8080", token: TOKEN }), /baseUrl/);
+  const saved = process.env.TRAWL_API_KEY;
+  delete process.env.TRAWL_API_KEY;
+  try {
+    assert.throws(() => new Trawl({ baseUrl: "http://127.0.0.1:1", token: "" }), /TRAWL_API_KEY/);
+    assert.throws(() => new Trawl({ baseUrl: "http://127.0.0.1:1" }), /TRAWL_API_KEY/);
+  } finally {
+    if (saved !== undefined) process.env.TRAWL_API_KEY = saved;
+  }
+});
+
+test("TRAWL_API_URL and TRAWL_API_KEY are the defaults", async () => {
+  await withServer(
+    (_req, res) => json(res, 200, { balance: 5, formatted_balance: "5", limit: 6000, used: 5995, status: {} }),
+    async (s) => {
+      const saved = { url: process.env.TRAWL_API_URL, key: process.env.TRAWL_API_KEY };
+      process.env.TRAWL_API_URL = s.url + "/";
+      process.env.TRAWL_API_KEY = "trawl_" + "e".repeat(40);
+      try {
+        const a = await new Trawl().credits();
+        assert.equal(a.data.balance, 5);
+        assert.equal(s.seen[0]!.headers.authorization, "Bearer trawl_" + "e".repeat(40));
+        assert.equal(s.seen[0]!.path, "/v1/credits");
+      } finally {
+        for (const [k, v] of [["TRAWL_API_URL", saved.url], ["TRAWL_API_KEY", saved.key]] as const) {
+          if (v === undefined) delete process.env[k];
+          else process.env[k] = v;
+        }
+      }
+    },
+  );
+});
+
+test("a base URL with a path prefix keeps it", async () => {
+  await withServer(
+    (_req, res) => json(res, 200, { response: "ok" }),
+    async (s) => {
+      await new Trawl({ baseUrl: s.url + "/trawl/", token: TOKEN }).prompt("hi");
+      assert.equal(s.seen[0]!.path, "/trawl/v1/prompt");
+    },
+  );
 });
