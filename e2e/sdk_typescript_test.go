@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/trawlhq/trawl/testkit/fakellm"
+	"github.com/trawlhq/trawl/testkit/fakesearch"
 	"github.com/trawlhq/trawl/testkit/sites"
 )
 
@@ -64,8 +66,9 @@ func npm(t *testing.T, ctx context.Context, args ...string) {
 // server, webhook signatures, and the check that src/schema.ts is what
 // openapi-typescript makes of the current OpenAPI document), then runs it
 // against the real binary: billed calls and their credits headers, errors,
-// a bulk job with progress and a signed webhook it verifies, and
-// transaction pages.
+// a retry after a failed model answer, search with domain lists, a bulk job
+// with progress and a signed webhook it verifies, transaction pages and the
+// per-minute limit.
 func TestTypeScriptSDK(t *testing.T) {
 	node := requireNode(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
@@ -89,6 +92,15 @@ func TestTypeScriptSDK(t *testing.T) {
 	}
 	sitemap.WriteString("</urlset>")
 	site.Handle("/sitemap.xml", "application/xml", sitemap.String())
+
+	engine := fakesearch.New(t, "google")
+	engine.Serve(fakesearch.Result{Title: "Post 1", Link: "http://sdk.test/blog/2026/post-1", Snippet: "Story number 1."},
+		fakesearch.Result{Title: "Elsewhere", Link: "http://other.test/", Snippet: "Not on the whitelist."})
+	model := fakellm.New(t)
+	model.FailNext(400) // the first prompt gets a retryable 503 the client retries
+	t.Setenv("TRAWL_SEARCH_GOOGLE_URL", engine.URL)
+	t.Setenv("TRAWL_LLM_BASE_URL", model.BaseURL())
+	t.Setenv("TRAWL_LLM_MODEL", "e2e-model")
 
 	// The webhook receiver is the client's test itself, listening on a port
 	// chosen here so the server can be told where hooks.test is.

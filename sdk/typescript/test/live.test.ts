@@ -130,6 +130,31 @@ test("the client against the real server", { skip, timeout: 120_000 }, async (t)
     assert.equal(c.data.preview.total_cost, 1000);
   });
 
+  await t.test("a prompt the model fails once: a retryable 503, retried, then answered and charged once", async () => {
+    const before = waits.length;
+    const a = await trawl.prompt("What keeps pools cool?", { url: page(1), render: "never" });
+    assert.match(a.data.response, /\[e2e-model\] You asked: What keeps pools cool\?/);
+    const retries = waits.slice(before);
+    assert.equal(retries.length, 1, "one retry");
+    assert.equal(retries[0]!.error.status, 503);
+    assert.equal(retries[0]!.error.reason, "llm_failed");
+    assert.equal(retries[0]!.error.retryable, true);
+    assert.deepEqual(retries[0]!.error.credits, { charged: 0, remaining: balance });
+    balance -= 10;
+    assert.deepEqual(a.credits, { charged: 10, remaining: balance });
+  });
+
+  await t.test("search with content: the whitelist reaches the server", async () => {
+    const r = await trawl.searchContent({ q: "tide pools", whitelistDomains: [site], maxContent: 2, render: "never" });
+    const [first, second] = r.data.organic_results;
+    assert.equal(r.data.organic_results.length, 2);
+    assert.equal(first?.link, page(1));
+    assert.match(first?.content?.markdown ?? "", /Story number 1/);
+    assert.equal(second?.content, undefined, "a result outside the whitelist is not fetched");
+    balance -= 5 + 2;
+    assert.deepEqual(r.credits, { charged: 7, remaining: balance });
+  });
+
   await t.test("a bulk job: progress while it runs, then a signed webhook that verifies", async () => {
     const hook = receiveOneWebhook(hookPort);
     try {
@@ -145,7 +170,10 @@ test("the client against the real server", { skip, timeout: 120_000 }, async (t)
       }
       balance -= 24;
 
-      const { headers, body } = await hook.delivery;
+      const { headers, body } = await Promise.race([
+        hook.delivery,
+        new Promise<never>((_, reject) => setTimeout(() => reject(new Error("no webhook delivery in 30 s")), 30_000).unref()),
+      ]);
       assert.equal(headers["user-agent"], "Trawl-API/1.0");
       const ev = parseWebhook({ secret, headers, body });
       assert.equal(ev.type, "content-all-results");
@@ -166,15 +194,15 @@ test("the client against the real server", { skip, timeout: 120_000 }, async (t)
 
   await t.test("transactions: every charge once, newest first, across pages", async () => {
     const first = await trawl.transactionPage(1, 5);
-    assert.equal(first.data.total, 14, "1 content + 1 map + 12 bulk pages");
-    assert.equal(first.data.last_page, 3);
+    assert.equal(first.data.total, 16, "1 content, 1 map, 1 prompt, 1 search, 12 bulk pages");
+    assert.equal(first.data.last_page, 4);
     const seen: number[] = [];
     let charged = 0;
     for await (const tx of trawl.transactions({ perPage: 5 })) {
       seen.push(tx.id);
       charged += tx.credits;
     }
-    assert.equal(seen.length, 14);
+    assert.equal(seen.length, 16);
     assert.deepEqual([...seen].sort((a, b) => b - a), seen, "newest first");
     assert.equal(new Set(seen).size, seen.length);
     assert.equal(charged, 90_000 - balance);
