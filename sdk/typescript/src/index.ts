@@ -7,6 +7,7 @@ export { TrawlError, WebhookVerificationError } from "./errors.js";
 export type { Answer, AnswerMeta, CreditHeaders, RateLimit, Warnings } from "./errors.js";
 export {
   parseWebhook,
+  parseWebhookRequest,
   verifyWebhookSignature,
   isWebhookAuthentic,
   signWebhook,

@@ -131,3 +131,17 @@ export function parseWebhook(opts: {
       throw new WebhookVerificationError("the X-Trawl-Webhook header names no known event");
   }
 }
+
+/**
+ * Verifies a delivery received as a fetch Request (servers built on the
+ * Fetch API: route handlers, Hono, Bun) and returns its event. The body is
+ * read as bytes, so it is checked exactly as it was signed.
+ */
+export async function parseWebhookRequest(
+  request: Request,
+  secret: string,
+  opts: { toleranceSeconds?: number; now?: Date } = {},
+): Promise<WebhookEvent> {
+  const body = new Uint8Array(await request.arrayBuffer());
+  return parseWebhook({ secret, headers: request.headers, body, ...opts });
+}

@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { parseWebhook, isWebhookAuthentic, signWebhook, verifyWebhookSignature, WebhookVerificationError } from "@trawlhq/trawl";
+import { parseWebhook, parseWebhookRequest, isWebhookAuthentic, signWebhook, verifyWebhookSignature, WebhookVerificationError } from "@trawlhq/trawl";
 
 // A delivery signed by Trawl's own signer (core/bulk.Sign), so the check
 // agrees with the server byte for byte.
@@ -66,4 +66,19 @@ test("parseWebhook returns the event and payload from fetch Headers or node head
   assert.throws(() => parseWebhook({ secret: SECRET, body, now: AT, headers: { "x-trawl-webhook": "content-all-results" } }), /missing or malformed/);
   const notJSON = "not json";
   assert.throws(() => parseWebhook({ secret: SECRET, body: notJSON, now: AT, headers: { "x-trawl-webhook": "content-all-results", "x-trawl-signature": signWebhook(SECRET, notJSON, t) } }), /not JSON/);
+});
+
+test("parseWebhookRequest reads a fetch Request's bytes and verifies them", async () => {
+  const body = JSON.stringify({ job_id: "job_3", status: "failed", error: "The sitemap could not be read.", failed_at: "2026-01-01T00:00:00Z", user: { id: 1, email: "a@example.com" } });
+  const t = Math.floor(AT.getTime() / 1000);
+  const request = (b: string) =>
+    new Request("http://hooks.example.com/trawl", {
+      method: "POST",
+      headers: { "Content-Type": "application/json", "X-Trawl-Webhook": "content-bulk-failure", "X-Trawl-Signature": signWebhook(SECRET, body, t) },
+      body: b,
+    });
+  const ev = await parseWebhookRequest(request(body), SECRET, { now: AT });
+  assert.equal(ev.type, "content-bulk-failure");
+  assert.equal(ev.payload.job_id, "job_3");
+  await assert.rejects(parseWebhookRequest(request(body.replace("job_3", "job_4")), SECRET, { now: AT }), WebhookVerificationError);
 });
