@@ -61,7 +61,7 @@ func npm(t *testing.T, ctx context.Context, args ...string) {
 	}
 }
 
-// TestTypeScriptSDK builds the TypeScript client with the versions of its
+// TestSDKTypeScript builds the TypeScript client with the versions of its
 // lockfile, runs its own tests (the retry policy against a scripted
 // server, webhook signatures, and the check that src/schema.ts is what
 // openapi-typescript makes of the current OpenAPI document), then runs it
@@ -69,7 +69,7 @@ func npm(t *testing.T, ctx context.Context, args ...string) {
 // a retry after a failed model answer, search with domain lists, a bulk job
 // with progress and a signed webhook it verifies, transaction pages and the
 // per-minute limit.
-func TestTypeScriptSDK(t *testing.T) {
+func TestSDKTypeScript(t *testing.T) {
 	node := requireNode(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
