@@ -44,7 +44,7 @@ const DefaultCooldown = time.Second
 // NewFailover builds the pair. cooldown <= 0 takes DefaultCooldown.
 func NewFailover(primary, fallback ports.RateLimiter, clock ports.Clock, log *slog.Logger, cooldown time.Duration) (*Failover, error) {
 	if primary == nil || fallback == nil || clock == nil {
-		return nil, errors.New("ratelimit.NewFailover: primary, fallback and clock are required")
+		return nil, errors.New("limiter.NewFailover: primary, fallback and clock are required")
 	}
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)

@@ -27,7 +27,7 @@ var _ ports.RateLimiter = (*Memory)(nil)
 // NewMemory builds the limiter.
 func NewMemory(clock ports.Clock) (*Memory, error) {
 	if clock == nil {
-		return nil, errors.New("ratelimit.NewMemory: clock is required")
+		return nil, errors.New("limiter.NewMemory: clock is required")
 	}
 	return &Memory{clock: clock, logs: map[string][]time.Time{}}, nil
 }

@@ -49,7 +49,7 @@ const DefaultRedisPrefix = "trawl:rl:"
 // NewRedis builds the limiter over a client.
 func NewRedis(client redis.UniversalClient, clock ports.Clock, o RedisOptions) (*Redis, error) {
 	if client == nil || clock == nil {
-		return nil, errors.New("ratelimit.NewRedis: client and clock are required")
+		return nil, errors.New("limiter.NewRedis: client and clock are required")
 	}
 	if o.Prefix == "" {
 		o.Prefix = DefaultRedisPrefix
@@ -117,10 +117,10 @@ func (l *Redis) Allow(ctx context.Context, key string, limit int, window time.Du
 	res, err := slidingWindow.Run(ctx, l.client, []string{l.prefix + key},
 		nowUs, nowUs-window.Microseconds(), limit, member, ttl).Slice()
 	if err != nil {
-		return ports.RateDecision{}, failure.E("ratelimit.Redis", failure.TemporarilyUnavailable, "rate limiter unavailable", err)
+		return ports.RateDecision{}, failure.E("limiter.Redis", failure.TemporarilyUnavailable, "rate limiter unavailable", err)
 	}
 	if len(res) != 4 {
-		return ports.RateDecision{}, failure.E("ratelimit.Redis", failure.Internal, "rate limiter answered oddly", fmt.Errorf("reply of %d items", len(res)))
+		return ports.RateDecision{}, failure.E("limiter.Redis", failure.Internal, "rate limiter answered oddly", fmt.Errorf("reply of %d items", len(res)))
 	}
 	allowed, _ := res[0].(int64)
 	used, _ := res[1].(int64)
@@ -131,7 +131,7 @@ func (l *Redis) Allow(ctx context.Context, key string, limit int, window time.Du
 	oldest, err1 := score(res[2])
 	newest, err2 := score(res[3])
 	if err := errors.Join(err1, err2); err != nil {
-		return ports.RateDecision{}, failure.E("ratelimit.Redis", failure.Internal, "rate limiter answered oddly", err)
+		return ports.RateDecision{}, failure.E("limiter.Redis", failure.Internal, "rate limiter answered oddly", err)
 	}
 	if !d.Allowed {
 		d.RetryAfter = time.UnixMicro(oldest).Add(window).Sub(now)
