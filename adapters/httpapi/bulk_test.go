@@ -346,3 +346,61 @@ func TestBulkFromSitemap(t *testing.T) {
 		t.Fatalf("urls and sitemap = %v", ack)
 	}
 }
+
+// TestBulkRender: a job takes render like the single-URL endpoints (422
+// naming it on a bad value), keeps it, reads its pages that way and says
+// per URL how each page was read.
+func TestBulkRender(t *testing.T) {
+	rcv := newReceiver(t, 0)
+	e, tok, _ := bulkEnv(t, rcv, apitest.Options{NoWorker: true})
+	for _, bad := range []any{"sometimes", 1, true} {
+		r := e.Do("POST", "/v1/content/bulk", tok, map[string]any{"urls": []string{"http://news.test/tide-pools"}, "email": true, "render": bad})
+		errs, _ := r.JSON(t)["errors"].(map[string]any)
+		if r.Status != 422 || errs["render"] == nil {
+			t.Errorf("render %v = %d %s", bad, r.Status, r.Body)
+		}
+	}
+	urls := []string{"http://news.test/tide-pools", "http://news.test/missing"}
+	r := e.Do("POST", "/v1/content/bulk", tok, map[string]any{"urls": urls, "callback_url": rcv.URL(), "sync": true, "render": "never"})
+	if r.Status != 200 {
+		t.Fatalf("sync job = %d %s", r.Status, r.Body)
+	}
+	job := e.Do("GET", "/v1/content/bulk/"+r.JSON(t)["job_id"].(string), tok, nil).JSON(t)
+	results := job["results"].([]any)
+	read, missing := results[0].(map[string]any), results[1].(map[string]any)
+	if job["render"] != "never" || read["engine"] != "http" || missing["engine"] != nil {
+		t.Fatalf("render never: job render %v, results %v", job["render"], results)
+	}
+	var payload struct {
+		Results []struct {
+			Engine  string `json:"engine"`
+			Content *struct {
+				Engine string `json:"engine"`
+			} `json:"content"`
+		} `json:"results"`
+	}
+	if err := json.Unmarshal(rcv.deliveries()[0].body, &payload); err != nil {
+		t.Fatal(err)
+	}
+	if p := payload.Results; len(p) != 2 || p[0].Engine != "http" || p[0].Content.Engine != "http" || p[1].Engine != "" {
+		t.Fatalf("webhook results = %+v", p)
+	}
+	// This server has no browser: render=always fails every URL, free, and
+	// says why.
+	before := balance(t, e, tok)
+	r = e.Do("POST", "/v1/content/bulk", tok, map[string]any{"urls": urls[:1], "email": true, "sync": true, "render": "ALWAYS"})
+	job = e.Do("GET", "/v1/content/bulk/"+r.JSON(t)["job_id"].(string), tok, nil).JSON(t)
+	res := job["results"].([]any)[0].(map[string]any)
+	if job["render"] != "always" || res["success"] != false || res["engine"] != nil || !strings.Contains(fmt.Sprint(res["error"]), "does not render pages in a browser") {
+		t.Fatalf("render always without a browser: %v", job)
+	}
+	if b := balance(t, e, tok); b != before {
+		t.Fatalf("a URL that could not be rendered was charged: %v -> %v", before, b)
+	}
+	// No render given: auto.
+	r = e.Do("POST", "/v1/content/bulk", tok, map[string]any{"urls": urls[:1], "email": true, "sync": true})
+	job = e.Do("GET", "/v1/content/bulk/"+r.JSON(t)["job_id"].(string), tok, nil).JSON(t)
+	if job["render"] != "auto" || job["results"].([]any)[0].(map[string]any)["engine"] != "http" {
+		t.Fatalf("default render: %v", job)
+	}
+}

@@ -14,6 +14,9 @@ type Result struct {
 	Success bool            `json:"success"`
 	Content *content.Object `json:"content"`
 	Error   *string         `json:"error"`
+	// Engine says how the page was read (http or browser); absent when it
+	// was not read.
+	Engine string `json:"engine,omitempty"`
 }
 
 // User identifies the account in payloads.
@@ -49,7 +52,7 @@ func CompletionOf(job ports.BulkJob, acct ports.Account, urls []ports.BulkURL, a
 	c := Completion{JobID: job.ID, User: User{ID: acct.ID, Email: acct.Email}, ProcessingCompletedAt: iso(at), Results: []Result{}}
 	c.ProcessedCount, c.SuccessCount, c.FailedCount = Counts(urls)
 	for _, u := range urls {
-		r := Result{URL: u.URL, Success: u.Status == ports.URLSucceeded}
+		r := Result{URL: u.URL, Success: u.Status == ports.URLSucceeded, Engine: u.Engine}
 		if r.Success {
 			var obj content.Object
 			if json.Unmarshal(u.Content, &obj) == nil {

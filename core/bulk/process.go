@@ -9,7 +9,6 @@ import (
 	"sync"
 
 	"github.com/trawlhq/trawl/core/billing"
-	"github.com/trawlhq/trawl/core/content"
 	"github.com/trawlhq/trawl/core/failure"
 	"github.com/trawlhq/trawl/ports"
 )
@@ -110,13 +109,13 @@ func (w *Worker) processURLs(ctx context.Context, job ports.BulkJob, hold ports.
 }
 
 func (w *Worker) processURL(ctx context.Context, job ports.BulkJob, hold ports.Hold, u ports.BulkURL) error {
-	page, err := w.d.Pages.Extract(ctx, u.URL, content.RenderAuto)
+	page, err := w.d.Pages.Extract(ctx, u.URL, Render(job))
 	if ctx.Err() != nil {
 		return ctx.Err() // stopped or lease lost: the URL stays pending for whoever resumes
 	}
 	svc, _ := billing.ServiceByType(billing.BulkContent)
 	now := w.d.Clock.Now()
-	out := ports.BulkURL{JobID: job.ID, Index: u.Index, StatusCode: page.StatusCode, FinishedAt: &now}
+	out := ports.BulkURL{JobID: job.ID, Index: u.Index, StatusCode: page.StatusCode, Engine: string(page.Engine), FinishedAt: &now}
 	if err == nil {
 		_, _, cerr := w.d.Ledger.ChargeHold(ctx, hold, ports.Charge{Credits: CostPerURL, ServiceType: string(svc.Type), ServiceName: svc.DisplayName,
 			Metadata: ports.TransactionMetadata{URL: u.URL, JobID: job.ID, RequestID: job.RequestID}}, fmt.Sprintf("%s:%d", job.ID, u.Index))
