@@ -456,6 +456,11 @@ type BulkResult struct {
 	StatusCode int     `json:"statusCode"`
 	Error      *string `json:"error"`
 	Engine     string  `json:"engine,omitempty"` // http or browser; empty when the page was not read
+	// Reason is why a failed URL failed, the code a single-URL call answers
+	// with its 503 ("not_html", "blocked", "timeout"...); empty otherwise.
+	Reason string `json:"reason,omitempty"`
+	// Retryable says whether reading a failed URL again may succeed.
+	Retryable bool `json:"retryable,omitempty"`
 }
 
 // BulkDelivery is one attempt to deliver a job's results.

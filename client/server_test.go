@@ -405,6 +405,14 @@ func TestServerBulk(t *testing.T) {
 
 	_, err = c.CreateBulkJob(ctx, BulkRequest{Email: true})
 	wantStatus(t, err, 422, "urls")
+	// A failed URL says why, with the code a single-URL call answers.
+	ack, err = c.CreateBulkJob(ctx, BulkRequest{URLs: []string{"http://news.test/no-such-page"}, CallbackURL: w.hooks.callback(), Sync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if job, err = c.BulkJob(ctx, ack.JobID); err != nil || len(job.Results) != 1 || job.Results[0].Reason != "page_not_found" || job.Results[0].Retryable || job.Results[0].Success {
+		t.Fatalf("failed URL = %+v %v", job.Results, err)
+	}
 	_, err = c.CreateBulkJob(ctx, BulkRequest{URLs: []string{articleURL}, Email: true, Render: "sometimes"})
 	wantStatus(t, err, 422, "render")
 	_, err = c.BulkJob(ctx, "job_nope")

@@ -170,13 +170,13 @@ func TestBinaryBulkJob(t *testing.T) {
 	for _, f := range zr.File {
 		names[f.Name] = true
 	}
-	for _, want := range []string{"html/articles.test/blog/2026/post-1.html", "markdown/articles.test/blog/2026/post-1.md", "html/articles.test/news/0/index.html", "markdown/articles.test/news/27/index.md"} {
+	for _, want := range []string{"html/articles.test/blog/2026/post-1.html", "markdown/articles.test/blog/2026/post-1.md", "html/articles.test/news/0/index.html", "markdown/articles.test/news/27/index.md", "manifest.json"} {
 		if !names[want] {
 			t.Errorf("zip lacks %s", want)
 		}
 	}
-	if len(names) != 60 {
-		t.Errorf("zip has %d files, want 60", len(names))
+	if len(names) != 61 {
+		t.Errorf("zip has %d files, want 60 and the manifest", len(names))
 	}
 	_, cr := get(t, s.base+"/v1/credits", token)
 	if cr["balance"] != float64(90000-60) {

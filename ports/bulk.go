@@ -77,7 +77,9 @@ type BulkURL struct {
 	Content    []byte // the extracted page, JSON, for deliveries
 	// Engine says how the page was read (http or browser); empty when it
 	// was not read.
-	Engine     string
+	Engine string
+	// Reason is the stable code of a failed URL's failure (failure.Reason).
+	Reason     string
 	FinishedAt *time.Time
 }
 

@@ -113,7 +113,11 @@ func (h pageHandler) GetBulkContentJob(ctx context.Context, req *connect.Request
 		UrlsCount: int32(j.URLsCount), ProcessedCount: int32(st.Processed), SuccessCount: int32(st.Succeeded), FailedCount: int32(st.Failed), QueuedAt: iso(j.QueuedAt),
 		StartedAt: isoPtr(j.StartedAt), CompletedAt: isoPtr(j.CompletedAt), FailedAt: isoPtr(j.FailedAt), Error: j.Error, DownloadUrl: st.Download, Render: string(bulk.Render(j))}
 	for _, u := range st.URLs {
-		out.Results = append(out.Results, &trawlv1.BulkUrlResult{Url: u.URL, Status: string(u.Status), Success: u.Status == ports.URLSucceeded, StatusCode: int32(u.StatusCode), Error: u.Error, Engine: u.Engine})
+		r := &trawlv1.BulkUrlResult{Url: u.URL, Status: string(u.Status), Success: u.Status == ports.URLSucceeded, StatusCode: int32(u.StatusCode), Error: u.Error, Engine: u.Engine}
+		if reason, retry, ok := bulk.URLOutcome(u); ok {
+			r.Reason, r.Retryable = string(reason), retry
+		}
+		out.Results = append(out.Results, r)
 	}
 	for _, d := range st.Deliveries {
 		out.Deliveries = append(out.Deliveries, &trawlv1.DeliveryAttempt{Channel: string(d.Channel), Attempt: int32(d.Attempt), StatusCode: int32(d.StatusCode), Error: d.Error, DurationMs: d.Duration.Milliseconds(), At: iso(d.At)})

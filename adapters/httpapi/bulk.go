@@ -68,6 +68,8 @@ type jobURLJSON struct {
 	StatusCode int             `json:"statusCode"`
 	Error      *string         `json:"error"`
 	Engine     string          `json:"engine,omitempty"`
+	Reason     string          `json:"reason,omitempty"`
+	Retryable  *bool           `json:"retryable,omitempty"`
 }
 
 type deliveryJSON struct {
@@ -104,6 +106,9 @@ func (a *API) bulkStatus(w http.ResponseWriter, r *http.Request) {
 		if u.Error != "" {
 			e := u.Error
 			urls[i].Error = &e
+		}
+		if reason, retry, ok := bulk.URLOutcome(u); ok {
+			urls[i].Reason, urls[i].Retryable = string(reason), &retry
 		}
 	}
 	out["results"] = urls

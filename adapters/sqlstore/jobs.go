@@ -91,6 +91,7 @@ type urlRow struct {
 	Error      string        `db:"error"`
 	Content    string        `db:"content"`
 	Engine     string        `db:"engine"`
+	Reason     string        `db:"reason"`
 	FinishedAt sql.NullInt64 `db:"finished_at"`
 }
 
@@ -99,12 +100,12 @@ func (s *Store) JobURLs(ctx context.Context, id string) ([]ports.BulkURL, error)
 	ctx, cancel := s.bounded(ctx)
 	defer cancel()
 	var rows []urlRow
-	if err := s.x().SelectContext(ctx, &rows, s.q(`SELECT job_id, idx, url, status, status_code, error, content, engine, finished_at FROM bulk_job_urls WHERE job_id = ? ORDER BY idx`), id); err != nil {
+	if err := s.x().SelectContext(ctx, &rows, s.q(`SELECT job_id, idx, url, status, status_code, error, content, engine, reason, finished_at FROM bulk_job_urls WHERE job_id = ? ORDER BY idx`), id); err != nil {
 		return nil, fail(ctx, "sqlstore.JobURLs", err)
 	}
 	out := make([]ports.BulkURL, len(rows))
 	for i, r := range rows {
-		out[i] = ports.BulkURL{JobID: r.JobID, Index: r.Index, URL: r.URL, Status: ports.URLStatus(r.Status), StatusCode: r.StatusCode, Error: r.Error, Engine: r.Engine, FinishedAt: timePtr(r.FinishedAt)}
+		out[i] = ports.BulkURL{JobID: r.JobID, Index: r.Index, URL: r.URL, Status: ports.URLStatus(r.Status), StatusCode: r.StatusCode, Error: r.Error, Engine: r.Engine, Reason: r.Reason, FinishedAt: timePtr(r.FinishedAt)}
 		if r.Content != "" {
 			out[i].Content = []byte(r.Content)
 		}
@@ -166,8 +167,8 @@ func (s *Store) RenewLease(ctx context.Context, jobID, owner string, until time.
 func (s *Store) FinishURL(ctx context.Context, u ports.BulkURL) error {
 	ctx, cancel := s.bounded(ctx)
 	defer cancel()
-	_, err := s.x().ExecContext(ctx, s.q(`UPDATE bulk_job_urls SET status = ?, status_code = ?, error = ?, content = ?, engine = ?, finished_at = ? WHERE job_id = ? AND idx = ?`),
-		u.Status, u.StatusCode, u.Error, string(u.Content), u.Engine, msPtr(u.FinishedAt), u.JobID, u.Index)
+	_, err := s.x().ExecContext(ctx, s.q(`UPDATE bulk_job_urls SET status = ?, status_code = ?, error = ?, content = ?, engine = ?, reason = ?, finished_at = ? WHERE job_id = ? AND idx = ?`),
+		u.Status, u.StatusCode, u.Error, string(u.Content), u.Engine, u.Reason, msPtr(u.FinishedAt), u.JobID, u.Index)
 	return fail(ctx, "sqlstore.FinishURL", err)
 }
 

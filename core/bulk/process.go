@@ -125,14 +125,28 @@ func (w *Worker) processURL(ctx context.Context, job ports.BulkJob, hold ports.H
 			out.Status, out.Content = ports.URLSucceeded, body
 		case failure.Is(cerr, failure.InsufficientCredits):
 			out.Status, out.Error = ports.URLFailed, "Insufficient credits to extract this URL."
+			out.Reason = string(failure.ReasonUnavailable)
 		default:
 			return cerr
 		}
 	} else {
 		_ = w.d.Ledger.ReleasePart(ctx, hold, CostPerURL)
-		out.Status, out.Error = ports.URLFailed, failureMessage(err)
+		reason, _ := failure.Outcome(err)
+		out.Status, out.Error, out.Reason = ports.URLFailed, failureMessage(err), string(reason)
 	}
 	return w.d.Jobs.FinishURL(ctx, out)
 }
 
 func failureMessage(err error) string { return failure.Public(err, "The page could not be extracted.") }
+
+// URLOutcome is the reason code of a failed URL and whether reading it
+// again may succeed, as a single-URL call would have answered it; ok is
+// false for a URL that did not fail. A URL recorded without a code reads
+// as "unavailable".
+func URLOutcome(u ports.BulkURL) (reason failure.Reason, retryable, ok bool) {
+	if u.Status != ports.URLFailed {
+		return "", false, false
+	}
+	reason, retryable = failure.Reason(u.Reason).Normal()
+	return reason, retryable, true
+}

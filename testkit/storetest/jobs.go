@@ -92,12 +92,12 @@ func testJobLifecycle(t *testing.T, st Stores) {
 	if err := s.FinishURL(ctx, ports.BulkURL{JobID: "job_a", Index: 1, Status: ports.URLSucceeded, StatusCode: 200, Content: []byte(`{"url":"b"}`), Engine: "browser", FinishedAt: &done}); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.FinishURL(ctx, ports.BulkURL{JobID: "job_a", Index: 2, Status: ports.URLFailed, StatusCode: 404, Error: "gone", FinishedAt: &done}); err != nil {
+	if err := s.FinishURL(ctx, ports.BulkURL{JobID: "job_a", Index: 2, Status: ports.URLFailed, StatusCode: 404, Error: "gone", Reason: "page_not_found", FinishedAt: &done}); err != nil {
 		t.Fatal(err)
 	}
 	urls, _ = s.JobURLs(ctx, "job_a")
 	if urls[1].Status != ports.URLSucceeded || string(urls[1].Content) != `{"url":"b"}` || urls[1].URL != "https://e.test/b" || urls[1].Engine != "browser" ||
-		urls[2].Error != "gone" || urls[2].StatusCode != 404 || urls[2].Engine != "" || urls[0].Status != ports.URLPending {
+		urls[2].Error != "gone" || urls[2].StatusCode != 404 || urls[2].Engine != "" || urls[2].Reason != "page_not_found" || urls[1].Reason != "" || urls[0].Status != ports.URLPending {
 		t.Fatalf("after FinishURL = %+v", urls)
 	}
 	if n, _ := s.PendingURLs(ctx); n != 2 {

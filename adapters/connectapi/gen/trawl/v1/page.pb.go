@@ -496,7 +496,12 @@ type BulkUrlResult struct {
 	StatusCode int32                  `protobuf:"varint,4,opt,name=status_code,json=statusCode,proto3" json:"status_code,omitempty"`
 	Error      string                 `protobuf:"bytes,5,opt,name=error,proto3" json:"error,omitempty"`
 	// How the page was read: http or browser; empty when it was not read.
-	Engine        string `protobuf:"bytes,6,opt,name=engine,proto3" json:"engine,omitempty"`
+	Engine string `protobuf:"bytes,6,opt,name=engine,proto3" json:"engine,omitempty"`
+	// Why a failed URL failed: the stable code a single-URL call answers
+	// with its 503 (blocked, not_html, timeout, ...); empty on success.
+	Reason string `protobuf:"bytes,7,opt,name=reason,proto3" json:"reason,omitempty"`
+	// Whether reading a failed URL again may succeed.
+	Retryable     bool `protobuf:"varint,8,opt,name=retryable,proto3" json:"retryable,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -571,6 +576,20 @@ func (x *BulkUrlResult) GetEngine() string {
 		return x.Engine
 	}
 	return ""
+}
+
+func (x *BulkUrlResult) GetReason() string {
+	if x != nil {
+		return x.Reason
+	}
+	return ""
+}
+
+func (x *BulkUrlResult) GetRetryable() bool {
+	if x != nil {
+		return x.Retryable
+	}
+	return false
 }
 
 type DeliveryAttempt struct {
@@ -999,7 +1018,7 @@ const file_trawl_v1_page_proto_rawDesc = "" +
 	"\x06status\x18\a \x01(\tR\x06status\x12\x1b\n" +
 	"\tqueued_at\x18\b \x01(\tR\bqueuedAt\"1\n" +
 	"\x18GetBulkContentJobRequest\x12\x15\n" +
-	"\x06job_id\x18\x01 \x01(\tR\x05jobId\"\xa2\x01\n" +
+	"\x06job_id\x18\x01 \x01(\tR\x05jobId\"\xd8\x01\n" +
 	"\rBulkUrlResult\x12\x10\n" +
 	"\x03url\x18\x01 \x01(\tR\x03url\x12\x16\n" +
 	"\x06status\x18\x02 \x01(\tR\x06status\x12\x18\n" +
@@ -1007,7 +1026,9 @@ const file_trawl_v1_page_proto_rawDesc = "" +
 	"\vstatus_code\x18\x04 \x01(\x05R\n" +
 	"statusCode\x12\x14\n" +
 	"\x05error\x18\x05 \x01(\tR\x05error\x12\x16\n" +
-	"\x06engine\x18\x06 \x01(\tR\x06engine\"\xad\x01\n" +
+	"\x06engine\x18\x06 \x01(\tR\x06engine\x12\x16\n" +
+	"\x06reason\x18\a \x01(\tR\x06reason\x12\x1c\n" +
+	"\tretryable\x18\b \x01(\bR\tretryable\"\xad\x01\n" +
 	"\x0fDeliveryAttempt\x12\x18\n" +
 	"\achannel\x18\x01 \x01(\tR\achannel\x12\x18\n" +
 	"\aattempt\x18\x02 \x01(\x05R\aattempt\x12\x1f\n" +
