@@ -107,6 +107,8 @@ func bulkEnv(t *testing.T, rcv *receiver, o apitest.Options) (*apitest.Env, stri
 	return e, tok, acct
 }
 
+// waitJob polls a job until it ends. The worker waits (its polls, webhook
+// retries) on the environment's clock, so each round moves that clock on.
 func waitJob(t *testing.T, e *apitest.Env, tok, id string) map[string]any {
 	t.Helper()
 	deadline := time.Now().Add(15 * time.Second)
@@ -115,7 +117,8 @@ func waitJob(t *testing.T, e *apitest.Env, tok, id string) map[string]any {
 		if m["status"] == "completed" || m["status"] == "failed" {
 			return m
 		}
-		time.Sleep(20 * time.Millisecond)
+		time.Sleep(5 * time.Millisecond)
+		e.Clock.Advance(20 * time.Millisecond)
 	}
 	t.Fatalf("job %s did not finish", id)
 	return nil

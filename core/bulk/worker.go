@@ -139,7 +139,7 @@ func (w *Worker) Run(ctx context.Context) {
 				select {
 				case <-ctx.Done():
 				case <-w.wake:
-				case <-time.After(w.opts.Poll):
+				case <-w.d.Clock.After(w.opts.Poll):
 				}
 			}
 		}()
@@ -148,13 +148,11 @@ func (w *Worker) Run(ctx context.Context) {
 }
 
 func (w *Worker) heartbeat(ctx context.Context, lost context.CancelFunc, jobID, owner string) {
-	t := time.NewTicker(w.opts.Lease / 3)
-	defer t.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			return
-		case <-t.C:
+		case <-w.d.Clock.After(w.opts.Lease / 3):
 			if err := w.d.Jobs.RenewLease(ctx, jobID, owner, w.d.Clock.Now().Add(w.opts.Lease)); err != nil && ctx.Err() == nil {
 				w.log.Warn("bulk job lease lost; stopping", "job_id", jobID, "err", err)
 				lost()
