@@ -6,7 +6,9 @@ import (
 	"github.com/trawlhq/trawl/testkit/bulktest"
 )
 
-// The bulk worker's tests over the SQL stores.
+// The bulk worker over the SQL stores: a stopped worker's finished URLs
+// are recorded and charged once, its lease handed back, the rest completed
+// by another worker.
 func TestWorkerSQLite(t *testing.T) {
 	bulktest.Run(t, func(t *testing.T) bulktest.Stores { return openSQLite(t).(bulktest.Stores) })
 }

@@ -45,6 +45,8 @@ type Opener func(t *testing.T) Stores
 // Run runs every worker test over stores from open.
 func Run(t *testing.T, open Opener) {
 	t.Run("WaitsOnTheClock", func(t *testing.T) { testWaitsOnTheClock(t, open(t)) })
+	t.Run("DrainOnShutdown", func(t *testing.T) { testDrainOnShutdown(t, open(t)) })
+	t.Run("DrainRunsOut", func(t *testing.T) { testDrainRunsOut(t, open(t)) })
 }
 
 var t0 = time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC)
