@@ -24,6 +24,8 @@ import (
 	"time"
 
 	"github.com/trawlhq/trawl/core/billing"
+	"github.com/trawlhq/trawl/core/bulk"
+	"github.com/trawlhq/trawl/core/credits"
 	"github.com/trawlhq/trawl/ports"
 	"github.com/trawlhq/trawl/testkit/apitest"
 	"github.com/trawlhq/trawl/testkit/memstore"
@@ -511,5 +513,26 @@ func TestBulkReasonCodes(t *testing.T) {
 	}
 	if m := manifest.Results[0]; m["html"] != "html/news.test/tide-pools.html" || m["markdown"] != "markdown/news.test/tide-pools.md" || m["engine"] != "http" {
 		t.Errorf("manifest entry of the extracted page = %v", m)
+	}
+}
+
+// TestBulkSubmitKeepsTraceParent: a job keeps the W3C traceparent its
+// submitter passed to Submit, and drops a value that is not one.
+func TestBulkSubmitKeepsTraceParent(t *testing.T) {
+	e, tok, _ := bulkEnv(t, nil, apitest.Options{NoWorker: true})
+	p, err := e.Auth.Authenticate(context.Background(), "Bearer "+tok)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const tp = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+	for in, want := range map[string]string{tp: tp, "not-a-traceparent": ""} {
+		ack, err := e.Bulk.Submit(context.Background(), credits.Call{Principal: p, RequestID: "req_t"}, bulk.Request{URLs: []string{"http://news.test/tide-pools"}, Email: true, TraceParent: in})
+		if err != nil {
+			t.Fatal(err)
+		}
+		j, err := e.Store.(ports.JobStore).Job(context.Background(), ack.JobID)
+		if err != nil || j.TraceParent != want {
+			t.Fatalf("traceparent %q stored as %q (%v), want %q", in, j.TraceParent, err, want)
+		}
 	}
 }

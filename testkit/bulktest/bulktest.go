@@ -168,7 +168,7 @@ func (e *Env) URLs(id string) []ports.BulkURL {
 	return urls
 }
 
-// Job reads a job.
+// JobState reads a job.
 func (e *Env) JobState(id string) ports.BulkJob {
 	e.T.Helper()
 	j, err := e.Store.Job(context.Background(), id)
