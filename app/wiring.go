@@ -231,6 +231,9 @@ func (c Config) ServiceOptions() ServiceOptions {
 		Documents:       content.DocumentLimits{MaxBytes: c.DocumentMaxBytes, MaxPages: int(c.DocumentMaxPages), Timeout: c.DocumentTimeout},
 		Worker: bulk.WorkerOptions{
 			Lease: c.BulkLease, JobsAtOnce: int(c.BulkJobs), WebhookTimeout: c.WebhookTimeout, RetryBackoff: c.WebhookBackoff, LinkTTL: c.LinkTTL, MailFrom: c.MailFrom,
+			// URLs in flight at shutdown finish within two thirds of the
+			// shutdown timeout, leaving the rest to record them and hand back.
+			Drain: c.Shutdown * 2 / 3,
 		},
 	}
 }
@@ -466,7 +469,9 @@ func NewHTTPServer(lc fx.Lifecycle, api *httpapi.API, c Config, log *slog.Logger
 }
 
 // WorkerModule runs the bulk worker for the app's lifetime: jobs another
-// process left behind are resumed once their lease runs out.
+// process left behind are resumed once their lease runs out. On stop the
+// worker drains: it claims nothing more, finishes and records the URLs in
+// flight, and hands its jobs back for another process to continue.
 func WorkerModule() fx.Option {
 	return fx.Module("worker", fx.Invoke(func(lc fx.Lifecycle, s Services, c Config, log *slog.Logger) {
 		if !c.BulkWorker {

@@ -403,6 +403,8 @@ type BulkRequest struct {
 	Email       bool     `json:"email,omitempty"`
 	CallbackURL string   `json:"callback_url,omitempty"`
 	Sync        bool     `json:"sync,omitempty"`
+	// Render is how the pages are read: "auto" (default), "always" or "never".
+	Render string `json:"render,omitempty"`
 }
 
 // BulkAck acknowledges a job.
@@ -431,6 +433,7 @@ type BulkJob struct {
 	URLSource      string         `json:"url_source"`
 	DeliveryMethod string         `json:"delivery_method"`
 	Sync           bool           `json:"sync"`
+	Render         string         `json:"render"` // auto, always or never
 	URLsCount      int            `json:"urls_count"`
 	ProcessedCount int            `json:"processed_count"`
 	SuccessCount   int            `json:"success_count"`
@@ -452,6 +455,12 @@ type BulkResult struct {
 	Success    bool    `json:"success"`
 	StatusCode int     `json:"statusCode"`
 	Error      *string `json:"error"`
+	Engine     string  `json:"engine,omitempty"` // http or browser; empty when the page was not read
+	// Reason is why a failed URL failed, the code a single-URL call answers
+	// with its 503 ("not_html", "blocked", "timeout"...); empty otherwise.
+	Reason string `json:"reason,omitempty"`
+	// Retryable says whether reading a failed URL again may succeed.
+	Retryable bool `json:"retryable,omitempty"`
 }
 
 // BulkDelivery is one attempt to deliver a job's results.

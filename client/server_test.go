@@ -350,7 +350,7 @@ func TestServerBulk(t *testing.T) {
 	ctx := context.Background()
 
 	// Sync with a callback: processed before the answer, the webhook fired.
-	ack, err := c.CreateBulkJob(ctx, BulkRequest{URLs: []string{articleURL, "http://news.test/a"}, CallbackURL: w.hooks.callback(), Sync: true})
+	ack, err := c.CreateBulkJob(ctx, BulkRequest{URLs: []string{articleURL, "http://news.test/a"}, CallbackURL: w.hooks.callback(), Sync: true, Render: "never"})
 	if err != nil || ack.JobID == "" || ack.URLsCount != 2 || ack.URLSource != "urls" || ack.DeliveryMethod != "webhook" || ack.EstimatedCompletionTime != "Completed" || ack.QueuedAt == "" {
 		t.Fatalf("sync CreateBulkJob = %+v %v", ack, err)
 	}
@@ -361,7 +361,7 @@ func TestServerBulk(t *testing.T) {
 	if err != nil || job.Status != "completed" || !job.Sync || job.SuccessCount != 2 || job.FailedCount != 0 || job.ProcessedCount != 2 || len(job.Results) != 2 || job.CompletedAt == nil || job.StartedAt == nil {
 		t.Fatalf("sync BulkJob = %+v %v", job, err)
 	}
-	if r := job.Results[0]; r.URL != articleURL || r.Status != "succeeded" || !r.Success || r.StatusCode != 200 || r.Error != nil {
+	if r := job.Results[0]; r.URL != articleURL || r.Status != "succeeded" || !r.Success || r.StatusCode != 200 || r.Error != nil || r.Engine != "http" || job.Render != "never" {
 		t.Fatalf("result = %+v", r)
 	}
 	if len(job.Deliveries) != 1 || job.Deliveries[0].Channel != "webhook" || job.Deliveries[0].StatusCode != http.StatusNoContent || job.Deliveries[0].Error != nil {
@@ -405,6 +405,16 @@ func TestServerBulk(t *testing.T) {
 
 	_, err = c.CreateBulkJob(ctx, BulkRequest{Email: true})
 	wantStatus(t, err, 422, "urls")
+	// A failed URL says why, with the code a single-URL call answers.
+	ack, err = c.CreateBulkJob(ctx, BulkRequest{URLs: []string{"http://news.test/no-such-page"}, CallbackURL: w.hooks.callback(), Sync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if job, err = c.BulkJob(ctx, ack.JobID); err != nil || len(job.Results) != 1 || job.Results[0].Reason != "page_not_found" || job.Results[0].Retryable || job.Results[0].Success {
+		t.Fatalf("failed URL = %+v %v", job.Results, err)
+	}
+	_, err = c.CreateBulkJob(ctx, BulkRequest{URLs: []string{articleURL}, Email: true, Render: "sometimes"})
+	wantStatus(t, err, 422, "render")
 	_, err = c.BulkJob(ctx, "job_nope")
 	wantStatus(t, err, 404, "")
 }

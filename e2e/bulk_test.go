@@ -170,13 +170,13 @@ func TestBinaryBulkJob(t *testing.T) {
 	for _, f := range zr.File {
 		names[f.Name] = true
 	}
-	for _, want := range []string{"html/articles.test/blog/2026/post-1.html", "markdown/articles.test/blog/2026/post-1.md", "html/articles.test/news/0/index.html", "markdown/articles.test/news/27/index.md"} {
+	for _, want := range []string{"html/articles.test/blog/2026/post-1.html", "markdown/articles.test/blog/2026/post-1.md", "html/articles.test/news/0/index.html", "markdown/articles.test/news/27/index.md", "manifest.json"} {
 		if !names[want] {
 			t.Errorf("zip lacks %s", want)
 		}
 	}
-	if len(names) != 60 {
-		t.Errorf("zip has %d files, want 60", len(names))
+	if len(names) != 61 {
+		t.Errorf("zip has %d files, want 60 and the manifest", len(names))
 	}
 	_, cr := get(t, s.base+"/v1/credits", token)
 	if cr["balance"] != float64(90000-60) {
@@ -224,5 +224,47 @@ func TestBinaryBulkResume(t *testing.T) {
 		t.Fatalf("%d completion webhooks", hook.count())
 	}
 	t.Logf("process A served %d page fetches before it was killed; the job finished in process B (%d fetches in all)", part, served.Load())
+	b.stop(t)
+}
+
+// TestBinaryBulkDrain: SIGTERM mid-job lets the pages being read finish
+// and be recorded, and hands the lease back; a second process resumes the
+// job at once (the lease is far from running out) and no page is fetched
+// or charged twice.
+func TestBinaryBulkDrain(t *testing.T) {
+	db := pgtest.NewDatabase(t)
+	site, urls, _ := articleSite(t, "drain.test", 20, 300*time.Millisecond)
+	hook := newHook(t, 0)
+	hookResolve, hookURL := hook.resolve()
+	t.Setenv("TRAWL_BULK_LEASE", "10m")
+	args := []string{"--database", db, "--resolve", sites.ResolveFlags(site)[0], "--resolve", hookResolve}
+	a := start(t, append([]string{"--data-dir", t.TempDir()}, args...))
+	token := tokenRE.FindString(a.stdout.String())
+	code, ack := postJSON(t, a.base+"/v1/content/bulk", token, map[string]any{"urls": urls, "callback_url": hookURL})
+	if code != 202 {
+		t.Fatalf("ack = %d %v", code, ack)
+	}
+	id := ack["job_id"].(string)
+	waitStatus(t, a.base, token, id, func(m map[string]any) bool { return m["processed_count"].(float64) >= 4 }, 30*time.Second)
+	termAt := time.Now()
+	a.stop(t)
+	if !strings.Contains(a.stderr.String(), "handed back") {
+		t.Fatalf("the job was not handed back:\n%s", a.stderr)
+	}
+	fetchedByA := site.Hits.Load()
+	b := start(t, append([]string{"--data-dir", t.TempDir()}, args...))
+	_, mid := get(t, b.base+"/v1/content/bulk/"+id, token)
+	if mid["processed_count"] != float64(fetchedByA) {
+		t.Fatalf("process A fetched %d pages but %v were recorded: a page in flight was dropped", fetchedByA, mid["processed_count"])
+	}
+	job := waitStatus(t, b.base, token, id, func(m map[string]any) bool { return m["status"] == "completed" }, 60*time.Second)
+	t.Logf("A read %d pages, drained and exited; B completed the job %s after SIGTERM (lease 10m)", fetchedByA, time.Since(termAt).Round(10*time.Millisecond))
+	if job["success_count"] != float64(20) || site.Hits.Load() != 20 {
+		t.Fatalf("job = %v after %d page fetches; want 20 URLs read once each", job, site.Hits.Load())
+	}
+	_, tx := get(t, b.base+"/v1/credits/transactions?per_page=100", token)
+	if tx["total"] != float64(20) {
+		t.Fatalf("%v transactions for 20 URLs", tx["total"])
+	}
 	b.stop(t)
 }

@@ -57,6 +57,13 @@ type BulkJob struct {
 	FailedAt    *time.Time
 	LeaseOwner  string
 	LeaseUntil  time.Time
+	// Render is how the job's pages are read: auto, always or never
+	// (empty reads as auto).
+	Render string
+	// TraceParent is the W3C traceparent of the request that submitted the
+	// job, so the work done for it later joins the same trace; empty when
+	// the request carried none.
+	TraceParent string
 }
 
 // BulkURL is one URL of a job and its outcome.
@@ -68,6 +75,11 @@ type BulkURL struct {
 	StatusCode int
 	Error      string
 	Content    []byte // the extracted page, JSON, for deliveries
+	// Engine says how the page was read (http or browser); empty when it
+	// was not read.
+	Engine string
+	// Reason is the stable code of a failed URL's failure (failure.Reason).
+	Reason     string
 	FinishedAt *time.Time
 }
 

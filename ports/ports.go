@@ -6,8 +6,13 @@ package ports
 import "time"
 
 // Clock tells the time. Everything that depends on time (rate windows,
-// renewals, hold expiry, link expiry) reads it through this port so tests can
-// move time without sleeping.
+// renewals, hold expiry, link expiry) reads it through this port, and
+// background work waits through it (the bulk worker's polls, lease
+// renewals and webhook retries), so tests can move time without sleeping.
 type Clock interface {
 	Now() time.Time
+	// After sends the clock's time on the channel once d has passed on
+	// this clock (at once when d <= 0). The channel has room for the value,
+	// so a waiter that gave up leaks nothing.
+	After(d time.Duration) <-chan time.Time
 }

@@ -14,3 +14,6 @@ var _ ports.Clock = System{}
 
 // Now returns the current time in UTC.
 func (System) Now() time.Time { return time.Now().UTC() }
+
+// After waits d on the machine's clock.
+func (System) After(d time.Duration) <-chan time.Time { return time.After(d) }

@@ -153,16 +153,20 @@ func everyMethod(t *testing.T, e *env) {
 		t.Fatalf("Map = %v %v", mp, err)
 	}
 	code(t, errOf(e.pages.Map(ctx, connect.NewRequest(&trawlv1.MapRequest{Url: "http://news.test/", Limit: 1001}))), connect.CodeInvalidArgument)
-	job, err := e.pages.CreateBulkContentJob(ctx, connect.NewRequest(&trawlv1.CreateBulkContentJobRequest{Urls: []string{"http://news.test/article"}, Email: true, Sync: true}))
-	if err != nil || job.Msg.EstimatedCompletionTime != "Completed" || job.Msg.UrlsCount != 1 {
+	job, err := e.pages.CreateBulkContentJob(ctx, connect.NewRequest(&trawlv1.CreateBulkContentJobRequest{Urls: []string{"http://news.test/article", "http://news.test/missing"}, Email: true, Sync: true, Render: "never"}))
+	if err != nil || job.Msg.EstimatedCompletionTime != "Completed" || job.Msg.UrlsCount != 2 {
 		t.Fatalf("CreateBulkContentJob = %v %v", job, err)
 	}
 	code(t, errOf(e.pages.CreateBulkContentJob(ctx, connect.NewRequest(&trawlv1.CreateBulkContentJobRequest{Urls: []string{"http://news.test/a"}}))), connect.CodeInvalidArgument)
 	st, err := e.pages.GetBulkContentJob(ctx, connect.NewRequest(&trawlv1.GetBulkContentJobRequest{JobId: job.Msg.JobId}))
-	if err != nil || st.Msg.Status != "completed" || st.Msg.SuccessCount != 1 || len(st.Msg.Results) != 1 {
+	if err != nil || st.Msg.Status != "completed" || st.Msg.SuccessCount != 1 || len(st.Msg.Results) != 2 || st.Msg.Render != "never" || st.Msg.Results[0].Engine != "http" || st.Msg.Results[0].Reason != "" {
 		t.Fatalf("GetBulkContentJob = %v %v", st, err)
 	}
+	if miss := st.Msg.Results[1]; miss.Success || miss.Reason != "page_not_found" || miss.Retryable || miss.Engine != "" {
+		t.Fatalf("failed URL over RPC = %v", miss)
+	}
 	code(t, errOf(e.pages.GetBulkContentJob(ctx, connect.NewRequest(&trawlv1.GetBulkContentJobRequest{JobId: "job_nope"}))), connect.CodeNotFound)
+	code(t, errOf(e.pages.CreateBulkContentJob(ctx, connect.NewRequest(&trawlv1.CreateBulkContentJobRequest{Urls: []string{"http://news.test/a"}, Email: true, Render: "sometimes"}))), connect.CodeInvalidArgument)
 
 	// SearchService
 	sr, err := e.srch.Search(ctx, connect.NewRequest(&trawlv1.SearchRequest{Q: "tides"}))

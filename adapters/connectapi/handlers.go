@@ -94,7 +94,7 @@ func (h pageHandler) Map(ctx context.Context, req *connect.Request[trawlv1.MapRe
 func (h pageHandler) CreateBulkContentJob(ctx context.Context, req *connect.Request[trawlv1.CreateBulkContentJobRequest]) (*connect.Response[trawlv1.CreateBulkContentJobResponse], error) {
 	return billed(h.s, ctx, req, func(ctx context.Context, c credits.Call) (*trawlv1.CreateBulkContentJobResponse, credits.Receipt, error) {
 		m := req.Msg
-		ack, err := h.s.d.Bulk.Submit(ctx, c, bulk.Request{URLs: m.GetUrls(), Sitemap: m.GetSitemap(), Email: m.GetEmail(), CallbackURL: m.GetCallbackUrl(), Sync: m.GetSync()})
+		ack, err := h.s.d.Bulk.Submit(ctx, c, bulk.Request{URLs: m.GetUrls(), Sitemap: m.GetSitemap(), Email: m.GetEmail(), CallbackURL: m.GetCallbackUrl(), Sync: m.GetSync(), Render: m.GetRender()})
 		if err != nil {
 			return nil, credits.Receipt{}, err
 		}
@@ -111,9 +111,13 @@ func (h pageHandler) GetBulkContentJob(ctx context.Context, req *connect.Request
 	j := st.Job
 	out := &trawlv1.GetBulkContentJobResponse{JobId: j.ID, Status: string(j.Status), UrlSource: j.URLSource, DeliveryMethod: st.DeliveryMethod,
 		UrlsCount: int32(j.URLsCount), ProcessedCount: int32(st.Processed), SuccessCount: int32(st.Succeeded), FailedCount: int32(st.Failed), QueuedAt: iso(j.QueuedAt),
-		StartedAt: isoPtr(j.StartedAt), CompletedAt: isoPtr(j.CompletedAt), FailedAt: isoPtr(j.FailedAt), Error: j.Error, DownloadUrl: st.Download}
+		StartedAt: isoPtr(j.StartedAt), CompletedAt: isoPtr(j.CompletedAt), FailedAt: isoPtr(j.FailedAt), Error: j.Error, DownloadUrl: st.Download, Render: string(bulk.Render(j))}
 	for _, u := range st.URLs {
-		out.Results = append(out.Results, &trawlv1.BulkUrlResult{Url: u.URL, Status: string(u.Status), Success: u.Status == ports.URLSucceeded, StatusCode: int32(u.StatusCode), Error: u.Error})
+		r := &trawlv1.BulkUrlResult{Url: u.URL, Status: string(u.Status), Success: u.Status == ports.URLSucceeded, StatusCode: int32(u.StatusCode), Error: u.Error, Engine: u.Engine}
+		if reason, retry, ok := bulk.URLOutcome(u); ok {
+			r.Reason, r.Retryable = string(reason), retry
+		}
+		out.Results = append(out.Results, r)
 	}
 	for _, d := range st.Deliveries {
 		out.Deliveries = append(out.Deliveries, &trawlv1.DeliveryAttempt{Channel: string(d.Channel), Attempt: int32(d.Attempt), StatusCode: int32(d.StatusCode), Error: d.Error, DurationMs: d.Duration.Milliseconds(), At: iso(d.At)})

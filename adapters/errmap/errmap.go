@@ -81,11 +81,6 @@ func Outcome(err error) (reason failure.Reason, retryable bool, ok bool) {
 	if Lookup(kind).HTTPStatus != http.StatusServiceUnavailable {
 		return "", false, false
 	}
-	reason = failure.ReasonOf(err)
-	info, known := reason.Info()
-	if !known {
-		reason = failure.ReasonUnavailable
-		info, _ = reason.Info()
-	}
-	return reason, info.Retryable, true
+	reason, retryable = failure.Outcome(err)
+	return reason, retryable, true
 }

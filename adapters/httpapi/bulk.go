@@ -46,6 +46,7 @@ func (a *API) submitBulk(r *http.Request, c credits.Call) (int, any, credits.Rec
 	req.CallbackURL, _ = b.String(&fe, "callback_url")
 	req.Email = b.Bool(&fe, "email")
 	req.Sync = b.Bool(&fe, "sync")
+	req.Render, _ = b.String(&fe, "render")
 	if err := fe.Err("httpapi.submitBulk"); err != nil {
 		return 0, nil, credits.Receipt{}, err
 	}
@@ -66,6 +67,9 @@ type jobURLJSON struct {
 	Success    bool            `json:"success"`
 	StatusCode int             `json:"statusCode"`
 	Error      *string         `json:"error"`
+	Engine     string          `json:"engine,omitempty"`
+	Reason     string          `json:"reason,omitempty"`
+	Retryable  *bool           `json:"retryable,omitempty"`
 }
 
 type deliveryJSON struct {
@@ -88,7 +92,7 @@ func (a *API) bulkStatus(w http.ResponseWriter, r *http.Request) {
 		"job_id": j.ID, "status": j.Status, "url_source": j.URLSource, "delivery_method": st.DeliveryMethod,
 		"urls_count": j.URLsCount, "processed_count": st.Processed, "success_count": st.Succeeded, "failed_count": st.Failed,
 		"queued_at": iso(j.QueuedAt), "started_at": isoPtr(j.StartedAt), "completed_at": isoPtr(j.CompletedAt), "failed_at": isoPtr(j.FailedAt),
-		"error": nil, "download_url": nil, "sync": j.Sync,
+		"error": nil, "download_url": nil, "sync": j.Sync, "render": bulk.Render(j),
 	}
 	if j.Error != "" {
 		out["error"] = j.Error
@@ -98,10 +102,13 @@ func (a *API) bulkStatus(w http.ResponseWriter, r *http.Request) {
 	}
 	urls := make([]jobURLJSON, len(st.URLs))
 	for i, u := range st.URLs {
-		urls[i] = jobURLJSON{URL: u.URL, Status: u.Status, Success: u.Status == ports.URLSucceeded, StatusCode: u.StatusCode}
+		urls[i] = jobURLJSON{URL: u.URL, Status: u.Status, Success: u.Status == ports.URLSucceeded, StatusCode: u.StatusCode, Engine: u.Engine}
 		if u.Error != "" {
 			e := u.Error
 			urls[i].Error = &e
+		}
+		if reason, retry, ok := bulk.URLOutcome(u); ok {
+			urls[i].Reason, urls[i].Retryable = string(reason), &retry
 		}
 	}
 	out["results"] = urls

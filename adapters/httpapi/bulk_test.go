@@ -24,6 +24,8 @@ import (
 	"time"
 
 	"github.com/trawlhq/trawl/core/billing"
+	"github.com/trawlhq/trawl/core/bulk"
+	"github.com/trawlhq/trawl/core/credits"
 	"github.com/trawlhq/trawl/ports"
 	"github.com/trawlhq/trawl/testkit/apitest"
 	"github.com/trawlhq/trawl/testkit/memstore"
@@ -107,6 +109,8 @@ func bulkEnv(t *testing.T, rcv *receiver, o apitest.Options) (*apitest.Env, stri
 	return e, tok, acct
 }
 
+// waitJob polls a job until it ends. The worker waits (its polls, webhook
+// retries) on the environment's clock, so each round moves that clock on.
 func waitJob(t *testing.T, e *apitest.Env, tok, id string) map[string]any {
 	t.Helper()
 	deadline := time.Now().Add(15 * time.Second)
@@ -115,7 +119,8 @@ func waitJob(t *testing.T, e *apitest.Env, tok, id string) map[string]any {
 		if m["status"] == "completed" || m["status"] == "failed" {
 			return m
 		}
-		time.Sleep(20 * time.Millisecond)
+		time.Sleep(5 * time.Millisecond)
+		e.Clock.Advance(20 * time.Millisecond)
 	}
 	t.Fatalf("job %s did not finish", id)
 	return nil
@@ -238,7 +243,7 @@ func TestBulkAsyncJobDelivers(t *testing.T) {
 		t.Fatalf("payload = %.500v", payload)
 	}
 	miss := results[1].(map[string]any)
-	if miss["success"] != false || miss["content"] != nil || !strings.Contains(fmt.Sprint(miss["error"]), "404") {
+	if miss["success"] != false || miss["content"] != nil || !strings.Contains(fmt.Sprint(miss["error"]), "404") || miss["reason"] != "page_not_found" || miss["retryable"] != false {
 		t.Fatalf("failed result = %v", miss)
 	}
 	first := results[0].(map[string]any)
@@ -278,7 +283,7 @@ func TestBulkAsyncJobDelivers(t *testing.T) {
 		names = append(names, f.Name)
 	}
 	sort.Strings(names)
-	want := []string{"html/news.test/bench/0_page-2_x-y_" + qhash("page=2&x=y") + ".html", "html/news.test/bench/1.html", "html/news.test/tide-pools.html",
+	want := []string{"html/news.test/bench/0_page-2_x-y_" + qhash("page=2&x=y") + ".html", "html/news.test/bench/1.html", "html/news.test/tide-pools.html", "manifest.json",
 		"markdown/news.test/bench/0_page-2_x-y_" + qhash("page=2&x=y") + ".md", "markdown/news.test/bench/1.md", "markdown/news.test/tide-pools.md"}
 	if strings.Join(names, " ") != strings.Join(want, " ") {
 		t.Fatalf("zip tree = %v\nwant %v", names, want)
@@ -344,5 +349,190 @@ func TestBulkFromSitemap(t *testing.T) {
 	r = e.Do("POST", "/v1/content/bulk", tok, map[string]any{"sitemap": "http://news.test/s1.xml", "urls": []string{"http://news.test/tide-pools"}, "email": true})
 	if ack := r.JSON(t); ack["url_source"] != "urls" || ack["urls_count"] != float64(1) {
 		t.Fatalf("urls and sitemap = %v", ack)
+	}
+}
+
+// TestBulkRender: a job takes render like the single-URL endpoints (422
+// naming it on a bad value), keeps it, reads its pages that way and says
+// per URL how each page was read.
+func TestBulkRender(t *testing.T) {
+	rcv := newReceiver(t, 0)
+	e, tok, _ := bulkEnv(t, rcv, apitest.Options{NoWorker: true})
+	for _, bad := range []any{"sometimes", 1, true} {
+		r := e.Do("POST", "/v1/content/bulk", tok, map[string]any{"urls": []string{"http://news.test/tide-pools"}, "email": true, "render": bad})
+		errs, _ := r.JSON(t)["errors"].(map[string]any)
+		if r.Status != 422 || errs["render"] == nil {
+			t.Errorf("render %v = %d %s", bad, r.Status, r.Body)
+		}
+	}
+	urls := []string{"http://news.test/tide-pools", "http://news.test/missing"}
+	r := e.Do("POST", "/v1/content/bulk", tok, map[string]any{"urls": urls, "callback_url": rcv.URL(), "sync": true, "render": "never"})
+	if r.Status != 200 {
+		t.Fatalf("sync job = %d %s", r.Status, r.Body)
+	}
+	job := e.Do("GET", "/v1/content/bulk/"+r.JSON(t)["job_id"].(string), tok, nil).JSON(t)
+	results := job["results"].([]any)
+	read, missing := results[0].(map[string]any), results[1].(map[string]any)
+	if job["render"] != "never" || read["engine"] != "http" || missing["engine"] != nil {
+		t.Fatalf("render never: job render %v, results %v", job["render"], results)
+	}
+	var payload struct {
+		Results []struct {
+			Engine  string `json:"engine"`
+			Content *struct {
+				Engine string `json:"engine"`
+			} `json:"content"`
+		} `json:"results"`
+	}
+	if err := json.Unmarshal(rcv.deliveries()[0].body, &payload); err != nil {
+		t.Fatal(err)
+	}
+	if p := payload.Results; len(p) != 2 || p[0].Engine != "http" || p[0].Content.Engine != "http" || p[1].Engine != "" {
+		t.Fatalf("webhook results = %+v", p)
+	}
+	// This server has no browser: render=always fails every URL, free, and
+	// says why.
+	before := balance(t, e, tok)
+	r = e.Do("POST", "/v1/content/bulk", tok, map[string]any{"urls": urls[:1], "email": true, "sync": true, "render": "ALWAYS"})
+	job = e.Do("GET", "/v1/content/bulk/"+r.JSON(t)["job_id"].(string), tok, nil).JSON(t)
+	res := job["results"].([]any)[0].(map[string]any)
+	if job["render"] != "always" || res["success"] != false || res["engine"] != nil || !strings.Contains(fmt.Sprint(res["error"]), "does not render pages in a browser") {
+		t.Fatalf("render always without a browser: %v", job)
+	}
+	if b := balance(t, e, tok); b != before {
+		t.Fatalf("a URL that could not be rendered was charged: %v -> %v", before, b)
+	}
+	// No render given: auto.
+	r = e.Do("POST", "/v1/content/bulk", tok, map[string]any{"urls": urls[:1], "email": true, "sync": true})
+	job = e.Do("GET", "/v1/content/bulk/"+r.JSON(t)["job_id"].(string), tok, nil).JSON(t)
+	if job["render"] != "auto" || job["results"].([]any)[0].(map[string]any)["engine"] != "http" {
+		t.Fatalf("default render: %v", job)
+	}
+}
+
+// TestBulkReasonCodes: a failed URL of a job carries the reason code and
+// retryable flag a single-URL call answers with its 503, in the status,
+// the webhook payload and the archive's manifest.
+func TestBulkReasonCodes(t *testing.T) {
+	edge := sites.New(t, "edge.test")
+	edge.Mux.HandleFunc("/denied", func(w http.ResponseWriter, _ *http.Request) { http.Error(w, "Forbidden", http.StatusForbidden) })
+	edge.Handle("/huge", "text/html", "<html><body><p>"+strings.Repeat("x", 11<<20)+"</p></body></html>")
+	closed, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	down := closed.Addr().String()
+	closed.Close()
+	resolve := sites.Resolve(edge)
+	resolve["down.test:80"] = down
+	rcv := newReceiver(t, 0)
+	e, tok, _ := bulkEnv(t, rcv, apitest.Options{NoWorker: true, Resolve: resolve})
+	want := []struct {
+		url       string
+		reason    string
+		retryable bool
+	}{
+		{"http://news.test/tide-pools", "", false},
+		{"http://news.test/report.pdf", "not_html", false},
+		{"http://news.test/nav-only", "no_main_content", false},
+		{"http://down.test/page", "refused", true},
+		{"http://edge.test/huge", "too_large", false},
+		{"http://edge.test/denied", "blocked", false},
+		{"http://news.test/missing", "page_not_found", false},
+	}
+	var urls []string
+	for _, w := range want {
+		urls = append(urls, w.url)
+	}
+	r := e.Do("POST", "/v1/content/bulk", tok, map[string]any{"urls": urls, "email": true, "callback_url": rcv.URL(), "sync": true})
+	if r.Status != 200 {
+		t.Fatalf("sync job = %d %s", r.Status, r.Body)
+	}
+	id := r.JSON(t)["job_id"].(string)
+	// Each single-URL call answers the same code (the rule is one).
+	for _, w := range want[1:] {
+		m := e.Do("GET", "/v1/content?url="+w.url, tok, nil).JSON(t)
+		if m["reason"] != w.reason || m["retryable"] != w.retryable {
+			t.Errorf("/v1/content %s = %v %v, want %s %v", w.url, m["reason"], m["retryable"], w.reason, w.retryable)
+		}
+	}
+	check := func(where string, i int, reason, retryable any) {
+		t.Helper()
+		w := want[i]
+		if w.reason == "" {
+			if reason != nil || retryable != nil {
+				t.Errorf("%s: %s succeeded but carries reason %v retryable %v", where, w.url, reason, retryable)
+			}
+			return
+		}
+		if reason != w.reason || retryable != w.retryable {
+			t.Errorf("%s: %s = reason %v retryable %v, want %s %v", where, w.url, reason, retryable, w.reason, w.retryable)
+		}
+	}
+	job := e.Do("GET", "/v1/content/bulk/"+id, tok, nil).JSON(t)
+	if job["failed_count"] != float64(len(want)-1) {
+		t.Fatalf("job = %v", job)
+	}
+	for i, res := range job["results"].([]any) {
+		m := res.(map[string]any)
+		check("status", i, m["reason"], m["retryable"])
+	}
+	var payload map[string]any
+	if err := json.Unmarshal(rcv.deliveries()[0].body, &payload); err != nil {
+		t.Fatal(err)
+	}
+	for i, res := range payload["results"].([]any) {
+		m := res.(map[string]any)
+		check("webhook", i, m["reason"], m["retryable"])
+	}
+	res, err := http.Get(job["download_url"].(string))
+	if err != nil {
+		t.Fatal(err)
+	}
+	zipped, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	zr, err := zip.NewReader(bytes.NewReader(zipped), int64(len(zipped)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := zr.Open("manifest.json")
+	if err != nil {
+		t.Fatalf("no manifest in the archive: %v", err)
+	}
+	var manifest struct {
+		Results []map[string]any `json:"results"`
+	}
+	if err := json.NewDecoder(f).Decode(&manifest); err != nil || len(manifest.Results) != len(want) {
+		t.Fatalf("manifest = %+v, %v", manifest, err)
+	}
+	for i, m := range manifest.Results {
+		check("manifest", i, m["reason"], m["retryable"])
+		if m["url"] != want[i].url {
+			t.Errorf("manifest entry %d is %v, want %s", i, m["url"], want[i].url)
+		}
+	}
+	if m := manifest.Results[0]; m["html"] != "html/news.test/tide-pools.html" || m["markdown"] != "markdown/news.test/tide-pools.md" || m["engine"] != "http" {
+		t.Errorf("manifest entry of the extracted page = %v", m)
+	}
+}
+
+// TestBulkSubmitKeepsTraceParent: a job keeps the W3C traceparent its
+// submitter passed to Submit, and drops a value that is not one.
+func TestBulkSubmitKeepsTraceParent(t *testing.T) {
+	e, tok, _ := bulkEnv(t, nil, apitest.Options{NoWorker: true})
+	p, err := e.Auth.Authenticate(context.Background(), "Bearer "+tok)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const tp = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+	for in, want := range map[string]string{tp: tp, "not-a-traceparent": ""} {
+		ack, err := e.Bulk.Submit(context.Background(), credits.Call{Principal: p, RequestID: "req_t"}, bulk.Request{URLs: []string{"http://news.test/tide-pools"}, Email: true, TraceParent: in})
+		if err != nil {
+			t.Fatal(err)
+		}
+		j, err := e.Store.(ports.JobStore).Job(context.Background(), ack.JobID)
+		if err != nil || j.TraceParent != want {
+			t.Fatalf("traceparent %q stored as %q (%v), want %q", in, j.TraceParent, err, want)
+		}
 	}
 }

@@ -110,8 +110,11 @@ func asString(v any) string { s, _ := v.(string); return s }
 func TestReasonCodesAreDocumented(t *testing.T) {
 	e := apitest.Start(t, memstore.New(), apitest.Options{})
 	doc := e.Do("GET", "/openapi.json", "", nil).JSON(t)
-	schema := doc["components"].(map[string]any)["schemas"].(map[string]any)["Failure"].(map[string]any)
-	enum := schema["properties"].(map[string]any)["reason"].(map[string]any)["enum"].([]any)
+	schemas := doc["components"].(map[string]any)["schemas"].(map[string]any)
+	if ref := schemas["Failure"].(map[string]any)["properties"].(map[string]any)["reason"].(map[string]any)["$ref"]; ref != "#/components/schemas/Reason" {
+		t.Fatalf("Failure.reason = %v, want the Reason schema", ref)
+	}
+	enum := schemas["Reason"].(map[string]any)["enum"].([]any)
 	readme, err := os.ReadFile("../../README.md")
 	if err != nil {
 		t.Fatal(err)

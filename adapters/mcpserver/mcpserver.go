@@ -58,7 +58,8 @@ type tools struct{ c *client.Client }
 
 // URLInput is a tool input naming one page.
 type URLInput struct {
-	URL string `json:"url" jsonschema:"the page's URL: http or https, at most 180 characters, no raw IP address or non-default port"`
+	URL    string `json:"url" jsonschema:"the page's URL: http or https, at most 180 characters, no raw IP address or non-default port"`
+	Render string `json:"render,omitempty" jsonschema:"how the page is read: auto (default; a browser when the static page needs one), always (a browser) or never (HTTP only)"`
 }
 
 // MapInput is the map tool's input.
@@ -82,12 +83,14 @@ type SearchContentInput struct {
 	MaxContent int      `json:"max_content,omitempty" jsonschema:"how many results to read, 1 to 50 (default 10)"`
 	Whitelist  []string `json:"whitelist_domains,omitempty" jsonschema:"read only results on these domains (example.com covers its subdomains; *.example.com too)"`
 	Blacklist  []string `json:"blacklist_domains,omitempty" jsonschema:"never read results on these domains"`
+	Render     string   `json:"render,omitempty" jsonschema:"how result pages are read: auto (default; a browser when the static page needs one), always (a browser) or never (HTTP only)"`
 }
 
 // PromptInput is the prompt tool's input.
 type PromptInput struct {
 	Prompt string `json:"prompt" jsonschema:"what to ask"`
 	URL    string `json:"url,omitempty" jsonschema:"a page to ground the answer on"`
+	Render string `json:"render,omitempty" jsonschema:"how the page is read: auto (default; a browser when the static page needs one), always (a browser) or never (HTTP only)"`
 }
 
 // ExtractInput is the extract tool's input.
@@ -95,6 +98,7 @@ type ExtractInput struct {
 	URL    string         `json:"url" jsonschema:"the page to extract from"`
 	Schema map[string]any `json:"schema" jsonschema:"the JSON Schema the data must validate against (an object schema; at most 16 KiB, 12 levels deep)"`
 	Prompt string         `json:"prompt,omitempty" jsonschema:"what to extract, or how"`
+	Render string         `json:"render,omitempty" jsonschema:"how the page is read: auto (default; a browser when the static page needs one), always (a browser) or never (HTTP only)"`
 }
 
 // BulkInput is the bulk_submit tool's input.
@@ -103,6 +107,7 @@ type BulkInput struct {
 	Sitemap     string   `json:"sitemap,omitempty" jsonschema:"the URL of an XML sitemap whose URLs to read"`
 	Email       bool     `json:"email,omitempty" jsonschema:"email the results to the account's address"`
 	CallbackURL string   `json:"callback_url,omitempty" jsonschema:"a webhook URL to POST the results to"`
+	Render      string   `json:"render,omitempty" jsonschema:"how the pages are read: auto (default; a browser when the static page needs one), always (a browser) or never (HTTP only)"`
 }
 
 // JobInput names a bulk job.
@@ -125,12 +130,12 @@ type ExtractOutput struct {
 }
 
 func (t tools) scrape(ctx context.Context, _ *mcp.CallToolRequest, in URLInput) (*mcp.CallToolResult, client.Scraped, error) {
-	out, err := t.c.Scrape(ctx, in.URL)
+	out, err := t.c.Scrape(ctx, in.URL, client.Render(in.Render))
 	return nil, out, explain(err)
 }
 
 func (t tools) content(ctx context.Context, _ *mcp.CallToolRequest, in URLInput) (*mcp.CallToolResult, client.Content, error) {
-	out, err := t.c.Content(ctx, in.URL)
+	out, err := t.c.Content(ctx, in.URL, client.Render(in.Render))
 	return nil, out, explain(err)
 }
 
@@ -146,12 +151,12 @@ func (t tools) search(ctx context.Context, _ *mcp.CallToolRequest, in SearchInpu
 
 func (t tools) searchContent(ctx context.Context, _ *mcp.CallToolRequest, in SearchContentInput) (*mcp.CallToolResult, client.SearchResults, error) {
 	out, err := t.c.SearchContent(ctx, client.SearchParams{Q: in.Query, Engine: in.Engine, Loc: in.Loc, HL: in.HL, GL: in.GL,
-		MaxContent: in.MaxContent, Whitelist: in.Whitelist, Blacklist: in.Blacklist})
+		MaxContent: in.MaxContent, Whitelist: in.Whitelist, Blacklist: in.Blacklist, Render: client.Render(in.Render)})
 	return nil, out, explain(err)
 }
 
 func (t tools) prompt(ctx context.Context, _ *mcp.CallToolRequest, in PromptInput) (*mcp.CallToolResult, PromptOutput, error) {
-	out, err := t.c.Prompt(ctx, in.Prompt, in.URL)
+	out, err := t.c.Prompt(ctx, in.Prompt, in.URL, client.Render(in.Render))
 	return nil, PromptOutput{out}, explain(err)
 }
 
@@ -160,7 +165,7 @@ func (t tools) extract(ctx context.Context, _ *mcp.CallToolRequest, in ExtractIn
 	if err != nil || in.Schema == nil {
 		return nil, ExtractOutput{}, errors.New("the schema must be a JSON Schema object")
 	}
-	res, err := t.c.Extract(ctx, client.ExtractRequest{URL: in.URL, Schema: schema, Prompt: in.Prompt})
+	res, err := t.c.Extract(ctx, client.ExtractRequest{URL: in.URL, Schema: schema, Prompt: in.Prompt, Render: in.Render})
 	if err != nil {
 		return nil, ExtractOutput{}, explain(err)
 	}
@@ -172,7 +177,7 @@ func (t tools) extract(ctx context.Context, _ *mcp.CallToolRequest, in ExtractIn
 }
 
 func (t tools) bulkSubmit(ctx context.Context, _ *mcp.CallToolRequest, in BulkInput) (*mcp.CallToolResult, client.BulkAck, error) {
-	out, err := t.c.CreateBulkJob(ctx, client.BulkRequest{URLs: in.URLs, Sitemap: in.Sitemap, Email: in.Email, CallbackURL: in.CallbackURL})
+	out, err := t.c.CreateBulkJob(ctx, client.BulkRequest{URLs: in.URLs, Sitemap: in.Sitemap, Email: in.Email, CallbackURL: in.CallbackURL, Render: in.Render})
 	return nil, out, explain(err)
 }
 

@@ -233,3 +233,88 @@ func TestToolsOverStdio(t *testing.T) {
 		t.Errorf("without a key: %v %s", err, out)
 	}
 }
+
+// TestRenderInMemory: the page tools take render in their input schema and
+// pass it through to the API: never reads over HTTP, always asks for a
+// browser this server does not have (a free failure that says so), and a
+// bad value is refused naming the field.
+func TestRenderInMemory(t *testing.T) {
+	w := Start(t)
+	server := mcpserver.New(client.New(w.e.Server.URL, w.tok, client.WithRetries(1)), "test")
+	st, ct := mcp.NewInMemoryTransports()
+	ss, err := server.Connect(context.Background(), st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = ss.Close() })
+	session := connect(t, ct)
+	ctx := context.Background()
+	list, err := session.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	takes := map[string]bool{}
+	for _, tl := range list.Tools {
+		schema, _ := json.Marshal(tl.InputSchema)
+		var s struct {
+			Properties map[string]struct {
+				Type        any    `json:"type"`
+				Description string `json:"description"`
+			} `json:"properties"`
+		}
+		if err := json.Unmarshal(schema, &s); err != nil {
+			t.Fatal(err)
+		}
+		if p, ok := s.Properties["render"]; ok && p.Type == "string" && strings.Contains(p.Description, "always") {
+			takes[tl.Name] = true
+		}
+	}
+	for _, name := range []string{"scrape", "content", "search_content", "prompt", "extract", "bulk_submit"} {
+		if !takes[name] {
+			t.Errorf("tool %s has no render in its input schema", name)
+		}
+	}
+	schema := map[string]any{"type": "object", "required": []string{"topic"}, "properties": map[string]any{"topic": map[string]any{"type": "string"}}}
+	for _, c := range []struct {
+		tool string
+		args map[string]any
+		want string // in the answer, or in the error when fail
+		fail bool
+	}{
+		{"content", map[string]any{"url": "http://shore.test/tides", "render": "never"}, `"engine":"http"`, false},
+		{"scrape", map[string]any{"url": "http://shore.test/tides", "render": "never"}, `"engine":"http"`, false},
+		{"content", map[string]any{"url": "http://shore.test/tides", "render": "always"}, "does not render pages in a browser", true},
+		{"scrape", map[string]any{"url": "http://shore.test/tides", "render": "always"}, "does not render pages in a browser", true},
+		{"extract", map[string]any{"url": "http://shore.test/tides", "schema": schema, "render": "never"}, `"topic":"tide pools"`, false},
+		{"extract", map[string]any{"url": "http://shore.test/tides", "schema": schema, "render": "always"}, "does not render pages in a browser", true},
+		{"extract", map[string]any{"url": "http://shore.test/tides", "schema": schema, "render": "sometimes"}, "render:", true},
+		{"prompt", map[string]any{"prompt": "What lives there?", "url": "http://shore.test/tides", "render": "always"}, "does not render pages in a browser", true},
+		{"bulk_submit", map[string]any{"urls": []string{"http://shore.test/tides"}, "email": true, "render": "sometimes"}, "render:", true},
+	} {
+		res, err := session.CallTool(ctx, &mcp.CallToolParams{Name: c.tool, Arguments: c.args})
+		if err != nil {
+			t.Fatalf("%s: %v", c.tool, err)
+		}
+		got := text(res)
+		if !c.fail {
+			structured, _ := json.Marshal(res.StructuredContent)
+			got = string(structured)
+		}
+		if res.IsError != c.fail || !strings.Contains(got, c.want) {
+			t.Errorf("%s %v: error %v, %s; want %q", c.tool, c.args["render"], res.IsError, got, c.want)
+		}
+	}
+	res, err := session.CallTool(ctx, &mcp.CallToolParams{Name: "bulk_submit", Arguments: map[string]any{"urls": []string{"http://shore.test/tides"}, "email": true, "render": "never"}})
+	if err != nil || res.IsError {
+		t.Fatalf("bulk_submit with render: %v %s", err, text(res))
+	}
+	structured, _ := json.Marshal(res.StructuredContent)
+	var ack struct {
+		JobID string `json:"job_id"`
+	}
+	_ = json.Unmarshal(structured, &ack)
+	res, err = session.CallTool(ctx, &mcp.CallToolParams{Name: "bulk_status", Arguments: map[string]any{"job_id": ack.JobID}})
+	if st, _ := json.Marshal(res.StructuredContent); err != nil || !strings.Contains(string(st), `"render":"never"`) {
+		t.Errorf("bulk_status of a job submitted with render never: %v %s", err, st)
+	}
+}

@@ -32,15 +32,17 @@ type jobRow struct {
 	StartedAt   sql.NullInt64 `db:"started_at"`
 	CompletedAt sql.NullInt64 `db:"completed_at"`
 	FailedAt    sql.NullInt64 `db:"failed_at"`
+	Render      string        `db:"render"`
+	TraceParent string        `db:"trace_parent"`
 }
 
-const jobCols = `id, account_id, token_id, status, url_source, sitemap, email, callback_url, sync, hold_id, urls_count, request_id, error, archive_key, lease_owner, lease_until, queued_at, started_at, completed_at, failed_at`
+const jobCols = `id, account_id, token_id, status, url_source, sitemap, email, callback_url, sync, hold_id, urls_count, request_id, error, archive_key, lease_owner, lease_until, queued_at, started_at, completed_at, failed_at, render, trace_parent`
 
 func (r jobRow) job() ports.BulkJob {
 	return ports.BulkJob{ID: r.ID, AccountID: r.AccountID, TokenID: r.TokenID, Status: ports.JobStatus(r.Status), URLSource: r.URLSource, Sitemap: r.Sitemap,
 		Email: r.Email, CallbackURL: r.CallbackURL, Sync: r.Sync, HoldID: r.HoldID, URLsCount: r.URLsCount, RequestID: r.RequestID,
 		Error: r.Error, ArchiveKey: r.ArchiveKey, LeaseOwner: r.LeaseOwner, LeaseUntil: fromMS(r.LeaseUntil), QueuedAt: fromMS(r.QueuedAt),
-		StartedAt: timePtr(r.StartedAt), CompletedAt: timePtr(r.CompletedAt), FailedAt: timePtr(r.FailedAt)}
+		StartedAt: timePtr(r.StartedAt), CompletedAt: timePtr(r.CompletedAt), FailedAt: timePtr(r.FailedAt), Render: r.Render, TraceParent: r.TraceParent}
 }
 
 // CreateJob stores a job and its URLs in one transaction.
@@ -52,10 +54,10 @@ func (s *Store) CreateJob(ctx context.Context, j ports.BulkJob, urls []string) e
 		if !j.LeaseUntil.IsZero() {
 			leaseUntil = ms(j.LeaseUntil)
 		}
-		_, err := tx.ExecContext(ctx, s.q(`INSERT INTO bulk_jobs (id, account_id, token_id, status, url_source, sitemap, email, callback_url, sync, hold_id, urls_count, request_id, queued_at, lease_owner, lease_until, started_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+		_, err := tx.ExecContext(ctx, s.q(`INSERT INTO bulk_jobs (id, account_id, token_id, status, url_source, sitemap, email, callback_url, sync, hold_id, urls_count, request_id, queued_at, lease_owner, lease_until, started_at, render, trace_parent)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
 			j.ID, j.AccountID, j.TokenID, j.Status, j.URLSource, j.Sitemap, j.Email, j.CallbackURL, j.Sync, j.HoldID, len(urls), j.RequestID, ms(j.QueuedAt),
-			j.LeaseOwner, leaseUntil, msPtr(j.StartedAt))
+			j.LeaseOwner, leaseUntil, msPtr(j.StartedAt), j.Render, j.TraceParent)
 		if err != nil {
 			return err
 		}
@@ -88,6 +90,8 @@ type urlRow struct {
 	StatusCode int           `db:"status_code"`
 	Error      string        `db:"error"`
 	Content    string        `db:"content"`
+	Engine     string        `db:"engine"`
+	Reason     string        `db:"reason"`
 	FinishedAt sql.NullInt64 `db:"finished_at"`
 }
 
@@ -96,12 +100,12 @@ func (s *Store) JobURLs(ctx context.Context, id string) ([]ports.BulkURL, error)
 	ctx, cancel := s.bounded(ctx)
 	defer cancel()
 	var rows []urlRow
-	if err := s.x().SelectContext(ctx, &rows, s.q(`SELECT job_id, idx, url, status, status_code, error, content, finished_at FROM bulk_job_urls WHERE job_id = ? ORDER BY idx`), id); err != nil {
+	if err := s.x().SelectContext(ctx, &rows, s.q(`SELECT job_id, idx, url, status, status_code, error, content, engine, reason, finished_at FROM bulk_job_urls WHERE job_id = ? ORDER BY idx`), id); err != nil {
 		return nil, fail(ctx, "sqlstore.JobURLs", err)
 	}
 	out := make([]ports.BulkURL, len(rows))
 	for i, r := range rows {
-		out[i] = ports.BulkURL{JobID: r.JobID, Index: r.Index, URL: r.URL, Status: ports.URLStatus(r.Status), StatusCode: r.StatusCode, Error: r.Error, FinishedAt: timePtr(r.FinishedAt)}
+		out[i] = ports.BulkURL{JobID: r.JobID, Index: r.Index, URL: r.URL, Status: ports.URLStatus(r.Status), StatusCode: r.StatusCode, Error: r.Error, Engine: r.Engine, Reason: r.Reason, FinishedAt: timePtr(r.FinishedAt)}
 		if r.Content != "" {
 			out[i].Content = []byte(r.Content)
 		}
@@ -163,8 +167,8 @@ func (s *Store) RenewLease(ctx context.Context, jobID, owner string, until time.
 func (s *Store) FinishURL(ctx context.Context, u ports.BulkURL) error {
 	ctx, cancel := s.bounded(ctx)
 	defer cancel()
-	_, err := s.x().ExecContext(ctx, s.q(`UPDATE bulk_job_urls SET status = ?, status_code = ?, error = ?, content = ?, finished_at = ? WHERE job_id = ? AND idx = ?`),
-		u.Status, u.StatusCode, u.Error, string(u.Content), msPtr(u.FinishedAt), u.JobID, u.Index)
+	_, err := s.x().ExecContext(ctx, s.q(`UPDATE bulk_job_urls SET status = ?, status_code = ?, error = ?, content = ?, engine = ?, reason = ?, finished_at = ? WHERE job_id = ? AND idx = ?`),
+		u.Status, u.StatusCode, u.Error, string(u.Content), u.Engine, u.Reason, msPtr(u.FinishedAt), u.JobID, u.Index)
 	return fail(ctx, "sqlstore.FinishURL", err)
 }
 

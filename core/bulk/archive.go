@@ -9,21 +9,53 @@ import (
 	"time"
 
 	"github.com/trawlhq/trawl/core/content"
+	"github.com/trawlhq/trawl/core/failure"
 	"github.com/trawlhq/trawl/ports"
 )
 
+// ManifestName is the archive's index of every URL and its outcome.
+const ManifestName = "manifest.json"
+
+// Manifest is manifest.json: every URL of the job in order, with where its
+// files are or why it failed.
+type Manifest struct {
+	Results []ManifestEntry `json:"results"`
+}
+
+// ManifestEntry is one URL in the manifest.
+type ManifestEntry struct {
+	URL        string          `json:"url"`
+	Status     ports.URLStatus `json:"status"`
+	Success    bool            `json:"success"`
+	StatusCode int             `json:"statusCode"`
+	Engine     string          `json:"engine,omitempty"`
+	HTML       string          `json:"html,omitempty"`     // path in the archive
+	Markdown   string          `json:"markdown,omitempty"` // path in the archive
+	Error      *string         `json:"error"`
+	Reason     failure.Reason  `json:"reason,omitempty"`
+	Retryable  *bool           `json:"retryable,omitempty"`
+}
+
 // Archive builds the ZIP of a job's results: html/ and markdown/ trees
-// following the URLs' paths, each file dated at.
+// following the URLs' paths, each file dated at, and manifest.json listing
+// every URL with its files or the reason it failed.
 func Archive(urls []ports.BulkURL, at time.Time) ([]byte, error) {
 	var buf bytes.Buffer
 	zw := zip.NewWriter(&buf)
 	used := map[string]bool{}
+	manifest := Manifest{Results: []ManifestEntry{}}
 	for _, u := range urls {
-		if u.Status != ports.URLSucceeded {
-			continue
+		entry := ManifestEntry{URL: u.URL, Status: u.Status, Success: u.Status == ports.URLSucceeded, StatusCode: u.StatusCode, Engine: u.Engine}
+		if u.Error != "" {
+			msg := u.Error
+			entry.Error = &msg
+		}
+		if reason, retry, ok := URLOutcome(u); ok {
+			entry.Reason, entry.Retryable = reason, &retry
 		}
 		var obj content.Object
-		if err := json.Unmarshal(u.Content, &obj); err != nil {
+		if u.Status != ports.URLSucceeded || json.Unmarshal(u.Content, &obj) != nil {
+			manifest.Results = append(manifest.Results, entry)
 			continue
 		}
 		hp0, mp0 := ArchivePaths(u.URL)
@@ -33,6 +65,8 @@ func Archive(urls []ports.BulkURL, at time.Time) ([]byte, error) {
 			mp = fmt.Sprintf("%s-%d.md", strings.TrimSuffix(mp0, ".md"), n)
 		}
 		used[hp] = true
+		entry.HTML, entry.Markdown = hp, mp
+		manifest.Results = append(manifest.Results, entry)
 		page := "<!doctype html>\n<html><head><meta charset=\"utf-8\"><title>" + escape(obj.Metadata.Title) + "</title>" +
 			"<link rel=\"canonical\" href=\"" + escape(u.URL) + "\"></head><body>\n" + obj.HTML + "\n</body></html>\n"
 		for name, data := range map[string]string{hp: page, mp: obj.Markdown + "\n"} {
@@ -44,6 +78,17 @@ func Archive(urls []ports.BulkURL, at time.Time) ([]byte, error) {
 				return nil, err
 			}
 		}
+	}
+	index, err := json.MarshalIndent(manifest, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	f, err := zw.CreateHeader(&zip.FileHeader{Name: ManifestName, Method: zip.Deflate, Modified: at.UTC()})
+	if err != nil {
+		return nil, err
+	}
+	if _, err := f.Write(append(index, '\n')); err != nil {
+		return nil, err
 	}
 	if err := zw.Close(); err != nil {
 		return nil, err

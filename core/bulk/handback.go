@@ -15,8 +15,9 @@ import (
 func (w *Worker) handBack(job ports.BulkJob) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	// A lease that ended a millisecond ago can be claimed now.
-	if err := w.d.Jobs.RenewLease(ctx, job.ID, job.LeaseOwner, w.d.Clock.Now().Add(-time.Millisecond)); err == nil {
+	// A lease that ended at the epoch can be claimed now by any process,
+	// whatever its clock says.
+	if err := w.d.Jobs.RenewLease(ctx, job.ID, job.LeaseOwner, time.UnixMilli(0).UTC()); err == nil {
 		w.log.Info("bulk job handed back for another process to resume", "job_id", job.ID)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/trawlhq/trawl/core/content"
+	"github.com/trawlhq/trawl/core/failure"
 	"github.com/trawlhq/trawl/ports"
 )
 
@@ -14,6 +15,20 @@ type Result struct {
 	Success bool            `json:"success"`
 	Content *content.Object `json:"content"`
 	Error   *string         `json:"error"`
+	// Engine says how the page was read (http or browser); absent when it
+	// was not read.
+	Engine string `json:"engine,omitempty"`
+	// Reason and Retryable say why a URL failed, as the stable code a
+	// single-URL call answers with its 503; absent on success.
+	Reason    failure.Reason `json:"reason,omitempty"`
+	Retryable *bool          `json:"retryable,omitempty"`
+}
+
+// outcomeOf fills a result's reason and retryable from its URL.
+func (r *Result) outcomeOf(u ports.BulkURL) {
+	if reason, retry, ok := URLOutcome(u); ok {
+		r.Reason, r.Retryable = reason, &retry
+	}
 }
 
 // User identifies the account in payloads.
@@ -49,7 +64,7 @@ func CompletionOf(job ports.BulkJob, acct ports.Account, urls []ports.BulkURL, a
 	c := Completion{JobID: job.ID, User: User{ID: acct.ID, Email: acct.Email}, ProcessingCompletedAt: iso(at), Results: []Result{}}
 	c.ProcessedCount, c.SuccessCount, c.FailedCount = Counts(urls)
 	for _, u := range urls {
-		r := Result{URL: u.URL, Success: u.Status == ports.URLSucceeded}
+		r := Result{URL: u.URL, Success: u.Status == ports.URLSucceeded, Engine: u.Engine}
 		if r.Success {
 			var obj content.Object
 			if json.Unmarshal(u.Content, &obj) == nil {
@@ -58,6 +73,7 @@ func CompletionOf(job ports.BulkJob, acct ports.Account, urls []ports.BulkURL, a
 		} else {
 			msg := u.Error
 			r.Error = &msg
+			r.outcomeOf(u)
 		}
 		c.Results = append(c.Results, r)
 	}

@@ -9,55 +9,81 @@ import (
 	"sync"
 
 	"github.com/trawlhq/trawl/core/billing"
-	"github.com/trawlhq/trawl/core/content"
 	"github.com/trawlhq/trawl/core/failure"
 	"github.com/trawlhq/trawl/ports"
 )
 
 // Process runs a claimed job to the end: every pending URL, then the
-// deliveries. It stops when its lease is lost.
+// deliveries. It stops when its lease is lost. When ctx ends (the process
+// is shutting down) it starts no new URL, gives the URLs in flight up to
+// Drain to finish and be recorded, and returns ctx's error without
+// delivering; the caller then hands the job back.
 func (w *Worker) Process(ctx context.Context, job ports.BulkJob) error {
 	owner := job.LeaseOwner
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	go w.heartbeat(ctx, cancel, job.ID, owner)
+	// work is what the URLs in flight and the deliveries run under: it
+	// outlives ctx by up to Drain, and ends when the lease is lost.
+	work, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	beat := make(chan struct{})
+	go func() { defer close(beat); w.heartbeat(work, cancel, job.ID, owner) }()
+	go func() {
+		select {
+		case <-work.Done():
+		case <-ctx.Done():
+			select {
+			case <-work.Done():
+			case <-w.d.Clock.After(w.opts.Drain):
+				cancel()
+			}
+		}
+	}()
+	defer func() { cancel(); <-beat }()
 
-	urls, err := w.d.Jobs.JobURLs(ctx, job.ID)
+	urls, err := w.d.Jobs.JobURLs(work, job.ID)
 	if err != nil {
 		return err
 	}
 	hold := ports.Hold{ID: job.HoldID, AccountID: job.AccountID, TokenID: 0}
-	if err := w.processURLs(ctx, job, hold, urls); err != nil {
+	if err := w.processURLs(ctx, work, job, hold, urls); err != nil {
 		return err
 	}
-	if ctx.Err() != nil {
-		return ctx.Err()
+	if err := ctx.Err(); err != nil {
+		return err
 	}
-	urls, err = w.d.Jobs.JobURLs(ctx, job.ID)
+	if err := work.Err(); err != nil {
+		return err
+	}
+	urls, err = w.d.Jobs.JobURLs(work, job.ID)
 	if err != nil {
 		return err
 	}
-	acct, err := w.d.Accounts.AccountByID(ctx, job.AccountID)
+	acct, err := w.d.Accounts.AccountByID(work, job.AccountID)
 	if err != nil {
 		return err
 	}
 	now := w.d.Clock.Now()
 	job.Status, job.CompletedAt = ports.JobCompleted, &now
-	if derr := w.deliver(ctx, &job, acct, urls); derr != nil {
+	derr := w.deliver(work, &job, acct, urls)
+	if err := work.Err(); err != nil {
+		// Cut short (the drain ran out, or the lease was lost): whoever
+		// resumes the job delivers it.
+		return err
+	}
+	if derr != nil {
 		w.log.Error("bulk job failed to deliver", "job_id", job.ID, "request_id", job.RequestID, "err", derr)
 		job.Status, job.CompletedAt, job.FailedAt = ports.JobFailed, nil, &now
 		job.Error = failureMessage(derr)
-		w.sendFailure(ctx, job, acct)
+		w.sendFailure(work, job, acct)
 	}
-	_ = w.d.Ledger.Release(context.WithoutCancel(ctx), hold)
-	return w.d.Jobs.FinishJob(context.WithoutCancel(ctx), job, owner)
+	_ = w.d.Ledger.Release(context.WithoutCancel(work), hold)
+	return w.d.Jobs.FinishJob(context.WithoutCancel(work), job, owner)
 }
 
 // processURLs fetches the pending URLs concurrently, at most PerHost at a
 // time from one host. A success is charged (keyed job:index, so a resumed
 // job never charges a URL twice) before it is recorded; a failure gives its
-// part of the hold back.
-func (w *Worker) processURLs(ctx context.Context, job ports.BulkJob, hold ports.Hold, urls []ports.BulkURL) error {
+// part of the hold back. Once stop ends no URL is started; those already
+// started run on under work.
+func (w *Worker) processURLs(stop, work context.Context, job ports.BulkJob, hold ports.Hold, urls []ports.BulkURL) error {
 	sem := make(chan struct{}, w.opts.URLConcurrency)
 	var hostMu sync.Mutex
 	hosts := map[string]chan struct{}{}
@@ -86,17 +112,24 @@ func (w *Worker) processURLs(ctx context.Context, job ports.BulkJob, hold ports.
 			hs := hostSem(u.URL)
 			select {
 			case hs <- struct{}{}:
-			case <-ctx.Done():
+			case <-stop.Done():
+				return
+			case <-work.Done():
 				return
 			}
 			defer func() { <-hs }()
 			select {
 			case sem <- struct{}{}:
-			case <-ctx.Done():
+			case <-stop.Done():
+				return
+			case <-work.Done():
 				return
 			}
 			defer func() { <-sem }()
-			if err := w.processURL(ctx, job, hold, u); err != nil {
+			if stop.Err() != nil || work.Err() != nil {
+				return // a slot freed as the process began to stop
+			}
+			if err := w.processURL(work, job, hold, u); err != nil {
 				errMu.Lock()
 				if firstErr == nil {
 					firstErr = err
@@ -110,13 +143,13 @@ func (w *Worker) processURLs(ctx context.Context, job ports.BulkJob, hold ports.
 }
 
 func (w *Worker) processURL(ctx context.Context, job ports.BulkJob, hold ports.Hold, u ports.BulkURL) error {
-	page, err := w.d.Pages.Extract(ctx, u.URL, content.RenderAuto)
+	page, err := w.d.Pages.Extract(ctx, u.URL, Render(job))
 	if ctx.Err() != nil {
 		return ctx.Err() // stopped or lease lost: the URL stays pending for whoever resumes
 	}
 	svc, _ := billing.ServiceByType(billing.BulkContent)
 	now := w.d.Clock.Now()
-	out := ports.BulkURL{JobID: job.ID, Index: u.Index, StatusCode: page.StatusCode, FinishedAt: &now}
+	out := ports.BulkURL{JobID: job.ID, Index: u.Index, StatusCode: page.StatusCode, Engine: string(page.Engine), FinishedAt: &now}
 	if err == nil {
 		_, _, cerr := w.d.Ledger.ChargeHold(ctx, hold, ports.Charge{Credits: CostPerURL, ServiceType: string(svc.Type), ServiceName: svc.DisplayName,
 			Metadata: ports.TransactionMetadata{URL: u.URL, JobID: job.ID, RequestID: job.RequestID}}, fmt.Sprintf("%s:%d", job.ID, u.Index))
@@ -126,14 +159,28 @@ func (w *Worker) processURL(ctx context.Context, job ports.BulkJob, hold ports.H
 			out.Status, out.Content = ports.URLSucceeded, body
 		case failure.Is(cerr, failure.InsufficientCredits):
 			out.Status, out.Error = ports.URLFailed, "Insufficient credits to extract this URL."
+			out.Reason = string(failure.ReasonUnavailable)
 		default:
 			return cerr
 		}
 	} else {
 		_ = w.d.Ledger.ReleasePart(ctx, hold, CostPerURL)
-		out.Status, out.Error = ports.URLFailed, failureMessage(err)
+		reason, _ := failure.Outcome(err)
+		out.Status, out.Error, out.Reason = ports.URLFailed, failureMessage(err), string(reason)
 	}
 	return w.d.Jobs.FinishURL(ctx, out)
 }
 
 func failureMessage(err error) string { return failure.Public(err, "The page could not be extracted.") }
+
+// URLOutcome is the reason code of a failed URL and whether reading it
+// again may succeed, as a single-URL call would have answered it; ok is
+// false for a URL that did not fail. A URL recorded without a code reads
+// as "unavailable".
+func URLOutcome(u ports.BulkURL) (reason failure.Reason, retryable, ok bool) {
+	if u.Status != ports.URLFailed {
+		return "", false, false
+	}
+	reason, retryable = failure.Reason(u.Reason).Normal()
+	return reason, retryable, true
+}

@@ -16,8 +16,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/trawlhq/trawl/core/content"
 	"github.com/trawlhq/trawl/core/failure"
 	"github.com/trawlhq/trawl/core/weburl"
+	"github.com/trawlhq/trawl/ports"
 )
 
 // Limits of spec 4.3 and 8.
@@ -35,6 +37,11 @@ type Request struct {
 	Email       bool
 	CallbackURL string
 	Sync        bool
+	// Render is how the pages are read: auto (default), always or never.
+	Render string
+	// TraceParent is the W3C traceparent of the submitting request, kept
+	// with the job (empty: none).
+	TraceParent string
 }
 
 // Checked is a validated request: the URLs to queue (when given directly).
@@ -44,6 +51,7 @@ type Checked struct {
 	Source      string // urls or sitemap
 	Sitemap     string
 	CallbackURL string
+	Render      content.RenderMode
 }
 
 // Validate checks everything that needs no network: the URL list, the
@@ -90,6 +98,14 @@ func Validate(r Request) (Checked, error) {
 		}
 	default:
 		fe.Add("urls", "The urls field is required when sitemap is not present.")
+	}
+	if mode, err := content.ParseRenderMode(r.Render, "render"); err != nil {
+		e, _ := failure.As(err)
+		for _, m := range e.Fields["render"] {
+			fe.Add("render", m)
+		}
+	} else {
+		c.Render = mode
 	}
 	cb := strings.TrimSpace(r.CallbackURL)
 	if !r.Email && cb == "" {
@@ -262,4 +278,13 @@ func DeliveryMethod(email bool, callback string) string {
 		m = append(m, "webhook")
 	}
 	return strings.Join(m, ",")
+}
+
+// Render is the mode a job reads its pages in; a job stored before the
+// mode was kept reads them in auto mode.
+func Render(j ports.BulkJob) content.RenderMode {
+	if j.Render == "" {
+		return content.RenderAuto
+	}
+	return content.RenderMode(j.Render)
 }

@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"time"
 
 	"github.com/trawlhq/trawl/core/failure"
 	"github.com/trawlhq/trawl/ports"
@@ -90,7 +89,7 @@ func (w *Worker) sendWebhook(ctx context.Context, job ports.BulkJob, event strin
 		select {
 		case <-ctx.Done():
 			return false
-		case <-time.After(wait):
+		case <-w.d.Clock.After(wait):
 		}
 		wait *= 2
 	}

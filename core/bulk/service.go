@@ -113,7 +113,7 @@ func (s *Service) Submit(ctx context.Context, call credits.Call, r Request) (Ack
 	job := ports.BulkJob{
 		ID: NewJobID(), AccountID: call.Principal.Account.ID, TokenID: call.Principal.Token.ID, Status: ports.JobQueued,
 		URLSource: c.Source, Sitemap: c.Sitemap, Email: r.Email, CallbackURL: c.CallbackURL, Sync: sync, HoldID: hold.ID,
-		RequestID: call.RequestID, QueuedAt: now,
+		RequestID: call.RequestID, QueuedAt: now, Render: string(c.Render), TraceParent: traceParent(r.TraceParent),
 	}
 	if sync {
 		job.Status, job.LeaseOwner, job.LeaseUntil = ports.JobProcessing, "sync-"+job.ID, now.Add(s.worker.Lease())
@@ -291,4 +291,22 @@ func Counts(urls []ports.BulkURL) (processed, succeeded, failed int) {
 		}
 	}
 	return succeeded + failed, succeeded, failed
+}
+
+// traceParent keeps a W3C traceparent (version-traceid-parentid-flags, 55
+// characters of lowercase hex and dashes) and drops anything else: the
+// value only links the job's later work to the request's trace.
+func traceParent(s string) string {
+	if len(s) != 55 || s[2] != '-' || s[35] != '-' || s[52] != '-' {
+		return ""
+	}
+	for i, c := range s {
+		if i == 2 || i == 35 || i == 52 {
+			continue
+		}
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
+			return ""
+		}
+	}
+	return s
 }

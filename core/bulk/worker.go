@@ -26,7 +26,10 @@ type WorkerOptions struct {
 	WebhookTimeout time.Duration // per attempt (spec: 30 s)
 	RetryBackoff   time.Duration // first wait between webhook attempts, doubled each time
 	LinkTTL        time.Duration // lifetime of the ZIP link
-	MailFrom       string
+	// Drain is how long the URLs in flight may run once the process starts
+	// shutting down; past it they are left pending for the next process.
+	Drain    time.Duration
+	MailFrom string
 }
 
 func (o WorkerOptions) withDefaults() WorkerOptions {
@@ -40,6 +43,7 @@ func (o WorkerOptions) withDefaults() WorkerOptions {
 	def(&o.WebhookTimeout, 30*time.Second)
 	def(&o.RetryBackoff, 2*time.Second)
 	def(&o.LinkTTL, 7*24*time.Hour)
+	def(&o.Drain, 10*time.Second)
 	if o.JobsAtOnce <= 0 {
 		o.JobsAtOnce = 2
 	}
@@ -115,7 +119,10 @@ func (w *Worker) Wake() {
 }
 
 // Run claims and processes jobs until ctx ends. Jobs another process left
-// unfinished are claimed when their lease runs out, and resumed.
+// unfinished are claimed when their lease runs out (or at once when it
+// handed them back), and resumed. When ctx ends Run claims nothing more,
+// lets the URLs in flight finish and be recorded (within Drain), hands the
+// lease of each unfinished job back, and returns.
 func (w *Worker) Run(ctx context.Context) {
 	var wg sync.WaitGroup
 	for range w.opts.JobsAtOnce {
@@ -131,6 +138,8 @@ func (w *Worker) Run(ctx context.Context) {
 					if err := w.Process(ctx, job); err != nil && ctx.Err() == nil {
 						w.log.Error("bulk job interrupted; it resumes when its lease runs out", "job_id", job.ID, "err", err)
 					}
+					// Process has returned: its lease renewals have stopped, so
+					// none can take the lease back after it is handed back.
 					if ctx.Err() != nil {
 						w.handBack(job)
 					}
@@ -139,7 +148,7 @@ func (w *Worker) Run(ctx context.Context) {
 				select {
 				case <-ctx.Done():
 				case <-w.wake:
-				case <-time.After(w.opts.Poll):
+				case <-w.d.Clock.After(w.opts.Poll):
 				}
 			}
 		}()
@@ -148,13 +157,11 @@ func (w *Worker) Run(ctx context.Context) {
 }
 
 func (w *Worker) heartbeat(ctx context.Context, lost context.CancelFunc, jobID, owner string) {
-	t := time.NewTicker(w.opts.Lease / 3)
-	defer t.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			return
-		case <-t.C:
+		case <-w.d.Clock.After(w.opts.Lease / 3):
 			if err := w.d.Jobs.RenewLease(ctx, jobID, owner, w.d.Clock.Now().Add(w.opts.Lease)); err != nil && ctx.Err() == nil {
 				w.log.Warn("bulk job lease lost; stopping", "job_id", jobID, "err", err)
 				lost()

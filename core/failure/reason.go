@@ -125,3 +125,19 @@ func ReasonOf(err error) Reason {
 	}
 	return ""
 }
+
+// Outcome is the stable reason of a failure and whether the same request
+// may succeed later: the reason on err's chain, normalised (Normal). It is
+// the one rule behind the reason and retryable of a 503 and of a bulk
+// job's failed URL.
+func Outcome(err error) (reason Reason, retryable bool) { return ReasonOf(err).Normal() }
+
+// Normal returns r when it is a known code, else "unavailable", and whether
+// the same request may succeed later.
+func (r Reason) Normal() (Reason, bool) {
+	info, known := r.Info()
+	if !known {
+		info, _ = ReasonUnavailable.Info()
+	}
+	return info.Code, info.Retryable
+}

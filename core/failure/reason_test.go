@@ -48,3 +48,24 @@ func TestReasonsAreUniqueAndDescribed(t *testing.T) {
 		t.Error("an unknown code has info")
 	}
 }
+
+func TestOutcomeNormalisesUnknownCodes(t *testing.T) {
+	for _, c := range []struct {
+		err       error
+		reason    failure.Reason
+		retryable bool
+	}{
+		{failure.Unable("fetch", failure.ReasonNotHTML, "x"), failure.ReasonNotHTML, false},
+		{failure.Unable("fetch", failure.ReasonTimeout, "x"), failure.ReasonTimeout, true},
+		{failure.Unable("fetch", "made_up", "x"), failure.ReasonUnavailable, true},
+		{failure.E("x", failure.Unavailable, "y"), failure.ReasonUnavailable, true},
+		{failure.E("store", failure.TemporarilyUnavailable, "busy"), failure.ReasonBusy, true},
+	} {
+		if r, retry := failure.Outcome(c.err); r != c.reason || retry != c.retryable {
+			t.Errorf("Outcome(%v) = %s %v, want %s %v", c.err, r, retry, c.reason, c.retryable)
+		}
+	}
+	if r, retry := failure.Reason("").Normal(); r != failure.ReasonUnavailable || !retry {
+		t.Errorf("empty code = %s %v", r, retry)
+	}
+}

@@ -39,12 +39,18 @@ func testJobLifecycle(t *testing.T, st Stores) {
 	if err := s.CreateJob(ctx, job("job_b", a.ID, t0.Add(time.Second)), []string{"https://e.test/1"}); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.CreateJob(ctx, job("job_a", a.ID, t0), []string{"https://e.test/a", "https://e.test/b", "https://e.test/c"}); err != nil {
+	ja := job("job_a", a.ID, t0)
+	ja.Render, ja.TraceParent = "always", "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+	if err := s.CreateJob(ctx, ja, []string{"https://e.test/a", "https://e.test/b", "https://e.test/c"}); err != nil {
 		t.Fatal(err)
 	}
 	j, err := s.Job(ctx, "job_a")
-	if err != nil || j.URLsCount != 3 || j.Status != ports.JobQueued || !j.Email || j.CallbackURL != "https://hooks.example/x" || j.HoldID != "hold_1" || !j.QueuedAt.Equal(t0) || j.StartedAt != nil {
+	if err != nil || j.URLsCount != 3 || j.Status != ports.JobQueued || !j.Email || j.CallbackURL != "https://hooks.example/x" || j.HoldID != "hold_1" || !j.QueuedAt.Equal(t0) || j.StartedAt != nil ||
+		j.Render != "always" || j.TraceParent != ja.TraceParent {
 		t.Fatalf("Job = %+v, %v", j, err)
+	}
+	if jb, _ := s.Job(ctx, "job_b"); jb.Render != "" || jb.TraceParent != "" {
+		t.Fatalf("a job submitted without render or traceparent = %+v", jb)
 	}
 	if _, err := s.Job(ctx, "job_nope"); !failure.Is(err, failure.NotFound) {
 		t.Fatalf("missing job: %v", err)
@@ -58,7 +64,7 @@ func testJobLifecycle(t *testing.T, st Stores) {
 	}
 	// The oldest job first, leased.
 	c, ok, err := s.ClaimJob(ctx, "w1", t0, time.Minute)
-	if err != nil || !ok || c.ID != "job_a" || c.Status != ports.JobProcessing || c.LeaseOwner != "w1" || c.StartedAt == nil {
+	if err != nil || !ok || c.ID != "job_a" || c.Status != ports.JobProcessing || c.LeaseOwner != "w1" || c.StartedAt == nil || c.Render != "always" || c.TraceParent != ja.TraceParent {
 		t.Fatalf("claim = %+v %v %v", c, ok, err)
 	}
 	c2, ok, _ := s.ClaimJob(ctx, "w2", t0.Add(time.Second), time.Minute)
@@ -83,14 +89,15 @@ func testJobLifecycle(t *testing.T, st Stores) {
 		t.Fatalf("a lost lease was renewed: %v", err)
 	}
 	done := t0.Add(4 * time.Minute)
-	if err := s.FinishURL(ctx, ports.BulkURL{JobID: "job_a", Index: 1, Status: ports.URLSucceeded, StatusCode: 200, Content: []byte(`{"url":"b"}`), FinishedAt: &done}); err != nil {
+	if err := s.FinishURL(ctx, ports.BulkURL{JobID: "job_a", Index: 1, Status: ports.URLSucceeded, StatusCode: 200, Content: []byte(`{"url":"b"}`), Engine: "browser", FinishedAt: &done}); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.FinishURL(ctx, ports.BulkURL{JobID: "job_a", Index: 2, Status: ports.URLFailed, StatusCode: 404, Error: "gone", FinishedAt: &done}); err != nil {
+	if err := s.FinishURL(ctx, ports.BulkURL{JobID: "job_a", Index: 2, Status: ports.URLFailed, StatusCode: 404, Error: "gone", Reason: "page_not_found", FinishedAt: &done}); err != nil {
 		t.Fatal(err)
 	}
 	urls, _ = s.JobURLs(ctx, "job_a")
-	if urls[1].Status != ports.URLSucceeded || string(urls[1].Content) != `{"url":"b"}` || urls[1].URL != "https://e.test/b" || urls[2].Error != "gone" || urls[2].StatusCode != 404 || urls[0].Status != ports.URLPending {
+	if urls[1].Status != ports.URLSucceeded || string(urls[1].Content) != `{"url":"b"}` || urls[1].URL != "https://e.test/b" || urls[1].Engine != "browser" ||
+		urls[2].Error != "gone" || urls[2].StatusCode != 404 || urls[2].Engine != "" || urls[2].Reason != "page_not_found" || urls[1].Reason != "" || urls[0].Status != ports.URLPending {
 		t.Fatalf("after FinishURL = %+v", urls)
 	}
 	if n, _ := s.PendingURLs(ctx); n != 2 {

@@ -259,12 +259,15 @@ func (x *GetContentResponse) GetContent() *Content {
 }
 
 type CreateBulkContentJobRequest struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Urls          []string               `protobuf:"bytes,1,rep,name=urls,proto3" json:"urls,omitempty"`
-	Sitemap       string                 `protobuf:"bytes,2,opt,name=sitemap,proto3" json:"sitemap,omitempty"`
-	Email         bool                   `protobuf:"varint,3,opt,name=email,proto3" json:"email,omitempty"`
-	CallbackUrl   string                 `protobuf:"bytes,4,opt,name=callback_url,json=callbackUrl,proto3" json:"callback_url,omitempty"`
-	Sync          bool                   `protobuf:"varint,5,opt,name=sync,proto3" json:"sync,omitempty"`
+	state       protoimpl.MessageState `protogen:"open.v1"`
+	Urls        []string               `protobuf:"bytes,1,rep,name=urls,proto3" json:"urls,omitempty"`
+	Sitemap     string                 `protobuf:"bytes,2,opt,name=sitemap,proto3" json:"sitemap,omitempty"`
+	Email       bool                   `protobuf:"varint,3,opt,name=email,proto3" json:"email,omitempty"`
+	CallbackUrl string                 `protobuf:"bytes,4,opt,name=callback_url,json=callbackUrl,proto3" json:"callback_url,omitempty"`
+	Sync        bool                   `protobuf:"varint,5,opt,name=sync,proto3" json:"sync,omitempty"`
+	// How the pages are read: auto (default; a browser when the static page
+	// needs one), always, never.
+	Render        string `protobuf:"bytes,6,opt,name=render,proto3" json:"render,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -332,6 +335,13 @@ func (x *CreateBulkContentJobRequest) GetSync() bool {
 		return x.Sync
 	}
 	return false
+}
+
+func (x *CreateBulkContentJobRequest) GetRender() string {
+	if x != nil {
+		return x.Render
+	}
+	return ""
 }
 
 type CreateBulkContentJobResponse struct {
@@ -479,12 +489,19 @@ func (x *GetBulkContentJobRequest) GetJobId() string {
 }
 
 type BulkUrlResult struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Url           string                 `protobuf:"bytes,1,opt,name=url,proto3" json:"url,omitempty"`
-	Status        string                 `protobuf:"bytes,2,opt,name=status,proto3" json:"status,omitempty"`
-	Success       bool                   `protobuf:"varint,3,opt,name=success,proto3" json:"success,omitempty"`
-	StatusCode    int32                  `protobuf:"varint,4,opt,name=status_code,json=statusCode,proto3" json:"status_code,omitempty"`
-	Error         string                 `protobuf:"bytes,5,opt,name=error,proto3" json:"error,omitempty"`
+	state      protoimpl.MessageState `protogen:"open.v1"`
+	Url        string                 `protobuf:"bytes,1,opt,name=url,proto3" json:"url,omitempty"`
+	Status     string                 `protobuf:"bytes,2,opt,name=status,proto3" json:"status,omitempty"`
+	Success    bool                   `protobuf:"varint,3,opt,name=success,proto3" json:"success,omitempty"`
+	StatusCode int32                  `protobuf:"varint,4,opt,name=status_code,json=statusCode,proto3" json:"status_code,omitempty"`
+	Error      string                 `protobuf:"bytes,5,opt,name=error,proto3" json:"error,omitempty"`
+	// How the page was read: http or browser; empty when it was not read.
+	Engine string `protobuf:"bytes,6,opt,name=engine,proto3" json:"engine,omitempty"`
+	// Why a failed URL failed: the stable code a single-URL call answers
+	// with its 503 (blocked, not_html, timeout, ...); empty on success.
+	Reason string `protobuf:"bytes,7,opt,name=reason,proto3" json:"reason,omitempty"`
+	// Whether reading a failed URL again may succeed.
+	Retryable     bool `protobuf:"varint,8,opt,name=retryable,proto3" json:"retryable,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -552,6 +569,27 @@ func (x *BulkUrlResult) GetError() string {
 		return x.Error
 	}
 	return ""
+}
+
+func (x *BulkUrlResult) GetEngine() string {
+	if x != nil {
+		return x.Engine
+	}
+	return ""
+}
+
+func (x *BulkUrlResult) GetReason() string {
+	if x != nil {
+		return x.Reason
+	}
+	return ""
+}
+
+func (x *BulkUrlResult) GetRetryable() bool {
+	if x != nil {
+		return x.Retryable
+	}
+	return false
 }
 
 type DeliveryAttempt struct {
@@ -656,8 +694,10 @@ type GetBulkContentJobResponse struct {
 	DownloadUrl    string                 `protobuf:"bytes,14,opt,name=download_url,json=downloadUrl,proto3" json:"download_url,omitempty"`
 	Results        []*BulkUrlResult       `protobuf:"bytes,15,rep,name=results,proto3" json:"results,omitempty"`
 	Deliveries     []*DeliveryAttempt     `protobuf:"bytes,16,rep,name=deliveries,proto3" json:"deliveries,omitempty"`
-	unknownFields  protoimpl.UnknownFields
-	sizeCache      protoimpl.SizeCache
+	// How the job reads its pages: auto, always or never.
+	Render        string `protobuf:"bytes,17,opt,name=render,proto3" json:"render,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *GetBulkContentJobResponse) Reset() {
@@ -800,6 +840,13 @@ func (x *GetBulkContentJobResponse) GetDeliveries() []*DeliveryAttempt {
 		return x.Deliveries
 	}
 	return nil
+}
+
+func (x *GetBulkContentJobResponse) GetRender() string {
+	if x != nil {
+		return x.Render
+	}
+	return ""
 }
 
 type MapRequest struct {
@@ -951,13 +998,14 @@ const file_trawl_v1_page_proto_rawDesc = "" +
 	"\x03url\x18\x01 \x01(\tR\x03url\x12\x16\n" +
 	"\x06render\x18\x02 \x01(\tR\x06render\"A\n" +
 	"\x12GetContentResponse\x12+\n" +
-	"\acontent\x18\x01 \x01(\v2\x11.trawl.v1.ContentR\acontent\"\x98\x01\n" +
+	"\acontent\x18\x01 \x01(\v2\x11.trawl.v1.ContentR\acontent\"\xb0\x01\n" +
 	"\x1bCreateBulkContentJobRequest\x12\x12\n" +
 	"\x04urls\x18\x01 \x03(\tR\x04urls\x12\x18\n" +
 	"\asitemap\x18\x02 \x01(\tR\asitemap\x12\x14\n" +
 	"\x05email\x18\x03 \x01(\bR\x05email\x12!\n" +
 	"\fcallback_url\x18\x04 \x01(\tR\vcallbackUrl\x12\x12\n" +
-	"\x04sync\x18\x05 \x01(\bR\x04sync\"\xa7\x02\n" +
+	"\x04sync\x18\x05 \x01(\bR\x04sync\x12\x16\n" +
+	"\x06render\x18\x06 \x01(\tR\x06render\"\xa7\x02\n" +
 	"\x1cCreateBulkContentJobResponse\x12\x18\n" +
 	"\amessage\x18\x01 \x01(\tR\amessage\x12\x15\n" +
 	"\x06job_id\x18\x02 \x01(\tR\x05jobId\x12\x1d\n" +
@@ -970,14 +1018,17 @@ const file_trawl_v1_page_proto_rawDesc = "" +
 	"\x06status\x18\a \x01(\tR\x06status\x12\x1b\n" +
 	"\tqueued_at\x18\b \x01(\tR\bqueuedAt\"1\n" +
 	"\x18GetBulkContentJobRequest\x12\x15\n" +
-	"\x06job_id\x18\x01 \x01(\tR\x05jobId\"\x8a\x01\n" +
+	"\x06job_id\x18\x01 \x01(\tR\x05jobId\"\xd8\x01\n" +
 	"\rBulkUrlResult\x12\x10\n" +
 	"\x03url\x18\x01 \x01(\tR\x03url\x12\x16\n" +
 	"\x06status\x18\x02 \x01(\tR\x06status\x12\x18\n" +
 	"\asuccess\x18\x03 \x01(\bR\asuccess\x12\x1f\n" +
 	"\vstatus_code\x18\x04 \x01(\x05R\n" +
 	"statusCode\x12\x14\n" +
-	"\x05error\x18\x05 \x01(\tR\x05error\"\xad\x01\n" +
+	"\x05error\x18\x05 \x01(\tR\x05error\x12\x16\n" +
+	"\x06engine\x18\x06 \x01(\tR\x06engine\x12\x16\n" +
+	"\x06reason\x18\a \x01(\tR\x06reason\x12\x1c\n" +
+	"\tretryable\x18\b \x01(\bR\tretryable\"\xad\x01\n" +
 	"\x0fDeliveryAttempt\x12\x18\n" +
 	"\achannel\x18\x01 \x01(\tR\achannel\x12\x18\n" +
 	"\aattempt\x18\x02 \x01(\x05R\aattempt\x12\x1f\n" +
@@ -986,7 +1037,7 @@ const file_trawl_v1_page_proto_rawDesc = "" +
 	"\x05error\x18\x04 \x01(\tR\x05error\x12\x1f\n" +
 	"\vduration_ms\x18\x05 \x01(\x03R\n" +
 	"durationMs\x12\x0e\n" +
-	"\x02at\x18\x06 \x01(\tR\x02at\"\xc5\x04\n" +
+	"\x02at\x18\x06 \x01(\tR\x02at\"\xdd\x04\n" +
 	"\x19GetBulkContentJobResponse\x12\x15\n" +
 	"\x06job_id\x18\x01 \x01(\tR\x05jobId\x12\x16\n" +
 	"\x06status\x18\x02 \x01(\tR\x06status\x12\x1d\n" +
@@ -1009,7 +1060,8 @@ const file_trawl_v1_page_proto_rawDesc = "" +
 	"\aresults\x18\x0f \x03(\v2\x17.trawl.v1.BulkUrlResultR\aresults\x129\n" +
 	"\n" +
 	"deliveries\x18\x10 \x03(\v2\x19.trawl.v1.DeliveryAttemptR\n" +
-	"deliveries\"4\n" +
+	"deliveries\x12\x16\n" +
+	"\x06render\x18\x11 \x01(\tR\x06render\"4\n" +
 	"\n" +
 	"MapRequest\x12\x10\n" +
 	"\x03url\x18\x01 \x01(\tR\x03url\x12\x14\n" +
