@@ -47,8 +47,13 @@ type Settings struct {
 func FromEnv(getenv func(string) string) (Settings, error) {
 	get := func(k string) string { return strings.TrimSpace(getenv(k)) }
 	s := Settings{ServiceName: "trawl"}
+	for _, kv := range strings.Split(get("OTEL_RESOURCE_ATTRIBUTES"), ",") {
+		if k, v, ok := strings.Cut(kv, "="); ok && strings.TrimSpace(k) == "service.name" && strings.TrimSpace(v) != "" {
+			s.ServiceName = strings.TrimSpace(v)
+		}
+	}
 	if v := get("OTEL_SERVICE_NAME"); v != "" {
-		s.ServiceName = v
+		s.ServiceName = v // wins over OTEL_RESOURCE_ATTRIBUTES, as the specification says
 	}
 	exporter := strings.ToLower(get("OTEL_TRACES_EXPORTER"))
 	switch exporter {

@@ -3,6 +3,11 @@ package oteltrace_test
 import (
 	"context"
 	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -25,6 +30,8 @@ func TestFromEnv(t *testing.T) {
 	}{
 		{map[string]string{}, false, "trawl"},
 		{map[string]string{"OTEL_SERVICE_NAME": "trawl-eu"}, false, "trawl-eu"},
+		{map[string]string{"OTEL_RESOURCE_ATTRIBUTES": "deployment.environment=prod,service.name=trawl-us"}, false, "trawl-us"},
+		{map[string]string{"OTEL_RESOURCE_ATTRIBUTES": "service.name=trawl-us", "OTEL_SERVICE_NAME": "trawl-eu"}, false, "trawl-eu"},
 		{map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://collector:4318"}, true, "trawl"},
 		{map[string]string{"OTEL_EXPORTER_OTLP_TRACES_ENDPOINT": "http://collector:4318/v1/traces"}, true, "trawl"},
 		{map[string]string{"OTEL_TRACES_EXPORTER": "otlp"}, true, "trawl"},
@@ -174,5 +181,39 @@ func TestDecorators(t *testing.T) {
 	var off *oteltrace.Tracing
 	if off.LLM(m) != ports.LLM(m) || off.Ledger(nil) != nil || off.Renderer(nil) != nil {
 		t.Error("tracing off wrapped a port")
+	}
+}
+
+// TestExportsOverOTLPHTTP: with an endpoint set, spans reach an OTLP/HTTP
+// receiver (here a local server) when the tracer shuts down.
+func TestExportsOverOTLPHTTP(t *testing.T) {
+	got := make(chan string, 10)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		got <- r.Method + " " + r.URL.Path + " " + r.Header.Get("Content-Type") + " " + strconv.Itoa(len(body)) + " " + string(body)
+		w.Header().Set("Content-Type", "application/x-protobuf")
+	}))
+	defer srv.Close()
+	t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", srv.URL)
+	s, err := oteltrace.FromEnv(os.Getenv)
+	if err != nil || !s.Enabled {
+		t.Fatalf("%+v, %v", s, err)
+	}
+	tr, err := oteltrace.New(context.Background(), s, "v1.2.3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, span := tr.StartLinked(context.Background(), "bulk.job", "")
+	span.End()
+	if err := tr.Shutdown(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case req := <-got:
+		if !strings.HasPrefix(req, "POST /v1/traces application/x-protobuf ") || !strings.Contains(req, "bulk.job") || !strings.Contains(req, "trawl") || !strings.Contains(req, "v1.2.3") {
+			t.Errorf("export: %.200q", req)
+		}
+	default:
+		t.Fatal("no export reached the receiver")
 	}
 }
