@@ -8,7 +8,11 @@ import (
 
 	"go.uber.org/fx"
 
+	"github.com/trawlhq/trawl/adapters/metrics"
 	"github.com/trawlhq/trawl/adapters/oteltrace"
+	"github.com/trawlhq/trawl/core/billing"
+	"github.com/trawlhq/trawl/core/credits"
+	"github.com/trawlhq/trawl/ports"
 )
 
 // TracingModule provides the tracer (nil when the OTEL_* variables leave
@@ -46,4 +50,43 @@ func traceOutbound(o Outbound, t *oteltrace.Tracing) Outbound {
 	o.Engines = t.SearchEngines(o.Engines)
 	o.LLM = t.LLM(o.LLM)
 	return o
+}
+
+// bulkLedger marks the ledger calls of bulk jobs as the bulk service's, as
+// a billed call's are marked with theirs, for what observes the ledger.
+type bulkLedger struct{ next ports.Ledger }
+
+func bulkCtx(ctx context.Context) context.Context {
+	return credits.WithService(ctx, billing.BulkContent)
+}
+
+func (b bulkLedger) Reserve(ctx context.Context, r ports.ReserveRequest) (ports.Hold, error) {
+	return b.next.Reserve(bulkCtx(ctx), r)
+}
+
+func (b bulkLedger) Settle(ctx context.Context, h ports.Hold, c ports.Charge) (ports.Transaction, error) {
+	return b.next.Settle(bulkCtx(ctx), h, c)
+}
+
+func (b bulkLedger) Release(ctx context.Context, h ports.Hold) error {
+	return b.next.Release(bulkCtx(ctx), h)
+}
+
+func (b bulkLedger) ChargeHold(ctx context.Context, h ports.Hold, c ports.Charge, key string) (ports.Transaction, bool, error) {
+	return b.next.ChargeHold(bulkCtx(ctx), h, c, key)
+}
+
+func (b bulkLedger) ReleasePart(ctx context.Context, h ports.Hold, n int64) error {
+	return b.next.ReleasePart(bulkCtx(ctx), h, n)
+}
+
+// observeLedger wraps the ledger in the credit metrics and the ledger spans,
+// each when on.
+func observeLedger(m *metrics.Metrics, t *oteltrace.Tracing) func(ports.Ledger) ports.Ledger {
+	return func(l ports.Ledger) ports.Ledger {
+		if m != nil {
+			l = m.Ledger(l)
+		}
+		return t.Ledger(l)
+	}
 }

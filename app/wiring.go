@@ -302,12 +302,12 @@ func NewServices(st Stores, clk ports.Clock, payments ports.PaymentProvider, lim
 	if s.Extract, err = structured.NewService(out.LLM, schemas, s.Content, s.Biller, o.LLMContextChars); err != nil {
 		return s, err
 	}
-	s.Worker, err = bulk.NewWorker(bulk.WorkerDeps{Jobs: st.Jobs, Accounts: st.Accounts, Ledger: ledger, Pages: s.Content,
+	s.Worker, err = bulk.NewWorker(bulk.WorkerDeps{Jobs: st.Jobs, Accounts: st.Accounts, Ledger: bulkLedger{ledger}, Pages: s.Content,
 		Webhooks: out.Webhooks, Mailer: out.Mailer, Blobs: out.Blobs, Clock: clk, Logger: log}, o.Worker)
 	if err != nil {
 		return s, err
 	}
-	s.Bulk, err = bulk.NewService(st.Jobs, ledger, out.Discoverer, out.Webhooks, out.Guard, s.Worker, clk)
+	s.Bulk, err = bulk.NewService(st.Jobs, bulkLedger{ledger}, out.Discoverer, out.Webhooks, out.Guard, s.Worker, clk)
 	return s, err
 }
 
@@ -361,9 +361,9 @@ func OutboundModule() fx.Option {
 
 // CoreModule provides the core services.
 func CoreModule() fx.Option {
-	return fx.Module("core", fx.Provide(func(c Config, t *oteltrace.Tracing) ServiceOptions {
+	return fx.Module("core", fx.Provide(func(c Config, m *metrics.Metrics, t *oteltrace.Tracing) ServiceOptions {
 		o := c.ServiceOptions()
-		o.WrapLedger = t.Ledger
+		o.WrapLedger = observeLedger(m, t)
 		return o
 	}, NewServices))
 }
