@@ -106,6 +106,11 @@ func TestRenderMetricsWithChromium(t *testing.T) {
 		cancel()
 	}
 	got := scrapeMetrics(t, m)
+	for _, l := range strings.Split(got, "\n") {
+		if strings.HasPrefix(l, "trawl_render_duration_seconds_sum") || strings.HasPrefix(l, "trawl_browser_resident_bytes") {
+			t.Log(l)
+		}
+	}
 	for _, w := range []string{`trawl_renders_total{outcome="ok"} 2`, "trawl_browser_restarts_total 1", `trawl_render_duration_seconds_count{outcome="ok"} 2`} {
 		if !strings.Contains(got, w+"\n") {
 			t.Errorf("no %s in\n%s", w, got)
