@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/trawlhq/trawl/adapters/oteltrace"
 	"github.com/trawlhq/trawl/adapters/sqlstore"
 )
 
@@ -87,6 +88,8 @@ type Config struct {
 	RedisPrefix  string        // TRAWL_REDIS_PREFIX: before every key (default trawl:rl:)
 	RedisTimeout time.Duration // TRAWL_REDIS_TIMEOUT: one rate-limit decision, round trip included
 	MetricsAddr  string        // TRAWL_METRICS_ADDR: Prometheus /metrics on host:port; empty: off
+
+	Tracing oteltrace.Settings // OTEL_*: traces over OTLP/HTTP; off unless an endpoint or exporter is set
 }
 
 // DefaultConfig is the configuration with no flags and no environment.
@@ -179,6 +182,10 @@ func (c Config) FromEnv(getenv func(string) string) (Config, error) {
 			}
 			*dst = b
 		}
+	}
+	var err error
+	if c.Tracing, err = oteltrace.FromEnv(getenv); err != nil {
+		return c, err
 	}
 	return c.fleetFromEnv(getenv)
 }

@@ -10,6 +10,7 @@ import (
 
 	"go.uber.org/fx"
 
+	"github.com/trawlhq/trawl/adapters/chromium"
 	"github.com/trawlhq/trawl/adapters/httpapi"
 	"github.com/trawlhq/trawl/adapters/limiter"
 	"github.com/trawlhq/trawl/adapters/metrics"
@@ -129,6 +130,7 @@ func serveMetrics(lc fx.Lifecycle, c Config, m *metrics.Metrics, store *sqlstore
 		}
 		return out, err
 	}, store.PendingURLs, time.Now)
+	m.Holds(store.OpenHolds, time.Now)
 	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", m.Handler())
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, WriteTimeout: 30 * time.Second}
@@ -159,10 +161,22 @@ func Instrument(api *httpapi.API, m *metrics.Metrics) http.Handler {
 	return m.HTTP(api.Handler(), api.Route)
 }
 
-// instrumentOutbound counts page fetches when metrics are on.
+// instrumentOutbound counts page fetches, renders (and the browser's
+// restarts), webhook and mail attempts when metrics are on.
 func instrumentOutbound(o Outbound, m *metrics.Metrics) Outbound {
-	if m != nil {
-		o.Fetcher = m.Fetcher(o.Fetcher)
+	if m == nil {
+		return o
+	}
+	if b, ok := o.Renderer.(interface{ Stats() chromium.Stats }); ok {
+		m.Browser(func() int64 { return b.Stats().Restarts }, func() int64 { return b.Stats().BrowserRSS })
+	}
+	o.Fetcher = m.Fetcher(o.Fetcher)
+	o.Renderer = m.Renderer(o.Renderer)
+	if o.Webhooks != nil {
+		o.Webhooks = m.Webhooks(o.Webhooks)
+	}
+	if o.Mailer != nil {
+		o.Mailer = m.Mailer(o.Mailer)
 	}
 	return o
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/trawlhq/trawl/adapters/httpapi"
 	"github.com/trawlhq/trawl/adapters/llm"
 	"github.com/trawlhq/trawl/adapters/metrics"
+	"github.com/trawlhq/trawl/adapters/oteltrace"
 	"github.com/trawlhq/trawl/adapters/pdf"
 	"github.com/trawlhq/trawl/adapters/schema"
 	"github.com/trawlhq/trawl/adapters/serp"
@@ -221,6 +222,9 @@ type ServiceOptions struct {
 	Worker          bulk.WorkerOptions
 	// Documents bound PDF and DOCX conversion (zero values: the defaults).
 	Documents content.DocumentLimits
+	// WrapLedger decorates the ledger billed calls and bulk jobs move
+	// credits through (metrics, tracing); nil: none.
+	WrapLedger func(ports.Ledger) ports.Ledger
 }
 
 // ServiceOptions are the core's settings of a configuration.
@@ -259,7 +263,11 @@ func NewServices(st Stores, clk ports.Clock, payments ports.PaymentProvider, lim
 	if s.Ledger, err = credits.NewLedger(st.Ledger, clk, credits.WithLogger(log)); err != nil {
 		return s, err
 	}
-	if s.Biller, err = credits.NewBiller(s.Ledger, st.Ledger, clk); err != nil {
+	var ledger ports.Ledger = s.Ledger
+	if o.WrapLedger != nil {
+		ledger = o.WrapLedger(ledger)
+	}
+	if s.Biller, err = credits.NewBiller(ledger, st.Ledger, clk); err != nil {
 		return s, err
 	}
 	if s.Idempotency, err = idempotency.NewService(st.Idempotency, clk); err != nil {
@@ -297,12 +305,12 @@ func NewServices(st Stores, clk ports.Clock, payments ports.PaymentProvider, lim
 	if s.Extract, err = structured.NewService(out.LLM, schemas, s.Content, s.Biller, o.LLMContextChars); err != nil {
 		return s, err
 	}
-	s.Worker, err = bulk.NewWorker(bulk.WorkerDeps{Jobs: st.Jobs, Accounts: st.Accounts, Ledger: s.Ledger, Pages: s.Content,
+	s.Worker, err = bulk.NewWorker(bulk.WorkerDeps{Jobs: st.Jobs, Accounts: st.Accounts, Ledger: bulkLedger{ledger}, Pages: s.Content,
 		Webhooks: out.Webhooks, Mailer: out.Mailer, Blobs: out.Blobs, Clock: clk, Logger: log}, o.Worker)
 	if err != nil {
 		return s, err
 	}
-	s.Bulk, err = bulk.NewService(st.Jobs, s.Ledger, out.Discoverer, out.Webhooks, out.Guard, s.Worker, clk)
+	s.Bulk, err = bulk.NewService(st.Jobs, bulkLedger{ledger}, out.Discoverer, out.Webhooks, out.Guard, s.Worker, clk)
 	return s, err
 }
 
@@ -344,19 +352,23 @@ func PaymentModule() fx.Option {
 // OutboundModule provides the fetcher, the extractor and sitemap discovery.
 func OutboundModule() fx.Option {
 	return fx.Module("outbound",
-		fx.Provide(func(c Config, m *metrics.Metrics, log *slog.Logger) (Outbound, error) {
+		fx.Provide(func(c Config, m *metrics.Metrics, t *oteltrace.Tracing, log *slog.Logger) (Outbound, error) {
 			o, err := NewOutbound(c)
 			if err == nil {
 				log.Info("rendering: " + o.Rendering)
 			}
-			return instrumentOutbound(o, m), err
+			return traceOutbound(instrumentOutbound(o, m), t), err
 		}),
 		fx.Invoke(func(lc fx.Lifecycle, out Outbound) { lc.Append(fx.StartStopHook(out.Warm, out.Close)) }))
 }
 
 // CoreModule provides the core services.
 func CoreModule() fx.Option {
-	return fx.Module("core", fx.Provide(Config.ServiceOptions, NewServices))
+	return fx.Module("core", fx.Provide(func(c Config, m *metrics.Metrics, t *oteltrace.Tracing) ServiceOptions {
+		o := c.ServiceOptions()
+		o.WrapLedger = observeLedger(m, t)
+		return o
+	}, NewServices))
 }
 
 // HandlerOptions tune the served surface.
@@ -370,6 +382,8 @@ type HandlerOptions struct {
 	Logger  *slog.Logger
 	// MCP serves the MCP tools at /mcp; nil: none.
 	MCP MCPMount
+	// Tracing traces RPCs (and, through Trace, REST requests); nil: off.
+	Tracing *oteltrace.Tracing
 }
 
 // MCPMount builds the /mcp handler over the API handler, with the token
@@ -392,7 +406,11 @@ func NewHandler(s Services, out Outbound, o HandlerOptions) (*httpapi.API, *conn
 	if err != nil {
 		return nil, nil, err
 	}
-	rpc, err := connectapi.New(connectapi.Deps{
+	interceptors, err := o.Tracing.Interceptor(httpapi.RequestID)
+	if err != nil {
+		return nil, nil, err
+	}
+	rpc, err := connectapi.New(connectapi.Deps{Interceptors: interceptors,
 		Auth: s.Auth, Credits: s.Credits, Calls: s.Calls, Content: s.Content, Sitemap: s.Sitemap, Search: s.Search,
 		Prompt: s.Prompt, Extract: s.Extract, Bulk: s.Bulk, RequestID: httpapi.RequestID, Ready: o.Ready, MaxBodyBytes: o.MaxBody, Logger: o.Logger,
 	})
@@ -421,8 +439,8 @@ type extensionsIn struct {
 // HTTPModule provides the API and runs the HTTP server for the app's lifetime.
 func HTTPModule() fx.Option {
 	return fx.Module("http",
-		fx.Provide(func(s Services, out Outbound, store *sqlstore.Store, lim ports.RateLimiter, rl Limiter, clk ports.Clock, payments ports.PaymentProvider, log *slog.Logger, c Config, x extensionsIn) (*httpapi.API, error) {
-			api, _, err := NewHandler(s, out, HandlerOptions{Ready: store.Ping, MaxBody: c.MaxBody, Logger: log, Checks: rl.Checks(), MCP: x.Ext.MCP})
+		fx.Provide(func(s Services, out Outbound, store *sqlstore.Store, lim ports.RateLimiter, rl Limiter, clk ports.Clock, payments ports.PaymentProvider, log *slog.Logger, c Config, x extensionsIn, t *oteltrace.Tracing) (*httpapi.API, error) {
+			api, _, err := NewHandler(s, out, HandlerOptions{Ready: store.Ping, MaxBody: c.MaxBody, Logger: log, Checks: rl.Checks(), MCP: x.Ext.MCP, Tracing: t})
 			if err != nil {
 				return nil, err
 			}
@@ -438,10 +456,10 @@ func HTTPModule() fx.Option {
 
 // NewHTTPServer serves on ln (bound by the caller before anything else
 // starts, so a busy address fails first) and drains connections on stop.
-func NewHTTPServer(lc fx.Lifecycle, api *httpapi.API, c Config, log *slog.Logger, ln net.Listener, m *metrics.Metrics) *http.Server {
+func NewHTTPServer(lc fx.Lifecycle, api *httpapi.API, c Config, log *slog.Logger, ln net.Listener, m *metrics.Metrics, t *oteltrace.Tracing) *http.Server {
 	srv := &http.Server{
 		Addr:              c.Addr,
-		Handler:           Instrument(api, m),
+		Handler:           Trace(Instrument(api, m), api.Route, t),
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       30 * time.Second,
 		WriteTimeout:      5 * time.Minute, // a sync bulk run or a search with content takes a while
@@ -517,6 +535,6 @@ func ServerOptions(c Config, log *slog.Logger, ln net.Listener, ext ...Extension
 		fx.Provide(func() net.Listener { return ln }),
 		fx.NopLogger,
 		fx.StopTimeout(c.Shutdown),
-		MetricsModule(), StoreModule(), ClockModule(), RateLimitModule(), PaymentModule(), OutboundModule(), CoreModule(), HTTPModule(), WorkerModule(),
+		MetricsModule(), TracingModule(), StoreModule(), ClockModule(), RateLimitModule(), PaymentModule(), OutboundModule(), CoreModule(), HTTPModule(), WorkerModule(),
 	)
 }

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -61,6 +62,9 @@ type Deps struct {
 	MaxBodyBytes int64
 	// Logger receives the causes of internal errors (default: discarded).
 	Logger *slog.Logger
+	// Interceptors run around every call of Trawl's services, outermost
+	// first (tracing); none by default.
+	Interceptors []connect.Interceptor
 }
 
 // Server holds the handlers.
@@ -117,7 +121,7 @@ type Route struct {
 // guard; Trawl's services also authenticate and rate-limit.
 func (s *Server) Routes() []Route {
 	base := s.handlerOptions()
-	opts := connect.WithHandlerOptions(base, connect.WithRequestGate(s.authenticate), connect.WithInterceptors(s.interceptor()))
+	opts := connect.WithHandlerOptions(base, connect.WithRequestGate(s.authenticate), connect.WithInterceptors(append(slices.Clone(s.d.Interceptors), s.interceptor())...))
 	var out []Route
 	add := func(p string, h http.Handler) {
 		procedure := ""

@@ -1,6 +1,8 @@
 // Package metrics exposes Trawl's Prometheus metrics: requests by route and
-// status with their latency, rate-limit decisions, page fetches by outcome,
-// the database pool and the Go runtime. Instruments wrap the ports and the
+// status with their latency, rate-limit decisions, page fetches and browser
+// renders by outcome, credits charged and released by service, open holds,
+// webhook and mail attempts by outcome, the database pool and the Go
+// runtime. Instruments wrap the ports and the
 // outermost HTTP handler, so no other package knows about Prometheus.
 //
 // No label carries a URL, a token, an email or anything else a caller
@@ -36,6 +38,8 @@ type Metrics struct {
 
 	fetches       *prometheus.CounterVec
 	fetchDuration *prometheus.HistogramVec
+
+	extra
 }
 
 // requestBuckets reach two minutes: a sync bulk run or a search with
@@ -75,6 +79,7 @@ func New() *Metrics {
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		m.requests, m.requestDuration, m.inFlight, m.rateDecisions, m.rateDuration, m.fetches, m.fetchDuration,
 	)
+	m.extra = newExtra(reg)
 	return m
 }
 

@@ -49,6 +49,21 @@ type Receipt struct {
 	IsLow       bool
 }
 
+type serviceKey struct{}
+
+// WithService marks ctx as the context of a billed call of service, so
+// what observes the ledger (metrics) can tell which service a hold or a
+// release was for.
+func WithService(ctx context.Context, service billing.ServiceType) context.Context {
+	return context.WithValue(ctx, serviceKey{}, service)
+}
+
+// ServiceOf is the service of the billed call ctx belongs to; "" outside one.
+func ServiceOf(ctx context.Context) billing.ServiceType {
+	s, _ := ctx.Value(serviceKey{}).(billing.ServiceType)
+	return s
+}
+
 // Run performs a billed call.
 func (b *Biller) Run(ctx context.Context, c Call, work Work) (Receipt, error) {
 	const op = "credits.Run"
@@ -56,6 +71,7 @@ func (b *Biller) Run(ctx context.Context, c Call, work Work) (Receipt, error) {
 	if !ok {
 		return Receipt{}, failure.E(op, failure.Internal, "", errors.New("unknown service "+string(c.Service)))
 	}
+	ctx = WithService(ctx, svc.Type)
 	maxCredits := c.MaxCredits
 	if maxCredits <= 0 {
 		maxCredits = svc.Credits
