@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"connectrpc.com/connect"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
@@ -62,6 +63,7 @@ func startTraced(t testing.TB, tr *oteltrace.Tracing) traced {
 	lim, _ := limiter.NewMemory(clk)
 	o := c.ServiceOptions()
 	o.WrapLedger = tr.Ledger
+	o.Jobs = tr.Jobs()
 	log := slog.New(slog.DiscardHandler)
 	svc, err := NewServices(SQLStores(store), clk, pay, lim, out, o, log)
 	if err != nil {
@@ -302,5 +304,43 @@ func BenchmarkRequestTracing(b *testing.B) {
 				exp.Reset()
 			}
 		})
+	}
+}
+
+// A bulk job's processing is its own trace, linked to the request that
+// queued it.
+func TestBulkJobLinkedToItsRequest(t *testing.T) {
+	exp := tracetest.NewInMemoryExporter()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(exp))
+	defer tp.Shutdown(context.Background())
+	s := startTraced(t, oteltrace.WithProvider(tp))
+	req, _ := http.NewRequest("POST", s.srv.URL+"/v1/content/bulk", strings.NewReader(`{"urls":["http://shore.test/tides"],"email":true,"sync":true}`))
+	req.Header.Set("Authorization", "Bearer "+s.token)
+	req.Header.Set("Content-Type", "application/json")
+	res, err := s.srv.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	if res.StatusCode/100 != 2 {
+		t.Fatalf("bulk = %d %s", res.StatusCode, body)
+	}
+	var root, job *tracetest.SpanStub
+	for end := time.Now().Add(10 * time.Second); time.Now().Before(end); time.Sleep(20 * time.Millisecond) {
+		spans := exp.GetSpans()
+		root, job = spanNamed(spans, "POST /v1/content/bulk"), spanNamed(spans, "bulk.job")
+		if root != nil && job != nil {
+			break
+		}
+	}
+	if root == nil || job == nil {
+		t.Fatalf("spans: %v", names(exp.GetSpans()))
+	}
+	if job.Parent.IsValid() || len(job.Links) != 1 || job.Links[0].SpanContext.SpanID() != root.SpanContext.SpanID() {
+		t.Fatalf("bulk.job: parent %v, links %v; want a root span linked to %v", job.Parent, job.Links, root.SpanContext.SpanID())
+	}
+	if kids := children(exp.GetSpans(), job); kids["fetch"] == 0 || kids["extract"] == 0 {
+		t.Errorf("the job's work is not under its span: %v", kids)
 	}
 }

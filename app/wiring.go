@@ -225,6 +225,9 @@ type ServiceOptions struct {
 	// WrapLedger decorates the ledger billed calls and bulk jobs move
 	// credits through (metrics, tracing); nil: none.
 	WrapLedger func(ports.Ledger) ports.Ledger
+	// Jobs links each bulk job's processing to the request that queued it
+	// (tracing); nil: none.
+	Jobs ports.JobTracer
 }
 
 // ServiceOptions are the core's settings of a configuration.
@@ -306,7 +309,7 @@ func NewServices(st Stores, clk ports.Clock, payments ports.PaymentProvider, lim
 		return s, err
 	}
 	s.Worker, err = bulk.NewWorker(bulk.WorkerDeps{Jobs: st.Jobs, Accounts: st.Accounts, Ledger: bulkLedger{ledger}, Pages: s.Content,
-		Webhooks: out.Webhooks, Mailer: out.Mailer, Blobs: out.Blobs, Clock: clk, Logger: log}, o.Worker)
+		Webhooks: out.Webhooks, Mailer: out.Mailer, Blobs: out.Blobs, Clock: clk, Logger: log, Tracer: o.Jobs}, o.Worker)
 	if err != nil {
 		return s, err
 	}
@@ -367,6 +370,7 @@ func CoreModule() fx.Option {
 	return fx.Module("core", fx.Provide(func(c Config, m *metrics.Metrics, t *oteltrace.Tracing) ServiceOptions {
 		o := c.ServiceOptions()
 		o.WrapLedger = observeLedger(m, t)
+		o.Jobs = t.Jobs()
 		return o
 	}, NewServices))
 }

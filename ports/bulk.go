@@ -187,3 +187,15 @@ type BlobStore interface {
 	Put(ctx context.Context, key string, data []byte, contentType string) error
 	URL(ctx context.Context, key string, ttl time.Duration) (string, error)
 }
+
+// JobTracer joins a bulk job's work to the request that queued it: the
+// request's trace context is stored with the job, and the worker's span for
+// the job is linked to it. Optional: nil means jobs are not traced.
+type JobTracer interface {
+	// TraceParent is the W3C traceparent of the request served in ctx, ""
+	// when it is not traced.
+	TraceParent(ctx context.Context) string
+	// StartLinked starts the span of work done for a stored traceparent;
+	// end ends it with the work's error.
+	StartLinked(ctx context.Context, name, traceParent string) (_ context.Context, end func(error))
+}

@@ -15,6 +15,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/trawlhq/trawl/ports"
 	"net/http"
 	"strings"
 
@@ -220,4 +221,21 @@ func routePath(pattern string) string {
 		return path
 	}
 	return pattern
+}
+
+// Jobs is t as the bulk worker's ports.JobTracer; nil when tracing is off.
+func (t *Tracing) Jobs() ports.JobTracer {
+	if t == nil {
+		return nil
+	}
+	return jobTracer{t}
+}
+
+type jobTracer struct{ t *Tracing }
+
+func (j jobTracer) TraceParent(ctx context.Context) string { return TraceParent(ctx) }
+
+func (j jobTracer) StartLinked(ctx context.Context, name, traceParent string) (context.Context, func(error)) {
+	ctx, span := j.t.StartLinked(ctx, name, traceParent)
+	return ctx, func(err error) { end(span, err) }
 }

@@ -18,7 +18,12 @@ import (
 // is shutting down) it starts no new URL, gives the URLs in flight up to
 // Drain to finish and be recorded, and returns ctx's error without
 // delivering; the caller then hands the job back.
-func (w *Worker) Process(ctx context.Context, job ports.BulkJob) error {
+func (w *Worker) Process(ctx context.Context, job ports.BulkJob) (err error) {
+	if w.d.Tracer != nil {
+		var end func(error)
+		ctx, end = w.d.Tracer.StartLinked(ctx, "bulk.job", job.TraceParent)
+		defer func() { end(err) }()
+	}
 	owner := job.LeaseOwner
 	// work is what the URLs in flight and the deliveries run under: it
 	// outlives ctx by up to Drain, and ends when the lease is lost.

@@ -113,7 +113,7 @@ func (s *Service) Submit(ctx context.Context, call credits.Call, r Request) (Ack
 	job := ports.BulkJob{
 		ID: NewJobID(), AccountID: call.Principal.Account.ID, TokenID: call.Principal.Token.ID, Status: ports.JobQueued,
 		URLSource: c.Source, Sitemap: c.Sitemap, Email: r.Email, CallbackURL: c.CallbackURL, Sync: sync, HoldID: hold.ID,
-		RequestID: call.RequestID, QueuedAt: now, Render: string(c.Render), TraceParent: traceParent(r.TraceParent),
+		RequestID: call.RequestID, QueuedAt: now, Render: string(c.Render), TraceParent: traceParent(s.worker.traceParent(ctx, r.TraceParent)),
 	}
 	if sync {
 		job.Status, job.LeaseOwner, job.LeaseUntil = ports.JobProcessing, "sync-"+job.ID, now.Add(s.worker.Lease())

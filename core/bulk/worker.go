@@ -85,6 +85,9 @@ type WorkerDeps struct {
 	Clock    ports.Clock
 	// Logger receives what goes wrong in the background (default: discarded).
 	Logger *slog.Logger
+	// Tracer links each job's processing to the request that queued it
+	// (optional).
+	Tracer ports.JobTracer
 }
 
 // NewWorker builds a worker.
@@ -169,4 +172,13 @@ func (w *Worker) heartbeat(ctx context.Context, lost context.CancelFunc, jobID, 
 			}
 		}
 	}
+}
+
+// traceParent is given when the caller set one, else the traceparent of the
+// request served in ctx, so the job's processing links to it.
+func (w *Worker) traceParent(ctx context.Context, given string) string {
+	if given != "" || w.d.Tracer == nil {
+		return given
+	}
+	return w.d.Tracer.TraceParent(ctx)
 }
