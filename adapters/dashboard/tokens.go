@@ -82,6 +82,13 @@ func (d *Dashboard) createToken(w http.ResponseWriter, r *http.Request, acct por
 	d.render(w, r, http.StatusCreated, "tokens", v)
 }
 
+// tokenID is the token id in the path; one that is not a number names no
+// token (0).
+func tokenID(r *http.Request) int64 {
+	id, _ := strconv.ParseInt(r.PathValue("id"), 10, 64)
+	return id
+}
+
 // ownToken finds a token of the account; another account's id is NotFound.
 func (d *Dashboard) ownToken(r *http.Request, acct ports.Account) (ports.Token, error) {
 	id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)
@@ -109,16 +116,7 @@ func (d *Dashboard) deleteTokenPage(w http.ResponseWriter, r *http.Request, acct
 }
 
 func (d *Dashboard) deleteToken(w http.ResponseWriter, r *http.Request, acct ports.Account) {
-	id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)
-	if err == nil {
-		err = d.auth.DeleteToken(r.Context(), acct.ID, id)
-	} else {
-		err = failure.E("dashboard.deleteToken", failure.NotFound, "")
-	}
-	if failure.Is(err, failure.NotFound) {
-		err = failure.E("dashboard.deleteToken", failure.NotFound, "There is no such token in your account.")
-	}
-	if err != nil {
+	if err := d.auth.DeleteToken(r.Context(), acct.ID, tokenID(r)); err != nil {
 		d.fail(w, r, "message", view{Title: "Not deleted", Account: &acct, Nav: "tokens"}, err)
 		return
 	}

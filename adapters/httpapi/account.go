@@ -119,9 +119,6 @@ func (a *API) listTransactions(w http.ResponseWriter, r *http.Request) {
 	}
 	p, err := a.credits.Transactions(r.Context(), principal(r.Context()).Account.ID, page, perPage)
 	if err != nil {
-		if failure.Is(err, failure.NotFound) {
-			err = failure.E("httpapi.listTransactions", failure.NotFound, "Account not found.")
-		}
 		a.writeError(w, r, err)
 		return
 	}

@@ -116,11 +116,21 @@ func TestAuthenticate(t *testing.T) {
 			t.Errorf("Authenticate(%q) = %v", h, err)
 		}
 	}
+	other, err := svc.CreateAccount(ctx, "other@example.com", "", "basic")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := svc.DeleteToken(ctx, other.ID, tok.Token.ID); !failure.Is(err, failure.NotFound) || failure.Public(err, "") != "There is no such token in your account." {
+		t.Fatalf("another account's token deleted: %v", err)
+	}
 	if err := svc.DeleteToken(ctx, acct.ID, tok.Token.ID); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := svc.Authenticate(ctx, "Bearer "+tok.Secret); !failure.Is(err, failure.Unauthenticated) {
 		t.Fatalf("deleted token: %v", err)
+	}
+	if err := svc.DeleteToken(ctx, acct.ID, tok.Token.ID); !failure.Is(err, failure.NotFound) {
+		t.Fatalf("deleted twice: %v", err)
 	}
 }
 

@@ -150,9 +150,20 @@ func (s *Service) ListTokens(ctx context.Context, accountID int64) ([]ports.Toke
 	return s.tokens.ListTokens(ctx, accountID)
 }
 
-// DeleteToken revokes a token at once.
+// noSuchToken is the failure for a token id the account does not hold.
+func noSuchToken(op string, cause error) error {
+	return failure.E(op, failure.NotFound, "There is no such token in your account.", cause)
+}
+
+// DeleteToken revokes one of the account's own tokens at once; a token of
+// another account (or none) is NotFound.
 func (s *Service) DeleteToken(ctx context.Context, accountID, tokenID int64) error {
-	return s.tokens.DeleteToken(ctx, accountID, tokenID)
+	const op = "auth.DeleteToken"
+	err := s.tokens.DeleteToken(ctx, accountID, tokenID)
+	if failure.Is(err, failure.NotFound) {
+		return noSuchToken(op, err)
+	}
+	return failure.Wrap(op, err)
 }
 
 // ListAccounts lists every account.

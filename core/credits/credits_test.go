@@ -297,7 +297,7 @@ func TestPurchaseAndCompleteExactlyOnce(t *testing.T) {
 	if len(txs) != 1 || txs[0].Credits != -500 || txs[0].ServiceType != "topup" || txs[0].Metadata.SessionID != "cs_1" || txs[0].BalanceAfter != 6500 {
 		t.Fatalf("transactions = %+v", txs)
 	}
-	if _, err := f.svc.CompletePurchase(ctx, "cs_unknown"); !failure.Is(err, failure.NotFound) {
+	if _, err := f.svc.CompletePurchase(ctx, "cs_unknown"); !failure.Is(err, failure.NotFound) || failure.Public(err, "") != "Checkout session not found." {
 		t.Fatalf("unknown session: %v", err)
 	}
 	bad, _ := credits.NewService(f.store, f.store, noPayments{err: errors.New("provider down")}, f.clock, credits.DefaultPricing)

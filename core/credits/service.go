@@ -109,6 +109,10 @@ func (s *Service) Transactions(ctx context.Context, accountID int64, page, perPa
 		return Page{}, err
 	}
 	if _, err := s.accounts.AccountByID(ctx, accountID); err != nil {
+		if failure.Is(err, failure.NotFound) {
+			// The caller's own account vanished (deleted while its token was in use).
+			return Page{}, failure.E("credits.Transactions", failure.NotFound, "Account not found.", err)
+		}
 		return Page{}, failure.Wrap("credits.Transactions", err)
 	}
 	items, total, err := s.store.Transactions(ctx, accountID, perPage, (page-1)*perPage)
@@ -181,9 +185,13 @@ func (s *Service) Purchase(ctx context.Context, account ports.Account, credits i
 
 // CompletePurchase adds a paid session's credits to the account's top-ups,
 // exactly once: completing a session again adds nothing and reports false.
+// An unknown session is NotFound, worded for the payer.
 func (s *Service) CompletePurchase(ctx context.Context, sessionID string) (bool, error) {
 	const op = "credits.CompletePurchase"
 	sess, err := s.store.CheckoutSession(ctx, sessionID)
+	if failure.Is(err, failure.NotFound) {
+		return false, failure.E(op, failure.NotFound, "Checkout session not found.", err)
+	}
 	if err != nil {
 		return false, failure.Wrap(op, err)
 	}
