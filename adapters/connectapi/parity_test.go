@@ -375,3 +375,45 @@ func TestBothDeliveriesWordFailuresAlike(t *testing.T) {
 		})
 	}
 }
+
+// TestBothDeliveriesApplyTheSameDefaults leaves optional fields out on both
+// deliveries: core applies its one default, so the answers agree.
+func TestBothDeliveriesApplyTheSameDefaults(t *testing.T) {
+	e := apitest.Start(t, memstore.New(), apitest.Options{})
+	creditsRPC := trawlv1connect.NewCreditsServiceClient(http.DefaultClient, e.Server.URL)
+	ctx := context.Background()
+	a, tok := e.Account("defaults@example.com", "basic")
+	for range 25 {
+		if _, err := e.Biller.Run(ctx, credits.Call{Principal: ports.Principal{Account: a}, Service: billing.Content, MaxCredits: 1},
+			func(context.Context) (int64, ports.TransactionMetadata, error) {
+				return 1, ports.TransactionMetadata{}, nil
+			}); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	m := e.Do("GET", "/v1/credits/transactions", tok, nil).JSON(t)
+	req := connect.NewRequest(&trawlv1.ListTransactionsRequest{})
+	req.Header().Set("Authorization", "Bearer "+tok)
+	res, err := creditsRPC.ListTransactions(ctx, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rest := []float64{m["current_page"].(float64), m["per_page"].(float64), float64(len(m["data"].([]any)))}
+	rpc := []float64{float64(res.Msg.GetCurrentPage()), float64(res.Msg.GetPerPage()), float64(len(res.Msg.GetData()))}
+	if rest[0] != credits.DefaultPage || rest[1] != credits.DefaultPerPage || rest[2] != credits.DefaultPerPage || rest[0] != rpc[0] || rest[1] != rpc[1] || rest[2] != rpc[2] {
+		t.Errorf("transactions page, per page, items: http %v, rpc %v", rest, rpc)
+	}
+
+	m = e.Do("POST", "/v1/credits/preview-cost", tok, map[string]any{"service_type": "serp"}).JSON(t)
+	preq := connect.NewRequest(&trawlv1.PreviewCostRequest{ServiceType: "serp"})
+	preq.Header().Set("Authorization", "Bearer "+tok)
+	pres, err := creditsRPC.PreviewCost(ctx, preq)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m["quantity"] != float64(credits.DefaultPreviewQuantity) || pres.Msg.GetPreview().GetQuantity() != credits.DefaultPreviewQuantity ||
+		m["total_cost"] != float64(pres.Msg.GetPreview().GetTotalCost()) {
+		t.Errorf("preview: http %v, rpc %v", m, pres.Msg.GetPreview())
+	}
+}

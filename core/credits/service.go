@@ -91,6 +91,30 @@ func (p Page) LastPage() int {
 	return (p.Total + p.PerPage - 1) / p.PerPage
 }
 
+// Paging picks a page of transactions. A nil field was not given and takes
+// its default: page DefaultPage, DefaultPerPage transactions a page. A given
+// value is validated as it is, so an explicit 0 is refused.
+type Paging struct {
+	Page, PerPage *int
+}
+
+// Defaults of Paging.
+const (
+	DefaultPage    = 1
+	DefaultPerPage = 20
+)
+
+func (p Paging) values() (page, perPage int) {
+	page, perPage = DefaultPage, DefaultPerPage
+	if p.Page != nil {
+		page = *p.Page
+	}
+	if p.PerPage != nil {
+		perPage = *p.PerPage
+	}
+	return page, perPage
+}
+
 // ValidatePaging checks per_page (1..100) and page (>= 1).
 func ValidatePaging(page, perPage int) error {
 	var fe failure.FieldErrors
@@ -104,7 +128,8 @@ func ValidatePaging(page, perPage int) error {
 }
 
 // Transactions lists an account's transactions, newest first.
-func (s *Service) Transactions(ctx context.Context, accountID int64, page, perPage int) (Page, error) {
+func (s *Service) Transactions(ctx context.Context, accountID int64, paging Paging) (Page, error) {
+	page, perPage := paging.values()
 	if err := ValidatePaging(page, perPage); err != nil {
 		return Page{}, err
 	}
@@ -138,8 +163,18 @@ func ValidatePreview(serviceType string, quantity int64) (billing.Service, error
 	return svc, fe.Err("credits.Preview")
 }
 
-// Preview prices quantity calls of a service against the account's balance.
-func (s *Service) Preview(ctx context.Context, accountID int64, serviceType string, quantity int64) (billing.Preview, error) {
+// DefaultPreviewQuantity is the number of calls a preview prices when the
+// caller gives none.
+const DefaultPreviewQuantity = 1
+
+// Preview prices quantity calls of a service against the account's balance;
+// a nil quantity was not given and is DefaultPreviewQuantity (an explicit 0
+// is refused).
+func (s *Service) Preview(ctx context.Context, accountID int64, serviceType string, qty *int64) (billing.Preview, error) {
+	quantity := int64(DefaultPreviewQuantity)
+	if qty != nil {
+		quantity = *qty
+	}
 	svc, err := ValidatePreview(serviceType, quantity)
 	if err != nil {
 		return billing.Preview{}, err
