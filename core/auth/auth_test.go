@@ -154,6 +154,52 @@ func TestTokenCapPerPlan(t *testing.T) {
 	}
 }
 
+// Only an account with a verified address creates its own tokens; an
+// operator issues them to any account.
+func TestCreateOwnTokenNeedsAVerifiedAddress(t *testing.T) {
+	svc, store, _ := newService(t)
+	ctx := context.Background()
+	// Signed up on the dashboard: the address is not verified yet.
+	acct, err := store.CreateAccount(ctx, ports.Account{Email: "own@example.com", Plan: "pro", CreatedAt: t0, UpdatedAt: t0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = svc.CreateOwnToken(ctx, acct.ID, "mine")
+	if fe, ok := failure.As(err); !ok || fe.Kind != failure.Invalid || !strings.Contains(fe.Fields["name"][0], "Verify your email address first") ||
+		!strings.Contains(fe.Fields["name"][0], "own@example.com") {
+		t.Fatalf("unverified = %v", err)
+	}
+	if _, err := svc.CreateToken(ctx, acct.ID, "by operator"); err != nil {
+		t.Fatalf("operator token for an unverified account: %v", err)
+	}
+	if err := store.MarkEmailVerified(ctx, acct.ID, t0); err != nil {
+		t.Fatal(err)
+	}
+	tok, err := svc.CreateOwnToken(ctx, acct.ID, "mine")
+	if err != nil || tok.Token.Name != "mine" {
+		t.Fatalf("verified = %+v, %v", tok, err)
+	}
+	got, err := svc.Token(ctx, acct.ID, tok.Token.ID)
+	if err != nil || got.ID != tok.Token.ID || got.Name != "mine" {
+		t.Fatalf("Token = %+v, %v", got, err)
+	}
+	other, _ := svc.CreateAccount(ctx, "other@example.com", "", "basic")
+	for _, c := range []struct{ account, token int64 }{{other.ID, tok.Token.ID}, {acct.ID, 0}, {acct.ID, tok.Token.ID + 100}} {
+		if _, err := svc.Token(ctx, c.account, c.token); !failure.Is(err, failure.NotFound) || failure.Public(err, "") != "There is no such token in your account." {
+			t.Errorf("Token(%d, %d) = %v", c.account, c.token, err)
+		}
+	}
+}
+
+func TestAtCap(t *testing.T) {
+	pro, _ := billing.PlanByName("pro")
+	for active, want := range map[int]bool{0: false, pro.MaxTokens - 1: false, pro.MaxTokens: true, pro.MaxTokens + 1: true} {
+		if got := auth.AtCap(pro, active); got != want {
+			t.Errorf("AtCap(pro, %d) = %v, want %v", active, got, want)
+		}
+	}
+}
+
 func TestCreateAccountValidation(t *testing.T) {
 	svc, _, _ := newService(t)
 	ctx := context.Background()

@@ -114,12 +114,27 @@ type NewToken struct {
 	Secret string
 }
 
-// CreateToken issues a token for an account, within its plan's cap on active tokens.
+// CreateToken issues a token for an account by operator decision (the
+// command line, tests), within its plan's cap on active tokens.
 func (s *Service) CreateToken(ctx context.Context, accountID int64, name string) (NewToken, error) {
-	const op = "auth.CreateToken"
+	return s.createToken(ctx, "auth.CreateToken", accountID, name, false)
+}
+
+// CreateOwnToken issues a token the account holder asked for (from the
+// dashboard), within its plan's cap: only once the account's email address
+// is verified, so every such token traces back to an address that can be
+// reached.
+func (s *Service) CreateOwnToken(ctx context.Context, accountID int64, name string) (NewToken, error) {
+	return s.createToken(ctx, "auth.CreateOwnToken", accountID, name, true)
+}
+
+func (s *Service) createToken(ctx context.Context, op string, accountID int64, name string, verified bool) (NewToken, error) {
 	acct, err := s.accounts.AccountByID(ctx, accountID)
 	if err != nil {
 		return NewToken{}, failure.Wrap(op, err)
+	}
+	if verified && acct.EmailVerifiedAt == nil {
+		return NewToken{}, failure.Invalidf(op, "name", "Verify your email address first: open the link we sent to %s, or send a new one.", acct.Email)
 	}
 	name = strings.TrimSpace(name)
 	if name == "" {
@@ -148,6 +163,28 @@ func (s *Service) CreateToken(ctx context.Context, accountID int64, name string)
 // ListTokens lists an account's tokens (never their secrets).
 func (s *Service) ListTokens(ctx context.Context, accountID int64) ([]ports.Token, error) {
 	return s.tokens.ListTokens(ctx, accountID)
+}
+
+// Token reads one of the account's own tokens (never its secret); a token
+// of another account (or none) is NotFound.
+func (s *Service) Token(ctx context.Context, accountID, tokenID int64) (ports.Token, error) {
+	const op = "auth.Token"
+	toks, err := s.tokens.ListTokens(ctx, accountID)
+	if err != nil {
+		return ports.Token{}, failure.Wrap(op, err)
+	}
+	for _, t := range toks {
+		if t.ID == tokenID {
+			return t, nil
+		}
+	}
+	return ports.Token{}, noSuchToken(op, nil)
+}
+
+// AtCap says whether an account holding active tokens has as many as its
+// plan allows, so a new one would be refused.
+func AtCap(p billing.Plan, active int) bool {
+	return active >= p.MaxTokens
 }
 
 // noSuchToken is the failure for a token id the account does not hold.

@@ -186,6 +186,12 @@ func (s *Service) Preview(ctx context.Context, accountID int64, serviceType stri
 	return billing.PreviewCost(svc, quantity, st.Balance), nil
 }
 
+// NotWholeCredits is the failure for a top-up amount that is not a whole
+// number (a typed one that cannot be read), naming the range allowed.
+func NotWholeCredits() error {
+	return failure.Invalidf("credits.Purchase", "credits", "The credits field must be a whole number between %d and %d.", MinPurchase, MaxPurchase)
+}
+
 // ValidatePurchase checks the credits of a top-up.
 func ValidatePurchase(credits int64) error {
 	if credits < MinPurchase || credits > MaxPurchase {
