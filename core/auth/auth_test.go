@@ -247,3 +247,23 @@ func storedToken(t *testing.T, store ports.TokenStore, secret string) ports.Toke
 	}
 	return p.Token
 }
+
+// Bootstrap creates the local account with one token on an empty store only.
+func TestBootstrap(t *testing.T) {
+	svc, store, _ := newService(t)
+	ctx := context.Background()
+	b, created, err := svc.Bootstrap(ctx)
+	if err != nil || !created || b.Account.Email != auth.BootstrapEmail || b.Account.Plan != auth.BootstrapPlan ||
+		b.Plan.Name != auth.BootstrapPlan || b.Token.Secret == "" {
+		t.Fatalf("Bootstrap = %+v, %v, %v", b, created, err)
+	}
+	if p, err := svc.Authenticate(ctx, "Bearer "+b.Token.Secret); err != nil || p.Account.ID != b.Account.ID {
+		t.Fatalf("bootstrap token: %+v, %v", p, err)
+	}
+	if _, created, err := svc.Bootstrap(ctx); err != nil || created {
+		t.Fatalf("second Bootstrap = %v, %v", created, err)
+	}
+	if n, _ := store.CountAccounts(ctx); n != 1 {
+		t.Fatalf("accounts = %d", n)
+	}
+}

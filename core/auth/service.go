@@ -108,6 +108,43 @@ func (s *Service) AccountByEmail(ctx context.Context, email string) (ports.Accou
 	return s.accounts.AccountByEmail(ctx, e)
 }
 
+// The account created on the first start of an empty store.
+const (
+	BootstrapEmail = "local@localhost"
+	BootstrapName  = "Local"
+	BootstrapPlan  = "business"
+)
+
+// Bootstrapped is the first account of a store and its first token.
+type Bootstrapped struct {
+	Account ports.Account
+	Plan    billing.Plan
+	Token   NewToken
+}
+
+// Bootstrap creates BootstrapEmail on BootstrapPlan with one token when the
+// store holds no account yet. It reports false, and creates nothing, when
+// the store has an account (or another process bootstrapped first).
+func (s *Service) Bootstrap(ctx context.Context) (Bootstrapped, bool, error) {
+	const op = "auth.Bootstrap"
+	n, err := s.accounts.CountAccounts(ctx)
+	if err != nil || n > 0 {
+		return Bootstrapped{}, false, failure.Wrap(op, err)
+	}
+	acct, err := s.CreateAccount(ctx, BootstrapEmail, BootstrapName, BootstrapPlan)
+	if failure.Is(err, failure.Conflict) {
+		return Bootstrapped{}, false, nil
+	}
+	if err != nil {
+		return Bootstrapped{}, false, failure.Wrap(op, err)
+	}
+	tok, err := s.CreateToken(ctx, acct.ID, "bootstrap")
+	if err != nil {
+		return Bootstrapped{}, false, failure.Wrap(op, err)
+	}
+	return Bootstrapped{Account: acct, Plan: billing.MustPlan(acct.Plan), Token: tok}, true, nil
+}
+
 // NewToken is a token just created: the only moment its secret is known.
 type NewToken struct {
 	Token  ports.Token
