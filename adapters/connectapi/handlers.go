@@ -274,7 +274,7 @@ func previewMsg(p billing.Preview) *trawlv1.CostPreview {
 
 // given is a scalar field of a request as core takes it: proto3 sends a
 // field left unset as zero, so zero is no value and core applies its default.
-func given[T int32 | int64](v T) *int {
+func given(v int32) *int {
 	if v == 0 {
 		return nil
 	}
