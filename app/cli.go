@@ -83,11 +83,11 @@ var commands = []command{
 	{name: "migrate", synopsis: "[--database URL | --data-dir DIR]",
 		summary: "Apply the embedded database migrations (serve applies them too).",
 		flags:   storeFlags},
-	{name: "accounts create", synopsis: "--email E [--name N] [--plan basic|pro|business|none] [--json]",
-		summary: "Create an account (on the Basic plan unless --plan says otherwise).",
+	{name: "accounts create", synopsis: "--email E [--name N] [--plan " + strings.Join(billing.PlanNames(), "|") + "] [--json]",
+		summary: "Create an account (on the " + billing.MustPlan(billing.DefaultPlanName).DisplayName + " plan unless --plan says otherwise).",
 		flags: flagsOf(storeFlags, emailFlag, jsonFlag, func(fs *flag.FlagSet, o *options) {
 			fs.StringVar(&o.name, "name", "", "the account's display name")
-			fs.StringVar(&o.plan, "plan", "", "plan: "+strings.Join(billing.PlanNames(), ", ")+"; default basic")
+			fs.StringVar(&o.plan, "plan", "", "plan: "+strings.Join(billing.PlanNames(), ", ")+"; default "+billing.DefaultPlanName)
 		}), required: []string{"email"}},
 	{name: "accounts list", synopsis: "[--json]", summary: "List the accounts.", flags: flagsOf(storeFlags, jsonFlag)},
 	{name: "accounts set-plan", synopsis: "--email E --plan P",
@@ -119,17 +119,17 @@ var commands = []command{
 			fs.BoolVar(&o.rotate, "rotate", false, "replace the secret with a new one")
 		}), required: []string{"email"}},
 	{name: "api content", synopsis: "URL [--format markdown|html|json]", arg: "URL",
-		summary: "Print a page's main content through the Trawl API (2 credits): Markdown by default, the clean HTML, or the whole JSON answer.",
+		summary: "Print a page's main content through the Trawl API (" + creditsText(billing.Cost(billing.Content)) + "): Markdown by default, the clean HTML, or the whole JSON answer.",
 		flags: func(fs *flag.FlagSet, o *options) {
 			fs.StringVar(&o.format, "format", "markdown", "markdown, html or json")
 		}},
 	{name: "api map", synopsis: "URL [--limit N] [--json]", arg: "URL",
-		summary: "Print a site's URLs from its sitemaps, one a line, through the Trawl API (3 credits; free when none is found).",
+		summary: "Print a site's URLs from its sitemaps, one a line, through the Trawl API (" + creditsText(billing.Cost(billing.Map)) + "; free when none is found).",
 		flags: flagsOf(jsonFlag, func(fs *flag.FlagSet, o *options) {
 			fs.IntVar(&o.limit, "limit", 0, "at most this many URLs, 1 to 1000 (default 1000)")
 		})},
 	{name: "api serp", synopsis: "QUERY [--engine google|bing|duckduckgo] [--json]", arg: "QUERY",
-		summary: "Print web search results through the Trawl API (5 credits): position, title and link, one a line.",
+		summary: "Print web search results through the Trawl API (" + creditsText(billing.Cost(billing.Serp)) + "): position, title and link, one a line.",
 		flags: flagsOf(jsonFlag, func(fs *flag.FlagSet, o *options) {
 			fs.StringVar(&o.engine, "engine", "", "google (default), bing or duckduckgo")
 		})},
@@ -146,6 +146,14 @@ var commands = []command{
 	{name: "mcp", summary: "Serve Trawl's MCP tools over stdio for a desktop agent. The tools call the Trawl API at " +
 		"TRAWL_API_URL (default http://127.0.0.1:8080) with the token in TRAWL_API_KEY.", flags: func(*flag.FlagSet, *options) {}},
 	{name: "version", summary: "Print the version of this binary.", flags: func(*flag.FlagSet, *options) {}},
+}
+
+// creditsText is a cost from the billing table as help text prints it.
+func creditsText(n int64) string {
+	if n == 1 {
+		return "1 credit"
+	}
+	return billing.FormatCredits(n) + " credits"
 }
 
 // flagArg names each valued flag's argument in help, as in the synopses.
@@ -465,34 +473,24 @@ func (c CLI) serve(o *options) error {
 }
 
 // BootstrapEmail is the account created on the first start of an empty store.
-const BootstrapEmail = "local@localhost"
+const BootstrapEmail = auth.BootstrapEmail
 
-// bootstrap creates local@localhost on the Business plan with one token the
-// first time the server starts on an empty store, and prints the token once.
+// bootstrap creates the local account with one token the first time the
+// server starts on an empty store (auth.Bootstrap), and prints the token once.
 func (c CLI) bootstrap(ctx context.Context, cfg Config) error {
 	env, err := openEnv(ctx, cfg)
 	if err != nil {
 		return err
 	}
 	defer env.close()
-	n, err := env.store.CountAccounts(ctx)
-	if err != nil || n > 0 {
+	b, created, err := env.auth.Bootstrap(ctx)
+	if err != nil || !created {
 		return err
 	}
-	acct, err := env.auth.CreateAccount(ctx, BootstrapEmail, "Local", "business")
-	if failure.Is(err, failure.Conflict) {
-		return nil // another process bootstrapped first
-	}
-	if err != nil {
-		return err
-	}
-	tok, err := env.auth.CreateToken(ctx, acct.ID, "bootstrap")
-	if err != nil {
-		return err
-	}
+	tok := b.Token
 	base := cfg.PublicBase()
 	fmt.Fprintf(c.Stdout, `
-Trawl: a new store. Created the account %s (Business plan, 90,000 credits a month)
+Trawl: a new store. Created the account %s (%s plan, %s credits a month)
 and one API token. It is shown this once and cannot be recovered:
 
     %s
@@ -504,7 +502,7 @@ Try it:
 
 Create more with: trawl tokens create --email %s
 
-`, BootstrapEmail, tok.Secret, base, tok.Secret, BootstrapEmail)
+`, b.Account.Email, b.Plan.DisplayName, billing.FormatCredits(b.Plan.MonthlyCredits), tok.Secret, base, tok.Secret, b.Account.Email)
 	return nil
 }
 
@@ -568,7 +566,7 @@ func (c CLI) admin(cmd string, o *options) error {
 	case "accounts create":
 		p := *plan
 		if p == "" {
-			p = "basic"
+			p = billing.DefaultPlanName
 		}
 		a, err := e.auth.CreateAccount(ctx, *email, *name, p)
 		if err != nil {
@@ -692,11 +690,7 @@ func (c CLI) admin(cmd string, o *options) error {
 }
 
 func accountOut(a ports.Account) map[string]any {
-	p := a.Plan
-	if p == "" {
-		p = "none"
-	}
-	return map[string]any{"id": a.ID, "email": a.Email, "name": a.Name, "plan": p, "created_at": a.CreatedAt.Format(time.RFC3339)}
+	return map[string]any{"id": a.ID, "email": a.Email, "name": a.Name, "plan": billing.PlanLabel(a.Plan), "created_at": a.CreatedAt.Format(time.RFC3339)}
 }
 
 func (c CLI) json(v any) error {

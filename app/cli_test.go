@@ -2,6 +2,8 @@ package app
 
 import (
 	"bytes"
+	"context"
+	"fmt"
 	"net"
 	"os"
 	"path/filepath"
@@ -10,6 +12,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/trawlhq/trawl/core/auth"
+	"github.com/trawlhq/trawl/core/billing"
 	"github.com/trawlhq/trawl/testkit/pgtest"
 )
 
@@ -209,5 +213,44 @@ func TestAdminCommandsWriteOnlyTheStore(t *testing.T) {
 	admin("--database", db)
 	if entries, _ := os.ReadDir(wd); len(entries) > 0 {
 		t.Errorf("admin commands on PostgreSQL wrote %s into the working directory", entries[0].Name())
+	}
+}
+
+// TestCLIReadsTheBillingTable: the plan a new account is on, the plan shown
+// as none, the bootstrap account's allowance and the costs in help come
+// from core's billing table, so the command line cannot drift from it.
+func TestCLIReadsTheBillingTable(t *testing.T) {
+	for cmd, svc := range map[string]billing.ServiceType{"content": billing.Content, "map": billing.Map, "serp": billing.Serp} {
+		_, out, errOut := runCLI("api", cmd, "--help")
+		want := fmt.Sprintf("(%d credits", billing.Cost(svc))
+		if !strings.Contains(out+errOut, want) {
+			t.Errorf("api %s --help lacks %q:\n%s%s", cmd, want, out, errOut)
+		}
+	}
+	dir := t.TempDir()
+	code, out, errOut := runCLI("accounts", "create", "--email", "plain@example.com", "--json", "--data-dir", dir)
+	if code != 0 || !strings.Contains(out, `"plan": "`+billing.DefaultPlanName+`"`) {
+		t.Fatalf("accounts create = %d %s %s", code, out, errOut)
+	}
+	code, out, errOut = runCLI("accounts", "create", "--email", "none@example.com", "--plan", "none", "--json", "--data-dir", dir)
+	if code != 0 || !strings.Contains(out, `"plan": "`+billing.NoPlanName+`"`) {
+		t.Fatalf("accounts create --plan none = %d %s %s", code, out, errOut)
+	}
+
+	cfg := DefaultConfig()
+	cfg.DataDir = t.TempDir()
+	var buf bytes.Buffer
+	c := CLI{Stdout: &buf, Stderr: &buf, Getenv: func(string) string { return "" }}
+	if err := c.bootstrap(context.Background(), cfg); err != nil {
+		t.Fatal(err)
+	}
+	plan := billing.MustPlan(auth.BootstrapPlan)
+	want := fmt.Sprintf("Created the account %s (%s plan, %s credits a month)", BootstrapEmail, plan.DisplayName, billing.FormatCredits(plan.MonthlyCredits))
+	if !strings.Contains(buf.String(), want) || !strings.Contains(buf.String(), "trawl_") {
+		t.Fatalf("bootstrap printed:\n%s\nwant %q and a token", buf.String(), want)
+	}
+	buf.Reset()
+	if err := c.bootstrap(context.Background(), cfg); err != nil || buf.Len() != 0 {
+		t.Fatalf("second start bootstrapped again: %v\n%s", err, buf.String())
 	}
 }

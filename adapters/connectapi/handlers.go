@@ -3,7 +3,6 @@ package connectapi
 import (
 	"context"
 	"errors"
-	"math"
 	"time"
 
 	"connectrpc.com/connect"
@@ -17,7 +16,6 @@ import (
 	"github.com/trawlhq/trawl/core/domainrule"
 	"github.com/trawlhq/trawl/core/prompt"
 	"github.com/trawlhq/trawl/core/search"
-	"github.com/trawlhq/trawl/core/sitemap"
 	"github.com/trawlhq/trawl/core/structured"
 	"github.com/trawlhq/trawl/ports"
 )
@@ -79,11 +77,7 @@ func (h pageHandler) GetContent(ctx context.Context, req *connect.Request[trawlv
 
 func (h pageHandler) Map(ctx context.Context, req *connect.Request[trawlv1.MapRequest]) (*connect.Response[trawlv1.MapResponse], error) {
 	return billed(h.s, ctx, req, func(ctx context.Context, c credits.Call) (*trawlv1.MapResponse, credits.Receipt, error) {
-		limit := int(req.Msg.GetLimit())
-		if limit == 0 {
-			limit = sitemap.DefaultLimit
-		}
-		res, rc, err := h.s.d.Sitemap.Map(ctx, c, req.Msg.GetUrl(), limit)
+		res, rc, err := h.s.d.Sitemap.Map(ctx, c, req.Msg.GetUrl(), given(req.Msg.GetLimit()))
 		if err != nil {
 			return nil, rc, err
 		}
@@ -148,7 +142,7 @@ func organicMsgs(res search.Results) []*trawlv1.OrganicResult {
 
 func searchParts(res search.Results) (*trawlv1.SearchInformation, []*trawlv1.RelatedQuestion, []*trawlv1.RelatedSearch) {
 	r := res.Results
-	info := &trawlv1.SearchInformation{QueryDisplayed: r.QueryDisplayed, TotalResults: r.TotalResults, TimeTaken: math.Round(r.TimeTaken.Seconds()*100) / 100}
+	info := &trawlv1.SearchInformation{QueryDisplayed: r.QueryDisplayed, TotalResults: r.TotalResults, TimeTaken: res.SecondsTaken()}
 	var qs []*trawlv1.RelatedQuestion
 	for _, q := range r.RelatedQuestions {
 		qs = append(qs, &trawlv1.RelatedQuestion{Question: q.Question, Answer: q.Answer})
@@ -175,17 +169,13 @@ func (h searchHandler) Search(ctx context.Context, req *connect.Request[trawlv1.
 func (h searchHandler) SearchContent(ctx context.Context, req *connect.Request[trawlv1.SearchContentRequest]) (*connect.Response[trawlv1.SearchContentResponse], error) {
 	return billed(h.s, ctx, req, func(ctx context.Context, c credits.Call) (*trawlv1.SearchContentResponse, credits.Receipt, error) {
 		m := req.Msg
-		maxContent := int(m.GetMaxContent())
-		if maxContent == 0 {
-			maxContent = search.DefaultMaxContent
-		}
 		mode, err := content.ParseRenderMode(m.GetRender(), "render")
 		if err != nil {
 			return nil, credits.Receipt{}, err
 		}
 		res, rc, err := h.s.d.Search.SearchContent(ctx, c, search.ContentRequest{
 			Request:    search.Request{Q: m.GetQ(), Loc: m.GetLoc(), HL: m.GetHl(), GL: m.GetGl(), Engine: m.GetEngine()},
-			MaxContent: maxContent,
+			MaxContent: given(m.GetMaxContent()),
 			Filter:     domainrule.Filter{Whitelist: domainrule.ParseList(m.GetWhitelistDomains()), Blacklist: domainrule.ParseList(m.GetBlacklistDomains())},
 			Render:     mode,
 		})
@@ -267,14 +257,8 @@ func (h creditsHandler) GetUsageStats(ctx context.Context, _ *connect.Request[tr
 }
 
 func (h creditsHandler) ListTransactions(ctx context.Context, req *connect.Request[trawlv1.ListTransactionsRequest]) (*connect.Response[trawlv1.ListTransactionsResponse], error) {
-	page, perPage := int(req.Msg.GetPage()), int(req.Msg.GetPerPage())
-	if page == 0 {
-		page = 1
-	}
-	if perPage == 0 {
-		perPage = 20
-	}
-	p, err := h.s.d.Credits.Transactions(ctx, principal(ctx).Account.ID, page, perPage)
+	paging := credits.Paging{Page: given(req.Msg.GetPage()), PerPage: given(req.Msg.GetPerPage())}
+	p, err := h.s.d.Credits.Transactions(ctx, principal(ctx).Account.ID, paging)
 	if err != nil {
 		return nil, toConnect(err)
 	}
@@ -292,15 +276,26 @@ func previewMsg(p billing.Preview) *trawlv1.CostPreview {
 		TotalCost: p.TotalCost, CurrentBalance: p.CurrentBalance, RemainingAfter: p.RemainingAfter, CanAfford: p.CanAfford}
 }
 
-func quantity(q int64) int64 {
-	if q == 0 {
-		return 1
+// given is a scalar field of a request as core takes it: proto3 sends a
+// field left unset as zero, so zero is no value and core applies its default.
+func given(v int32) *int {
+	if v == 0 {
+		return nil
 	}
-	return q
+	n := int(v)
+	return &n
+}
+
+// givenQuantity is the quantity of a preview, unset when zero (see given).
+func givenQuantity(q int64) *int64 {
+	if q == 0 {
+		return nil
+	}
+	return &q
 }
 
 func (h creditsHandler) PreviewCost(ctx context.Context, req *connect.Request[trawlv1.PreviewCostRequest]) (*connect.Response[trawlv1.PreviewCostResponse], error) {
-	p, err := h.s.d.Credits.Preview(ctx, principal(ctx).Account.ID, req.Msg.GetServiceType(), quantity(req.Msg.GetQuantity()))
+	p, err := h.s.d.Credits.Preview(ctx, principal(ctx).Account.ID, req.Msg.GetServiceType(), givenQuantity(req.Msg.GetQuantity()))
 	if err != nil {
 		return nil, toConnect(err)
 	}
@@ -308,7 +303,7 @@ func (h creditsHandler) PreviewCost(ctx context.Context, req *connect.Request[tr
 }
 
 func (h creditsHandler) CanAfford(ctx context.Context, req *connect.Request[trawlv1.CanAffordRequest]) (*connect.Response[trawlv1.CanAffordResponse], error) {
-	p, err := h.s.d.Credits.Preview(ctx, principal(ctx).Account.ID, req.Msg.GetServiceType(), quantity(req.Msg.GetQuantity()))
+	p, err := h.s.d.Credits.Preview(ctx, principal(ctx).Account.ID, req.Msg.GetServiceType(), givenQuantity(req.Msg.GetQuantity()))
 	if err != nil {
 		return nil, toConnect(err)
 	}

@@ -3,6 +3,7 @@ package connectapi_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -18,6 +19,7 @@ import (
 	"github.com/trawlhq/trawl/adapters/connectapi/gen/trawl/v1/trawlv1connect"
 	"github.com/trawlhq/trawl/core/billing"
 	"github.com/trawlhq/trawl/core/credits"
+	"github.com/trawlhq/trawl/core/failure"
 	"github.com/trawlhq/trawl/core/idempotency"
 	"github.com/trawlhq/trawl/core/ratelimit"
 	"github.com/trawlhq/trawl/ports"
@@ -252,5 +254,166 @@ func rpcDelivery(name string, pages trawlv1connect.PageServiceClient) delivery {
 			}
 			return status, ce.Meta()
 		},
+	}
+}
+
+// vanishing is a store in which an account's row can disappear while its
+// token still authenticates (the account deleted during the request).
+type vanishing struct {
+	*memstore.Store
+	gone atomic.Int64
+}
+
+func (s *vanishing) AccountByID(ctx context.Context, id int64) (ports.Account, error) {
+	if id == s.gone.Load() {
+		return ports.Account{}, failure.E("store", failure.NotFound, "account not found")
+	}
+	return s.Store.AccountByID(ctx, id)
+}
+
+func (s *vanishing) ReadCredits(ctx context.Context, id int64, now time.Time) (ports.CreditState, int64, error) {
+	if id == s.gone.Load() {
+		return ports.CreditState{}, 0, failure.E("store", failure.NotFound, "account not found")
+	}
+	return s.Store.ReadCredits(ctx, id, now)
+}
+
+// rpcOutcome is the HTTP status an RPC error stands for and its message.
+func rpcOutcome(t *testing.T, err error) (int, string) {
+	t.Helper()
+	if err == nil {
+		return http.StatusOK, ""
+	}
+	var ce *connect.Error
+	if !errors.As(err, &ce) {
+		t.Fatalf("not an RPC error: %v", err)
+	}
+	for _, d := range ce.Details() {
+		if v, err := d.Value(); err == nil {
+			if info, ok := v.(*errdetails.ErrorInfo); ok {
+				status, _ := strconv.Atoi(info.Metadata["http_status"])
+				return status, ce.Message()
+			}
+		}
+	}
+	t.Fatalf("no ErrorInfo: %v", err)
+	return 0, ""
+}
+
+// TestBothDeliveriesWordFailuresAlike asks the same of the JSON API and of
+// RPC and compares the status and the message the caller reads: core words
+// a failure once, for both.
+func TestBothDeliveriesWordFailuresAlike(t *testing.T) {
+	store := &vanishing{Store: memstore.New()}
+	e := apitest.Start(t, store, apitest.Options{})
+	creditsRPC := trawlv1connect.NewCreditsServiceClient(http.DefaultClient, e.Server.URL)
+	type rpcCall func(ctx context.Context, tok string) error
+	auth := func(req interface{ Header() http.Header }, tok string) {
+		req.Header().Set("Authorization", "Bearer "+tok)
+	}
+	transactions := func(page, perPage int32) rpcCall {
+		return func(ctx context.Context, tok string) error {
+			req := connect.NewRequest(&trawlv1.ListTransactionsRequest{Page: page, PerPage: perPage})
+			auth(req, tok)
+			_, err := creditsRPC.ListTransactions(ctx, req)
+			return err
+		}
+	}
+	preview := func(serviceType string, qty int64) rpcCall {
+		return func(ctx context.Context, tok string) error {
+			req := connect.NewRequest(&trawlv1.PreviewCostRequest{ServiceType: serviceType, Quantity: qty})
+			auth(req, tok)
+			_, err := creditsRPC.PreviewCost(ctx, req)
+			return err
+		}
+	}
+	purchase := func(n int64) rpcCall {
+		return func(ctx context.Context, tok string) error {
+			req := connect.NewRequest(&trawlv1.PurchaseCreditsRequest{Credits: n})
+			auth(req, tok)
+			_, err := creditsRPC.PurchaseCredits(ctx, req)
+			return err
+		}
+	}
+	cases := []struct {
+		name         string
+		vanish       bool
+		method, path string
+		body         any
+		rpc          rpcCall
+		want         int
+		message      string
+	}{
+		{name: "transactions of a vanished account", vanish: true, method: "GET", path: "/v1/credits/transactions",
+			rpc: transactions(0, 0), want: 404, message: "Account not found."},
+		{name: "preview of a vanished account", vanish: true, method: "POST", path: "/v1/credits/preview-cost",
+			body: map[string]any{"service_type": "content"}, rpc: preview("content", 0), want: 404, message: "Account not found."},
+		{name: "transactions per page out of range", method: "GET", path: "/v1/credits/transactions?per_page=101",
+			rpc: transactions(0, 101), want: 422, message: "The per page field must be between 1 and 100."},
+		{name: "preview of an unknown service", method: "POST", path: "/v1/credits/preview-cost",
+			body: map[string]any{"service_type": "teleport"}, rpc: preview("teleport", 0), want: 422},
+		{name: "purchase out of range", method: "POST", path: "/v1/credits/purchase",
+			body: map[string]any{"credits": 1}, rpc: purchase(1), want: 422,
+			message: fmt.Sprintf("The credits field must be between %d and %d.", credits.MinPurchase, credits.MaxPurchase)},
+	}
+	for i, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			a, tok := e.Account("words"+strconv.Itoa(i)+"@example.com", "basic")
+			if c.vanish {
+				store.gone.Store(a.ID)
+				defer store.gone.Store(0)
+			}
+			r := e.Do(c.method, c.path, tok, c.body)
+			restMsg, _ := r.JSON(t)["message"].(string)
+			rpcStatus, rpcMsg := rpcOutcome(t, c.rpc(context.Background(), tok))
+			if r.Status != c.want || (c.message != "" && restMsg != c.message) {
+				t.Errorf("http = %d %q, want %d %q", r.Status, restMsg, c.want, c.message)
+			}
+			if rpcStatus != r.Status || rpcMsg != restMsg {
+				t.Errorf("rpc = %d %q, http = %d %q", rpcStatus, rpcMsg, r.Status, restMsg)
+			}
+		})
+	}
+}
+
+// TestBothDeliveriesApplyTheSameDefaults leaves optional fields out on both
+// deliveries: core applies its one default, so the answers agree.
+func TestBothDeliveriesApplyTheSameDefaults(t *testing.T) {
+	e := apitest.Start(t, memstore.New(), apitest.Options{})
+	creditsRPC := trawlv1connect.NewCreditsServiceClient(http.DefaultClient, e.Server.URL)
+	ctx := context.Background()
+	a, tok := e.Account("defaults@example.com", "basic")
+	for range 25 {
+		if _, err := e.Biller.Run(ctx, credits.Call{Principal: ports.Principal{Account: a}, Service: billing.Content, MaxCredits: 1},
+			func(context.Context) (int64, ports.TransactionMetadata, error) {
+				return 1, ports.TransactionMetadata{}, nil
+			}); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	m := e.Do("GET", "/v1/credits/transactions", tok, nil).JSON(t)
+	req := connect.NewRequest(&trawlv1.ListTransactionsRequest{})
+	req.Header().Set("Authorization", "Bearer "+tok)
+	res, err := creditsRPC.ListTransactions(ctx, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rest := []float64{m["current_page"].(float64), m["per_page"].(float64), float64(len(m["data"].([]any)))}
+	rpc := []float64{float64(res.Msg.GetCurrentPage()), float64(res.Msg.GetPerPage()), float64(len(res.Msg.GetData()))}
+	if rest[0] != credits.DefaultPage || rest[1] != credits.DefaultPerPage || rest[2] != credits.DefaultPerPage || rest[0] != rpc[0] || rest[1] != rpc[1] || rest[2] != rpc[2] {
+		t.Errorf("transactions page, per page, items: http %v, rpc %v", rest, rpc)
+	}
+
+	m = e.Do("POST", "/v1/credits/preview-cost", tok, map[string]any{"service_type": "serp"}).JSON(t)
+	preq := connect.NewRequest(&trawlv1.PreviewCostRequest{ServiceType: "serp"})
+	preq.Header().Set("Authorization", "Bearer "+tok)
+	pres, err := creditsRPC.PreviewCost(ctx, preq)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m["quantity"] != float64(credits.DefaultPreviewQuantity) || pres.Msg.GetPreview().GetQuantity() != credits.DefaultPreviewQuantity ||
+		m["total_cost"] != float64(pres.Msg.GetPreview().GetTotalCost()) {
+		t.Errorf("preview: http %v, rpc %v", m, pres.Msg.GetPreview())
 	}
 }

@@ -54,7 +54,7 @@ func (d *Dashboard) topUp(w http.ResponseWriter, r *http.Request, acct ports.Acc
 	v.Form = map[string]string{"credits": raw}
 	n, err := strconv.ParseInt(strings.ReplaceAll(raw, ",", ""), 10, 64)
 	if err != nil {
-		d.fail(w, r, "billing", v, failure.Invalidf("dashboard.topUp", "credits", "The credits field must be a whole number between %d and %d.", credits.MinPurchase, credits.MaxPurchase))
+		d.fail(w, r, "billing", v, credits.NotWholeCredits())
 		return
 	}
 	co, err := d.credits.Purchase(r.Context(), acct, n)

@@ -385,15 +385,19 @@ func TestAnotherAccountsTokenIsNotFound(t *testing.T) {
 	bobAcct, _ := e.store.AccountByEmail(context.Background(), "bob@example.com")
 	toks, _ := e.store.ListTokens(context.Background(), bobAcct.ID)
 	path := "/dashboard/tokens/" + strconv.FormatInt(toks[0].ID, 10) + "/delete"
-	if p := alice.get(path); p.status != http.StatusNotFound || strings.Contains(p.body, "bob") {
+	const noSuch = "There is no such token in your account."
+	if p := alice.get(path); p.status != http.StatusNotFound || strings.Contains(p.body, "bob") || !strings.Contains(p.body, noSuch) {
 		t.Fatalf("alice sees bob's token: %d %s", p.status, p.body)
 	}
-	if p := alice.post(path, nil); p.status != http.StatusNotFound {
-		t.Fatalf("alice deletes bob's token: %d", p.status)
+	if p := alice.post(path, nil); p.status != http.StatusNotFound || !strings.Contains(p.body, noSuch) {
+		t.Fatalf("alice deletes bob's token: %d %s", p.status, p.body)
 	}
 	for _, bad := range []string{"/dashboard/tokens/999999/delete", "/dashboard/tokens/abc/delete"} {
-		if p := alice.post(bad, nil); p.status != http.StatusNotFound {
-			t.Fatalf("%s: %d", bad, p.status)
+		if p := alice.post(bad, nil); p.status != http.StatusNotFound || !strings.Contains(p.body, noSuch) {
+			t.Fatalf("%s: %d %s", bad, p.status, p.body)
+		}
+		if p := alice.get(bad); p.status != http.StatusNotFound || !strings.Contains(p.body, noSuch) {
+			t.Fatalf("GET %s: %d %s", bad, p.status, p.body)
 		}
 	}
 	if left, _ := e.store.ListTokens(context.Background(), bobAcct.ID); len(left) != 1 {

@@ -4,7 +4,6 @@ import (
 	"net/http"
 	"strconv"
 
-	"github.com/trawlhq/trawl/core/account"
 	"github.com/trawlhq/trawl/core/auth"
 	"github.com/trawlhq/trawl/core/billing"
 	"github.com/trawlhq/trawl/core/failure"
@@ -27,7 +26,7 @@ func (d *Dashboard) tokensView(r *http.Request, acct ports.Account) (view, error
 	}
 	plan := billing.MustPlan(acct.Plan)
 	v := view{Title: "API tokens", Nav: "tokens", Account: &acct, Data: &tokensData{
-		Tokens: toks, Plan: plan, AtCap: len(toks) >= plan.MaxTokens, Verified: acct.EmailVerifiedAt != nil,
+		Tokens: toks, Plan: plan, AtCap: auth.AtCap(plan, len(toks)), Verified: acct.EmailVerifiedAt != nil,
 	}}
 	q := r.URL.Query()
 	switch {
@@ -58,11 +57,7 @@ func (d *Dashboard) createToken(w http.ResponseWriter, r *http.Request, acct por
 	}
 	name := r.PostFormValue("name")
 	v.Form = map[string]string{"name": name}
-	if err := account.CanCreateTokens(acct); err != nil {
-		d.fail(w, r, "tokens", v, err)
-		return
-	}
-	tok, err := d.auth.CreateToken(r.Context(), acct.ID, name)
+	tok, err := d.auth.CreateOwnToken(r.Context(), acct.ID, name)
 	if failure.Is(err, failure.Conflict) {
 		// The plan's cap: say why beside the name field.
 		v.Fields = map[string][]string{"name": {failure.Public(err, "Your plan allows no more tokens.")}}
@@ -82,25 +77,15 @@ func (d *Dashboard) createToken(w http.ResponseWriter, r *http.Request, acct por
 	d.render(w, r, http.StatusCreated, "tokens", v)
 }
 
-// ownToken finds a token of the account; another account's id is NotFound.
-func (d *Dashboard) ownToken(r *http.Request, acct ports.Account) (ports.Token, error) {
-	id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)
-	if err == nil {
-		toks, lerr := d.auth.ListTokens(r.Context(), acct.ID)
-		if lerr != nil {
-			return ports.Token{}, lerr
-		}
-		for _, t := range toks {
-			if t.ID == id {
-				return t, nil
-			}
-		}
-	}
-	return ports.Token{}, failure.E("dashboard.token", failure.NotFound, "There is no such token in your account.")
+// tokenID is the token id in the path; one that is not a number names no
+// token (0).
+func tokenID(r *http.Request) int64 {
+	id, _ := strconv.ParseInt(r.PathValue("id"), 10, 64)
+	return id
 }
 
 func (d *Dashboard) deleteTokenPage(w http.ResponseWriter, r *http.Request, acct ports.Account) {
-	tok, err := d.ownToken(r, acct)
+	tok, err := d.auth.Token(r.Context(), acct.ID, tokenID(r))
 	if err != nil {
 		d.fail(w, r, "message", view{Title: "Not found", Account: &acct, Nav: "tokens"}, err)
 		return
@@ -109,16 +94,7 @@ func (d *Dashboard) deleteTokenPage(w http.ResponseWriter, r *http.Request, acct
 }
 
 func (d *Dashboard) deleteToken(w http.ResponseWriter, r *http.Request, acct ports.Account) {
-	id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)
-	if err == nil {
-		err = d.auth.DeleteToken(r.Context(), acct.ID, id)
-	} else {
-		err = failure.E("dashboard.deleteToken", failure.NotFound, "")
-	}
-	if failure.Is(err, failure.NotFound) {
-		err = failure.E("dashboard.deleteToken", failure.NotFound, "There is no such token in your account.")
-	}
-	if err != nil {
+	if err := d.auth.DeleteToken(r.Context(), acct.ID, tokenID(r)); err != nil {
 		d.fail(w, r, "message", view{Title: "Not deleted", Account: &acct, Nav: "tokens"}, err)
 		return
 	}

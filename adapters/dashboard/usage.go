@@ -60,7 +60,7 @@ func (d *Dashboard) usagePage(w http.ResponseWriter, r *http.Request, acct ports
 		d.fail(w, r, "message", v, err)
 		return
 	}
-	txs, err := d.credits.Transactions(r.Context(), acct.ID, page, transactionsPerPage)
+	txs, err := d.credits.Transactions(r.Context(), acct.ID, credits.Paging{Page: &page, PerPage: new(transactionsPerPage)})
 	if err != nil {
 		d.fail(w, r, "message", v, err)
 		return

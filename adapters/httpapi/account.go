@@ -5,6 +5,7 @@ import (
 
 	"github.com/trawlhq/trawl/adapters/callheader"
 	"github.com/trawlhq/trawl/core/billing"
+	"github.com/trawlhq/trawl/core/credits"
 	"github.com/trawlhq/trawl/core/failure"
 	"github.com/trawlhq/trawl/ports"
 )
@@ -111,17 +112,13 @@ type paginatorJSON struct {
 
 func (a *API) listTransactions(w http.ResponseWriter, r *http.Request) {
 	var fe failure.FieldErrors
-	perPage := queryInt(&fe, r, "per_page", 20)
-	page := queryInt(&fe, r, "page", 1)
+	paging := credits.Paging{PerPage: queryInt(&fe, r, "per_page"), Page: queryInt(&fe, r, "page")}
 	if err := fe.Err("httpapi.listTransactions"); err != nil {
 		a.writeError(w, r, err)
 		return
 	}
-	p, err := a.credits.Transactions(r.Context(), principal(r.Context()).Account.ID, page, perPage)
+	p, err := a.credits.Transactions(r.Context(), principal(r.Context()).Account.ID, paging)
 	if err != nil {
-		if failure.Is(err, failure.NotFound) {
-			err = failure.E("httpapi.listTransactions", failure.NotFound, "Account not found.")
-		}
 		a.writeError(w, r, err)
 		return
 	}
@@ -169,7 +166,10 @@ func (a *API) preview(w http.ResponseWriter, r *http.Request) (previewJSON, bool
 	}
 	var fe failure.FieldErrors
 	st, _ := b.String(&fe, "service_type")
-	qty, _ := b.Int(&fe, "quantity", 1)
+	var qty *int64
+	if n, given := b.Int(&fe, "quantity", 0); given {
+		qty = &n
+	}
 	if err := fe.Err("httpapi.preview"); err != nil {
 		a.writeError(w, r, err)
 		return previewJSON{}, false

@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/trawlhq/trawl/core/billing"
-	"github.com/trawlhq/trawl/core/failure"
 )
 
 var checkoutTmpl = template.Must(template.New("checkout").Parse(`<!doctype html>
@@ -45,9 +44,6 @@ func (a *API) checkoutPage(w http.ResponseWriter, r *http.Request) {
 func (a *API) checkoutPay(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("session")
 	if _, err := a.credits.CompletePurchase(r.Context(), id); err != nil {
-		if failure.Is(err, failure.NotFound) {
-			err = failure.E("httpapi.checkoutPay", failure.NotFound, "Checkout session not found.")
-		}
 		a.writeError(w, r, err)
 		return
 	}

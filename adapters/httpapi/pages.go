@@ -2,14 +2,11 @@ package httpapi
 
 import (
 	"net/http"
-	"strconv"
-	"strings"
 
 	"github.com/trawlhq/trawl/core/content"
 	"github.com/trawlhq/trawl/core/credits"
 	"github.com/trawlhq/trawl/core/failure"
 	"github.com/trawlhq/trawl/core/ratelimit"
-	"github.com/trawlhq/trawl/core/sitemap"
 )
 
 func (a *API) pageRoutes() {
@@ -54,13 +51,10 @@ type mapJSON struct {
 }
 
 func (a *API) mapSite(r *http.Request, c credits.Call) (int, any, credits.Receipt, error) {
-	limit := sitemap.DefaultLimit
-	if s := strings.TrimSpace(r.URL.Query().Get("limit")); s != "" {
-		n, err := strconv.Atoi(s)
-		if err != nil {
-			return 0, nil, credits.Receipt{}, failure.Invalidf("httpapi.map", "limit", "The limit must be an integer.")
-		}
-		limit = n
+	var fe failure.FieldErrors
+	limit := queryIntWording(&fe, r, "limit", "The limit must be an integer.")
+	if err := fe.Err("httpapi.map"); err != nil {
+		return 0, nil, credits.Receipt{}, err
 	}
 	res, rc, err := a.sitemap.Map(r.Context(), c, r.URL.Query().Get("url"), limit)
 	if res.URLs == nil {

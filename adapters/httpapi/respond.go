@@ -149,17 +149,23 @@ func (b body) String(fe *failure.FieldErrors, name string) (string, bool) {
 }
 
 // queryInt reads an integer query parameter.
-func queryInt(fe *failure.FieldErrors, r *http.Request, name string, def int) int {
+func queryInt(fe *failure.FieldErrors, r *http.Request, name string) *int {
+	return queryIntWording(fe, r, name, fmt.Sprintf("The %s field must be an integer.", humanField(name)))
+}
+
+// queryIntWording reads an integer query parameter: nil when absent (core
+// applies its default); one that is not an integer adds notInt to fe.
+func queryIntWording(fe *failure.FieldErrors, r *http.Request, name, notInt string) *int {
 	s := strings.TrimSpace(r.URL.Query().Get(name))
 	if s == "" {
-		return def
+		return nil
 	}
 	n, err := strconv.Atoi(s)
 	if err != nil {
-		fe.Add(name, fmt.Sprintf("The %s field must be an integer.", humanField(name)))
-		return def
+		fe.Add(name, notInt)
+		return nil
 	}
-	return n
+	return &n
 }
 
 // Bool reads a boolean field; true/false, 1/0 and "true"/"false" are accepted.

@@ -1,9 +1,7 @@
 package httpapi
 
 import (
-	"math"
 	"net/http"
-	"strconv"
 	"strings"
 
 	"github.com/trawlhq/trawl/core/content"
@@ -78,7 +76,7 @@ func toSerpJSON(req search.Request, res search.Results) serpJSON {
 	r := res.Results
 	out.SearchInformation.QueryDisplayed = r.QueryDisplayed
 	out.SearchInformation.TotalResults = r.TotalResults
-	out.SearchInformation.TimeTaken = math.Round(r.TimeTaken.Seconds()*100) / 100
+	out.SearchInformation.TimeTaken = res.SecondsTaken()
 	out.OrganicResults = make([]organicJSON, 0, len(r.Organic))
 	for _, o := range r.Organic {
 		j := organicJSON{Position: o.Position, Title: o.Title, Link: o.Link, Snippet: o.Snippet, DisplayedLink: o.DisplayedLink, Favicon: o.Favicon, Source: o.Source}
@@ -125,13 +123,11 @@ func listParam(r *http.Request, name string) []string {
 }
 
 func (a *API) serpContent(r *http.Request, c credits.Call) (int, any, credits.Receipt, error) {
-	req := search.ContentRequest{Request: searchRequest(r), MaxContent: search.DefaultMaxContent}
-	if s := strings.TrimSpace(r.URL.Query().Get("max_content")); s != "" {
-		n, err := strconv.Atoi(s)
-		if err != nil {
-			return 0, nil, credits.Receipt{}, failure.Invalidf("httpapi.serpContent", "max_content", "The max content must be an integer.")
-		}
-		req.MaxContent = n
+	var fe failure.FieldErrors
+	req := search.ContentRequest{Request: searchRequest(r),
+		MaxContent: queryIntWording(&fe, r, "max_content", "The max content must be an integer.")}
+	if err := fe.Err("httpapi.serpContent"); err != nil {
+		return 0, nil, credits.Receipt{}, err
 	}
 	req.Filter = domainrule.Filter{Whitelist: listParam(r, "whitelist_domains"), Blacklist: listParam(r, "blacklist_domains")}
 	mode, err := content.ParseRenderMode(r.URL.Query().Get("render"), "render")

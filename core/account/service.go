@@ -423,13 +423,3 @@ func human(d time.Duration) string {
 	}
 	return "a moment"
 }
-
-// CanCreateTokens says whether an account may be issued API tokens from the
-// dashboard: only once its email address is verified, so every token
-// traces back to an address that can be reached.
-func CanCreateTokens(a ports.Account) error {
-	if a.EmailVerifiedAt == nil {
-		return failure.Invalidf("account.CanCreateTokens", "name", "Verify your email address first: open the link we sent to %s, or send a new one.", a.Email)
-	}
-	return nil
-}

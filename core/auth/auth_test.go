@@ -116,11 +116,21 @@ func TestAuthenticate(t *testing.T) {
 			t.Errorf("Authenticate(%q) = %v", h, err)
 		}
 	}
+	other, err := svc.CreateAccount(ctx, "other@example.com", "", "basic")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := svc.DeleteToken(ctx, other.ID, tok.Token.ID); !failure.Is(err, failure.NotFound) || failure.Public(err, "") != "There is no such token in your account." {
+		t.Fatalf("another account's token deleted: %v", err)
+	}
 	if err := svc.DeleteToken(ctx, acct.ID, tok.Token.ID); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := svc.Authenticate(ctx, "Bearer "+tok.Secret); !failure.Is(err, failure.Unauthenticated) {
 		t.Fatalf("deleted token: %v", err)
+	}
+	if err := svc.DeleteToken(ctx, acct.ID, tok.Token.ID); !failure.Is(err, failure.NotFound) {
+		t.Fatalf("deleted twice: %v", err)
 	}
 }
 
@@ -140,6 +150,52 @@ func TestTokenCapPerPlan(t *testing.T) {
 		_, err = svc.CreateToken(ctx, acct.ID, "")
 		if !failure.Is(err, failure.Conflict) || !strings.Contains(err.Error(), "allows") {
 			t.Errorf("%s over cap: %v", plan, err)
+		}
+	}
+}
+
+// Only an account with a verified address creates its own tokens; an
+// operator issues them to any account.
+func TestCreateOwnTokenNeedsAVerifiedAddress(t *testing.T) {
+	svc, store, _ := newService(t)
+	ctx := context.Background()
+	// Signed up on the dashboard: the address is not verified yet.
+	acct, err := store.CreateAccount(ctx, ports.Account{Email: "own@example.com", Plan: "pro", CreatedAt: t0, UpdatedAt: t0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = svc.CreateOwnToken(ctx, acct.ID, "mine")
+	if fe, ok := failure.As(err); !ok || fe.Kind != failure.Invalid || !strings.Contains(fe.Fields["name"][0], "Verify your email address first") ||
+		!strings.Contains(fe.Fields["name"][0], "own@example.com") {
+		t.Fatalf("unverified = %v", err)
+	}
+	if _, err := svc.CreateToken(ctx, acct.ID, "by operator"); err != nil {
+		t.Fatalf("operator token for an unverified account: %v", err)
+	}
+	if err := store.MarkEmailVerified(ctx, acct.ID, t0); err != nil {
+		t.Fatal(err)
+	}
+	tok, err := svc.CreateOwnToken(ctx, acct.ID, "mine")
+	if err != nil || tok.Token.Name != "mine" {
+		t.Fatalf("verified = %+v, %v", tok, err)
+	}
+	got, err := svc.Token(ctx, acct.ID, tok.Token.ID)
+	if err != nil || got.ID != tok.Token.ID || got.Name != "mine" {
+		t.Fatalf("Token = %+v, %v", got, err)
+	}
+	other, _ := svc.CreateAccount(ctx, "other@example.com", "", "basic")
+	for _, c := range []struct{ account, token int64 }{{other.ID, tok.Token.ID}, {acct.ID, 0}, {acct.ID, tok.Token.ID + 100}} {
+		if _, err := svc.Token(ctx, c.account, c.token); !failure.Is(err, failure.NotFound) || failure.Public(err, "") != "There is no such token in your account." {
+			t.Errorf("Token(%d, %d) = %v", c.account, c.token, err)
+		}
+	}
+}
+
+func TestAtCap(t *testing.T) {
+	pro, _ := billing.PlanByName("pro")
+	for active, want := range map[int]bool{0: false, pro.MaxTokens - 1: false, pro.MaxTokens: true, pro.MaxTokens + 1: true} {
+		if got := auth.AtCap(pro, active); got != want {
+			t.Errorf("AtCap(pro, %d) = %v, want %v", active, got, want)
 		}
 	}
 }
@@ -190,4 +246,24 @@ func storedToken(t *testing.T, store ports.TokenStore, secret string) ports.Toke
 		t.Fatalf("token not found: %v", err)
 	}
 	return p.Token
+}
+
+// Bootstrap creates the local account with one token on an empty store only.
+func TestBootstrap(t *testing.T) {
+	svc, store, _ := newService(t)
+	ctx := context.Background()
+	b, created, err := svc.Bootstrap(ctx)
+	if err != nil || !created || b.Account.Email != auth.BootstrapEmail || b.Account.Plan != auth.BootstrapPlan ||
+		b.Plan.Name != auth.BootstrapPlan || b.Token.Secret == "" {
+		t.Fatalf("Bootstrap = %+v, %v, %v", b, created, err)
+	}
+	if p, err := svc.Authenticate(ctx, "Bearer "+b.Token.Secret); err != nil || p.Account.ID != b.Account.ID {
+		t.Fatalf("bootstrap token: %+v, %v", p, err)
+	}
+	if _, created, err := svc.Bootstrap(ctx); err != nil || created {
+		t.Fatalf("second Bootstrap = %v, %v", created, err)
+	}
+	if n, _ := store.CountAccounts(ctx); n != 1 {
+		t.Fatalf("accounts = %d", n)
+	}
 }

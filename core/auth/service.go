@@ -108,18 +108,70 @@ func (s *Service) AccountByEmail(ctx context.Context, email string) (ports.Accou
 	return s.accounts.AccountByEmail(ctx, e)
 }
 
+// The account created on the first start of an empty store.
+const (
+	BootstrapEmail = "local@localhost"
+	BootstrapName  = "Local"
+	BootstrapPlan  = "business"
+)
+
+// Bootstrapped is the first account of a store and its first token.
+type Bootstrapped struct {
+	Account ports.Account
+	Plan    billing.Plan
+	Token   NewToken
+}
+
+// Bootstrap creates BootstrapEmail on BootstrapPlan with one token when the
+// store holds no account yet. It reports false, and creates nothing, when
+// the store has an account (or another process bootstrapped first).
+func (s *Service) Bootstrap(ctx context.Context) (Bootstrapped, bool, error) {
+	const op = "auth.Bootstrap"
+	n, err := s.accounts.CountAccounts(ctx)
+	if err != nil || n > 0 {
+		return Bootstrapped{}, false, failure.Wrap(op, err)
+	}
+	acct, err := s.CreateAccount(ctx, BootstrapEmail, BootstrapName, BootstrapPlan)
+	if failure.Is(err, failure.Conflict) {
+		return Bootstrapped{}, false, nil
+	}
+	if err != nil {
+		return Bootstrapped{}, false, failure.Wrap(op, err)
+	}
+	tok, err := s.CreateToken(ctx, acct.ID, "bootstrap")
+	if err != nil {
+		return Bootstrapped{}, false, failure.Wrap(op, err)
+	}
+	return Bootstrapped{Account: acct, Plan: billing.MustPlan(acct.Plan), Token: tok}, true, nil
+}
+
 // NewToken is a token just created: the only moment its secret is known.
 type NewToken struct {
 	Token  ports.Token
 	Secret string
 }
 
-// CreateToken issues a token for an account, within its plan's cap on active tokens.
+// CreateToken issues a token for an account by operator decision (the
+// command line, tests), within its plan's cap on active tokens.
 func (s *Service) CreateToken(ctx context.Context, accountID int64, name string) (NewToken, error) {
-	const op = "auth.CreateToken"
+	return s.createToken(ctx, "auth.CreateToken", accountID, name, false)
+}
+
+// CreateOwnToken issues a token the account holder asked for (from the
+// dashboard), within its plan's cap: only once the account's email address
+// is verified, so every such token traces back to an address that can be
+// reached.
+func (s *Service) CreateOwnToken(ctx context.Context, accountID int64, name string) (NewToken, error) {
+	return s.createToken(ctx, "auth.CreateOwnToken", accountID, name, true)
+}
+
+func (s *Service) createToken(ctx context.Context, op string, accountID int64, name string, verified bool) (NewToken, error) {
 	acct, err := s.accounts.AccountByID(ctx, accountID)
 	if err != nil {
 		return NewToken{}, failure.Wrap(op, err)
+	}
+	if verified && acct.EmailVerifiedAt == nil {
+		return NewToken{}, failure.Invalidf(op, "name", "Verify your email address first: open the link we sent to %s, or send a new one.", acct.Email)
 	}
 	name = strings.TrimSpace(name)
 	if name == "" {
@@ -150,9 +202,42 @@ func (s *Service) ListTokens(ctx context.Context, accountID int64) ([]ports.Toke
 	return s.tokens.ListTokens(ctx, accountID)
 }
 
-// DeleteToken revokes a token at once.
+// Token reads one of the account's own tokens (never its secret); a token
+// of another account (or none) is NotFound.
+func (s *Service) Token(ctx context.Context, accountID, tokenID int64) (ports.Token, error) {
+	const op = "auth.Token"
+	toks, err := s.tokens.ListTokens(ctx, accountID)
+	if err != nil {
+		return ports.Token{}, failure.Wrap(op, err)
+	}
+	for _, t := range toks {
+		if t.ID == tokenID {
+			return t, nil
+		}
+	}
+	return ports.Token{}, noSuchToken(op, nil)
+}
+
+// AtCap says whether an account holding active tokens has as many as its
+// plan allows, so a new one would be refused.
+func AtCap(p billing.Plan, active int) bool {
+	return active >= p.MaxTokens
+}
+
+// noSuchToken is the failure for a token id the account does not hold.
+func noSuchToken(op string, cause error) error {
+	return failure.E(op, failure.NotFound, "There is no such token in your account.", cause)
+}
+
+// DeleteToken revokes one of the account's own tokens at once; a token of
+// another account (or none) is NotFound.
 func (s *Service) DeleteToken(ctx context.Context, accountID, tokenID int64) error {
-	return s.tokens.DeleteToken(ctx, accountID, tokenID)
+	const op = "auth.DeleteToken"
+	err := s.tokens.DeleteToken(ctx, accountID, tokenID)
+	if failure.Is(err, failure.NotFound) {
+		return noSuchToken(op, err)
+	}
+	return failure.Wrap(op, err)
 }
 
 // ListAccounts lists every account.

@@ -202,3 +202,17 @@ func TestPreviewCost(t *testing.T) {
 		t.Errorf("exact balance: %+v", p)
 	}
 }
+
+func TestPlanLabelAndDefault(t *testing.T) {
+	for stored, want := range map[string]string{"": "none", "basic": "basic", "business": "business"} {
+		if got := billing.PlanLabel(stored); got != want {
+			t.Errorf("PlanLabel(%q) = %q, want %q", stored, got, want)
+		}
+	}
+	if p, ok := billing.PlanByName(billing.PlanLabel("")); !ok || p.Name != "" {
+		t.Errorf("the label of no plan does not name it back: %+v %v", p, ok)
+	}
+	if p, ok := billing.PlanByName(billing.DefaultPlanName); !ok || p.Name == "" {
+		t.Errorf("the default plan %q is not a plan: %+v", billing.DefaultPlanName, p)
+	}
+}

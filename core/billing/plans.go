@@ -19,6 +19,21 @@ type Plan struct {
 // token and use the free endpoints; billed endpoints answer Plan Required.
 var NoPlan = Plan{Name: "", DisplayName: "No plan", MonthlyCredits: 0, MaxTokens: 1, RateMultiplier: 1}
 
+// NoPlanName is how callers name NoPlan (its stored name is "").
+const NoPlanName = "none"
+
+// DefaultPlanName is the plan an operator's new account is on unless
+// another is named.
+const DefaultPlanName = "basic"
+
+// PlanLabel is a stored plan name as callers type it: NoPlanName for none.
+func PlanLabel(stored string) string {
+	if stored == "" {
+		return NoPlanName
+	}
+	return stored
+}
+
 // Plans is the plan table of spec section 1.
 var Plans = []Plan{
 	{Name: "basic", DisplayName: "Basic", MonthlyCredits: 6000, MaxTokens: 1, RateMultiplier: 1},
@@ -29,7 +44,7 @@ var Plans = []Plan{
 // PlanByName finds a plan; "" and "none" give NoPlan.
 func PlanByName(name string) (Plan, bool) {
 	n := strings.ToLower(strings.TrimSpace(name))
-	if n == "" || n == "none" {
+	if n == "" || n == NoPlanName {
 		return NoPlan, true
 	}
 	for _, p := range Plans {
@@ -55,5 +70,5 @@ func PlanNames() []string {
 	for _, p := range Plans {
 		names = append(names, p.Name)
 	}
-	return append(names, "none")
+	return append(names, NoPlanName)
 }

@@ -297,7 +297,7 @@ func TestPurchaseAndCompleteExactlyOnce(t *testing.T) {
 	if len(txs) != 1 || txs[0].Credits != -500 || txs[0].ServiceType != "topup" || txs[0].Metadata.SessionID != "cs_1" || txs[0].BalanceAfter != 6500 {
 		t.Fatalf("transactions = %+v", txs)
 	}
-	if _, err := f.svc.CompletePurchase(ctx, "cs_unknown"); !failure.Is(err, failure.NotFound) {
+	if _, err := f.svc.CompletePurchase(ctx, "cs_unknown"); !failure.Is(err, failure.NotFound) || failure.Public(err, "") != "Checkout session not found." {
 		t.Fatalf("unknown session: %v", err)
 	}
 	bad, _ := credits.NewService(f.store, f.store, noPayments{err: errors.New("provider down")}, f.clock, credits.DefaultPricing)
@@ -335,6 +335,24 @@ func TestValidatePreview(t *testing.T) {
 	}
 }
 
+// A preview without a quantity prices one call; a quantity given is
+// checked as it is.
+func TestPreviewQuantity(t *testing.T) {
+	f := newFixture(t, "basic")
+	ctx := context.Background()
+	p, err := f.svc.Preview(ctx, f.account.ID, "serp", nil)
+	if err != nil || p.Quantity != credits.DefaultPreviewQuantity || p.TotalCost != p.CreditCostPerRequest {
+		t.Fatalf("no quantity = %+v, %v", p, err)
+	}
+	p, err = f.svc.Preview(ctx, f.account.ID, "serp", new(int64(3)))
+	if err != nil || p.Quantity != 3 || p.TotalCost != 3*p.CreditCostPerRequest {
+		t.Fatalf("quantity 3 = %+v, %v", p, err)
+	}
+	if _, err := f.svc.Preview(ctx, f.account.ID, "serp", new(int64(0))); !failure.Is(err, failure.Invalid) {
+		t.Fatalf("explicit 0 = %v", err)
+	}
+}
+
 func TestTransactionsPaging(t *testing.T) {
 	f := newFixture(t, "basic")
 	ctx := context.Background()
@@ -343,20 +361,30 @@ func TestTransactionsPaging(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	p, err := f.svc.Transactions(ctx, f.account.ID, 2, 2)
+	p, err := f.svc.Transactions(ctx, f.account.ID, credits.Paging{Page: new(2), PerPage: new(2)})
 	if err != nil || len(p.Items) != 2 || p.Total != 5 || p.LastPage() != 3 || p.Items[0].BalanceAfter != 5994 {
 		t.Fatalf("page 2 = %+v, %v", p, err)
 	}
-	for _, c := range [][2]int{{0, 20}, {1, 0}, {1, 101}} {
-		if _, err := f.svc.Transactions(ctx, f.account.ID, c[0], c[1]); !failure.Is(err, failure.Invalid) {
-			t.Errorf("page %d per_page %d: %v", c[0], c[1], err)
+	// Nothing given: the first page of DefaultPerPage.
+	p, err = f.svc.Transactions(ctx, f.account.ID, credits.Paging{})
+	if err != nil || p.Page != credits.DefaultPage || p.PerPage != credits.DefaultPerPage || len(p.Items) != 5 {
+		t.Fatalf("defaults = %+v, %v", p, err)
+	}
+	p, err = f.svc.Transactions(ctx, f.account.ID, credits.Paging{PerPage: new(3)})
+	if err != nil || p.Page != 1 || len(p.Items) != 3 {
+		t.Fatalf("per page only = %+v, %v", p, err)
+	}
+	// A value given is checked as it is: an explicit 0 is not the default.
+	for _, c := range []credits.Paging{{Page: new(0)}, {PerPage: new(0)}, {Page: new(1), PerPage: new(101)}} {
+		if _, err := f.svc.Transactions(ctx, f.account.ID, c); !failure.Is(err, failure.Invalid) {
+			t.Errorf("paging %v: %v", c, err)
 		}
 	}
 	if (credits.Page{PerPage: 20}).LastPage() != 1 {
 		t.Error("an empty list has one (empty) page")
 	}
 	f.store.DeleteAccount(f.account.ID)
-	if _, err := f.svc.Transactions(ctx, f.account.ID, 1, 20); !failure.Is(err, failure.NotFound) {
+	if _, err := f.svc.Transactions(ctx, f.account.ID, credits.Paging{}); !failure.Is(err, failure.NotFound) || failure.Public(err, "") != "Account not found." {
 		t.Fatalf("vanished account: %v", err)
 	}
 }

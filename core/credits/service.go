@@ -91,6 +91,30 @@ func (p Page) LastPage() int {
 	return (p.Total + p.PerPage - 1) / p.PerPage
 }
 
+// Paging picks a page of transactions. A nil field was not given and takes
+// its default: page DefaultPage, DefaultPerPage transactions a page. A given
+// value is validated as it is, so an explicit 0 is refused.
+type Paging struct {
+	Page, PerPage *int
+}
+
+// Defaults of Paging.
+const (
+	DefaultPage    = 1
+	DefaultPerPage = 20
+)
+
+func (p Paging) values() (page, perPage int) {
+	page, perPage = DefaultPage, DefaultPerPage
+	if p.Page != nil {
+		page = *p.Page
+	}
+	if p.PerPage != nil {
+		perPage = *p.PerPage
+	}
+	return page, perPage
+}
+
 // ValidatePaging checks per_page (1..100) and page (>= 1).
 func ValidatePaging(page, perPage int) error {
 	var fe failure.FieldErrors
@@ -104,11 +128,16 @@ func ValidatePaging(page, perPage int) error {
 }
 
 // Transactions lists an account's transactions, newest first.
-func (s *Service) Transactions(ctx context.Context, accountID int64, page, perPage int) (Page, error) {
+func (s *Service) Transactions(ctx context.Context, accountID int64, paging Paging) (Page, error) {
+	page, perPage := paging.values()
 	if err := ValidatePaging(page, perPage); err != nil {
 		return Page{}, err
 	}
 	if _, err := s.accounts.AccountByID(ctx, accountID); err != nil {
+		if failure.Is(err, failure.NotFound) {
+			// The caller's own account vanished (deleted while its token was in use).
+			return Page{}, failure.E("credits.Transactions", failure.NotFound, "Account not found.", err)
+		}
 		return Page{}, failure.Wrap("credits.Transactions", err)
 	}
 	items, total, err := s.store.Transactions(ctx, accountID, perPage, (page-1)*perPage)
@@ -134,8 +163,18 @@ func ValidatePreview(serviceType string, quantity int64) (billing.Service, error
 	return svc, fe.Err("credits.Preview")
 }
 
-// Preview prices quantity calls of a service against the account's balance.
-func (s *Service) Preview(ctx context.Context, accountID int64, serviceType string, quantity int64) (billing.Preview, error) {
+// DefaultPreviewQuantity is the number of calls a preview prices when the
+// caller gives none.
+const DefaultPreviewQuantity = 1
+
+// Preview prices quantity calls of a service against the account's balance;
+// a nil quantity was not given and is DefaultPreviewQuantity (an explicit 0
+// is refused).
+func (s *Service) Preview(ctx context.Context, accountID int64, serviceType string, qty *int64) (billing.Preview, error) {
+	quantity := int64(DefaultPreviewQuantity)
+	if qty != nil {
+		quantity = *qty
+	}
 	svc, err := ValidatePreview(serviceType, quantity)
 	if err != nil {
 		return billing.Preview{}, err
@@ -145,6 +184,12 @@ func (s *Service) Preview(ctx context.Context, accountID int64, serviceType stri
 		return billing.Preview{}, err
 	}
 	return billing.PreviewCost(svc, quantity, st.Balance), nil
+}
+
+// NotWholeCredits is the failure for a top-up amount that is not a whole
+// number (a typed one that cannot be read), naming the range allowed.
+func NotWholeCredits() error {
+	return failure.Invalidf("credits.Purchase", "credits", "The credits field must be a whole number between %d and %d.", MinPurchase, MaxPurchase)
 }
 
 // ValidatePurchase checks the credits of a top-up.
@@ -181,9 +226,13 @@ func (s *Service) Purchase(ctx context.Context, account ports.Account, credits i
 
 // CompletePurchase adds a paid session's credits to the account's top-ups,
 // exactly once: completing a session again adds nothing and reports false.
+// An unknown session is NotFound, worded for the payer.
 func (s *Service) CompletePurchase(ctx context.Context, sessionID string) (bool, error) {
 	const op = "credits.CompletePurchase"
 	sess, err := s.store.CheckoutSession(ctx, sessionID)
+	if failure.Is(err, failure.NotFound) {
+		return false, failure.E(op, failure.NotFound, "Checkout session not found.", err)
+	}
 	if err != nil {
 		return false, failure.Wrap(op, err)
 	}

@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"net/url"
 	"strings"
 	"sync"
@@ -47,7 +48,9 @@ type Request struct {
 // ContentRequest adds the content options of /v1/serp/content.
 type ContentRequest struct {
 	Request
-	MaxContent int
+	// MaxContent is how many result pages to read; nil was not given and is
+	// DefaultMaxContent, a given value is validated as it is (0 is refused).
+	MaxContent *int
 	Filter     domainrule.Filter
 	// Render is how result pages are read (empty: auto).
 	Render content.RenderMode
@@ -137,6 +140,12 @@ type Results struct {
 	Contents map[int]content.Page
 }
 
+// SecondsTaken is the search's time_taken: the engine's time in seconds,
+// rounded to the hundredth.
+func (r Results) SecondsTaken() float64 {
+	return math.Round(r.Results.TimeTaken.Seconds()*100) / 100
+}
+
 func (s *Service) run(ctx context.Context, r Request) (ports.SearchResults, error) {
 	res, err := s.engines[r.Engine].Search(ctx, ports.SearchQuery{Q: r.Q, Loc: r.Loc, HL: r.HL, GL: r.GL})
 	if err != nil {
@@ -171,9 +180,16 @@ func (s *Service) Search(ctx context.Context, call credits.Call, r Request) (Res
 // ValidateContent checks the content options.
 func (c *ContentRequest) validate(fe *failure.FieldErrors) {
 	c.Request.validate(fe)
-	if c.MaxContent < MinContent || c.MaxContent > MaxContent {
+	if n := c.maxContent(); n < MinContent || n > MaxContent {
 		fe.Add("max_content", fmt.Sprintf("The max content must be between %d and %d.", MinContent, MaxContent))
 	}
+}
+
+func (c *ContentRequest) maxContent() int {
+	if c.MaxContent == nil {
+		return DefaultMaxContent
+	}
+	return *c.MaxContent
 }
 
 // Fetchable decides whether an organic result's content may be fetched: a
@@ -195,7 +211,8 @@ func (s *Service) SearchContent(ctx context.Context, call credits.Call, r Conten
 		return Results{}, credits.Receipt{}, err
 	}
 	call.Service = billing.SerpContent
-	call.MaxCredits = billing.SerpContentCost(r.MaxContent)
+	maxContent := r.maxContent()
+	call.MaxCredits = billing.SerpContentCost(maxContent)
 	out := Results{Engine: r.Engine, Contents: map[int]content.Page{}}
 	rc, err := s.biller.Run(ctx, call, func(ctx context.Context) (int64, ports.TransactionMetadata, error) {
 		res, err := s.run(ctx, r.Request)
@@ -203,7 +220,7 @@ func (s *Service) SearchContent(ctx context.Context, call credits.Call, r Conten
 			return 0, ports.TransactionMetadata{}, err
 		}
 		out.Results = res
-		fetched := s.fetchContents(ctx, res.Organic, r.MaxContent, r.Filter, r.Render, out.Contents)
+		fetched := s.fetchContents(ctx, res.Organic, maxContent, r.Filter, r.Render, out.Contents)
 		return billing.SerpContentCost(fetched), ports.TransactionMetadata{Query: r.Q}, nil
 	})
 	return out, rc, err

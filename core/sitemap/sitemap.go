@@ -72,8 +72,14 @@ func Dedup(urls []string) []string {
 }
 
 // Map discovers a domain's URLs. A domain without a discoverable sitemap is
-// a 503 and free; a found one costs 3 credits, unless it lists no URL.
-func (s *Service) Map(ctx context.Context, call credits.Call, rawURL string, limit int) (Result, credits.Receipt, error) {
+// a 503 and free; a found one costs 3 credits, unless it lists no URL. A nil
+// maxURLs was not given and is DefaultLimit; a given one is validated as it
+// is, so an explicit 0 is refused.
+func (s *Service) Map(ctx context.Context, call credits.Call, rawURL string, maxURLs *int) (Result, credits.Receipt, error) {
+	limit := DefaultLimit
+	if maxURLs != nil {
+		limit = *maxURLs
+	}
 	var fe failure.FieldErrors
 	u, err := weburl.Parse(rawURL, weburl.Rules{Field: "url"})
 	if err != nil {
