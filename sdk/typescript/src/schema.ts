@@ -503,41 +503,42 @@ export interface components {
             message: string;
             /** @description true: the same request may succeed later; retry with backoff (1s, 2s, 4s, ...). */
             retryable: boolean;
-            /**
-             * @description Why, as a stable code:
-             *     - `blocked`: the site refused Trawl (an access-denied page or status 401, 403, 429, 451)
-             *     - `captcha`: the site answered with a captcha or bot-protection challenge
-             *     - `page_not_found`: the site answered 404 Not Found or 410 Gone
-             *     - `site_error`: the site answered another error status instead of the page (retryable)
-             *     - `not_html`: the URL is not an HTML page or a supported document
-             *     - `no_main_content`: the page has no readable main content
-             *     - `no_text_layer`: the document has no text layer (a scanned image)
-             *     - `encrypted`: the document is encrypted
-             *     - `unreadable_document`: the document is damaged or not a readable file of its type
-             *     - `too_large`: the page is larger than the fetch limit
-             *     - `timeout`: the site did not answer in time (retryable)
-             *     - `dns`: the host name does not resolve
-             *     - `refused`: the site refused the connection (retryable)
-             *     - `tls`: the site's TLS certificate is not valid
-             *     - `redirects`: too many redirects, or a redirect to a URL Trawl does not follow
-             *     - `fetch_failed`: the connection to the site broke (retryable)
-             *     - `canceled`: the request was canceled before the page arrived (retryable)
-             *     - `no_sitemap`: no sitemap could be discovered for the domain
-             *     - `render_failed`: the browser could not render the page (retryable)
-             *     - `engine_blocked`: the search engine answered with a captcha or bot check (retryable)
-             *     - `engine_unreachable`: the search engine could not be reached or answered an error (retryable)
-             *     - `engine_failed`: the search engine's result page could not be read (retryable)
-             *     - `llm_failed`: the language model gave no usable answer (retryable)
-             *     - `llm_unavailable`: no language model is configured on this server
-             *     - `busy`: Trawl is out of capacity for a moment; retry after Retry-After (retryable)
-             *     - `payment_unavailable`: the payment provider could not be reached (retryable)
-             *     - `not_offered`: this server does not offer the operation
-             *     - `delivery_failed`: results or an email could not be delivered (retryable)
-             *     - `unavailable`: the operation could not be completed (retryable)
-             * @enum {string}
-             */
-            reason: "blocked" | "captcha" | "page_not_found" | "site_error" | "not_html" | "no_main_content" | "no_text_layer" | "encrypted" | "unreadable_document" | "too_large" | "timeout" | "dns" | "refused" | "tls" | "redirects" | "fetch_failed" | "canceled" | "no_sitemap" | "render_failed" | "engine_blocked" | "engine_unreachable" | "engine_failed" | "llm_failed" | "llm_unavailable" | "busy" | "payment_unavailable" | "not_offered" | "delivery_failed" | "unavailable";
+            reason: components["schemas"]["Reason"];
         };
+        /**
+         * @description Why, as a stable code:
+         *     - `blocked`: the site refused Trawl (an access-denied page or status 401, 403, 429, 451)
+         *     - `captcha`: the site answered with a captcha or bot-protection challenge
+         *     - `page_not_found`: the site answered 404 Not Found or 410 Gone
+         *     - `site_error`: the site answered another error status instead of the page (retryable)
+         *     - `not_html`: the URL is not an HTML page or a supported document
+         *     - `no_main_content`: the page has no readable main content
+         *     - `no_text_layer`: the document has no text layer (a scanned image)
+         *     - `encrypted`: the document is encrypted
+         *     - `unreadable_document`: the document is damaged or not a readable file of its type
+         *     - `too_large`: the page is larger than the fetch limit
+         *     - `timeout`: the site did not answer in time (retryable)
+         *     - `dns`: the host name does not resolve
+         *     - `refused`: the site refused the connection (retryable)
+         *     - `tls`: the site's TLS certificate is not valid
+         *     - `redirects`: too many redirects, or a redirect to a URL Trawl does not follow
+         *     - `fetch_failed`: the connection to the site broke (retryable)
+         *     - `canceled`: the request was canceled before the page arrived (retryable)
+         *     - `no_sitemap`: no sitemap could be discovered for the domain
+         *     - `render_failed`: the browser could not render the page (retryable)
+         *     - `engine_blocked`: the search engine answered with a captcha or bot check (retryable)
+         *     - `engine_unreachable`: the search engine could not be reached or answered an error (retryable)
+         *     - `engine_failed`: the search engine's result page could not be read (retryable)
+         *     - `llm_failed`: the language model gave no usable answer (retryable)
+         *     - `llm_unavailable`: no language model is configured on this server
+         *     - `busy`: Trawl is out of capacity for a moment; retry after Retry-After (retryable)
+         *     - `payment_unavailable`: the payment provider could not be reached (retryable)
+         *     - `not_offered`: this server does not offer the operation
+         *     - `delivery_failed`: results or an email could not be delivered (retryable)
+         *     - `unavailable`: the operation could not be completed (retryable)
+         * @enum {string}
+         */
+        Reason: "blocked" | "captcha" | "page_not_found" | "site_error" | "not_html" | "no_main_content" | "no_text_layer" | "encrypted" | "unreadable_document" | "too_large" | "timeout" | "dns" | "refused" | "tls" | "redirects" | "fetch_failed" | "canceled" | "no_sitemap" | "render_failed" | "engine_blocked" | "engine_unreachable" | "engine_failed" | "llm_failed" | "llm_unavailable" | "busy" | "payment_unavailable" | "not_offered" | "delivery_failed" | "unavailable";
         User: {
             id: number;
             name: string;
@@ -708,6 +709,7 @@ export interface components {
             url_source: string;
             delivery_method: string;
             sync?: boolean;
+            render?: components["schemas"]["Render"];
             urls_count: number;
             processed_count: number;
             success_count: number;
@@ -729,6 +731,10 @@ export interface components {
                 success: boolean;
                 statusCode: number;
                 error: string | null;
+                engine?: components["schemas"]["Engine"];
+                reason?: components["schemas"]["Reason"];
+                /** @description On a failed URL: whether reading it again may succeed. */
+                retryable?: boolean;
             }[];
             deliveries: {
                 /** @enum {string} */
@@ -751,6 +757,10 @@ export interface components {
                 success: boolean;
                 content: components["schemas"]["Content"] | null;
                 error: string | null;
+                engine?: components["schemas"]["Engine"];
+                reason?: components["schemas"]["Reason"];
+                /** @description On a failed URL: whether reading it again may succeed. */
+                retryable?: boolean;
             }[];
             user: components["schemas"]["WebhookUser"];
             /** Format: date-time */
@@ -1332,6 +1342,7 @@ export interface operations {
                     callback_url?: string;
                     /** @default false */
                     sync?: boolean;
+                    render?: components["schemas"]["Render"];
                 };
             };
         };
