@@ -56,21 +56,35 @@ func isCaption(n *html.Node) bool {
 
 // cleanConditionally removes, inside the chosen content, the blocks that do
 // not read like the article: link lists, share bars, empty wrappers, image
-// galleries without prose, forms.
+// galleries without prose, forms. Children are judged first (a wrapper is
+// judged after its junk is gone), and each element's measure is summed
+// from theirs in the same walk.
 func cleanConditionally(root *html.Node) {
 	structural := structuralClasses(root)
-	var walk func(*html.Node)
-	walk = func(n *html.Node) {
+	var walk func(*html.Node) tally
+	walk = func(n *html.Node) tally {
+		var t tally
 		for c := n.FirstChild; c != nil; {
 			next := c.NextSibling
-			if c.Type == html.ElementNode {
-				walk(c) // children first: a wrapper is judged after its junk is gone
-				if shouldDrop(c, structural) {
+			switch c.Type {
+			case html.TextNode:
+				k, commas := countText(c.Data)
+				t.st.chars += k
+				t.st.commas += commas
+			case html.ElementNode:
+				ct := walk(c)
+				if shouldDrop(c, ct, structural) {
 					n.RemoveChild(c)
+				} else {
+					t.add(ct, c.DataAtom)
 				}
 			}
 			c = next
 		}
+		if n.DataAtom == atom.A {
+			t.st.linkChars = t.st.chars
+		}
+		return t
 	}
 	walk(root)
 }
@@ -123,34 +137,77 @@ func structuralClasses(root *html.Node) map[string]bool {
 	return out
 }
 
-func shouldDrop(n *html.Node, structural map[string]bool) bool {
+// tally is an element's measure and the count of some elements below it.
+type tally struct {
+	st                                             textStats
+	paras, imgs, pics, lis, headings, pres, quotes int
+}
+
+// add counts in a child element of type a and its tally.
+func (t *tally) add(c tally, a atom.Atom) {
+	t.st.chars += c.st.chars
+	t.st.linkChars += c.st.linkChars
+	t.st.commas += c.st.commas
+	t.paras += c.paras
+	t.imgs += c.imgs
+	t.pics += c.pics
+	t.lis += c.lis
+	t.headings += c.headings
+	t.pres += c.pres
+	t.quotes += c.quotes
+	switch a {
+	case atom.P:
+		t.paras++
+	case atom.Img:
+		t.imgs++
+	case atom.Picture:
+		t.pics++
+	case atom.Li:
+		t.lis++
+	case atom.H1, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6:
+		t.headings++
+	case atom.Pre:
+		t.pres++
+	case atom.Blockquote:
+		t.quotes++
+	}
+}
+
+// boilerMaxChars: no boilerplate line (isBoilerLine) is this long.
+const boilerMaxChars = 400
+
+// shouldDrop judges an element of the content, t being its tally.
+func shouldDrop(n *html.Node, t tally, structural map[string]bool) bool {
+	st := t.st
 	switch n.DataAtom {
 	case atom.Div, atom.Section, atom.Ul, atom.Ol, atom.Dl, atom.Table, atom.Figure, atom.Form,
 		atom.Header, atom.Span, atom.Li, atom.P, atom.Figcaption:
 	case atom.Aside, atom.Nav, atom.Footer:
 		return true // tangential by definition
 	default:
-		return isCaption(n) && measure(n).chars < 400
+		return isCaption(n) && st.chars < 400
 	}
 	if n.DataAtom == atom.Span && inRunningText(n) {
 		return false // a link or a phrase inside a sentence
 	}
 	if isCaption(n) {
-		return measure(n).chars < 400
+		return st.chars < 400
 	}
-	st := measure(n)
-	text := innerText(n)
 	if st.chars == 0 {
 		// Keep images and rules; drop empty wrappers.
-		return findFirst(n, atom.Img) == nil && findFirst(n, atom.Picture) == nil && n.DataAtom != atom.P
+		return t.imgs == 0 && t.pics == 0 && n.DataAtom != atom.P
 	}
-	if isBoilerLine(text) {
-		return true
+	text := ""
+	if st.chars < boilerMaxChars {
+		text = innerText(n)
+		if isBoilerLine(text) {
+			return true
+		}
 	}
-	if holdsQuote(n) {
+	if (n.DataAtom == atom.Blockquote || t.quotes > 0) && holdsQuote(n) {
 		return false
 	}
-	if (n.DataAtom == atom.Pre || findFirst(n, atom.Pre) != nil) && st.linkDensity() < 0.5 {
+	if (n.DataAtom == atom.Pre || t.pres > 0) && st.linkDensity() < 0.5 {
 		return false // code, however short and unpunctuated
 	}
 	weight := classWeight(n)
@@ -165,20 +222,7 @@ func shouldDrop(n *html.Node, structural map[string]bool) bool {
 	case atom.Li:
 		return false
 	}
-	paras, imgs, lis, headings := 0, 0, 0, 0
-	elements(n, func(e *html.Node) bool {
-		switch e.DataAtom {
-		case atom.P:
-			paras++
-		case atom.Img:
-			imgs++
-		case atom.Li:
-			lis++
-		case atom.H1, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6:
-			headings++
-		}
-		return true
-	})
+	paras, imgs, lis, headings := t.paras, t.imgs, t.lis, t.headings
 	isList := n.DataAtom == atom.Ul || n.DataAtom == atom.Ol || n.DataAtom == atom.Dl
 	if st.commas >= 10 && weight >= 0 && ld < 0.6 {
 		return false // well-punctuated prose, even with many inline links

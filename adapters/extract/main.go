@@ -10,16 +10,23 @@ import (
 // mainContentOf finds the main content of a parsed document (which it
 // changes) and returns it detached in a new <div>, or nil, with the
 // characters of visible text of the whole page.
-func mainContentOf(doc *html.Node, pageTitle string) (*html.Node, int) {
+//
+// A lenient pass is the rescue of a page where the strict one found
+// nothing: a wrapper hidden until the page's scripts run is read when it
+// holds most of the page's text, and only semantic chrome (navigation,
+// asides, footers, their roles) is removed, not blocks named like chrome.
+func mainContentOf(doc *html.Node, pageTitle string, lenient bool) (*html.Node, int) {
 	body := findFirst(doc, atom.Body)
 	if body == nil {
 		body = doc
 	}
 	title := strings.ToLower(pageTitle)
-	visible := prepare(body)
+	visible := prepare(body, lenient)
 	paragraphize(body)
-	removeBoilerplate(body)
-	top, cands := topCandidate(body)
+	removeBoilerplate(body, true)
+	stats := statsOf(body)
+	pc := proseChars(body)
+	top, cands := topCandidate(body, stats)
 	var parts []*html.Node
 	if top == nil {
 		// No block of prose at all: a page of items or links. What is left
@@ -31,7 +38,7 @@ func mainContentOf(doc *html.Node, pageTitle string) (*html.Node, int) {
 			parts = []*html.Node{top}
 		}
 	} else {
-		top = widen(body, top)
+		top = widen(body, top, stats, pc)
 		parts = gatherSiblings(top, cands)
 	}
 	if len(parts) == 0 {
@@ -45,16 +52,15 @@ func mainContentOf(doc *html.Node, pageTitle string) (*html.Node, int) {
 	// element (or the body) is the content.
 	broad := false
 	if whole := broadRoot(body, top); whole != nil {
-		pc := proseChars(body)
 		prose := 0
 		var chosen textStats
 		for _, p := range parts {
 			prose += pc[p]
-			st := measure(p)
+			st := stats[p]
 			chosen.chars += st.chars
 			chosen.linkChars += st.linkChars
 		}
-		all := measure(whole)
+		all := stats[whole]
 		extra := textStats{chars: all.chars - chosen.chars, linkChars: all.linkChars - chosen.linkChars}
 		if float64(chosen.chars) < broadShare*float64(all.chars) &&
 			(extra.linkDensity() < broadExtraLinks || float64(prose) < broadProse*float64(chosen.chars)) {
@@ -171,8 +177,7 @@ const widenRatio = 1.6
 // one wrapper per section or paragraph, a lead apart from the rest, a forum
 // thread of posts, a listing of items. It never climbs out of the element
 // the page marks as its main content, nor to a link-dense ancestor.
-func widen(body, top *html.Node) *html.Node {
-	pc := proseChars(body)
+func widen(body, top *html.Node, stats map[*html.Node]textStats, pc map[*html.Node]int) *html.Node {
 	inMain := false
 	for a := top; a != nil && a != body; a = a.Parent {
 		if isMainMarked(a) {
@@ -194,13 +199,13 @@ func widen(body, top *html.Node) *html.Node {
 				break
 			}
 		}
-		if next != nil && measure(next).linkDensity() <= 0.5 {
+		if next != nil && stats[next].linkDensity() <= 0.5 {
 			cur = next
 			continue
 		}
 		// One item among its like: the content is the run of items
 		// (product tiles, listing rows, posts), links though they are.
-		if items := itemsParent(cur, body, inMain); items != nil && pc[cur] < itemsMaxProse {
+		if items := itemsParent(cur, body, inMain, stats); items != nil && pc[cur] < itemsMaxProse {
 			cur = items
 			continue
 		}
@@ -215,8 +220,8 @@ const itemsMaxProse = 300
 // itemsParent: when n or one of its near ancestors is one of at least
 // three like siblings (same tag and class) that together hold much more
 // text than n, their parent; else nil.
-func itemsParent(n, body *html.Node, inMain bool) *html.Node {
-	own := measure(n).chars
+func itemsParent(n, body *html.Node, inMain bool, stats map[*html.Node]textStats) *html.Node {
+	own := stats[n].chars
 	a := n
 	for level := 0; level < 4 && a.Parent != nil && a.Parent != body; level++ {
 		if inMain && isMainMarked(a) {
@@ -228,7 +233,7 @@ func itemsParent(n, body *html.Node, inMain bool) *html.Node {
 				like++
 			}
 		}
-		if like >= 3 && float64(measure(a.Parent).chars) >= widenRatio*float64(max(own, 1)) {
+		if like >= 3 && float64(stats[a.Parent].chars) >= widenRatio*float64(max(own, 1)) {
 			return a.Parent
 		}
 		a = a.Parent
@@ -242,15 +247,16 @@ func isMainMarked(n *html.Node) bool {
 }
 
 // wholePage is the last resort for a page where no block reads as main
-// content: its body (or main element) without chrome, cleaned gently.
-func wholePage(doc *html.Node) *html.Node {
+// content: its body (or main element) without chrome, cleaned gently;
+// lenient as mainContentOf.
+func wholePage(doc *html.Node, lenient bool) *html.Node {
 	body := findFirst(doc, atom.Body)
 	if body == nil {
 		return nil
 	}
-	prepare(body)
+	prepare(body, lenient)
 	paragraphize(body)
-	removeBoilerplate(body)
+	removeBoilerplate(body, true)
 	root := findMainMarked(body)
 	if root == nil {
 		root = body

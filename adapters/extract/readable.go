@@ -91,15 +91,32 @@ func isHidden(n *html.Node) bool {
 	return false
 }
 
+// veiled: hidden by visibility alone, as pages hide themselves until their
+// scripts have run (collapsed menus and dialogs use display:none or the
+// hidden attribute).
+func veiled(n *html.Node) bool {
+	if hasAttr(n, "hidden") {
+		return false
+	}
+	st := strings.ToLower(strings.ReplaceAll(attr(n, "style"), " ", ""))
+	return strings.Contains(st, "visibility:hidden") && !strings.Contains(st, "display:none")
+}
+
 // noscriptContent is the text a <noscript> must hold to be read as content
 // rather than a "please enable JavaScript" notice or a tracking pixel.
 const noscriptContent = 200
 
 // prepare drops what is never content: scripts, styles, forms controls,
 // embedded frames, comments and hidden elements. It returns the characters
-// of visible text left (whitespace runs count as one).
-func prepare(root *html.Node) int {
-	visible := 0
+// of visible text left (whitespace runs count as one). With unhide, an
+// element hidden by its style that holds at least half of the page's text
+// is kept when it is only veiled: the page hidden until its scripts have
+// run, not chrome.
+func prepare(root *html.Node, unhide bool) int {
+	visible, total := 0, 0
+	if unhide {
+		total = textChars(root)
+	}
 	var walk func(*html.Node)
 	walk = func(n *html.Node) {
 		for c := n.FirstChild; c != nil; {
@@ -113,7 +130,8 @@ func prepare(root *html.Node) int {
 			case html.ElementNode:
 				if c.DataAtom == atom.Noscript && measure(c).chars >= noscriptContent {
 					walk(c) // the page's content served to readers without scripts
-				} else if droppedTags[c.DataAtom] || (c.DataAtom != atom.Body && c.DataAtom != atom.Html && isHidden(c)) {
+				} else if droppedTags[c.DataAtom] || (c.DataAtom != atom.Body && c.DataAtom != atom.Html && isHidden(c) &&
+					!(unhide && veiled(c) && 2*textChars(c) >= total)) {
 					n.RemoveChild(c)
 				} else {
 					walk(c)
@@ -124,6 +142,22 @@ func prepare(root *html.Node) int {
 	}
 	walk(root)
 	return visible
+}
+
+// textChars counts the characters of text below n that a page could show:
+// not scripts, styles or templates.
+func textChars(n *html.Node) int {
+	k := 0
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		switch {
+		case c.Type == html.TextNode:
+			t, _ := countText(c.Data)
+			k += t
+		case c.Type == html.ElementNode && !(droppedTags[c.DataAtom] && c.DataAtom != atom.Noscript):
+			k += textChars(c)
+		}
+	}
+	return k
 }
 
 // proseChars maps every element to the unlinked characters of the prose
@@ -167,9 +201,10 @@ func proseChars(root *html.Node) map[*html.Node]int {
 	return plain
 }
 
-// removeBoilerplate drops navigation, asides, footers and blocks whose
-// names say they are chrome, unless they hold a large share of the prose.
-func removeBoilerplate(body *html.Node) {
+// removeBoilerplate drops navigation, asides, footers and (byName) blocks
+// whose names say they are chrome, unless they hold a large share of the
+// prose.
+func removeBoilerplate(body *html.Node, byName bool) {
 	pc := proseChars(body)
 	total := pc[body]
 	guardAt := func(n *html.Node, share float64) bool { return total > 0 && float64(pc[n]) >= share*float64(total) }
@@ -196,7 +231,7 @@ func removeBoilerplate(body *html.Node) {
 			remove(n)
 			return false
 		}
-		if ci := classID(n); ci != "" && containsAny(ci, unlikelyWords) && !containsAny(ci, maybeWords) && !guard(n) && !holdsQuote(n) {
+		if ci := classID(n); byName && ci != "" && containsAny(ci, unlikelyWords) && !containsAny(ci, maybeWords) && !guard(n) && !holdsQuote(n) {
 			remove(n)
 			return false
 		}
@@ -237,14 +272,14 @@ func isTextBlock(n *html.Node) bool {
 
 // topCandidate scores text blocks and credits their ancestors, readability
 // style: the element collecting most well-punctuated, unlinked prose wins.
-func topCandidate(body *html.Node) (*html.Node, map[*html.Node]*candidate) {
+func topCandidate(body *html.Node, stats map[*html.Node]textStats) (*html.Node, map[*html.Node]*candidate) {
 	cands := map[*html.Node]*candidate{}
 	var order []*candidate
 	elements(body, func(n *html.Node) bool {
 		if !isTextBlock(n) {
 			return true
 		}
-		st := measure(n)
+		st := stats[n]
 		if st.chars < 25 {
 			return false
 		}
@@ -271,7 +306,7 @@ func topCandidate(body *html.Node) (*html.Node, map[*html.Node]*candidate) {
 	})
 	var best *candidate
 	for _, c := range order {
-		c.score *= 1 - measure(c.node).linkDensity()
+		c.score *= 1 - stats[c.node].linkDensity()
 		if best == nil || c.score > best.score {
 			best = c
 		}
