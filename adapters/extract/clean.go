@@ -331,3 +331,44 @@ func inRunningText(n *html.Node) bool {
 	}
 	return false
 }
+
+// orphanMaxRun: more trailing headings than this are a list written as
+// headings, not the titles of removed blocks.
+const orphanMaxRun = 3
+
+// orphanMaxChars: a heading longer than this is text set in a heading.
+const orphanMaxChars = 150
+
+// dropOrphanHeadings removes the headings left at the end of the content
+// once the cleaning has removed what they introduced ("Related stories"
+// above a list of links, "Comments" above a comment form): headings with
+// no text, image or table after them. (A heading followed by another of
+// its rank is not judged: pages write grids and lists as runs of them.)
+func dropOrphanHeadings(root *html.Node) {
+	var last []*html.Node // the trailing run of headings
+	var walk func(*html.Node)
+	walk = func(n *html.Node) {
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			switch {
+			case c.Type == html.TextNode:
+				if strings.TrimSpace(c.Data) != "" {
+					last = last[:0]
+				}
+			case c.Type != html.ElementNode:
+			case isHeading(c.DataAtom) && measure(c).chars <= orphanMaxChars:
+				last = append(last, c)
+			case isHeading(c.DataAtom) || c.DataAtom == atom.Img || c.DataAtom == atom.Picture || c.DataAtom == atom.Table || c.DataAtom == atom.Pre:
+				last = last[:0]
+			default:
+				walk(c)
+			}
+		}
+	}
+	walk(root)
+	if len(last) > orphanMaxRun {
+		return // a list written as headings
+	}
+	for _, h := range last {
+		remove(h)
+	}
+}
