@@ -63,7 +63,8 @@ func mainContentOf(doc *html.Node, pageTitle string, lenient bool) (*html.Node, 
 		all := stats[whole]
 		extra := textStats{chars: all.chars - chosen.chars, linkChars: all.linkChars - chosen.linkChars}
 		if float64(chosen.chars) < broadShare*float64(all.chars) &&
-			(extra.linkDensity() < broadExtraLinks || float64(prose) < broadProse*float64(chosen.chars)) {
+			(extra.linkDensity() < broadExtraLinks || float64(prose) < broadProse*float64(chosen.chars) ||
+				chosen.chars < blurbMaxChars && float64(all.chars) >= blurbRatio*float64(chosen.chars)) {
 			parts, broad = childElements(whole), true
 		}
 	}
@@ -103,6 +104,11 @@ const (
 	// broadProse: a chosen block whose text is this share of paragraph
 	// prose or more is an article's body.
 	broadProse = 0.85
+	// blurbMaxChars: a chosen block shorter than this, in a main element
+	// holding blurbRatio times its text, is the blurb above a page of
+	// items (a category's intro over its listing), not an article.
+	blurbMaxChars = 250
+	blurbRatio    = 5
 )
 
 // broadRoot is the element the page marks as its main content around top,
