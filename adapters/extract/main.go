@@ -179,6 +179,10 @@ func dropTitleHeading(content *html.Node, title string) {
 // block holds more of the same content, split across sibling wrappers.
 const widenRatio = 1.6
 
+// widenArticleRatio: the element the page marks as an article needs only
+// to hold this much more prose than the chosen block, its other sections.
+const widenArticleRatio = 1.15
+
 // widen climbs from the best-scoring block to the ancestor that holds the
 // page's prose when the block holds only part of it: an article split into
 // one wrapper per section or paragraph, a lead apart from the rest, a forum
@@ -198,7 +202,11 @@ func widen(body, top *html.Node, stats map[*html.Node]textStats, pc map[*html.No
 		}
 		var next *html.Node
 		for a := cur.Parent; a != nil && a != body && a.Type == html.ElementNode; a = a.Parent {
-			if float64(pc[a]) >= widenRatio*float64(max(pc[cur], 1)) {
+			ratio := widenRatio
+			if a.DataAtom == atom.Article {
+				ratio = widenArticleRatio
+			}
+			if float64(pc[a]) >= ratio*float64(max(pc[cur], 1)) {
 				next = a
 				break
 			}
