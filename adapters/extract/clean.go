@@ -372,3 +372,67 @@ func dropOrphanHeadings(root *html.Node) {
 		remove(h)
 	}
 }
+
+// Repeated runs: a layout that prints its content twice (one copy per
+// screen size, a carousel's cloned slides) repeats blocks in runs, while a
+// page's own repetitions (a step of a plan, a quotation) are single blocks
+// between others.
+const (
+	// repeatMinChars: shorter blocks (a heading, a date, "Reply") are not
+	// compared.
+	repeatMinChars = 80
+	// repeatMinRun: this many consecutive copies of earlier blocks, or
+	// more, are a second print of the content.
+	repeatMinRun = 3
+	// repeatShare: the runs hold this share of the content's text or more.
+	repeatShare = 0.2
+)
+
+// dropRepeats removes runs of copies of earlier blocks (repeatMinRun).
+func dropRepeats(root *html.Node) {
+	seen := map[string]bool{}
+	var run, drop []*html.Node
+	end := func() {
+		if len(run) >= repeatMinRun {
+			drop = append(drop, run...)
+		}
+		run = run[:0]
+	}
+	var walk func(*html.Node)
+	walk = func(n *html.Node) {
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			if c.Type != html.ElementNode {
+				continue
+			}
+			switch {
+			case c.DataAtom == atom.Pre || c.DataAtom == atom.Table:
+				end()
+			case !isBlock(c) || hasBlockChild(c):
+				walk(c)
+			default:
+				t := innerText(c)
+				if runeLen(t) < repeatMinChars {
+					continue
+				}
+				if seen[t] {
+					run = append(run, c)
+				} else {
+					end()
+					seen[t] = true
+				}
+			}
+		}
+	}
+	walk(root)
+	end()
+	repeated := 0
+	for _, c := range drop {
+		repeated += measure(c).chars
+	}
+	if len(drop) == 0 || float64(repeated) < repeatShare*float64(measure(root).chars) {
+		return
+	}
+	for _, c := range drop {
+		remove(c)
+	}
+}

@@ -81,6 +81,7 @@ func mainContentOf(doc *html.Node, pageTitle string, lenient bool) (*html.Node, 
 	before := measure(content).chars
 	spare := cloneTree(content)
 	cleanConditionally(content)
+	dropRepeats(content)
 	dropOrphanHeadings(content)
 	if after := measure(content).chars; before >= itemsMinChars && after < before/4 {
 		// The cleaning took most of the content away: it is made of links

@@ -106,6 +106,9 @@ func veiled(n *html.Node) bool {
 // rather than a "please enable JavaScript" notice or a tracking pixel.
 const noscriptContent = 200
 
+// noscriptKey is how much of a <noscript>'s opening text identifies it.
+const noscriptKey = 120
+
 // prepare drops what is never content: scripts, styles, forms controls,
 // embedded frames, comments and hidden elements. It returns the characters
 // of visible text left (whitespace runs count as one). With unhide, an
@@ -114,6 +117,7 @@ const noscriptContent = 200
 // run, not chrome.
 func prepare(root *html.Node, unhide bool) int {
 	visible, total := 0, 0
+	var served []*html.Node
 	if unhide {
 		total = textChars(root)
 	}
@@ -130,6 +134,7 @@ func prepare(root *html.Node, unhide bool) int {
 			case html.ElementNode:
 				if c.DataAtom == atom.Noscript && measure(c).chars >= noscriptContent {
 					walk(c) // the page's content served to readers without scripts
+					served = append(served, c)
 				} else if droppedTags[c.DataAtom] || (c.DataAtom != atom.Body && c.DataAtom != atom.Html && isHidden(c) &&
 					!(unhide && veiled(c) && 2*textChars(c) >= total)) {
 					n.RemoveChild(c)
@@ -141,6 +146,22 @@ func prepare(root *html.Node, unhide bool) int {
 		}
 	}
 	walk(root)
+	if len(served) > 0 {
+		// Content served both to scripts and, again, inside <noscript> is
+		// read once: the copy whose opening text the page shows elsewhere
+		// goes.
+		page := innerText(root)
+		for _, ns := range served {
+			t := innerText(ns)
+			if r := []rune(t); len(r) > noscriptKey {
+				t = string(r[:noscriptKey])
+			}
+			if strings.Count(page, t) >= 2 {
+				visible -= measure(ns).chars
+				remove(ns)
+			}
+		}
+	}
 	return visible
 }
 
