@@ -139,8 +139,8 @@ func structuralClasses(root *html.Node) map[string]bool {
 
 // tally is an element's measure and the count of some elements below it.
 type tally struct {
-	st                                             textStats
-	paras, imgs, pics, lis, headings, pres, quotes int
+	st                                                    textStats
+	paras, imgs, pics, lis, headings, pres, quotes, forms int
 }
 
 // add counts in a child element of type a and its tally.
@@ -155,6 +155,7 @@ func (t *tally) add(c tally, a atom.Atom) {
 	t.headings += c.headings
 	t.pres += c.pres
 	t.quotes += c.quotes
+	t.forms += c.forms
 	switch a {
 	case atom.P:
 		t.paras++
@@ -170,8 +171,14 @@ func (t *tally) add(c tally, a atom.Atom) {
 		t.pres++
 	case atom.Blockquote:
 		t.quotes++
+	case atom.Form:
+		t.forms++
 	}
 }
+
+// formMaxChars: a block holding a form and less text than this is the
+// form's prompt, not prose.
+const formMaxChars = 500
 
 // boilerMaxChars: no boilerplate line (isBoilerLine) is this long.
 const boilerMaxChars = 400
@@ -221,6 +228,9 @@ func shouldDrop(n *html.Node, t tally, structural map[string]bool) bool {
 		return st.chars < 200 && ld > 0.8
 	case atom.Li:
 		return false
+	}
+	if (n.DataAtom == atom.Form || t.forms > 0) && st.chars < formMaxChars {
+		return true // a form and its prompt: a newsletter sign-up, a search box
 	}
 	paras, imgs, lis, headings := t.paras, t.imgs, t.lis, t.headings
 	isList := n.DataAtom == atom.Ul || n.DataAtom == atom.Ol || n.DataAtom == atom.Dl
