@@ -446,3 +446,36 @@ func dropRepeats(root *html.Node) {
 		remove(c)
 	}
 }
+
+// commentWords name a comment thread.
+var commentWords = []string{"comment", "disqus"}
+
+// commentArticleMin: content holding this much text besides a comment
+// thread is an article with comments, not a discussion.
+const commentArticleMin = 1000
+
+// dropCommentThreads removes from an article the threads of comments
+// below it: blocks named as comments, however much prose they hold, when
+// the content has an article of its own besides them.
+func dropCommentThreads(root *html.Node) {
+	total := measure(root).chars
+	var threads []*html.Node
+	elements(root, func(n *html.Node) bool {
+		ci := classID(n)
+		if ci != "" && containsAny(ci, commentWords) && !containsAny(ci, []string{"article", "content", "body", "main"}) {
+			threads = append(threads, n)
+			return false
+		}
+		return true
+	})
+	in := 0
+	for _, n := range threads {
+		in += measure(n).chars
+	}
+	if len(threads) == 0 || total-in < commentArticleMin {
+		return
+	}
+	for _, n := range threads {
+		remove(n)
+	}
+}

@@ -139,3 +139,32 @@ func TestArticleFurnitureDropped(t *testing.T) {
 		t.Errorf("lost the article: %q", out.Text)
 	}
 }
+
+// A thread of comments below an article is not the article, however much
+// prose it holds; a discussion page whose posts are its content keeps them.
+func TestCommentThreadBelowArticle(t *testing.T) {
+	var comments strings.Builder
+	for _, who := range []string{"ana", "ben", "cy", "dee", "eli", "fay", "gus", "hal"} {
+		comments.WriteString(`<div class="comment-entry"><p class="who">` + who + `</p><p>I read this twice, ` + who + ` here, and I think the part about the harbour office is right, although the pilots I know, who have crossed the bar for years, say the almanac is late.</p></div>`)
+	}
+	page := `<html><head><title>Tides</title></head><body><div class="post">` + para("Spring tide") + para("Neap tide") + para("Storm surge") + para("Sea wall") + para("Flood gate") + para("Pilot boat") + para("Lock keeper") + para("Ferry") +
+		`<div class="comments" id="comments"><h4>8 comments:</h4>` + comments.String() + `</div></div></body></html>`
+	out, err := extractHTML(t, page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(out.Text, "I read this twice") || strings.Contains(out.Text, "8 comments") {
+		t.Errorf("comments kept: %q", out.Text)
+	}
+	if !strings.Contains(out.Text, "Ferry") {
+		t.Errorf("article lost: %q", out.Text)
+	}
+	thread := `<html><head><title>Tides</title></head><body><div class="thread"><div class="comments">` + comments.String() + `</div></div></body></html>`
+	out, err = extractHTML(t, thread)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Count(out.Text, "I read this twice") < 8 {
+		t.Errorf("discussion lost: %q", out.Text)
+	}
+}

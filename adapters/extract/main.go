@@ -80,6 +80,7 @@ func mainContentOf(doc *html.Node, pageTitle string, lenient bool) (*html.Node, 
 	}
 	before := measure(content).chars
 	spare := cloneTree(content)
+	dropCommentThreads(content)
 	cleanConditionally(content)
 	dropRepeats(content)
 	dropOrphanHeadings(content)
