@@ -168,3 +168,33 @@ func TestCommentThreadBelowArticle(t *testing.T) {
 		t.Errorf("discussion lost: %q", out.Text)
 	}
 }
+
+// Streamed segments take the place of their placeholders and loading
+// fallbacks; segments that hold their own placeholder, or are missing,
+// leave the page as it is.
+func TestStreamedSegmentsPlaced(t *testing.T) {
+	page := `<html><head><title>Tides</title></head><body><article>` + para("Spring tide") +
+		`<template id="B:0"></template><div>Loading paragraph...</div>` + para("Neap tide") +
+		`<!--$?--><template id="B:1"></template><div>Loading image...</div><p>Still loading</p><!--/$-->` + para("Storm surge") +
+		`<template id="B:7"></template><div>Loading faq...</div></article>` +
+		`<div hidden id="S:0">` + para("Sea wall") + `</div><div hidden id="S:1">` + para("Flood gate") + `<template id="B:2"></template><div>Loading...</div></div>` +
+		`<div hidden id="S:2">` + para("Pilot boat") + `</div><div hidden id="S:3"><template id="B:3"></template>` + para("Ferry") + `</div></body></html>`
+	out, err := extractHTML(t, page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, banned := range []string{"Loading paragraph", "Loading image", "Still loading"} {
+		if strings.Contains(out.Text, banned) {
+			t.Errorf("fallback %q kept: %q", banned, out.Text)
+		}
+	}
+	order := []string{"Spring tide", "Sea wall", "Neap tide", "Flood gate", "Pilot boat", "Storm surge"}
+	at := -1
+	for _, w := range order {
+		i := strings.Index(out.Text, w)
+		if i < at {
+			t.Errorf("%q out of place (at %d, after %d): %q", w, i, at, out.Text)
+		}
+		at = i
+	}
+}

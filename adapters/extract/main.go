@@ -21,6 +21,7 @@ func mainContentOf(doc *html.Node, pageTitle string, lenient bool) (*html.Node, 
 		body = doc
 	}
 	title := strings.ToLower(pageTitle)
+	placeStreamedSegments(body)
 	visible := prepare(body, lenient)
 	paragraphize(body)
 	removeBoilerplate(body, true)

@@ -452,3 +452,93 @@ func holdsQuote(n *html.Node) bool {
 	st := measure(q)
 	return st.chars >= 40 && float64(st.chars) >= 0.5*float64(measure(n).chars)
 }
+
+// placeStreamedSegments does what a streaming page's script does once
+// loaded: each segment served at the end of the body (<div hidden
+// id="S:x">) takes the place of its placeholder (<template id="B:x">)
+// and of the loading fallback after it (up to the "/$" comment that ends
+// the boundary, or the one element after the placeholder when the page
+// kept no comments). Segments whose placeholder is missing stay where
+// they are.
+func placeStreamedSegments(root *html.Node) {
+	segments := map[string]*html.Node{}
+	elements(root, func(n *html.Node) bool {
+		if n.DataAtom == atom.Div && hasAttr(n, "hidden") {
+			if id := attr(n, "id"); streamedSegment.MatchString(id) {
+				segments[id[2:]] = n
+				return false
+			}
+		}
+		return true
+	})
+	if len(segments) == 0 {
+		return
+	}
+	var place func(*html.Node)
+	place = func(root *html.Node) {
+		var holders []*html.Node
+		elements(root, func(n *html.Node) bool {
+			if n.DataAtom == atom.Template {
+				if id := attr(n, "id"); strings.HasPrefix(id, "B:") && segments[id[2:]] != nil {
+					holders = append(holders, n)
+				}
+				return false
+			}
+			return true
+		})
+		for _, t := range holders {
+			seg := segments[attr(t, "id")[2:]]
+			if seg == nil || t.Parent == nil || seg.Parent == nil || contains(seg, t) || contains(t.Parent, seg) {
+				continue
+			}
+			delete(segments, attr(t, "id")[2:])
+			parent := t.Parent
+			// The fallback: up to the boundary's closing comment, or the
+			// next element.
+			end := (*html.Node)(nil)
+			for s := t.NextSibling; s != nil; s = s.NextSibling {
+				if s.Type == html.CommentNode && strings.TrimSpace(s.Data) == "/$" {
+					end = s
+					break
+				}
+				if s.DataAtom == atom.Template {
+					break
+				}
+			}
+			for s := t.NextSibling; s != nil; {
+				next := s.NextSibling
+				if end == nil && s.Type == html.ElementNode {
+					parent.RemoveChild(s)
+					break
+				}
+				parent.RemoveChild(s)
+				if s == end {
+					break
+				}
+				s = next
+			}
+			seg.Parent.RemoveChild(seg)
+			for c := seg.FirstChild; c != nil; {
+				next := c.NextSibling
+				seg.RemoveChild(c)
+				parent.InsertBefore(c, t)
+				if c.Type == html.ElementNode {
+					place(c)
+				}
+				c = next
+			}
+			parent.RemoveChild(t)
+		}
+	}
+	place(root)
+}
+
+// contains: n is a or below it.
+func contains(a, n *html.Node) bool {
+	for ; n != nil; n = n.Parent {
+		if n == a {
+			return true
+		}
+	}
+	return false
+}
