@@ -56,21 +56,35 @@ func isCaption(n *html.Node) bool {
 
 // cleanConditionally removes, inside the chosen content, the blocks that do
 // not read like the article: link lists, share bars, empty wrappers, image
-// galleries without prose, forms.
+// galleries without prose, forms. Children are judged first (a wrapper is
+// judged after its junk is gone), and each element's measure is summed
+// from theirs in the same walk.
 func cleanConditionally(root *html.Node) {
 	structural := structuralClasses(root)
-	var walk func(*html.Node)
-	walk = func(n *html.Node) {
+	var walk func(*html.Node) tally
+	walk = func(n *html.Node) tally {
+		var t tally
 		for c := n.FirstChild; c != nil; {
 			next := c.NextSibling
-			if c.Type == html.ElementNode {
-				walk(c) // children first: a wrapper is judged after its junk is gone
-				if shouldDrop(c, structural) {
+			switch c.Type {
+			case html.TextNode:
+				k, commas := countText(c.Data)
+				t.st.chars += k
+				t.st.commas += commas
+			case html.ElementNode:
+				ct := walk(c)
+				if shouldDrop(c, ct, structural) {
 					n.RemoveChild(c)
+				} else {
+					t.add(ct, c.DataAtom)
 				}
 			}
 			c = next
 		}
+		if n.DataAtom == atom.A {
+			t.st.linkChars = t.st.chars
+		}
+		return t
 	}
 	walk(root)
 }
@@ -123,34 +137,84 @@ func structuralClasses(root *html.Node) map[string]bool {
 	return out
 }
 
-func shouldDrop(n *html.Node, structural map[string]bool) bool {
+// tally is an element's measure and the count of some elements below it.
+type tally struct {
+	st                                                    textStats
+	paras, imgs, pics, lis, headings, pres, quotes, forms int
+}
+
+// add counts in a child element of type a and its tally.
+func (t *tally) add(c tally, a atom.Atom) {
+	t.st.chars += c.st.chars
+	t.st.linkChars += c.st.linkChars
+	t.st.commas += c.st.commas
+	t.paras += c.paras
+	t.imgs += c.imgs
+	t.pics += c.pics
+	t.lis += c.lis
+	t.headings += c.headings
+	t.pres += c.pres
+	t.quotes += c.quotes
+	t.forms += c.forms
+	switch a {
+	case atom.P:
+		t.paras++
+	case atom.Img:
+		t.imgs++
+	case atom.Picture:
+		t.pics++
+	case atom.Li:
+		t.lis++
+	case atom.H1, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6:
+		t.headings++
+	case atom.Pre:
+		t.pres++
+	case atom.Blockquote:
+		t.quotes++
+	case atom.Form:
+		t.forms++
+	}
+}
+
+// formMaxChars: a block holding a form and less text than this is the
+// form's prompt, not prose.
+const formMaxChars = 500
+
+// boilerMaxChars: no boilerplate line (isBoilerLine) is this long.
+const boilerMaxChars = 400
+
+// shouldDrop judges an element of the content, t being its tally.
+func shouldDrop(n *html.Node, t tally, structural map[string]bool) bool {
+	st := t.st
 	switch n.DataAtom {
 	case atom.Div, atom.Section, atom.Ul, atom.Ol, atom.Dl, atom.Table, atom.Figure, atom.Form,
 		atom.Header, atom.Span, atom.Li, atom.P, atom.Figcaption:
 	case atom.Aside, atom.Nav, atom.Footer:
 		return true // tangential by definition
 	default:
-		return isCaption(n) && measure(n).chars < 400
+		return isCaption(n) && st.chars < 400
 	}
 	if n.DataAtom == atom.Span && inRunningText(n) {
 		return false // a link or a phrase inside a sentence
 	}
 	if isCaption(n) {
-		return measure(n).chars < 400
+		return st.chars < 400
 	}
-	st := measure(n)
-	text := innerText(n)
 	if st.chars == 0 {
 		// Keep images and rules; drop empty wrappers.
-		return findFirst(n, atom.Img) == nil && findFirst(n, atom.Picture) == nil && n.DataAtom != atom.P
+		return t.imgs == 0 && t.pics == 0 && n.DataAtom != atom.P
 	}
-	if isBoilerLine(text) {
-		return true
+	text := ""
+	if st.chars < boilerMaxChars {
+		text = innerText(n)
+		if isBoilerLine(text) {
+			return true
+		}
 	}
-	if holdsQuote(n) {
+	if (n.DataAtom == atom.Blockquote || t.quotes > 0) && holdsQuote(n) {
 		return false
 	}
-	if (n.DataAtom == atom.Pre || findFirst(n, atom.Pre) != nil) && st.linkDensity() < 0.5 {
+	if (n.DataAtom == atom.Pre || t.pres > 0) && st.linkDensity() < 0.5 {
 		return false // code, however short and unpunctuated
 	}
 	weight := classWeight(n)
@@ -165,20 +229,10 @@ func shouldDrop(n *html.Node, structural map[string]bool) bool {
 	case atom.Li:
 		return false
 	}
-	paras, imgs, lis, headings := 0, 0, 0, 0
-	elements(n, func(e *html.Node) bool {
-		switch e.DataAtom {
-		case atom.P:
-			paras++
-		case atom.Img:
-			imgs++
-		case atom.Li:
-			lis++
-		case atom.H1, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6:
-			headings++
-		}
-		return true
-	})
+	if (n.DataAtom == atom.Form || t.forms > 0) && st.chars < formMaxChars {
+		return true // a form and its prompt: a newsletter sign-up, a search box
+	}
+	paras, imgs, lis, headings := t.paras, t.imgs, t.lis, t.headings
 	isList := n.DataAtom == atom.Ul || n.DataAtom == atom.Ol || n.DataAtom == atom.Dl
 	if st.commas >= 10 && weight >= 0 && ld < 0.6 {
 		return false // well-punctuated prose, even with many inline links
@@ -286,4 +340,142 @@ func inRunningText(n *html.Node) bool {
 		}
 	}
 	return false
+}
+
+// orphanMaxRun: more trailing headings than this are a list written as
+// headings, not the titles of removed blocks.
+const orphanMaxRun = 3
+
+// orphanMaxChars: a heading longer than this is text set in a heading.
+const orphanMaxChars = 150
+
+// dropOrphanHeadings removes the headings left at the end of the content
+// once the cleaning has removed what they introduced ("Related stories"
+// above a list of links, "Comments" above a comment form): headings with
+// no text, image or table after them. (A heading followed by another of
+// its rank is not judged: pages write grids and lists as runs of them.)
+func dropOrphanHeadings(root *html.Node) {
+	var last []*html.Node // the trailing run of headings
+	var walk func(*html.Node)
+	walk = func(n *html.Node) {
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			switch {
+			case c.Type == html.TextNode:
+				if strings.TrimSpace(c.Data) != "" {
+					last = last[:0]
+				}
+			case c.Type != html.ElementNode:
+			case isHeading(c.DataAtom) && measure(c).chars <= orphanMaxChars:
+				last = append(last, c)
+			case isHeading(c.DataAtom) || c.DataAtom == atom.Img || c.DataAtom == atom.Picture || c.DataAtom == atom.Table || c.DataAtom == atom.Pre:
+				last = last[:0]
+			default:
+				walk(c)
+			}
+		}
+	}
+	walk(root)
+	if len(last) > orphanMaxRun {
+		return // a list written as headings
+	}
+	for _, h := range last {
+		remove(h)
+	}
+}
+
+// Repeated runs: a layout that prints its content twice (one copy per
+// screen size, a carousel's cloned slides) repeats blocks in runs, while a
+// page's own repetitions (a step of a plan, a quotation) are single blocks
+// between others.
+const (
+	// repeatMinChars: shorter blocks (a heading, a date, "Reply") are not
+	// compared.
+	repeatMinChars = 80
+	// repeatMinRun: this many consecutive copies of earlier blocks, or
+	// more, are a second print of the content.
+	repeatMinRun = 3
+	// repeatShare: the runs hold this share of the content's text or more.
+	repeatShare = 0.2
+)
+
+// dropRepeats removes runs of copies of earlier blocks (repeatMinRun).
+func dropRepeats(root *html.Node) {
+	seen := map[string]bool{}
+	var run, drop []*html.Node
+	end := func() {
+		if len(run) >= repeatMinRun {
+			drop = append(drop, run...)
+		}
+		run = run[:0]
+	}
+	var walk func(*html.Node)
+	walk = func(n *html.Node) {
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			if c.Type != html.ElementNode {
+				continue
+			}
+			switch {
+			case c.DataAtom == atom.Pre || c.DataAtom == atom.Table:
+				end()
+			case !isBlock(c) || hasBlockChild(c):
+				walk(c)
+			default:
+				t := innerText(c)
+				if runeLen(t) < repeatMinChars {
+					continue
+				}
+				if seen[t] {
+					run = append(run, c)
+				} else {
+					end()
+					seen[t] = true
+				}
+			}
+		}
+	}
+	walk(root)
+	end()
+	repeated := 0
+	for _, c := range drop {
+		repeated += measure(c).chars
+	}
+	if len(drop) == 0 || float64(repeated) < repeatShare*float64(measure(root).chars) {
+		return
+	}
+	for _, c := range drop {
+		remove(c)
+	}
+}
+
+// commentWords name a comment thread.
+var commentWords = []string{"comment", "disqus"}
+
+// commentArticleMin: content holding this much text besides a comment
+// thread is an article with comments, not a discussion.
+const commentArticleMin = 1000
+
+// dropCommentThreads removes from an article the threads of comments
+// below it: blocks named as comments, however much prose they hold, when
+// the content has an article of its own besides them.
+func dropCommentThreads(root *html.Node) {
+	total := measure(root).chars
+	var threads []*html.Node
+	elements(root, func(n *html.Node) bool {
+		ci := classID(n)
+		if ci != "" && containsAny(ci, commentWords) && !containsAny(ci, []string{"article", "content", "body", "main"}) {
+			threads = append(threads, n)
+			return false
+		}
+		return true
+	})
+	in := 0
+	for _, n := range threads {
+		in += measure(n).chars
+	}
+	if len(threads) == 0 || total-in < commentArticleMin {
+		return
+	}
+	for _, n := range threads {
+		remove(n)
+	}
 }

@@ -111,9 +111,60 @@ func measure(n *html.Node) textStats {
 	return s
 }
 
+// statsOf measures every element below root in one walk: what measure
+// gives for each, for the passes that ask it of many nested elements.
+func statsOf(root *html.Node) map[*html.Node]textStats {
+	out := map[*html.Node]textStats{}
+	var walk func(*html.Node) textStats
+	walk = func(n *html.Node) textStats {
+		var s textStats
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			switch c.Type {
+			case html.TextNode:
+				k, commas := countText(c.Data)
+				s.chars += k
+				s.commas += commas
+			case html.ElementNode:
+				cs := walk(c)
+				s.chars += cs.chars
+				s.linkChars += cs.linkChars
+				s.commas += cs.commas
+			}
+		}
+		if n.DataAtom == atom.A {
+			s.linkChars = s.chars
+		}
+		out[n] = s
+		return s
+	}
+	walk(root)
+	return out
+}
+
+// asciiSpace is unicode.IsSpace for the ASCII range.
+var asciiSpace = [utf8.RuneSelf]bool{'\t': true, '\n': true, '\v': true, '\f': true, '\r': true, ' ': true}
+
 func countText(s string) (chars, commas int) {
 	space := true
-	for _, r := range s {
+	for i := 0; i < len(s); {
+		if b := s[i]; b < utf8.RuneSelf {
+			i++
+			if asciiSpace[b] {
+				if !space {
+					chars++
+				}
+				space = true
+				continue
+			}
+			space = false
+			chars++
+			if b == ',' {
+				commas++
+			}
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		i += size
 		if unicode.IsSpace(r) {
 			if !space {
 				chars++
@@ -123,7 +174,7 @@ func countText(s string) (chars, commas int) {
 		}
 		space = false
 		chars++
-		if r == ',' || r == '،' || r == '，' || r == '、' {
+		if r == '،' || r == '，' || r == '、' {
 			commas++
 		}
 	}

@@ -79,21 +79,13 @@ func (e *Extractor) Extract(ctx context.Context, r ports.ExtractRequest) (ports.
 	if err := ctx.Err(); err != nil {
 		return ports.Extracted{}, failure.Wrap(op, err)
 	}
-	content, visible := mainContentOf(doc, meta.Title)
+	content, visible := mainContentOf(doc, meta.Title, false)
 	text := ""
 	if content != nil {
 		text = renderText(content)
 	}
-	if runeLen(text) < MinTextChars && visible >= MinTextChars {
-		// Nothing read as main content, yet the page shows text: what is
-		// left of it once chrome is gone is the content.
-		if doc, err := html.ParseWithOptions(bytes.NewReader(r.HTML), html.ParseOptionEnableScripting(false)); err == nil {
-			if c := wholePage(doc); c != nil {
-				if t := renderText(c); runeLen(t) > runeLen(text) {
-					content, text = c, t
-				}
-			}
-		}
+	if runeLen(text) < MinTextChars {
+		content, text = rescue(r.HTML, meta.Title, visible, content, text)
 	}
 	if reason := blockReason(r.HTML, meta.Title, visible, runeLen(text)); reason != "" {
 		code := failure.ReasonCaptcha
@@ -126,6 +118,98 @@ func (e *Extractor) Extract(ctx context.Context, r ports.ExtractRequest) (ports.
 		meta.Language = detectLanguage(text)
 	}
 	return ports.Extracted{HTML: clean, Markdown: strings.TrimSpace(md), Text: text, Metadata: meta}, nil
+}
+
+// rescue reads a page where no block read as main content, each step only
+// when the ones before it found too little:
+//   - a page that shows text: what is left of it once chrome is gone;
+//   - the lenient pass (mainContentOf), then what it leaves of the page;
+//   - a page that shows no text at all: the excerpt of its content the
+//     server wrote in its description, when the description is one (cut
+//     off with an ellipsis, as forum and blog software cut the first post
+//     or paragraph) and longer than what the passes found (a title); a
+//     description that is a summary is not content.
+func rescue(page []byte, title string, visible int, content *html.Node, text string) (*html.Node, string) {
+	better := func(c *html.Node) {
+		if c == nil {
+			return
+		}
+		if t := renderText(c); runeLen(t) > runeLen(text) {
+			content, text = c, t
+		}
+	}
+	parse := func() *html.Node {
+		doc, err := html.ParseWithOptions(bytes.NewReader(page), html.ParseOptionEnableScripting(false))
+		if err != nil {
+			return nil
+		}
+		return doc
+	}
+	if visible >= MinTextChars {
+		if doc := parse(); doc != nil {
+			better(wholePage(doc, false))
+		}
+	}
+	if runeLen(text) >= MinTextChars {
+		return content, text
+	}
+	if doc := parse(); doc != nil {
+		c, _ := mainContentOf(doc, title, true)
+		better(c)
+	}
+	if runeLen(text) >= MinTextChars {
+		return content, text
+	}
+	if doc := parse(); doc != nil {
+		better(wholePage(doc, true))
+	}
+	if visible >= MinTextChars {
+		return content, text
+	}
+	if doc := parse(); doc != nil {
+		if ex := descriptionExcerpt(doc); ex != "" {
+			p := &html.Node{Type: html.ElementNode, Data: "p", DataAtom: atom.P}
+			p.AppendChild(&html.Node{Type: html.TextNode, Data: ex})
+			c := &html.Node{Type: html.ElementNode, Data: "div", DataAtom: atom.Div}
+			c.AppendChild(p)
+			better(c)
+		}
+	}
+	return content, text
+}
+
+// excerptMin is the least text a description must have to stand for a
+// page's content.
+const excerptMin = 100
+
+// descriptionExcerpt is the longest of the page's descriptions that is an
+// excerpt of its text, cut off with an ellipsis, without the ellipsis; ""
+// when none is.
+func descriptionExcerpt(doc *html.Node) string {
+	best := ""
+	elements(doc, func(n *html.Node) bool {
+		if n.DataAtom != atom.Meta {
+			return true
+		}
+		switch strings.ToLower(firstNonEmpty(attr(n, "name"), attr(n, "property"))) {
+		case "description", "og:description", "twitter:description":
+		default:
+			return false
+		}
+		d := strings.TrimSpace(attr(n, "content"))
+		cut := ""
+		for _, e := range []string{"…", "..."} {
+			if t, ok := strings.CutSuffix(d, e); ok {
+				cut = strings.TrimSpace(t)
+				break
+			}
+		}
+		if runeLen(cut) >= excerptMin && runeLen(cut) > runeLen(best) {
+			best = cut
+		}
+		return false
+	})
+	return best
 }
 
 // detectLanguage guesses the ISO 639-1 code of a text when the page does not

@@ -10,16 +10,24 @@ import (
 // mainContentOf finds the main content of a parsed document (which it
 // changes) and returns it detached in a new <div>, or nil, with the
 // characters of visible text of the whole page.
-func mainContentOf(doc *html.Node, pageTitle string) (*html.Node, int) {
+//
+// A lenient pass is the rescue of a page where the strict one found
+// nothing: a wrapper hidden until the page's scripts run is read when it
+// holds most of the page's text, and only semantic chrome (navigation,
+// asides, footers, their roles) is removed, not blocks named like chrome.
+func mainContentOf(doc *html.Node, pageTitle string, lenient bool) (*html.Node, int) {
 	body := findFirst(doc, atom.Body)
 	if body == nil {
 		body = doc
 	}
 	title := strings.ToLower(pageTitle)
-	visible := prepare(body)
+	placeStreamedSegments(body)
+	visible := prepare(body, lenient)
 	paragraphize(body)
-	removeBoilerplate(body)
-	top, cands := topCandidate(body)
+	removeBoilerplate(body, true)
+	stats := statsOf(body)
+	pc := proseChars(body)
+	top, cands := topCandidate(body, stats)
 	var parts []*html.Node
 	if top == nil {
 		// No block of prose at all: a page of items or links. What is left
@@ -31,7 +39,7 @@ func mainContentOf(doc *html.Node, pageTitle string) (*html.Node, int) {
 			parts = []*html.Node{top}
 		}
 	} else {
-		top = widen(body, top)
+		top = widen(body, top, stats, pc)
 		parts = gatherSiblings(top, cands)
 	}
 	if len(parts) == 0 {
@@ -45,19 +53,19 @@ func mainContentOf(doc *html.Node, pageTitle string) (*html.Node, int) {
 	// element (or the body) is the content.
 	broad := false
 	if whole := broadRoot(body, top); whole != nil {
-		pc := proseChars(body)
 		prose := 0
 		var chosen textStats
 		for _, p := range parts {
 			prose += pc[p]
-			st := measure(p)
+			st := stats[p]
 			chosen.chars += st.chars
 			chosen.linkChars += st.linkChars
 		}
-		all := measure(whole)
+		all := stats[whole]
 		extra := textStats{chars: all.chars - chosen.chars, linkChars: all.linkChars - chosen.linkChars}
 		if float64(chosen.chars) < broadShare*float64(all.chars) &&
-			(extra.linkDensity() < broadExtraLinks || float64(prose) < broadProse*float64(chosen.chars)) {
+			(extra.linkDensity() < broadExtraLinks || float64(prose) < broadProse*float64(chosen.chars) ||
+				chosen.chars < blurbMaxChars && float64(all.chars) >= blurbRatio*float64(chosen.chars)) {
 			parts, broad = childElements(whole), true
 		}
 	}
@@ -73,7 +81,10 @@ func mainContentOf(doc *html.Node, pageTitle string) (*html.Node, int) {
 	}
 	before := measure(content).chars
 	spare := cloneTree(content)
+	dropCommentThreads(content)
 	cleanConditionally(content)
+	dropRepeats(content)
+	dropOrphanHeadings(content)
 	if after := measure(content).chars; before >= itemsMinChars && after < before/4 {
 		// The cleaning took most of the content away: it is made of links
 		// (a listing, a collection, a catalogue), which prose rules drop.
@@ -96,6 +107,11 @@ const (
 	// broadProse: a chosen block whose text is this share of paragraph
 	// prose or more is an article's body.
 	broadProse = 0.85
+	// blurbMaxChars: a chosen block shorter than this, in a main element
+	// holding blurbRatio times its text, is the blurb above a page of
+	// items (a category's intro over its listing), not an article.
+	blurbMaxChars = 250
+	blurbRatio    = 5
 )
 
 // broadRoot is the element the page marks as its main content around top,
@@ -166,13 +182,16 @@ func dropTitleHeading(content *html.Node, title string) {
 // block holds more of the same content, split across sibling wrappers.
 const widenRatio = 1.6
 
+// widenArticleRatio: the element the page marks as an article needs only
+// to hold this much more prose than the chosen block, its other sections.
+const widenArticleRatio = 1.15
+
 // widen climbs from the best-scoring block to the ancestor that holds the
 // page's prose when the block holds only part of it: an article split into
 // one wrapper per section or paragraph, a lead apart from the rest, a forum
 // thread of posts, a listing of items. It never climbs out of the element
 // the page marks as its main content, nor to a link-dense ancestor.
-func widen(body, top *html.Node) *html.Node {
-	pc := proseChars(body)
+func widen(body, top *html.Node, stats map[*html.Node]textStats, pc map[*html.Node]int) *html.Node {
 	inMain := false
 	for a := top; a != nil && a != body; a = a.Parent {
 		if isMainMarked(a) {
@@ -186,7 +205,11 @@ func widen(body, top *html.Node) *html.Node {
 		}
 		var next *html.Node
 		for a := cur.Parent; a != nil && a != body && a.Type == html.ElementNode; a = a.Parent {
-			if float64(pc[a]) >= widenRatio*float64(max(pc[cur], 1)) {
+			ratio := widenRatio
+			if a.DataAtom == atom.Article {
+				ratio = widenArticleRatio
+			}
+			if float64(pc[a]) >= ratio*float64(max(pc[cur], 1)) {
 				next = a
 				break
 			}
@@ -194,13 +217,13 @@ func widen(body, top *html.Node) *html.Node {
 				break
 			}
 		}
-		if next != nil && measure(next).linkDensity() <= 0.5 {
+		if next != nil && stats[next].linkDensity() <= 0.5 {
 			cur = next
 			continue
 		}
 		// One item among its like: the content is the run of items
 		// (product tiles, listing rows, posts), links though they are.
-		if items := itemsParent(cur, body, inMain); items != nil && pc[cur] < itemsMaxProse {
+		if items := itemsParent(cur, body, inMain, stats); items != nil && pc[cur] < itemsMaxProse {
 			cur = items
 			continue
 		}
@@ -215,8 +238,8 @@ const itemsMaxProse = 300
 // itemsParent: when n or one of its near ancestors is one of at least
 // three like siblings (same tag and class) that together hold much more
 // text than n, their parent; else nil.
-func itemsParent(n, body *html.Node, inMain bool) *html.Node {
-	own := measure(n).chars
+func itemsParent(n, body *html.Node, inMain bool, stats map[*html.Node]textStats) *html.Node {
+	own := stats[n].chars
 	a := n
 	for level := 0; level < 4 && a.Parent != nil && a.Parent != body; level++ {
 		if inMain && isMainMarked(a) {
@@ -228,7 +251,7 @@ func itemsParent(n, body *html.Node, inMain bool) *html.Node {
 				like++
 			}
 		}
-		if like >= 3 && float64(measure(a.Parent).chars) >= widenRatio*float64(max(own, 1)) {
+		if like >= 3 && float64(stats[a.Parent].chars) >= widenRatio*float64(max(own, 1)) {
 			return a.Parent
 		}
 		a = a.Parent
@@ -242,15 +265,16 @@ func isMainMarked(n *html.Node) bool {
 }
 
 // wholePage is the last resort for a page where no block reads as main
-// content: its body (or main element) without chrome, cleaned gently.
-func wholePage(doc *html.Node) *html.Node {
+// content: its body (or main element) without chrome, cleaned gently;
+// lenient as mainContentOf.
+func wholePage(doc *html.Node, lenient bool) *html.Node {
 	body := findFirst(doc, atom.Body)
 	if body == nil {
 		return nil
 	}
-	prepare(body)
+	prepare(body, lenient)
 	paragraphize(body)
-	removeBoilerplate(body)
+	removeBoilerplate(body, true)
 	root := findMainMarked(body)
 	if root == nil {
 		root = body

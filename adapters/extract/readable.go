@@ -91,15 +91,36 @@ func isHidden(n *html.Node) bool {
 	return false
 }
 
+// veiled: hidden by visibility alone, as pages hide themselves until their
+// scripts have run (collapsed menus and dialogs use display:none or the
+// hidden attribute).
+func veiled(n *html.Node) bool {
+	if hasAttr(n, "hidden") {
+		return false
+	}
+	st := strings.ToLower(strings.ReplaceAll(attr(n, "style"), " ", ""))
+	return strings.Contains(st, "visibility:hidden") && !strings.Contains(st, "display:none")
+}
+
 // noscriptContent is the text a <noscript> must hold to be read as content
 // rather than a "please enable JavaScript" notice or a tracking pixel.
 const noscriptContent = 200
 
+// noscriptKey is how much of a <noscript>'s opening text identifies it.
+const noscriptKey = 120
+
 // prepare drops what is never content: scripts, styles, forms controls,
 // embedded frames, comments and hidden elements. It returns the characters
-// of visible text left (whitespace runs count as one).
-func prepare(root *html.Node) int {
-	visible := 0
+// of visible text left (whitespace runs count as one). With unhide, an
+// element hidden by its style that holds at least half of the page's text
+// is kept when it is only veiled: the page hidden until its scripts have
+// run, not chrome.
+func prepare(root *html.Node, unhide bool) int {
+	visible, total := 0, 0
+	var served []*html.Node
+	if unhide {
+		total = textChars(root)
+	}
 	var walk func(*html.Node)
 	walk = func(n *html.Node) {
 		for c := n.FirstChild; c != nil; {
@@ -113,7 +134,9 @@ func prepare(root *html.Node) int {
 			case html.ElementNode:
 				if c.DataAtom == atom.Noscript && measure(c).chars >= noscriptContent {
 					walk(c) // the page's content served to readers without scripts
-				} else if droppedTags[c.DataAtom] || (c.DataAtom != atom.Body && c.DataAtom != atom.Html && isHidden(c)) {
+					served = append(served, c)
+				} else if droppedTags[c.DataAtom] || (c.DataAtom != atom.Body && c.DataAtom != atom.Html && isHidden(c) &&
+					!(unhide && veiled(c) && 2*textChars(c) >= total)) {
 					n.RemoveChild(c)
 				} else {
 					walk(c)
@@ -123,7 +146,39 @@ func prepare(root *html.Node) int {
 		}
 	}
 	walk(root)
+	if len(served) > 0 {
+		// Content served both to scripts and, again, inside <noscript> is
+		// read once: the copy whose opening text the page shows elsewhere
+		// goes.
+		page := innerText(root)
+		for _, ns := range served {
+			t := innerText(ns)
+			if r := []rune(t); len(r) > noscriptKey {
+				t = string(r[:noscriptKey])
+			}
+			if strings.Count(page, t) >= 2 {
+				visible -= measure(ns).chars
+				remove(ns)
+			}
+		}
+	}
 	return visible
+}
+
+// textChars counts the characters of text below n that a page could show:
+// not scripts, styles or templates.
+func textChars(n *html.Node) int {
+	k := 0
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		switch {
+		case c.Type == html.TextNode:
+			t, _ := countText(c.Data)
+			k += t
+		case c.Type == html.ElementNode && !(droppedTags[c.DataAtom] && c.DataAtom != atom.Noscript):
+			k += textChars(c)
+		}
+	}
+	return k
 }
 
 // proseChars maps every element to the unlinked characters of the prose
@@ -167,9 +222,10 @@ func proseChars(root *html.Node) map[*html.Node]int {
 	return plain
 }
 
-// removeBoilerplate drops navigation, asides, footers and blocks whose
-// names say they are chrome, unless they hold a large share of the prose.
-func removeBoilerplate(body *html.Node) {
+// removeBoilerplate drops navigation, asides, footers and (byName) blocks
+// whose names say they are chrome, unless they hold a large share of the
+// prose.
+func removeBoilerplate(body *html.Node, byName bool) {
 	pc := proseChars(body)
 	total := pc[body]
 	guardAt := func(n *html.Node, share float64) bool { return total > 0 && float64(pc[n]) >= share*float64(total) }
@@ -196,7 +252,7 @@ func removeBoilerplate(body *html.Node) {
 			remove(n)
 			return false
 		}
-		if ci := classID(n); ci != "" && containsAny(ci, unlikelyWords) && !containsAny(ci, maybeWords) && !guard(n) && !holdsQuote(n) {
+		if ci := classID(n); byName && ci != "" && containsAny(ci, unlikelyWords) && !containsAny(ci, maybeWords) && !guard(n) && !holdsQuote(n) {
 			remove(n)
 			return false
 		}
@@ -237,14 +293,14 @@ func isTextBlock(n *html.Node) bool {
 
 // topCandidate scores text blocks and credits their ancestors, readability
 // style: the element collecting most well-punctuated, unlinked prose wins.
-func topCandidate(body *html.Node) (*html.Node, map[*html.Node]*candidate) {
+func topCandidate(body *html.Node, stats map[*html.Node]textStats) (*html.Node, map[*html.Node]*candidate) {
 	cands := map[*html.Node]*candidate{}
 	var order []*candidate
 	elements(body, func(n *html.Node) bool {
 		if !isTextBlock(n) {
 			return true
 		}
-		st := measure(n)
+		st := stats[n]
 		if st.chars < 25 {
 			return false
 		}
@@ -271,7 +327,7 @@ func topCandidate(body *html.Node) (*html.Node, map[*html.Node]*candidate) {
 	})
 	var best *candidate
 	for _, c := range order {
-		c.score *= 1 - measure(c.node).linkDensity()
+		c.score *= 1 - stats[c.node].linkDensity()
 		if best == nil || c.score > best.score {
 			best = c
 		}
@@ -395,4 +451,94 @@ func holdsQuote(n *html.Node) bool {
 	}
 	st := measure(q)
 	return st.chars >= 40 && float64(st.chars) >= 0.5*float64(measure(n).chars)
+}
+
+// placeStreamedSegments does what a streaming page's script does once
+// loaded: each segment served at the end of the body (<div hidden
+// id="S:x">) takes the place of its placeholder (<template id="B:x">)
+// and of the loading fallback after it (up to the "/$" comment that ends
+// the boundary, or the one element after the placeholder when the page
+// kept no comments). Segments whose placeholder is missing stay where
+// they are.
+func placeStreamedSegments(root *html.Node) {
+	segments := map[string]*html.Node{}
+	elements(root, func(n *html.Node) bool {
+		if n.DataAtom == atom.Div && hasAttr(n, "hidden") {
+			if id := attr(n, "id"); streamedSegment.MatchString(id) {
+				segments[id[2:]] = n
+				return false
+			}
+		}
+		return true
+	})
+	if len(segments) == 0 {
+		return
+	}
+	var place func(*html.Node)
+	place = func(root *html.Node) {
+		var holders []*html.Node
+		elements(root, func(n *html.Node) bool {
+			if n.DataAtom == atom.Template {
+				if id := attr(n, "id"); strings.HasPrefix(id, "B:") && segments[id[2:]] != nil {
+					holders = append(holders, n)
+				}
+				return false
+			}
+			return true
+		})
+		for _, t := range holders {
+			seg := segments[attr(t, "id")[2:]]
+			if seg == nil || t.Parent == nil || seg.Parent == nil || contains(seg, t) || contains(t.Parent, seg) {
+				continue
+			}
+			delete(segments, attr(t, "id")[2:])
+			parent := t.Parent
+			// The fallback: up to the boundary's closing comment, or the
+			// next element.
+			end := (*html.Node)(nil)
+			for s := t.NextSibling; s != nil; s = s.NextSibling {
+				if s.Type == html.CommentNode && strings.TrimSpace(s.Data) == "/$" {
+					end = s
+					break
+				}
+				if s.DataAtom == atom.Template {
+					break
+				}
+			}
+			for s := t.NextSibling; s != nil; {
+				next := s.NextSibling
+				if end == nil && s.Type == html.ElementNode {
+					parent.RemoveChild(s)
+					break
+				}
+				parent.RemoveChild(s)
+				if s == end {
+					break
+				}
+				s = next
+			}
+			seg.Parent.RemoveChild(seg)
+			for c := seg.FirstChild; c != nil; {
+				next := c.NextSibling
+				seg.RemoveChild(c)
+				parent.InsertBefore(c, t)
+				if c.Type == html.ElementNode {
+					place(c)
+				}
+				c = next
+			}
+			parent.RemoveChild(t)
+		}
+	}
+	place(root)
+}
+
+// contains: n is a or below it.
+func contains(a, n *html.Node) bool {
+	for ; n != nil; n = n.Parent {
+		if n == a {
+			return true
+		}
+	}
+	return false
 }
