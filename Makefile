@@ -83,5 +83,5 @@ checkgenerate: generate ## Fail if generated code is out of date
 
 .PHONY: bench
 bench: ## Print each figure beside its floor measured in the same run (ratios, p50/p99, SQLite and PostgreSQL), then the Go benchmarks
-	go run ./app/cmd/trawl-bench
+	go run ./bench/trawl-bench
 	go test -run '^$$' -bench . -benchmem ./adapters/... ./core/...

@@ -1,4 +1,5 @@
-// Command trawl-bench measures the foundation's figures on this machine:
+// Command trawl-bench (make bench) measures Trawl's figures on this machine,
+// outside the product tree so the server links none of it:
 // GET /v1/credits under concurrency over real TCP (SQLite and Postgres)
 // beside a hello-world net/http handler measured in the same run, and ledger
 // reserve+settle throughput on each store.
@@ -37,7 +38,7 @@ func main() {
 	pairs := flag.Int("pairs", 3, "Trawl and floor runs alternated this many times (medians reported)")
 	conc := flag.Int("c", 16, "concurrent clients")
 	pgURL := flag.String("postgres", pgtest.ServerURL(), "admin URL of a Postgres server (a scratch database is created)")
-	only := flag.String("only", "", "run one figure: limiters")
+	only := flag.String("only", "", "run one part: http (the HTTP loads on each store) or limiters")
 	flag.Parse()
 	log.SetFlags(0)
 	if *only == "limiters" {
@@ -93,10 +94,17 @@ func main() {
 			log.Fatal(err)
 		}
 		pairRow("GET /v1/scrape ("+st.name+")", b.handler, sfloor, "/v1/scrape?url="+url.QueryEscape("http://"+page.host+"/"), b.token, *conc, *duration, *pairs)
+		if *only == "http" {
+			closeFn()
+			continue
+		}
 		contended := ledgerOps(s, b.svc, *conc, *duration, false)
 		spread := ledgerOps(s, b.svc, *conc, *duration, true)
 		ledgers = append(ledgers, ledgerFig{name: st.name, contended: contended, spread: spread})
 		closeFn()
+	}
+	if *only == "http" {
+		return
 	}
 	fmt.Printf("\n%-40s %16s %16s\n", "Ledger reserve+settle", "one account", fmt.Sprintf("%d accounts", *conc))
 	for _, l := range ledgers {
