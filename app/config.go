@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/trawlhq/trawl/adapters/sqlstore"
+	"github.com/trawlhq/trawl/core/billing"
 )
 
 // Config is everything an operator can set. Flags win over environment
@@ -87,6 +88,9 @@ type Config struct {
 	RedisPrefix  string        // TRAWL_REDIS_PREFIX: before every key (default trawl:rl:)
 	RedisTimeout time.Duration // TRAWL_REDIS_TIMEOUT: one rate-limit decision, round trip included
 	MetricsAddr  string        // TRAWL_METRICS_ADDR: Prometheus /metrics on host:port; empty: off
+
+	PlansFile string        // TRAWL_PLANS_FILE: the plan table (YAML or JSON); TRAWL_PLANS: the same inline
+	Plans     billing.Plans // the plan table in force: the file's, else the spec's
 }
 
 // DefaultConfig is the configuration with no flags and no environment.
@@ -101,6 +105,7 @@ func DefaultConfig() Config {
 		BulkLease: time.Minute, WebhookTimeout: 30 * time.Second, WebhookBackoff: 2 * time.Second, S3Region: "us-east-1",
 		DatabaseQueryTimeout: 10 * time.Second,
 		RateLimiter:          LimiterAuto, RedisTimeout: 250 * time.Millisecond,
+		Plans: billing.DefaultPlans(),
 	}
 }
 
@@ -179,6 +184,10 @@ func (c Config) FromEnv(getenv func(string) string) (Config, error) {
 			}
 			*dst = b
 		}
+	}
+	c, err := c.plansFromEnv(getenv)
+	if err != nil {
+		return c, err
 	}
 	return c.fleetFromEnv(getenv)
 }

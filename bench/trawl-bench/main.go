@@ -28,7 +28,6 @@ import (
 	"github.com/trawlhq/trawl/adapters/payment"
 	"github.com/trawlhq/trawl/adapters/sqlstore"
 	"github.com/trawlhq/trawl/app"
-	"github.com/trawlhq/trawl/core/ratelimit"
 	"github.com/trawlhq/trawl/ports"
 	"github.com/trawlhq/trawl/testkit/pgtest"
 )
@@ -240,10 +239,7 @@ func build(s *sqlstore.Store, pageHost, pageAddr string) (built, error) {
 	}
 	lim, _ := limiter.NewMemory(clk)
 	opts := cfg.ServiceOptions()
-	opts.Limits = ratelimit.Table{}
-	for g := range ratelimit.BasicPerMinute {
-		opts.Limits[g] = 1 << 30
-	}
+	opts.Plans = liftedPlans()
 	svc, err := app.NewServices(app.SQLStores(s), clk, pay, lim, out, opts, nil)
 	if err != nil {
 		return built{}, err
