@@ -16,6 +16,8 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"runtime"
+	"runtime/pprof"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -38,14 +40,43 @@ func main() {
 	conc := flag.Int("c", 16, "concurrent clients")
 	pgURL := flag.String("postgres", pgtest.ServerURL(), "admin URL of a Postgres server (a scratch database is created)")
 	only := flag.String("only", "", "run one part: http (the HTTP loads on each store) or limiters")
+	storeName := flag.String("store", "", "run the store loads on this store only: sqlite or postgres (default both)")
+	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the run (server and load) to this file, for go tool pprof")
+	blockProfile := flag.String("blockprofile", "", "write a profile of where goroutines waited (locks, channels, select) to this file")
 	flag.Parse()
 	log.SetFlags(0)
+	if *blockProfile != "" {
+		runtime.SetBlockProfileRate(int(10 * time.Microsecond))
+		defer func() {
+			f, err := os.Create(*blockProfile)
+			if err != nil {
+				log.Fatal(err)
+			}
+			defer f.Close()
+			if err := pprof.Lookup("block").WriteTo(f, 0); err != nil {
+				log.Fatal(err)
+			}
+		}()
+	}
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err != nil {
+			log.Fatal(err)
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			log.Fatal(err)
+		}
+		defer func() { pprof.StopCPUProfile(); f.Close() }()
+	}
 	if *only == "limiters" {
 		limiterFigure(*pgURL, *conc, *duration)
 		return
 	}
+	if *only != "" && *only != "http" {
+		log.Fatalf("-only %q: want http or limiters", *only)
+	}
 
-	fmt.Printf("trawl-bench: %d clients, %s per load, %d alternated pairs (medians), GOMAXPROCS=%d\n", *conc, *duration, *pairs, runtimeProcs())
+	fmt.Printf("trawl-bench: %d clients, %s per load, %d alternated pairs (medians; the ratio is the median of the pairs' ratios), GOMAXPROCS=%d\n", *conc, *duration, *pairs, runtimeProcs())
 	fmt.Printf("ratio: Trawl's requests/s over its floor's, measured in the same run\n\n")
 	fmt.Printf("%-40s %10s %9s %9s   %10s %9s %9s   %6s\n", "HTTP load", "Trawl r/s", "p50", "p99", "floor r/s", "p50", "p99", "ratio")
 
@@ -73,6 +104,9 @@ func main() {
 	}
 	var ledgers []ledgerFig
 	for _, st := range stores {
+		if *storeName != "" && *storeName != st.name {
+			continue
+		}
 		s, closeFn, err := st.open()
 		if err != nil {
 			fmt.Printf("%-40s skipped: %v\n", "GET /v1/credits ("+st.name+")", err)
@@ -145,9 +179,18 @@ func pairRow(name string, trawl, floor http.Handler, path, token string, c int, 
 	if n := sumErrors(tr) + sumErrors(fl); n > 0 {
 		errs = fmt.Sprintf("  %d errors", n)
 	}
+	// The ratio is the median of each pair's own ratio: a pair's two runs
+	// are seconds apart, so what else the machine does weighs on both.
+	ratios := make([]float64, 0, pairs)
+	for i := range tr {
+		if fl[i].rps > 0 {
+			ratios = append(ratios, tr[i].rps/fl[i].rps)
+		}
+	}
 	ratio := 0.0
-	if f.rps > 0 {
-		ratio = t.rps / f.rps
+	if len(ratios) > 0 {
+		slices.Sort(ratios)
+		ratio = ratios[len(ratios)/2]
 	}
 	fmt.Printf("%-40s %10.0f %9s %9s   %10.0f %9s %9s   %6.2f%s\n", name,
 		t.rps, t.p50.Round(time.Microsecond), t.p99.Round(time.Microsecond),
