@@ -51,6 +51,15 @@ func resultBlocks(anchors []*html.Node, targets map[*html.Node]string, base *url
 	return out
 }
 
+func hasAttr(n *html.Node, key string) bool {
+	for _, a := range n.Attr {
+		if a.Key == key {
+			return true
+		}
+	}
+	return false
+}
+
 func contains(outer, inner *html.Node) bool {
 	for n := inner; n != nil; n = n.Parent {
 		if n == outer {
@@ -65,16 +74,16 @@ var sitelinkNoise = map[string]bool{"cached": true, "similar": true, "translate 
 func readBlock(pos int, a, block *html.Node, link string, base *url.URL, target func(string) string) ports.OrganicResult {
 	as := goquery.NewDocumentFromNode(a).Selection
 	bs := goquery.NewDocumentFromNode(block).Selection
-	heading := as.Find(`h3, [role="heading"]`).First()
+	heading := as.FindMatcher(match(`h3, [role="heading"]`)).First()
 	r := ports.OrganicResult{Position: pos, Title: text(heading), Link: link}
 
 	// Displayed link: a <cite>, else the URL-looking text inside the link.
-	if c := bs.Find("cite").First(); c.Length() > 0 {
+	if c := bs.FindMatcher(match("cite")).First(); c.Length() > 0 {
 		r.DisplayedLink = text(c)
 	}
 	rest := strings.TrimSpace(strings.Replace(text(as), r.Title, "", 1))
 	if r.DisplayedLink == "" {
-		as.Find(`[role="text"], span, div`).EachWithBreak(func(_ int, s *goquery.Selection) bool {
+		as.FindMatcher(match(`[role="text"], span, div`)).EachWithBreak(func(_ int, s *goquery.Selection) bool {
 			t := text(s)
 			if s.Children().Length() == 0 && (strings.Contains(t, "›") || strings.HasPrefix(t, "http") || strings.HasPrefix(t, "www.")) && t != r.Title {
 				r.DisplayedLink = t
@@ -94,7 +103,7 @@ func readBlock(pos int, a, block *html.Node, link string, base *url.URL, target 
 		r.Source = hostOf(link)
 	}
 	// Favicon: an image inside the link; else the site's own.
-	as.Find("img").EachWithBreak(func(_ int, img *goquery.Selection) bool {
+	as.FindMatcher(match("img")).EachWithBreak(func(_ int, img *goquery.Selection) bool {
 		if contains(heading.Get(0), img.Get(0)) {
 			return true
 		}
@@ -107,7 +116,7 @@ func readBlock(pos int, a, block *html.Node, link string, base *url.URL, target 
 		}
 	}
 	// Thumbnail: an image of the block outside the link.
-	bs.Find("img").EachWithBreak(func(_ int, img *goquery.Selection) bool {
+	bs.FindMatcher(match("img")).EachWithBreak(func(_ int, img *goquery.Selection) bool {
 		if contains(a, img.Get(0)) {
 			return true
 		}
@@ -116,7 +125,7 @@ func readBlock(pos int, a, block *html.Node, link string, base *url.URL, target 
 	})
 	// Sitelinks: the other links of the block that leave the engine.
 	seen := map[string]bool{link: true}
-	bs.Find("a[href]").Each(func(_ int, s *goquery.Selection) {
+	bs.FindMatcher(match("a[href]")).Each(func(_ int, s *goquery.Selection) {
 		n := s.Get(0)
 		if n == a || contains(a, n) {
 			return
@@ -143,21 +152,39 @@ func snippetOf(block *goquery.Selection, a *html.Node, displayed string, sitelin
 		links[sl.Title] = true
 	}
 	best := ""
-	block.Find("div, span, p").Each(func(_ int, s *goquery.Selection) {
+	// Read once for the whole block: the nodes holding a <cite> (each
+	// cite's ancestors), those around the link, and every node's text
+	// length before white space is collapsed, an upper bound of its text's:
+	// a candidate that cannot beat the best so far is not read.
+	root := block.Get(0)
+	holdsCite := map[*html.Node]bool{}
+	block.FindMatcher(match("cite")).Each(func(_ int, c *goquery.Selection) {
+		for n := c.Get(0); n != nil && !holdsCite[n]; n = n.Parent {
+			holdsCite[n] = true
+			if n == root {
+				break
+			}
+		}
+	})
+	aroundLink := map[*html.Node]bool{}
+	for n := a; n != nil; n = n.Parent {
+		aroundLink[n] = true
+	}
+	rawLen := map[*html.Node]int{}
+	rawTextLen(root, rawLen)
+	// A sitelink's title is left out of a candidate's text (the link is
+	// read as if removed).
+	isSitelink := func(n *html.Node) bool {
+		return len(links) > 0 && n.Type == html.ElementNode && n.Data == "a" && hasAttr(n, "href") && links[nodeText(n)]
+	}
+	block.FindMatcher(match("div, span, p")).Each(func(_ int, s *goquery.Selection) {
 		n := s.Get(0)
-		if contains(a, n) || contains(n, a) || s.Find("cite").Length() > 0 {
+		if rawLen[n] <= len(best) || aroundLink[n] || holdsCite[n] || contains(a, n) {
 			return
 		}
-		t := text(s)
-		if len(links) > 0 && s.Find("a[href]").Length() > 0 {
-			c := s.Clone()
-			c.Find("a[href]").Each(func(_ int, l *goquery.Selection) {
-				if links[text(l)] {
-					l.Remove()
-				}
-			})
-			t = text(c)
-		}
+		var c collapser
+		c.nodeWithout(n, isSitelink)
+		t := c.b.String()
 		if len(t) > len(best) && t != displayed {
 			best = t
 		}

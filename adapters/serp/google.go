@@ -111,7 +111,7 @@ const (
 // isChallenge reports a page that holds a challenge and none of the
 // regions a result page has.
 func isChallenge(doc *goquery.Document, challenge, resultPage string) bool {
-	return doc.Find(resultPage).Length() == 0 && doc.Find(challenge).Length() > 0
+	return doc.FindMatcher(match(resultPage)).Length() == 0 && doc.FindMatcher(match(challenge)).Length() > 0
 }
 
 // ParseGoogle reads a Google result page: the desktop JavaScript layout, the
@@ -126,21 +126,22 @@ func ParseGoogle(page []byte) (ports.SearchResults, error) {
 		return ports.SearchResults{}, err
 	}
 	res := ports.SearchResults{QueryDisplayed: googleQuery(doc)}
-	res.TotalResults = parseCount(text(doc.Find("#result-stats, #resultStats").First()))
-	paa := googlePAAScope(doc)
+	res.TotalResults = parseCount(text(doc.FindMatcher(match("#result-stats, #resultStats")).First()))
+	paaBox := paaContainer(doc)
+	paa := googlePAAScope(doc, paaBox)
 	anchors, targets := googleResultAnchors(doc, paa)
 	if len(anchors) == 0 && isChallenge(doc, googleChallenge, googleResultPage) {
 		return ports.SearchResults{}, ErrBlocked
 	}
 	res.Organic = resultBlocks(anchors, targets, googleBase, googleTarget)
-	res.RelatedQuestions = googleQuestions(doc, paa)
+	res.RelatedQuestions = googleQuestions(doc, paaBox)
 	res.RelatedSearches = googleRelated(doc, anchors, paa, res.QueryDisplayed)
 	return res, nil
 }
 
 func googleQuery(doc *goquery.Document) string {
 	for _, sel := range []string{`textarea[name="q"]`, `input[name="q"]`} {
-		s := doc.Find(sel).First()
+		s := doc.FindMatcher(match(sel)).First()
 		if v, ok := s.Attr("value"); ok && strings.TrimSpace(v) != "" {
 			return strings.TrimSpace(v)
 		}
@@ -148,7 +149,7 @@ func googleQuery(doc *goquery.Document) string {
 			return t
 		}
 	}
-	title := text(doc.Find("title").First())
+	title := text(doc.FindMatcher(match("title")).First())
 	if i := strings.LastIndex(title, " - "); i > 0 {
 		return strings.TrimSpace(title[:i])
 	}
@@ -194,13 +195,13 @@ func googleTarget(href string) string {
 
 // googlePAAScope marks the "People also ask" blocks: links inside them are
 // answer sources, not organic results.
-func googlePAAScope(doc *goquery.Document) map[*html.Node]bool {
+func googlePAAScope(doc *goquery.Document, paaBox *html.Node) map[*html.Node]bool {
 	scope := map[*html.Node]bool{}
-	doc.Find(".related-question-pair, [data-q]").Each(func(_ int, s *goquery.Selection) {
+	doc.FindMatcher(match(".related-question-pair, [data-q]")).Each(func(_ int, s *goquery.Selection) {
 		scope[s.Get(0)] = true
 	})
-	if c := paaContainer(doc); c != nil {
-		scope[c] = true
+	if paaBox != nil {
+		scope[paaBox] = true
 	}
 	return scope
 }
@@ -218,8 +219,8 @@ func googleResultAnchors(doc *goquery.Document, paa map[*html.Node]bool) ([]*htm
 	var anchors []*html.Node
 	targets := map[*html.Node]string{}
 	seen := map[string]bool{}
-	doc.Find("a[href]").Each(func(_ int, a *goquery.Selection) {
-		if a.Find(`h3, [role="heading"]`).Length() == 0 {
+	doc.FindMatcher(match("a[href]")).Each(func(_ int, a *goquery.Selection) {
+		if !holdsHeading(a.Get(0)) {
 			return
 		}
 		href, _ := a.Attr("href")
@@ -235,8 +236,31 @@ func googleResultAnchors(doc *goquery.Document, paa map[*html.Node]bool) ([]*htm
 	return anchors, targets
 }
 
+// holdsHeading reports an element under n matching h3, [role="heading"]:
+// Find's answer, without collecting the matches.
+func holdsHeading(n *html.Node) bool {
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		if c.Type != html.ElementNode {
+			continue
+		}
+		if c.Data == "h3" || attrIs(c, "role", "heading") || holdsHeading(c) {
+			return true
+		}
+	}
+	return false
+}
+
+func attrIs(n *html.Node, key, val string) bool {
+	for _, a := range n.Attr {
+		if a.Key == key {
+			return a.Val == val
+		}
+	}
+	return false
+}
+
 // inCarousel: cards of "Top stories", videos and similar carousels are not
 // web results.
 func inCarousel(a *goquery.Selection) bool {
-	return a.Closest("g-scrolling-carousel, g-inner-card, g-section-with-header, [role=\"listitem\"] g-inner-card, [data-init-vis]").Length() > 0
+	return a.ClosestMatcher(match("g-scrolling-carousel, g-inner-card, g-section-with-header, [role=\"listitem\"] g-inner-card, [data-init-vis]")).Length() > 0
 }
