@@ -18,28 +18,14 @@ func resultBlocks(anchors []*html.Node, targets map[*html.Node]string, base *url
 	if len(anchors) == 0 {
 		return nil
 	}
-	isAnchor := map[*html.Node]bool{}
-	for _, a := range anchors {
-		isAnchor[a] = true
-	}
-	root := anchors[0]
-	for root.Parent != nil {
-		root = root.Parent
-	}
+	// counts[n] is the number of anchors at or under n: each anchor counts
+	// for itself and its ancestors.
 	counts := map[*html.Node]int{}
-	var count func(*html.Node) int
-	count = func(n *html.Node) int {
-		c := 0
-		if isAnchor[n] {
-			c = 1
+	for _, a := range anchors {
+		for n := a; n != nil; n = n.Parent {
+			counts[n]++
 		}
-		for ch := n.FirstChild; ch != nil; ch = ch.NextSibling {
-			c += count(ch)
-		}
-		counts[n] = c
-		return c
 	}
-	count(root)
 	out := make([]ports.OrganicResult, 0, len(anchors))
 	for i, a := range anchors {
 		block := a
@@ -49,6 +35,15 @@ func resultBlocks(anchors []*html.Node, targets map[*html.Node]string, base *url
 		out = append(out, readBlock(i+1, a, block, targets[a], base, target))
 	}
 	return out
+}
+
+// eachDescendant calls fn on the nodes under n in document order, as
+// Find visits them (n itself excluded).
+func eachDescendant(n *html.Node, fn func(*html.Node)) {
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		fn(c)
+		eachDescendant(c, fn)
+	}
 }
 
 func hasAttr(n *html.Node, key string) bool {
@@ -177,12 +172,15 @@ func snippetOf(block *goquery.Selection, a *html.Node, displayed string, sitelin
 	isSitelink := func(n *html.Node) bool {
 		return len(links) > 0 && n.Type == html.ElementNode && n.Data == "a" && hasAttr(n, "href") && links[nodeText(n)]
 	}
-	block.FindMatcher(match("div, span, p")).Each(func(_ int, s *goquery.Selection) {
-		n := s.Get(0)
+	eachDescendant(root, func(n *html.Node) {
+		if n.Type != html.ElementNode || (n.Data != "div" && n.Data != "span" && n.Data != "p") {
+			return
+		}
 		if rawLen[n] <= len(best) || aroundLink[n] || holdsCite[n] || contains(a, n) {
 			return
 		}
 		var c collapser
+		c.b.Grow(rawLen[n])
 		c.nodeWithout(n, isSitelink)
 		t := c.b.String()
 		if len(t) > len(best) && t != displayed {

@@ -65,6 +65,9 @@ func paaLabel(n *html.Node) *html.Node {
 func questionNodes(s *goquery.Selection) []*goquery.Selection {
 	var out []*goquery.Selection
 	s.FindMatcher(match("div, span")).Each(func(_ int, e *goquery.Selection) {
+		if textSize(e.Get(0)) < 8 { // too short before white space is collapsed
+			return
+		}
 		t := text(e)
 		if !strings.HasSuffix(t, "?") || len(t) > 200 || len(t) < 8 {
 			return

@@ -21,7 +21,12 @@ import (
 // none at either end. It is strings.Join(strings.Fields(s.Text()), " ")
 // written in one pass over the nodes, without the text in between.
 func text(s *goquery.Selection) string {
+	size := 0
+	for _, n := range s.Nodes {
+		size += textSize(n)
+	}
 	var c collapser
+	c.b.Grow(size)
 	for _, n := range s.Nodes {
 		c.node(n)
 	}
@@ -31,8 +36,22 @@ func text(s *goquery.Selection) string {
 // nodeText is text of one node.
 func nodeText(n *html.Node) string {
 	var c collapser
+	c.b.Grow(textSize(n))
 	c.node(n)
 	return c.b.String()
+}
+
+// textSize is the length of n's text before white space is collapsed: the
+// most its text can need.
+func textSize(n *html.Node) int {
+	if n.Type == html.TextNode {
+		return len(n.Data)
+	}
+	size := 0
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		size += textSize(c)
+	}
+	return size
 }
 
 type collapser struct {
