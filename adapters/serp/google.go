@@ -125,8 +125,9 @@ func ParseGoogle(page []byte) (ports.SearchResults, error) {
 	if err != nil {
 		return ports.SearchResults{}, err
 	}
-	res := ports.SearchResults{QueryDisplayed: googleQuery(doc)}
-	res.TotalResults = parseCount(text(doc.FindMatcher(match("#result-stats, #resultStats")).First()))
+	heads := googleHeadsOf(doc.Get(0))
+	res := ports.SearchResults{QueryDisplayed: heads.query()}
+	res.TotalResults = parseCount(nodeText(heads.stats))
 	paaBox := paaContainer(doc)
 	paa := googlePAAScope(doc, paaBox)
 	anchors, targets := googleResultAnchors(doc, paa)
@@ -139,17 +140,49 @@ func ParseGoogle(page []byte) (ports.SearchResults, error) {
 	return res, nil
 }
 
-func googleQuery(doc *goquery.Document) string {
-	for _, sel := range []string{`textarea[name="q"]`, `input[name="q"]`} {
-		s := doc.FindMatcher(match(sel)).First()
-		if v, ok := s.Attr("value"); ok && strings.TrimSpace(v) != "" {
+// googleHeads are the single elements a Google page is read for, found in
+// one walk: the first of each, in document order.
+type googleHeads struct {
+	textareaQ, inputQ *html.Node // textarea[name="q"], input[name="q"]
+	title             *html.Node
+	stats             *html.Node // #result-stats, #resultStats
+}
+
+func googleHeadsOf(root *html.Node) googleHeads {
+	var h googleHeads
+	eachDescendant(root, func(n *html.Node) {
+		if n.Type != html.ElementNode {
+			return
+		}
+		switch {
+		case n.Data == "textarea" && h.textareaQ == nil && attrIs(n, "name", "q"):
+			h.textareaQ = n
+		case n.Data == "input" && h.inputQ == nil && attrIs(n, "name", "q"):
+			h.inputQ = n
+		case n.Data == "title" && h.title == nil:
+			h.title = n
+		}
+		if h.stats == nil && (attrIs(n, "id", "result-stats") || attrIs(n, "id", "resultStats")) {
+			h.stats = n
+		}
+	})
+	return h
+}
+
+// query is the query the page shows: the search box's, else the title's.
+func (h googleHeads) query() string {
+	for _, n := range []*html.Node{h.textareaQ, h.inputQ} {
+		if n == nil {
+			continue
+		}
+		if v, ok := attrOf(n, "value"); ok && strings.TrimSpace(v) != "" {
 			return strings.TrimSpace(v)
 		}
-		if t := text(s); t != "" {
+		if t := nodeText(n); t != "" {
 			return t
 		}
 	}
-	title := text(doc.FindMatcher(match("title")).First())
+	title := nodeText(h.title)
 	if i := strings.LastIndex(title, " - "); i > 0 {
 		return strings.TrimSpace(title[:i])
 	}
@@ -251,12 +284,18 @@ func holdsHeading(n *html.Node) bool {
 }
 
 func attrIs(n *html.Node, key, val string) bool {
+	v, ok := attrOf(n, key)
+	return ok && v == val
+}
+
+// attrOf is the value of n's attribute key, as goquery's Attr reads it.
+func attrOf(n *html.Node, key string) (string, bool) {
 	for _, a := range n.Attr {
 		if a.Key == key {
-			return a.Val == val
+			return a.Val, true
 		}
 	}
-	return false
+	return "", false
 }
 
 // inCarousel: cards of "Top stories", videos and similar carousels are not

@@ -33,8 +33,11 @@ func text(s *goquery.Selection) string {
 	return c.b.String()
 }
 
-// nodeText is text of one node.
+// nodeText is text of one node; "" for none.
 func nodeText(n *html.Node) string {
+	if n == nil {
+		return ""
+	}
 	var c collapser
 	c.b.Grow(textSize(n))
 	c.node(n)
