@@ -37,6 +37,17 @@ func resultBlocks(anchors []*html.Node, targets map[*html.Node]string, base *url
 	return out
 }
 
+// eachSitelink calls fn on the outermost nodes under n that skip reports.
+func eachSitelink(n *html.Node, skip func(*html.Node) bool, fn func(*html.Node)) {
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		if skip(c) {
+			fn(c)
+			continue
+		}
+		eachSitelink(c, skip, fn)
+	}
+}
+
 // eachDescendant calls fn on the nodes under n in document order, as
 // Find visits them (n itself excluded).
 func eachDescendant(n *html.Node, fn func(*html.Node)) {
@@ -172,20 +183,37 @@ func snippetOf(block *goquery.Selection, a *html.Node, displayed string, sitelin
 	isSitelink := func(n *html.Node) bool {
 		return len(links) > 0 && n.Type == html.ElementNode && n.Data == "a" && hasAttr(n, "href") && links[nodeText(n)]
 	}
-	eachDescendant(root, func(n *html.Node) {
-		if n.Type != html.ElementNode || (n.Data != "div" && n.Data != "span" && n.Data != "p") {
-			return
+	// Candidates in document order; a subtree is left when nothing in it
+	// can be longer than the best: a node's text is at most its raw length,
+	// and the text of a node inside a candidate read is part of that
+	// candidate's text.
+	var walk func(*html.Node)
+	walk = func(parent *html.Node) {
+		for n := parent.FirstChild; n != nil; n = n.NextSibling {
+			if n.Type != html.ElementNode || n == a {
+				continue
+			}
+			if rawLen[n] <= len(best) {
+				continue
+			}
+			if (n.Data == "div" || n.Data == "span" || n.Data == "p") && !aroundLink[n] && !holdsCite[n] {
+				var c collapser
+				c.b.Grow(rawLen[n])
+				c.nodeWithout(n, isSitelink)
+				t := c.b.String()
+				if len(t) > len(best) && t != displayed {
+					best = t
+				}
+				if len(t) <= len(best) {
+					// Only what the text left out, the sitelinks, may still
+					// hold a longer one.
+					eachSitelink(n, isSitelink, walk)
+					continue
+				}
+			}
+			walk(n)
 		}
-		if rawLen[n] <= len(best) || aroundLink[n] || holdsCite[n] || contains(a, n) {
-			return
-		}
-		var c collapser
-		c.b.Grow(rawLen[n])
-		c.nodeWithout(n, isSitelink)
-		t := c.b.String()
-		if len(t) > len(best) && t != displayed {
-			best = t
-		}
-	})
+	}
+	walk(root)
 	return best
 }

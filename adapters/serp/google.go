@@ -129,14 +129,14 @@ func ParseGoogle(page []byte) (ports.SearchResults, error) {
 	res := ports.SearchResults{QueryDisplayed: heads.query()}
 	res.TotalResults = parseCount(nodeText(heads.stats))
 	paaBox := paaContainer(doc)
-	paa := googlePAAScope(doc, paaBox)
-	anchors, targets := googleResultAnchors(doc, paa)
+	paa := googlePAAScope(heads, paaBox)
+	anchors, targets := googleResultAnchors(selectionOf(doc, heads.links), paa)
 	if len(anchors) == 0 && isChallenge(doc, googleChallenge, googleResultPage) {
 		return ports.SearchResults{}, ErrBlocked
 	}
 	res.Organic = resultBlocks(anchors, targets, googleBase, googleTarget)
-	res.RelatedQuestions = googleQuestions(doc, paaBox)
-	res.RelatedSearches = googleRelated(doc, anchors, paa, res.QueryDisplayed)
+	res.RelatedQuestions = googleQuestions(selectionOf(doc, heads.dataQ), selectionOf(doc, heads.qPairs), paaBox)
+	res.RelatedSearches = googleRelated(selectionOf(doc, heads.links), anchors, paa, res.QueryDisplayed)
 	return res, nil
 }
 
@@ -146,6 +146,9 @@ type googleHeads struct {
 	textareaQ, inputQ *html.Node // textarea[name="q"], input[name="q"]
 	title             *html.Node
 	stats             *html.Node // #result-stats, #resultStats
+	// Every one, in document order: a[href], [data-q],
+	// .related-question-pair, and the last two together.
+	links, dataQ, qPairs, paaBlocks []*html.Node
 }
 
 func googleHeadsOf(root *html.Node) googleHeads {
@@ -164,6 +167,19 @@ func googleHeadsOf(root *html.Node) googleHeads {
 		}
 		if h.stats == nil && (attrIs(n, "id", "result-stats") || attrIs(n, "id", "resultStats")) {
 			h.stats = n
+		}
+		if n.Data == "a" && hasAttr(n, "href") {
+			h.links = append(h.links, n)
+		}
+		dq, pair := hasAttr(n, "data-q"), hasClass(n, "related-question-pair")
+		if dq {
+			h.dataQ = append(h.dataQ, n)
+		}
+		if pair {
+			h.qPairs = append(h.qPairs, n)
+		}
+		if dq || pair {
+			h.paaBlocks = append(h.paaBlocks, n)
 		}
 	})
 	return h
@@ -228,11 +244,11 @@ func googleTarget(href string) string {
 
 // googlePAAScope marks the "People also ask" blocks: links inside them are
 // answer sources, not organic results.
-func googlePAAScope(doc *goquery.Document, paaBox *html.Node) map[*html.Node]bool {
+func googlePAAScope(heads googleHeads, paaBox *html.Node) map[*html.Node]bool {
 	scope := map[*html.Node]bool{}
-	doc.FindMatcher(match(".related-question-pair, [data-q]")).Each(func(_ int, s *goquery.Selection) {
-		scope[s.Get(0)] = true
-	})
+	for _, n := range heads.paaBlocks {
+		scope[n] = true
+	}
 	if paaBox != nil {
 		scope[paaBox] = true
 	}
@@ -248,11 +264,11 @@ func insideScope(n *html.Node, scope map[*html.Node]bool) bool {
 	return false
 }
 
-func googleResultAnchors(doc *goquery.Document, paa map[*html.Node]bool) ([]*html.Node, map[*html.Node]string) {
+func googleResultAnchors(links *goquery.Selection, paa map[*html.Node]bool) ([]*html.Node, map[*html.Node]string) {
 	var anchors []*html.Node
 	targets := map[*html.Node]string{}
 	seen := map[string]bool{}
-	doc.FindMatcher(match("a[href]")).Each(func(_ int, a *goquery.Selection) {
+	links.Each(func(_ int, a *goquery.Selection) {
 		if !holdsHeading(a.Get(0)) {
 			return
 		}
@@ -277,6 +293,28 @@ func holdsHeading(n *html.Node) bool {
 			continue
 		}
 		if c.Data == "h3" || attrIs(c, "role", "heading") || holdsHeading(c) {
+			return true
+		}
+	}
+	return false
+}
+
+// selectionOf is a selection of doc's nodes found by a walk of the page,
+// as doc.FindNodes(nodes...) makes it, without checking each is in doc.
+func selectionOf(doc *goquery.Document, nodes []*html.Node) *goquery.Selection {
+	s := *doc.Selection
+	s.Nodes = nodes
+	return &s
+}
+
+// hasClass reports class among n's classes, split as selectors split them.
+func hasClass(n *html.Node, class string) bool {
+	v, ok := attrOf(n, "class")
+	if !ok || !strings.Contains(v, class) {
+		return false
+	}
+	for _, c := range strings.FieldsFunc(v, func(r rune) bool { return r == ' ' || r == '\t' || r == '\n' || r == '\r' || r == '\f' }) {
+		if c == class {
 			return true
 		}
 	}

@@ -85,7 +85,9 @@ func questionNodes(s *goquery.Selection) []*goquery.Selection {
 	return out
 }
 
-func googleQuestions(doc *goquery.Document, paaBox *html.Node) []ports.RelatedQuestion {
+// googleQuestions reads "People also ask" from the page's [data-q] blocks,
+// else its .related-question-pair blocks, else the box under the label.
+func googleQuestions(dataQ, qPairs *goquery.Selection, paaBox *html.Node) []ports.RelatedQuestion {
 	var out []ports.RelatedQuestion
 	seen := map[string]bool{}
 	add := func(q, a string) {
@@ -101,7 +103,7 @@ func googleQuestions(doc *goquery.Document, paaBox *html.Node) []ports.RelatedQu
 		out = append(out, ports.RelatedQuestion{Question: q, Answer: a})
 	}
 	// Desktop and mobile: the question is an attribute of its block.
-	doc.FindMatcher(match("[data-q]")).Each(func(_ int, s *goquery.Selection) {
+	dataQ.Each(func(_ int, s *goquery.Selection) {
 		q, _ := s.Attr("data-q")
 		add(q, answerOf(s, q))
 	})
@@ -109,7 +111,7 @@ func googleQuestions(doc *goquery.Document, paaBox *html.Node) []ports.RelatedQu
 		return out
 	}
 	// Older desktop pages: a related-question-pair block per question.
-	doc.FindMatcher(match(".related-question-pair")).Each(func(_ int, s *goquery.Selection) {
+	qPairs.Each(func(_ int, s *goquery.Selection) {
 		if qs := questionNodes(s); len(qs) > 0 {
 			q := text(qs[0])
 			add(q, answerOf(s, q))
@@ -154,7 +156,7 @@ func answerOf(block *goquery.Selection, question string) string {
 // googleRelated reads the suggested searches: links back to Google search
 // with a query, below the first result, that are not tabs, filters, pages or
 // spelling fixes.
-func googleRelated(doc *goquery.Document, anchors []*html.Node, paa map[*html.Node]bool, query string) []ports.RelatedSearch {
+func googleRelated(links *goquery.Selection, anchors []*html.Node, paa map[*html.Node]bool, query string) []ports.RelatedSearch {
 	var first *html.Node
 	if len(anchors) > 0 {
 		first = anchors[0]
@@ -162,7 +164,7 @@ func googleRelated(doc *goquery.Document, anchors []*html.Node, paa map[*html.No
 	passed := first == nil
 	var out []ports.RelatedSearch
 	seen := map[string]bool{strings.ToLower(strings.TrimSpace(query)): true}
-	doc.FindMatcher(match("a[href]")).Each(func(_ int, s *goquery.Selection) {
+	links.Each(func(_ int, s *goquery.Selection) {
 		n := s.Get(0)
 		if !passed {
 			if n == first {
