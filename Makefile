@@ -117,5 +117,17 @@ checkgenerate: generate ## Fail if generated code is out of date
 
 .PHONY: bench
 bench: ## Print each figure beside its floor measured in the same run (ratios, p50/p99, SQLite and PostgreSQL), then the Go benchmarks
-	go run ./app/cmd/trawl-bench
+	go run ./bench/trawl-bench
+	@$(MAKE) --no-print-directory bench-serp
 	go test -run '^$$' -bench . -benchmem ./adapters/... ./core/...
+
+.PHONY: bench-serp
+bench-serp: ## The parse of the saved Google result pages beside html.Parse of the same bytes: CPU time per op, 7 alternated pairs, median of the pairs' ratios
+	@go test -c -o "$${TMPDIR:-/tmp}/trawl-serp.test" ./adapters/serp/ && cd adapters/serp && \
+	for i in 1 2 3 4 5 6 7; do \
+		"$${TMPDIR:-/tmp}/trawl-serp.test" -test.run '^$$' -test.bench '^BenchmarkGoogle(Floor)?$$' -test.benchtime 40x | \
+		awk '{for (i = 2; i <= NF; i++) if ($$i == "cpu-ns/op") v = $$(i-1)} $$1 ~ /^BenchmarkGoogle-/ {p = v} $$1 ~ /^BenchmarkGoogleFloor-/ {f = v} \
+			END {printf "%.3f %d %d\n", p/f, p, f}'; \
+	done | sort -n | awk '{r[NR] = $$1; p[NR] = $$2; f[NR] = $$3} END {m = int((NR+1)/2); \
+		printf "SERP parse of the saved Google pages: %.1f ms CPU beside html.Parse %.1f ms, ratio %.2f (median of %d pairs)\n", p[m]/1e6, f[m]/1e6, r[m], NR}'; \
+	rm -f "$${TMPDIR:-/tmp}/trawl-serp.test"

@@ -83,17 +83,17 @@ var commands = []command{
 	{name: "migrate", synopsis: "[--database URL | --data-dir DIR]",
 		summary: "Apply the embedded database migrations (serve applies them too).",
 		flags:   storeFlags},
-	{name: "accounts create", synopsis: "--email E [--name N] [--plan " + strings.Join(billing.PlanNames(), "|") + "] [--json]",
-		summary: "Create an account (on the " + billing.MustPlan(billing.DefaultPlanName).DisplayName + " plan unless --plan says otherwise).",
+	{name: "accounts create", synopsis: "--email E [--name N] [--plan " + strings.Join(billing.DefaultPlans().Names(), "|") + "] [--json]",
+		summary: "Create an account (on the " + billing.DefaultPlans().Must(billing.DefaultPlanName).DisplayName + " plan unless --plan says otherwise).",
 		flags: flagsOf(storeFlags, emailFlag, jsonFlag, func(fs *flag.FlagSet, o *options) {
 			fs.StringVar(&o.name, "name", "", "the account's display name")
-			fs.StringVar(&o.plan, "plan", "", "plan: "+strings.Join(billing.PlanNames(), ", ")+"; default "+billing.DefaultPlanName)
+			fs.StringVar(&o.plan, "plan", "", "plan: one of the plan table (TRAWL_PLANS_FILE; by default "+strings.Join(billing.DefaultPlans().Names(), ", ")+"); default "+billing.DefaultPlanName)
 		}), required: []string{"email"}},
 	{name: "accounts list", synopsis: "[--json]", summary: "List the accounts.", flags: flagsOf(storeFlags, jsonFlag)},
 	{name: "accounts set-plan", synopsis: "--email E --plan P",
 		summary: "Move an account to another plan.",
 		flags: flagsOf(storeFlags, emailFlag, func(fs *flag.FlagSet, o *options) {
-			fs.StringVar(&o.plan, "plan", "", "plan: "+strings.Join(billing.PlanNames(), ", "))
+			fs.StringVar(&o.plan, "plan", "", "plan: one of the plan table (TRAWL_PLANS_FILE; by default "+strings.Join(billing.DefaultPlans().Names(), ", ")+")")
 		}), required: []string{"email", "plan"}},
 	{name: "tokens create", synopsis: "--email E [--name N] [--json]",
 		summary: "Create an API token for an account and print its secret once.",
@@ -527,7 +527,7 @@ func openEnv(ctx context.Context, cfg Config) (env, error) {
 	clk := clock.System{}
 	pay, err := payment.NewLocal(store, clk, cfg.PublicBase())
 	if err == nil {
-		e.auth, e.credits, err = NewAccountServices(SQLStores(store), clk, pay, cfg.ServiceOptions().Pricing)
+		e.auth, e.credits, err = NewAccountServices(SQLStores(store), clk, pay, cfg.ServiceOptions().Pricing, cfg.Plans)
 	}
 	if err != nil {
 		store.Close()
@@ -575,7 +575,7 @@ func (c CLI) admin(cmd string, o *options) error {
 		if *asJSON {
 			return c.json(accountOut(a))
 		}
-		fmt.Fprintf(c.Stdout, "created account %d %s (%s)\n", a.ID, a.Email, billing.MustPlan(a.Plan).DisplayName)
+		fmt.Fprintf(c.Stdout, "created account %d %s (%s)\n", a.ID, a.Email, e.auth.Plans().Must(a.Plan).DisplayName)
 	case "accounts list":
 		list, err := e.auth.ListAccounts(ctx)
 		if err != nil {
@@ -591,7 +591,7 @@ func (c CLI) admin(cmd string, o *options) error {
 		tw := tabwriter.NewWriter(c.Stdout, 0, 4, 2, ' ', 0)
 		fmt.Fprintln(tw, "ID\tEMAIL\tNAME\tPLAN\tCREATED")
 		for _, a := range list {
-			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\n", a.ID, a.Email, a.Name, billing.MustPlan(a.Plan).DisplayName, a.CreatedAt.Format(time.RFC3339))
+			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\n", a.ID, a.Email, a.Name, e.auth.Plans().Must(a.Plan).DisplayName, a.CreatedAt.Format(time.RFC3339))
 		}
 		return tw.Flush()
 	case "accounts set-plan":
@@ -602,7 +602,7 @@ func (c CLI) admin(cmd string, o *options) error {
 		if err := e.credits.SetPlan(ctx, a.ID, *plan); err != nil {
 			return err
 		}
-		fmt.Fprintf(c.Stdout, "%s is on the %s plan\n", a.Email, billing.MustPlan(*plan).DisplayName)
+		fmt.Fprintf(c.Stdout, "%s is on the %s plan\n", a.Email, e.auth.Plans().Must(*plan).DisplayName)
 	case "tokens create":
 		a, err := account()
 		if err != nil {

@@ -244,7 +244,7 @@ func TestCLIReadsTheBillingTable(t *testing.T) {
 	if err := c.bootstrap(context.Background(), cfg); err != nil {
 		t.Fatal(err)
 	}
-	plan := billing.MustPlan(auth.BootstrapPlan)
+	plan := billing.DefaultPlans().Must(auth.BootstrapPlan)
 	want := fmt.Sprintf("Created the account %s (%s plan, %s credits a month)", BootstrapEmail, plan.DisplayName, billing.FormatCredits(plan.MonthlyCredits))
 	if !strings.Contains(buf.String(), want) || !strings.Contains(buf.String(), "trawl_") {
 		t.Fatalf("bootstrap printed:\n%s\nwant %q and a token", buf.String(), want)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/trawlhq/trawl/adapters/oteltrace"
 	"github.com/trawlhq/trawl/adapters/sqlstore"
+	"github.com/trawlhq/trawl/core/billing"
 )
 
 // Config is everything an operator can set. Flags win over environment
@@ -90,6 +91,8 @@ type Config struct {
 	MetricsAddr  string        // TRAWL_METRICS_ADDR: Prometheus /metrics on host:port; empty: off
 
 	Tracing oteltrace.Settings // OTEL_*: traces over OTLP/HTTP; off unless an endpoint or exporter is set
+	PlansFile string        // TRAWL_PLANS_FILE: the plan table (YAML or JSON); TRAWL_PLANS: the same inline
+	Plans     billing.Plans // the plan table in force: the file's, else the spec's
 }
 
 // DefaultConfig is the configuration with no flags and no environment.
@@ -104,6 +107,7 @@ func DefaultConfig() Config {
 		BulkLease: time.Minute, WebhookTimeout: 30 * time.Second, WebhookBackoff: 2 * time.Second, S3Region: "us-east-1",
 		DatabaseQueryTimeout: 10 * time.Second,
 		RateLimiter:          LimiterAuto, RedisTimeout: 250 * time.Millisecond,
+		Plans: billing.DefaultPlans(),
 	}
 }
 
@@ -183,7 +187,10 @@ func (c Config) FromEnv(getenv func(string) string) (Config, error) {
 			*dst = b
 		}
 	}
-	var err error
+	c, err := c.plansFromEnv(getenv)
+	if err != nil {
+		return c, err
+	}
 	if c.Tracing, err = oteltrace.FromEnv(getenv); err != nil {
 		return c, err
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/trawlhq/trawl/adapters/metrics"
 	"github.com/trawlhq/trawl/adapters/sqlstore"
 	"github.com/trawlhq/trawl/core/auth"
+	"github.com/trawlhq/trawl/core/billing"
 	"github.com/trawlhq/trawl/core/credits"
 	"github.com/trawlhq/trawl/ports"
 	"github.com/trawlhq/trawl/testkit/pgtest"
@@ -40,7 +41,7 @@ func TestOpenHoldsGauge(t *testing.T) {
 			}
 			defer store.Close()
 			clk := clock.System{}
-			a, err := auth.NewService(store, store, clk)
+			a, err := auth.NewService(store, store, clk, billing.DefaultPlans())
 			if err != nil {
 				t.Fatal(err)
 			}

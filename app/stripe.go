@@ -48,5 +48,6 @@ func NewPaymentProvider(store *sqlstore.Store, clk ports.Clock, c Config) (ports
 	}
 	return payment.NewStripe(store, clk, payment.StripeOptions{
 		SecretKey: sc.SecretKey, WebhookSecret: sc.WebhookSecret, APIURL: sc.APIURL, Prices: sc.Prices, PublicURL: c.PublicBase(),
+		Plans: c.Plans,
 	})
 }

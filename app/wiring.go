@@ -31,13 +31,13 @@ import (
 	"github.com/trawlhq/trawl/adapters/sqlstore"
 	"github.com/trawlhq/trawl/adapters/webhook"
 	"github.com/trawlhq/trawl/core/auth"
+	"github.com/trawlhq/trawl/core/billing"
 	"github.com/trawlhq/trawl/core/bulk"
 	"github.com/trawlhq/trawl/core/call"
 	"github.com/trawlhq/trawl/core/content"
 	"github.com/trawlhq/trawl/core/credits"
 	"github.com/trawlhq/trawl/core/idempotency"
 	"github.com/trawlhq/trawl/core/prompt"
-	"github.com/trawlhq/trawl/core/ratelimit"
 	"github.com/trawlhq/trawl/core/search"
 	"github.com/trawlhq/trawl/core/sitemap"
 	"github.com/trawlhq/trawl/core/structured"
@@ -216,8 +216,9 @@ func SQLStores(s *sqlstore.Store) Stores {
 // ServiceOptions tune the core services.
 type ServiceOptions struct {
 	Pricing credits.Pricing
-	// Limits is the per-minute limit table (nil: the default one).
-	Limits          ratelimit.Table
+	// Plans is the plan table: allowances, token caps, per-minute limits
+	// (zero: the default one).
+	Plans           billing.Plans
 	LLMContextChars int
 	Worker          bulk.WorkerOptions
 	// Documents bound PDF and DOCX conversion (zero values: the defaults).
@@ -234,6 +235,7 @@ type ServiceOptions struct {
 func (c Config) ServiceOptions() ServiceOptions {
 	return ServiceOptions{
 		Pricing:         credits.Pricing{CentsPer1000Credits: c.PriceCents, Currency: c.Currency},
+		Plans:           c.Plans,
 		LLMContextChars: int(c.LLMContextChars),
 		Documents:       content.DocumentLimits{MaxBytes: c.DocumentMaxBytes, MaxPages: int(c.DocumentMaxPages), Timeout: c.DocumentTimeout},
 		Worker: bulk.WorkerOptions{
@@ -247,12 +249,12 @@ func (c Config) ServiceOptions() ServiceOptions {
 
 // NewAccountServices builds the services of accounts, tokens and credits:
 // all the operator's commands need, with no outbound adapter.
-func NewAccountServices(st Stores, clk ports.Clock, payments ports.PaymentProvider, pricing credits.Pricing) (*auth.Service, *credits.Service, error) {
-	a, err := auth.NewService(st.Accounts, st.Tokens, clk)
+func NewAccountServices(st Stores, clk ports.Clock, payments ports.PaymentProvider, pricing credits.Pricing, plans billing.Plans) (*auth.Service, *credits.Service, error) {
+	a, err := auth.NewService(st.Accounts, st.Tokens, clk, plans)
 	if err != nil {
 		return nil, nil, err
 	}
-	c, err := credits.NewService(st.Ledger, st.Accounts, payments, clk, pricing)
+	c, err := credits.NewService(st.Ledger, st.Accounts, payments, clk, pricing, plans)
 	return a, c, err
 }
 
@@ -260,23 +262,23 @@ func NewAccountServices(st Stores, clk ports.Clock, payments ports.PaymentProvid
 func NewServices(st Stores, clk ports.Clock, payments ports.PaymentProvider, limiter ports.RateLimiter, out Outbound, o ServiceOptions, log *slog.Logger) (Services, error) {
 	var s Services
 	var err error
-	if s.Auth, s.Credits, err = NewAccountServices(st, clk, payments, o.Pricing); err != nil {
+	if s.Auth, s.Credits, err = NewAccountServices(st, clk, payments, o.Pricing, o.Plans); err != nil {
 		return s, err
 	}
-	if s.Ledger, err = credits.NewLedger(st.Ledger, clk, credits.WithLogger(log)); err != nil {
+	if s.Ledger, err = credits.NewLedger(st.Ledger, clk, credits.WithLogger(log), credits.WithPlans(o.Plans)); err != nil {
 		return s, err
 	}
 	var ledger ports.Ledger = s.Ledger
 	if o.WrapLedger != nil {
 		ledger = o.WrapLedger(ledger)
 	}
-	if s.Biller, err = credits.NewBiller(ledger, st.Ledger, clk); err != nil {
+	if s.Biller, err = credits.NewBiller(ledger, st.Ledger, clk, o.Plans); err != nil {
 		return s, err
 	}
 	if s.Idempotency, err = idempotency.NewService(st.Idempotency, clk); err != nil {
 		return s, err
 	}
-	if s.Calls, err = call.NewPipeline(limiter, o.Limits, s.Idempotency, call.WithBalance(func(ctx context.Context, accountID int64) (int64, error) {
+	if s.Calls, err = call.NewPipeline(limiter, o.Plans, s.Idempotency, call.WithBalance(func(ctx context.Context, accountID int64) (int64, error) {
 		st, err := s.Credits.Status(ctx, accountID)
 		return st.Balance, err
 	})); err != nil {

@@ -114,7 +114,7 @@ func TestBothDeliveriesAgree(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	limit := ratelimit.DefaultTable().Limit("basic", ratelimit.Content)
+	limit := ratelimit.Limit(billing.DefaultPlans(), "basic", ratelimit.Content)
 
 	cases := []struct {
 		name string

@@ -8,6 +8,7 @@ import (
 	"connectrpc.com/connect"
 
 	trawlv1 "github.com/trawlhq/trawl/adapters/connectapi/gen/trawl/v1"
+	"github.com/trawlhq/trawl/core/billing"
 	"github.com/trawlhq/trawl/core/ratelimit"
 )
 
@@ -26,7 +27,7 @@ func TestRateLimitBelongsToTheAccountOverRPC(t *testing.T) {
 
 	t.Run("token churn", func(t *testing.T) {
 		acct, tok := e.Account("churn@example.com", "basic")
-		limit := ratelimit.DefaultTable().Limit("basic", ratelimit.Scrape)
+		limit := ratelimit.Limit(billing.DefaultPlans(), "basic", ratelimit.Scrape)
 		for i := range limit - 5 {
 			if err := scrape(tok); err != nil {
 				t.Fatalf("call %d: %v", i+1, err)
@@ -52,7 +53,7 @@ func TestRateLimitBelongsToTheAccountOverRPC(t *testing.T) {
 
 	t.Run("several tokens", func(t *testing.T) {
 		acct, first := e.Account("spread@example.com", "business")
-		limit := ratelimit.DefaultTable().Limit("business", ratelimit.Scrape)
+		limit := ratelimit.Limit(billing.DefaultPlans(), "business", ratelimit.Scrape)
 		toks := []string{first}
 		for i := range 4 {
 			nt, err := e.Auth.CreateToken(ctx, acct.ID, fmt.Sprint("extra", i))

@@ -27,7 +27,7 @@ func money(cents int64, currency string) string {
 func (d *Dashboard) billingView(acct ports.Account) view {
 	p := d.credits.Pricing()
 	v := view{Title: "Plans and top-ups", Nav: "billing", Account: &acct, Data: &billingData{
-		Current: billing.MustPlan(acct.Plan), Plans: billing.Plans, SellsPlans: d.credits.SellsPlans(),
+		Current: d.credits.Plans().Must(acct.Plan), Plans: d.credits.Plans().All(), SellsPlans: d.credits.SellsPlans(),
 		Price: "1,000 credits for " + money(d.credits.PriceCents(1000), p.Currency),
 		Min:   credits.MinPurchase, Max: credits.MaxPurchase,
 	}}
@@ -42,7 +42,7 @@ func (d *Dashboard) billingPage(w http.ResponseWriter, r *http.Request, acct por
 	case r.URL.Query().Get("subscription") == "cancelled":
 		v.Notice = "The subscription was cancelled; nothing was charged."
 	case r.URL.Query().Get("subscribed") != "":
-		v.Notice = "Thank you. You are on the " + billing.MustPlan(acct.Plan).DisplayName + " plan."
+		v.Notice = "Thank you. You are on the " + d.credits.Plans().Must(acct.Plan).DisplayName + " plan."
 	}
 	d.render(w, r, http.StatusOK, "billing", v)
 }
@@ -93,7 +93,7 @@ func (d *Dashboard) planCheckoutPage(w http.ResponseWriter, r *http.Request, acc
 		d.fail(w, r, "message", v, err)
 		return
 	}
-	v.Data = &planCheckoutData{Session: s, Plan: billing.MustPlan(s.Plan)}
+	v.Data = &planCheckoutData{Session: s, Plan: d.credits.Plans().Must(s.Plan)}
 	d.render(w, r, http.StatusOK, "plan_checkout", v)
 }
 

@@ -20,6 +20,7 @@ import (
 	"github.com/trawlhq/trawl/adapters/payment"
 	"github.com/trawlhq/trawl/core/account"
 	"github.com/trawlhq/trawl/core/auth"
+	"github.com/trawlhq/trawl/core/billing"
 	"github.com/trawlhq/trawl/core/bulk"
 	"github.com/trawlhq/trawl/core/credits"
 	"github.com/trawlhq/trawl/core/failure"
@@ -88,7 +89,7 @@ func newEnv(t *testing.T) *env {
 		t.Fatal(err)
 	}
 	provider, _ := payment.NewLocalPlans(local, store)
-	cr, _ := credits.NewService(store, store, provider, e.clock, credits.DefaultPricing)
+	cr, _ := credits.NewService(store, store, provider, e.clock, credits.DefaultPricing, billing.DefaultPlans())
 	pay, _ := credits.NewPayments(cr, store, store, e.clock)
 	d, err := dashboard.New(dashboard.Deps{Accounts: acc, Auth: api.Auth, Credits: cr, Bulk: api.Bulk, Jobs: jobs, Secrets: secrets, Payments: pay, PublicURL: base})
 	if err != nil {

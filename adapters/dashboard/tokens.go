@@ -24,7 +24,7 @@ func (d *Dashboard) tokensView(r *http.Request, acct ports.Account) (view, error
 	if err != nil {
 		return view{}, err
 	}
-	plan := billing.MustPlan(acct.Plan)
+	plan := d.credits.Plans().Must(acct.Plan)
 	v := view{Title: "API tokens", Nav: "tokens", Account: &acct, Data: &tokensData{
 		Tokens: toks, Plan: plan, AtCap: auth.AtCap(plan, len(toks)), Verified: acct.EmailVerifiedAt != nil,
 	}}

@@ -65,7 +65,7 @@ func (d *Dashboard) usagePage(w http.ResponseWriter, r *http.Request, acct ports
 		d.fail(w, r, "message", v, err)
 		return
 	}
-	data := &usageData{Plan: billing.MustPlan(acct.Plan), Status: st, Chart: newChart(u), Page: txs}
+	data := &usageData{Plan: d.credits.Plans().Must(acct.Plan), Status: st, Chart: newChart(u), Page: txs}
 	if page > 1 {
 		data.Prev = "/dashboard/usage?page=" + strconv.Itoa(page-1) + "#transactions"
 	}

@@ -290,8 +290,8 @@ func TestBulkAsyncJobDelivers(t *testing.T) {
 	}
 	// Billing: 2 per extracted URL, one transaction each, the hold released.
 	st, held, _ := e.Store.ReadCredits(context.Background(), acct.ID, e.Clock.Now())
-	if billing.Balance(st) != 90000-6 || held != 0 {
-		t.Fatalf("balance %d held %d", billing.Balance(st), held)
+	if billing.DefaultPlans().Balance(st) != 90000-6 || held != 0 {
+		t.Fatalf("balance %d held %d", billing.DefaultPlans().Balance(st), held)
 	}
 	tx := e.Do("GET", "/v1/credits/transactions", tok, nil).JSON(t)
 	if tx["total"] != float64(3) {

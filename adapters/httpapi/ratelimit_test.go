@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/trawlhq/trawl/core/billing"
 	"github.com/trawlhq/trawl/core/ratelimit"
 	"github.com/trawlhq/trawl/testkit/apitest"
 	"github.com/trawlhq/trawl/testkit/memstore"
@@ -16,7 +17,7 @@ import (
 func TestRateLimitBelongsToTheAccount(t *testing.T) {
 	e := apitest.Start(t, memstore.New(), apitest.Options{Mount: billedRoute("GET /v1/test-billed", ratelimit.Content, 2, nil)})
 	ctx := context.Background()
-	limit := ratelimit.BasicPerMinute[ratelimit.Content]
+	limit := ratelimit.Limit(billing.DefaultPlans(), "basic", ratelimit.Content)
 	call := func(tok string) int { return e.Do("GET", "/v1/test-billed", tok, nil).Status }
 
 	t.Run("token churn", func(t *testing.T) {
@@ -48,7 +49,7 @@ func TestRateLimitBelongsToTheAccount(t *testing.T) {
 
 	t.Run("several tokens", func(t *testing.T) {
 		acct, first := e.Account("spread@example.com", "business")
-		limit := ratelimit.DefaultTable().Limit("business", ratelimit.Content)
+		limit := ratelimit.Limit(billing.DefaultPlans(), "business", ratelimit.Content)
 		toks := []string{first}
 		for i := range 4 {
 			nt, err := e.Auth.CreateToken(ctx, acct.ID, fmt.Sprint("extra", i))

@@ -48,7 +48,7 @@ func TestCreditsByService(t *testing.T) {
 		t.Fatal(err)
 	}
 	ledger := m.Ledger(core)
-	biller, err := credits.NewBiller(ledger, store, clk)
+	biller, err := credits.NewBiller(ledger, store, clk, billing.DefaultPlans())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -33,6 +33,8 @@ type StripeOptions struct {
 	PublicURL string
 	// Timeout bounds each API call (default 20 s).
 	Timeout time.Duration
+	// Plans is the plan table Prices name plans of (zero: the default one).
+	Plans billing.Plans
 }
 
 // Stripe sells top-ups (Checkout in payment mode) and plans (Checkout in
@@ -62,7 +64,7 @@ func NewStripe(store ports.LedgerStore, clock ports.Clock, o StripeOptions) (*St
 	o.PublicURL = strings.TrimRight(o.PublicURL, "/")
 	plans := map[string]string{}
 	for plan, price := range o.Prices {
-		if _, ok := billing.PlanByName(plan); !ok || plan == "" || price == "" {
+		if _, ok := o.Plans.ByName(plan); !ok || plan == "" || price == "" {
 			return nil, fmt.Errorf("payment.NewStripe: price %q for unknown plan %q", price, plan)
 		}
 		plans[price] = plan
@@ -155,7 +157,7 @@ func (s *Stripe) CreatePlanCheckout(ctx context.Context, r ports.PlanCheckoutReq
 
 func (s *Stripe) planNames() []string {
 	var out []string
-	for _, p := range billing.Plans {
+	for _, p := range s.o.Plans.All() {
 		if s.o.Prices[p.Name] != "" {
 			out = append(out, p.Name)
 		}

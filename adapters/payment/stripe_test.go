@@ -14,6 +14,7 @@ import (
 	"github.com/stripe/stripe-go/v85/webhook"
 
 	"github.com/trawlhq/trawl/adapters/payment"
+	"github.com/trawlhq/trawl/core/billing"
 	"github.com/trawlhq/trawl/core/credits"
 	"github.com/trawlhq/trawl/ports"
 	"github.com/trawlhq/trawl/testkit"
@@ -55,7 +56,7 @@ func newStripeEnv(t *testing.T) *stripeEnv {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if e.credits, err = credits.NewService(e.store, e.store, e.stripe, e.clock, credits.DefaultPricing); err != nil {
+	if e.credits, err = credits.NewService(e.store, e.store, e.stripe, e.clock, credits.DefaultPricing, billing.DefaultPlans()); err != nil {
 		t.Fatal(err)
 	}
 	pay, err := credits.NewPayments(e.credits, e.store, nil, e.clock)

@@ -1,9 +1,14 @@
 package serp
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
+	"syscall"
 	"testing"
+	"time"
+
+	"golang.org/x/net/html"
 )
 
 // BenchmarkParse measures the parse time of each saved result page.
@@ -24,4 +29,72 @@ func BenchmarkParse(b *testing.B) {
 			}
 		})
 	}
+}
+
+// BenchmarkGoogle parses every saved Google page (one op is the whole set:
+// desktop, mobile, basic and no-JS layouts, a challenge, no results); its
+// floor, BenchmarkGoogleFloor, is html.Parse of the same bytes, the least
+// any reading of the pages does. make bench prints the ratio of the two.
+func BenchmarkGoogle(b *testing.B) {
+	pages := googlePages(b)
+	b.ReportAllocs()
+	defer reportCPU(b)()
+	for b.Loop() {
+		for _, p := range pages {
+			_, _ = ParseGoogle(p)
+		}
+	}
+}
+
+func BenchmarkGoogleFloor(b *testing.B) {
+	pages := googlePages(b)
+	b.ReportAllocs()
+	defer reportCPU(b)()
+	for b.Loop() {
+		for _, p := range pages {
+			if _, err := html.Parse(bytes.NewReader(p)); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+}
+
+func googlePages(b *testing.B) [][]byte {
+	b.Helper()
+	files, err := filepath.Glob("../../testdata/serp/google/*.html")
+	if err != nil || len(files) == 0 {
+		b.Fatalf("no saved Google pages (%v)", err)
+	}
+	var pages [][]byte
+	var n int64
+	for _, f := range files {
+		p, err := os.ReadFile(f)
+		if err != nil {
+			b.Fatal(err)
+		}
+		pages = append(pages, p)
+		n += int64(len(p))
+	}
+	b.SetBytes(n)
+	return pages
+}
+
+// reportCPU adds cpu-ns/op: the process's CPU time (user and system, the
+// collector's included) per op. On a shared machine it moves far less than
+// the wall time when other work takes the cores.
+func reportCPU(b *testing.B) func() {
+	start := cpuTime()
+	return func() {
+		if b.N > 0 {
+			b.ReportMetric(float64(cpuTime()-start)/float64(b.N), "cpu-ns/op")
+		}
+	}
+}
+
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

@@ -119,18 +119,18 @@ func ParseBing(page []byte) (ports.SearchResults, error) {
 		return ports.SearchResults{}, err
 	}
 	res := ports.SearchResults{}
-	if v, ok := doc.Find(`#sb_form_q, input[name="q"]`).First().Attr("value"); ok {
+	if v, ok := doc.FindMatcher(match(`#sb_form_q, input[name="q"]`)).First().Attr("value"); ok {
 		res.QueryDisplayed = strings.TrimSpace(v)
 	}
-	res.TotalResults = parseCount(text(doc.Find(".sb_count").First()))
+	res.TotalResults = parseCount(text(doc.FindMatcher(match(".sb_count")).First()))
 	pos := 0
 	seen := map[string]bool{}
-	items := doc.Find("li.b_algo")
+	items := doc.FindMatcher(match("li.b_algo"))
 	if items.Length() == 0 {
-		items = doc.Find("#b_results > li").FilterFunction(func(_ int, s *goquery.Selection) bool { return s.Find("h2 a[href]").Length() > 0 })
+		items = doc.FindMatcher(match("#b_results > li")).FilterFunction(func(_ int, s *goquery.Selection) bool { return s.FindMatcher(match("h2 a[href]")).Length() > 0 })
 	}
 	items.Each(func(_ int, li *goquery.Selection) {
-		a := li.Find("h2 a[href]").First()
+		a := li.FindMatcher(match("h2 a[href]")).First()
 		href, _ := a.Attr("href")
 		link := bingTarget(href)
 		if link == "" || seen[link] {
@@ -144,16 +144,16 @@ func ParseBing(page []byte) (ports.SearchResults, error) {
 		return ports.SearchResults{}, ErrBlocked
 	}
 	qseen := map[string]bool{}
-	doc.Find(`[data-tag="RelatedQnA.Item"], .df_alsoAsk[data-query]`).Each(func(_ int, s *goquery.Selection) {
+	doc.FindMatcher(match(`[data-tag="RelatedQnA.Item"], .df_alsoAsk[data-query]`)).Each(func(_ int, s *goquery.Selection) {
 		q, _ := s.Attr("data-query")
 		if q == "" {
-			q = text(s.Find(".b_expansion_text").First())
+			q = text(s.FindMatcher(match(".b_expansion_text")).First())
 		}
 		if q == "" || qseen[q] {
 			return
 		}
 		qseen[q] = true
-		ans := text(s.Find(".rqnaContent, .df_qntext, .b_expansion_content, [data-tag=\"RelatedQnA.Answer\"]").First())
+		ans := text(s.FindMatcher(match(".rqnaContent, .df_qntext, .b_expansion_content, [data-tag=\"RelatedQnA.Answer\"]")).First())
 		ans = strings.TrimSpace(strings.TrimPrefix(ans, q))
 		if ans == "" {
 			ans = answerOf(s, q)
@@ -165,7 +165,7 @@ func ParseBing(page []byte) (ports.SearchResults, error) {
 		res.RelatedQuestions = append(res.RelatedQuestions, ports.RelatedQuestion{Question: q, Answer: ans})
 	})
 	rseen := map[string]bool{}
-	doc.Find(".b_rs a[href], #brsv3 a[href], .b_rrsr a[href]").Each(func(_ int, s *goquery.Selection) {
+	doc.FindMatcher(match(".b_rs a[href], #brsv3 a[href], .b_rrsr a[href]")).Each(func(_ int, s *goquery.Selection) {
 		q := text(s)
 		href, _ := s.Attr("href")
 		link := absolute(bingBase, href)
@@ -174,7 +174,7 @@ func ParseBing(page []byte) (ports.SearchResults, error) {
 		}
 		rseen[strings.ToLower(q)] = true
 		rs := ports.RelatedSearch{Query: q, Link: link}
-		if img := s.Find("img").First(); img.Length() > 0 {
+		if img := s.FindMatcher(match("img")).First(); img.Length() > 0 {
 			rs.Image = imgSrc(bingBase, img)
 		}
 		res.RelatedSearches = append(res.RelatedSearches, rs)
@@ -183,21 +183,21 @@ func ParseBing(page []byte) (ports.SearchResults, error) {
 }
 
 func bingResult(pos int, li, a *goquery.Selection, link string) ports.OrganicResult {
-	r := ports.OrganicResult{Position: pos, Title: text(a), Link: link, DisplayedLink: text(li.Find("cite").First())}
+	r := ports.OrganicResult{Position: pos, Title: text(a), Link: link, DisplayedLink: text(li.FindMatcher(match("cite")).First())}
 	if r.DisplayedLink == "" {
 		r.DisplayedLink = displayFromLink(link)
 	}
-	header := li.Find(".b_tpcn, .b_attribution").First()
-	r.Source = text(li.Find(".tptt").First())
+	header := li.FindMatcher(match(".b_tpcn, .b_attribution")).First()
+	r.Source = text(li.FindMatcher(match(".tptt")).First())
 	if r.Source == "" {
-		if v, ok := li.Find("a.tilk").First().Attr("aria-label"); ok {
+		if v, ok := li.FindMatcher(match("a.tilk")).First().Attr("aria-label"); ok {
 			r.Source = strings.TrimSpace(v)
 		}
 	}
 	if r.Source == "" {
 		r.Source = hostOf(link)
 	}
-	if img := li.Find(".b_tpcn img, .wr_fav img, .b_favicon img").First(); img.Length() > 0 {
+	if img := li.FindMatcher(match(".b_tpcn img, .wr_fav img, .b_favicon img")).First(); img.Length() > 0 {
 		r.Favicon = imgSrc(bingBase, img)
 	}
 	if r.Favicon == "" {
@@ -206,20 +206,20 @@ func bingResult(pos int, li, a *goquery.Selection, link string) ports.OrganicRes
 		}
 	}
 	for _, sel := range []string{".b_caption p", "p.b_lineclamp1, p.b_lineclamp2, p.b_lineclamp3, p.b_lineclamp4", ".b_algoSlug", ".b_caption", ".b_snippet"} {
-		if t := text(li.Find(sel).First()); t != "" {
+		if t := text(li.FindMatcher(match(sel)).First()); t != "" {
 			r.Snippet = t
 			break
 		}
 	}
-	li.Find("img").EachWithBreak(func(_ int, img *goquery.Selection) bool {
-		if header.Length() > 0 && contains(header.Get(0), img.Get(0)) || img.Closest(".wr_fav, .b_favicon, h2").Length() > 0 {
+	li.FindMatcher(match("img")).EachWithBreak(func(_ int, img *goquery.Selection) bool {
+		if header.Length() > 0 && contains(header.Get(0), img.Get(0)) || img.ClosestMatcher(match(".wr_fav, .b_favicon, h2")).Length() > 0 {
 			return true
 		}
 		r.Thumbnail = imgSrc(bingBase, img)
 		return r.Thumbnail == ""
 	})
 	seen := map[string]bool{link: true}
-	li.Find(".b_deep a[href], .b_vlist2col a[href], .b_algoSitelinks a[href], .b_sitelinks a[href]").Each(func(_ int, s *goquery.Selection) {
+	li.FindMatcher(match(".b_deep a[href], .b_vlist2col a[href], .b_algoSitelinks a[href], .b_sitelinks a[href]")).Each(func(_ int, s *goquery.Selection) {
 		href, _ := s.Attr("href")
 		t := bingTarget(href)
 		title := text(s)

@@ -18,28 +18,14 @@ func resultBlocks(anchors []*html.Node, targets map[*html.Node]string, base *url
 	if len(anchors) == 0 {
 		return nil
 	}
-	isAnchor := map[*html.Node]bool{}
-	for _, a := range anchors {
-		isAnchor[a] = true
-	}
-	root := anchors[0]
-	for root.Parent != nil {
-		root = root.Parent
-	}
+	// counts[n] is the number of anchors at or under n: each anchor counts
+	// for itself and its ancestors.
 	counts := map[*html.Node]int{}
-	var count func(*html.Node) int
-	count = func(n *html.Node) int {
-		c := 0
-		if isAnchor[n] {
-			c = 1
+	for _, a := range anchors {
+		for n := a; n != nil; n = n.Parent {
+			counts[n]++
 		}
-		for ch := n.FirstChild; ch != nil; ch = ch.NextSibling {
-			c += count(ch)
-		}
-		counts[n] = c
-		return c
 	}
-	count(root)
 	out := make([]ports.OrganicResult, 0, len(anchors))
 	for i, a := range anchors {
 		block := a
@@ -49,6 +35,35 @@ func resultBlocks(anchors []*html.Node, targets map[*html.Node]string, base *url
 		out = append(out, readBlock(i+1, a, block, targets[a], base, target))
 	}
 	return out
+}
+
+// eachSitelink calls fn on the outermost nodes under n that skip reports.
+func eachSitelink(n *html.Node, skip func(*html.Node) bool, fn func(*html.Node)) {
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		if skip(c) {
+			fn(c)
+			continue
+		}
+		eachSitelink(c, skip, fn)
+	}
+}
+
+// eachDescendant calls fn on the nodes under n in document order, as
+// Find visits them (n itself excluded).
+func eachDescendant(n *html.Node, fn func(*html.Node)) {
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		fn(c)
+		eachDescendant(c, fn)
+	}
+}
+
+func hasAttr(n *html.Node, key string) bool {
+	for _, a := range n.Attr {
+		if a.Key == key {
+			return true
+		}
+	}
+	return false
 }
 
 func contains(outer, inner *html.Node) bool {
@@ -65,16 +80,16 @@ var sitelinkNoise = map[string]bool{"cached": true, "similar": true, "translate 
 func readBlock(pos int, a, block *html.Node, link string, base *url.URL, target func(string) string) ports.OrganicResult {
 	as := goquery.NewDocumentFromNode(a).Selection
 	bs := goquery.NewDocumentFromNode(block).Selection
-	heading := as.Find(`h3, [role="heading"]`).First()
+	heading := as.FindMatcher(match(`h3, [role="heading"]`)).First()
 	r := ports.OrganicResult{Position: pos, Title: text(heading), Link: link}
 
 	// Displayed link: a <cite>, else the URL-looking text inside the link.
-	if c := bs.Find("cite").First(); c.Length() > 0 {
+	if c := bs.FindMatcher(match("cite")).First(); c.Length() > 0 {
 		r.DisplayedLink = text(c)
 	}
 	rest := strings.TrimSpace(strings.Replace(text(as), r.Title, "", 1))
 	if r.DisplayedLink == "" {
-		as.Find(`[role="text"], span, div`).EachWithBreak(func(_ int, s *goquery.Selection) bool {
+		as.FindMatcher(match(`[role="text"], span, div`)).EachWithBreak(func(_ int, s *goquery.Selection) bool {
 			t := text(s)
 			if s.Children().Length() == 0 && (strings.Contains(t, "›") || strings.HasPrefix(t, "http") || strings.HasPrefix(t, "www.")) && t != r.Title {
 				r.DisplayedLink = t
@@ -94,7 +109,7 @@ func readBlock(pos int, a, block *html.Node, link string, base *url.URL, target 
 		r.Source = hostOf(link)
 	}
 	// Favicon: an image inside the link; else the site's own.
-	as.Find("img").EachWithBreak(func(_ int, img *goquery.Selection) bool {
+	as.FindMatcher(match("img")).EachWithBreak(func(_ int, img *goquery.Selection) bool {
 		if contains(heading.Get(0), img.Get(0)) {
 			return true
 		}
@@ -107,7 +122,7 @@ func readBlock(pos int, a, block *html.Node, link string, base *url.URL, target 
 		}
 	}
 	// Thumbnail: an image of the block outside the link.
-	bs.Find("img").EachWithBreak(func(_ int, img *goquery.Selection) bool {
+	bs.FindMatcher(match("img")).EachWithBreak(func(_ int, img *goquery.Selection) bool {
 		if contains(a, img.Get(0)) {
 			return true
 		}
@@ -116,7 +131,7 @@ func readBlock(pos int, a, block *html.Node, link string, base *url.URL, target 
 	})
 	// Sitelinks: the other links of the block that leave the engine.
 	seen := map[string]bool{link: true}
-	bs.Find("a[href]").Each(func(_ int, s *goquery.Selection) {
+	bs.FindMatcher(match("a[href]")).Each(func(_ int, s *goquery.Selection) {
 		n := s.Get(0)
 		if n == a || contains(a, n) {
 			return
@@ -143,24 +158,62 @@ func snippetOf(block *goquery.Selection, a *html.Node, displayed string, sitelin
 		links[sl.Title] = true
 	}
 	best := ""
-	block.Find("div, span, p").Each(func(_ int, s *goquery.Selection) {
-		n := s.Get(0)
-		if contains(a, n) || contains(n, a) || s.Find("cite").Length() > 0 {
-			return
-		}
-		t := text(s)
-		if len(links) > 0 && s.Find("a[href]").Length() > 0 {
-			c := s.Clone()
-			c.Find("a[href]").Each(func(_ int, l *goquery.Selection) {
-				if links[text(l)] {
-					l.Remove()
-				}
-			})
-			t = text(c)
-		}
-		if len(t) > len(best) && t != displayed {
-			best = t
+	// Read once for the whole block: the nodes holding a <cite> (each
+	// cite's ancestors), those around the link, and every node's text
+	// length before white space is collapsed, an upper bound of its text's:
+	// a candidate that cannot beat the best so far is not read.
+	root := block.Get(0)
+	holdsCite := map[*html.Node]bool{}
+	block.FindMatcher(match("cite")).Each(func(_ int, c *goquery.Selection) {
+		for n := c.Get(0); n != nil && !holdsCite[n]; n = n.Parent {
+			holdsCite[n] = true
+			if n == root {
+				break
+			}
 		}
 	})
+	aroundLink := map[*html.Node]bool{}
+	for n := a; n != nil; n = n.Parent {
+		aroundLink[n] = true
+	}
+	rawLen := map[*html.Node]int{}
+	rawTextLen(root, rawLen)
+	// A sitelink's title is left out of a candidate's text (the link is
+	// read as if removed).
+	isSitelink := func(n *html.Node) bool {
+		return len(links) > 0 && n.Type == html.ElementNode && n.Data == "a" && hasAttr(n, "href") && links[nodeText(n)]
+	}
+	// Candidates in document order; a subtree is left when nothing in it
+	// can be longer than the best: a node's text is at most its raw length,
+	// and the text of a node inside a candidate read is part of that
+	// candidate's text.
+	var walk func(*html.Node)
+	walk = func(parent *html.Node) {
+		for n := parent.FirstChild; n != nil; n = n.NextSibling {
+			if n.Type != html.ElementNode || n == a {
+				continue
+			}
+			if rawLen[n] <= len(best) {
+				continue
+			}
+			if (n.Data == "div" || n.Data == "span" || n.Data == "p") && !aroundLink[n] && !holdsCite[n] {
+				var c collapser
+				c.b.Grow(rawLen[n])
+				c.nodeWithout(n, isSitelink)
+				t := c.b.String()
+				if len(t) > len(best) && t != displayed {
+					best = t
+				}
+				if len(t) <= len(best) {
+					// Only what the text left out, the sitelinks, may still
+					// hold a longer one.
+					eachSitelink(n, isSitelink, walk)
+					continue
+				}
+			}
+			walk(n)
+		}
+	}
+	walk(root)
 	return best
 }

@@ -98,17 +98,17 @@ func ParseDuckDuckGo(page []byte) (ports.SearchResults, error) {
 		return ports.SearchResults{}, err
 	}
 	res := ports.SearchResults{}
-	if v, ok := doc.Find(`input[name="q"]`).First().Attr("value"); ok {
+	if v, ok := doc.FindMatcher(match(`input[name="q"]`)).First().Attr("value"); ok {
 		res.QueryDisplayed = strings.TrimSpace(v)
 	}
 	seen := map[string]bool{}
-	doc.Find("div.result, div.web-result").Each(func(_ int, s *goquery.Selection) {
-		if s.HasClass("result--ad") || s.Find(".badge--ad").Length() > 0 || s.HasClass("result--no-result") {
+	doc.FindMatcher(match("div.result, div.web-result")).Each(func(_ int, s *goquery.Selection) {
+		if s.HasClass("result--ad") || s.FindMatcher(match(".badge--ad")).Length() > 0 || s.HasClass("result--no-result") {
 			return
 		}
-		a := s.Find("a.result__a").First()
+		a := s.FindMatcher(match("a.result__a")).First()
 		if a.Length() == 0 {
-			a = s.Find("h2 a[href]").First()
+			a = s.FindMatcher(match("h2 a[href]")).First()
 		}
 		href, _ := a.Attr("href")
 		link := ddgTarget(href)
@@ -117,13 +117,13 @@ func ParseDuckDuckGo(page []byte) (ports.SearchResults, error) {
 		}
 		seen[link] = true
 		r := ports.OrganicResult{Position: len(res.Organic) + 1, Title: text(a), Link: link}
-		r.DisplayedLink = text(s.Find(".result__url").First())
+		r.DisplayedLink = text(s.FindMatcher(match(".result__url")).First())
 		if r.DisplayedLink == "" {
 			r.DisplayedLink = displayFromLink(link)
 		}
-		r.Snippet = text(s.Find(".result__snippet").First())
+		r.Snippet = text(s.FindMatcher(match(".result__snippet")).First())
 		r.Source = hostOf(link)
-		if img := s.Find("img.result__icon__img").First(); img.Length() > 0 {
+		if img := s.FindMatcher(match("img.result__icon__img")).First(); img.Length() > 0 {
 			r.Favicon = imgSrc(ddgBase, img)
 		}
 		if r.Favicon == "" {
@@ -131,7 +131,7 @@ func ParseDuckDuckGo(page []byte) (ports.SearchResults, error) {
 				r.Favicon = u.Scheme + "://" + u.Host + "/favicon.ico"
 			}
 		}
-		if img := s.Find(".result__image img, img.result__image").First(); img.Length() > 0 {
+		if img := s.FindMatcher(match(".result__image img, img.result__image")).First(); img.Length() > 0 {
 			r.Thumbnail = imgSrc(ddgBase, img)
 		}
 		res.Organic = append(res.Organic, r)
@@ -139,7 +139,7 @@ func ParseDuckDuckGo(page []byte) (ports.SearchResults, error) {
 	if len(res.Organic) == 0 && isChallenge(doc, ddgChallenge, ddgResultPage) {
 		return ports.SearchResults{}, ErrBlocked
 	}
-	doc.Find(".related-searches a[href], .js-related-searches a[href]").Each(func(_ int, s *goquery.Selection) {
+	doc.FindMatcher(match(".related-searches a[href], .js-related-searches a[href]")).Each(func(_ int, s *goquery.Selection) {
 		href, _ := s.Attr("href")
 		if q := text(s); q != "" {
 			res.RelatedSearches = append(res.RelatedSearches, ports.RelatedSearch{Query: q, Link: absolute(ddgBase, href)})

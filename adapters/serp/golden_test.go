@@ -1,12 +1,15 @@
 package serp
 
 import (
+	"bytes"
 	"encoding/json"
 	"flag"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/PuerkitoBio/goquery"
 
 	"github.com/trawlhq/trawl/ports"
 )
@@ -197,6 +200,34 @@ func TestParseCount(t *testing.T) {
 	} {
 		if got := parseCount(in); got != want {
 			t.Errorf("parseCount(%q) = %d, want %d", in, got, want)
+		}
+	}
+}
+
+// text is strings.Join(strings.Fields(s.Text()), " ") in one pass: the two
+// agree on every element of every saved page.
+func TestTextCollapsesLikeFields(t *testing.T) {
+	files, _ := filepath.Glob("../../testdata/serp/*/*.html")
+	for _, f := range files {
+		page, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		doc, err := goquery.NewDocumentFromReader(bytes.NewReader(page))
+		if err != nil {
+			t.Fatal(err)
+		}
+		doc.Find("*").Each(func(i int, s *goquery.Selection) {
+			if want := strings.Join(strings.Fields(s.Text()), " "); text(s) != want {
+				t.Fatalf("%s element %d <%s>: %q, want %q", f, i, goquery.NodeName(s), text(s), want)
+			}
+		})
+	}
+	for _, s := range []string{"", " ", "a", " a\tb\n", "x\u00a0\u00a0y\u2003", "\xff \xfe", "\u0085a\u0085"} {
+		var c collapser
+		c.write(s)
+		if want := strings.Join(strings.Fields(s), " "); c.b.String() != want {
+			t.Errorf("%q: %q, want %q", s, c.b.String(), want)
 		}
 	}
 }

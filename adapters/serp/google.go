@@ -111,7 +111,7 @@ const (
 // isChallenge reports a page that holds a challenge and none of the
 // regions a result page has.
 func isChallenge(doc *goquery.Document, challenge, resultPage string) bool {
-	return doc.Find(resultPage).Length() == 0 && doc.Find(challenge).Length() > 0
+	return doc.FindMatcher(match(resultPage)).Length() == 0 && doc.FindMatcher(match(challenge)).Length() > 0
 }
 
 // ParseGoogle reads a Google result page: the desktop JavaScript layout, the
@@ -125,30 +125,80 @@ func ParseGoogle(page []byte) (ports.SearchResults, error) {
 	if err != nil {
 		return ports.SearchResults{}, err
 	}
-	res := ports.SearchResults{QueryDisplayed: googleQuery(doc)}
-	res.TotalResults = parseCount(text(doc.Find("#result-stats, #resultStats").First()))
-	paa := googlePAAScope(doc)
-	anchors, targets := googleResultAnchors(doc, paa)
+	heads := googleHeadsOf(doc.Get(0))
+	res := ports.SearchResults{QueryDisplayed: heads.query()}
+	res.TotalResults = parseCount(nodeText(heads.stats))
+	paaBox := paaContainer(doc)
+	paa := googlePAAScope(heads, paaBox)
+	anchors, targets := googleResultAnchors(selectionOf(doc, heads.links), paa)
 	if len(anchors) == 0 && isChallenge(doc, googleChallenge, googleResultPage) {
 		return ports.SearchResults{}, ErrBlocked
 	}
 	res.Organic = resultBlocks(anchors, targets, googleBase, googleTarget)
-	res.RelatedQuestions = googleQuestions(doc, paa)
-	res.RelatedSearches = googleRelated(doc, anchors, paa, res.QueryDisplayed)
+	res.RelatedQuestions = googleQuestions(selectionOf(doc, heads.dataQ), selectionOf(doc, heads.qPairs), paaBox)
+	res.RelatedSearches = googleRelated(selectionOf(doc, heads.links), anchors, paa, res.QueryDisplayed)
 	return res, nil
 }
 
-func googleQuery(doc *goquery.Document) string {
-	for _, sel := range []string{`textarea[name="q"]`, `input[name="q"]`} {
-		s := doc.Find(sel).First()
-		if v, ok := s.Attr("value"); ok && strings.TrimSpace(v) != "" {
+// googleHeads are the single elements a Google page is read for, found in
+// one walk: the first of each, in document order.
+type googleHeads struct {
+	textareaQ, inputQ *html.Node // textarea[name="q"], input[name="q"]
+	title             *html.Node
+	stats             *html.Node // #result-stats, #resultStats
+	// Every one, in document order: a[href], [data-q],
+	// .related-question-pair, and the last two together.
+	links, dataQ, qPairs, paaBlocks []*html.Node
+}
+
+func googleHeadsOf(root *html.Node) googleHeads {
+	var h googleHeads
+	eachDescendant(root, func(n *html.Node) {
+		if n.Type != html.ElementNode {
+			return
+		}
+		switch {
+		case n.Data == "textarea" && h.textareaQ == nil && attrIs(n, "name", "q"):
+			h.textareaQ = n
+		case n.Data == "input" && h.inputQ == nil && attrIs(n, "name", "q"):
+			h.inputQ = n
+		case n.Data == "title" && h.title == nil:
+			h.title = n
+		}
+		if h.stats == nil && (attrIs(n, "id", "result-stats") || attrIs(n, "id", "resultStats")) {
+			h.stats = n
+		}
+		if n.Data == "a" && hasAttr(n, "href") {
+			h.links = append(h.links, n)
+		}
+		dq, pair := hasAttr(n, "data-q"), hasClass(n, "related-question-pair")
+		if dq {
+			h.dataQ = append(h.dataQ, n)
+		}
+		if pair {
+			h.qPairs = append(h.qPairs, n)
+		}
+		if dq || pair {
+			h.paaBlocks = append(h.paaBlocks, n)
+		}
+	})
+	return h
+}
+
+// query is the query the page shows: the search box's, else the title's.
+func (h googleHeads) query() string {
+	for _, n := range []*html.Node{h.textareaQ, h.inputQ} {
+		if n == nil {
+			continue
+		}
+		if v, ok := attrOf(n, "value"); ok && strings.TrimSpace(v) != "" {
 			return strings.TrimSpace(v)
 		}
-		if t := text(s); t != "" {
+		if t := nodeText(n); t != "" {
 			return t
 		}
 	}
-	title := text(doc.Find("title").First())
+	title := nodeText(h.title)
 	if i := strings.LastIndex(title, " - "); i > 0 {
 		return strings.TrimSpace(title[:i])
 	}
@@ -194,13 +244,13 @@ func googleTarget(href string) string {
 
 // googlePAAScope marks the "People also ask" blocks: links inside them are
 // answer sources, not organic results.
-func googlePAAScope(doc *goquery.Document) map[*html.Node]bool {
+func googlePAAScope(heads googleHeads, paaBox *html.Node) map[*html.Node]bool {
 	scope := map[*html.Node]bool{}
-	doc.Find(".related-question-pair, [data-q]").Each(func(_ int, s *goquery.Selection) {
-		scope[s.Get(0)] = true
-	})
-	if c := paaContainer(doc); c != nil {
-		scope[c] = true
+	for _, n := range heads.paaBlocks {
+		scope[n] = true
+	}
+	if paaBox != nil {
+		scope[paaBox] = true
 	}
 	return scope
 }
@@ -214,12 +264,12 @@ func insideScope(n *html.Node, scope map[*html.Node]bool) bool {
 	return false
 }
 
-func googleResultAnchors(doc *goquery.Document, paa map[*html.Node]bool) ([]*html.Node, map[*html.Node]string) {
+func googleResultAnchors(links *goquery.Selection, paa map[*html.Node]bool) ([]*html.Node, map[*html.Node]string) {
 	var anchors []*html.Node
 	targets := map[*html.Node]string{}
 	seen := map[string]bool{}
-	doc.Find("a[href]").Each(func(_ int, a *goquery.Selection) {
-		if a.Find(`h3, [role="heading"]`).Length() == 0 {
+	links.Each(func(_ int, a *goquery.Selection) {
+		if !holdsHeading(a.Get(0)) {
 			return
 		}
 		href, _ := a.Attr("href")
@@ -235,8 +285,59 @@ func googleResultAnchors(doc *goquery.Document, paa map[*html.Node]bool) ([]*htm
 	return anchors, targets
 }
 
+// holdsHeading reports an element under n matching h3, [role="heading"]:
+// Find's answer, without collecting the matches.
+func holdsHeading(n *html.Node) bool {
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		if c.Type != html.ElementNode {
+			continue
+		}
+		if c.Data == "h3" || attrIs(c, "role", "heading") || holdsHeading(c) {
+			return true
+		}
+	}
+	return false
+}
+
+// selectionOf is a selection of doc's nodes found by a walk of the page,
+// as doc.FindNodes(nodes...) makes it, without checking each is in doc.
+func selectionOf(doc *goquery.Document, nodes []*html.Node) *goquery.Selection {
+	s := *doc.Selection
+	s.Nodes = nodes
+	return &s
+}
+
+// hasClass reports class among n's classes, split as selectors split them.
+func hasClass(n *html.Node, class string) bool {
+	v, ok := attrOf(n, "class")
+	if !ok || !strings.Contains(v, class) {
+		return false
+	}
+	for _, c := range strings.FieldsFunc(v, func(r rune) bool { return r == ' ' || r == '\t' || r == '\n' || r == '\r' || r == '\f' }) {
+		if c == class {
+			return true
+		}
+	}
+	return false
+}
+
+func attrIs(n *html.Node, key, val string) bool {
+	v, ok := attrOf(n, key)
+	return ok && v == val
+}
+
+// attrOf is the value of n's attribute key, as goquery's Attr reads it.
+func attrOf(n *html.Node, key string) (string, bool) {
+	for _, a := range n.Attr {
+		if a.Key == key {
+			return a.Val, true
+		}
+	}
+	return "", false
+}
+
 // inCarousel: cards of "Top stories", videos and similar carousels are not
 // web results.
 func inCarousel(a *goquery.Selection) bool {
-	return a.Closest("g-scrolling-carousel, g-inner-card, g-section-with-header, [role=\"listitem\"] g-inner-card, [data-init-vis]").Length() > 0
+	return a.ClosestMatcher(match("g-scrolling-carousel, g-inner-card, g-section-with-header, [role=\"listitem\"] g-inner-card, [data-init-vis]")).Length() > 0
 }

@@ -15,23 +15,11 @@ var paaLabels = []string{"people also ask", "andra frågar även", "autres quest
 // paaContainer finds, in basic layouts without data-q attributes, the block
 // under a "People also ask" label that holds the questions.
 func paaContainer(doc *goquery.Document) *html.Node {
-	var label *goquery.Selection
-	doc.Find("span, div, h2").EachWithBreak(func(_ int, s *goquery.Selection) bool {
-		if s.Children().Length() > 0 {
-			return true
-		}
-		t := strings.ToLower(text(s))
-		for _, l := range paaLabels {
-			if t == l {
-				label = s
-				return false
-			}
-		}
-		return true
-	})
-	if label == nil {
+	n := paaLabel(doc.Get(0))
+	if n == nil {
 		return nil
 	}
+	label := goquery.NewDocumentFromNode(n).Selection
 	for p := label.Parent(); p.Length() > 0 && goquery.NodeName(p) != "body"; p = p.Parent() {
 		if len(questionNodes(p)) >= 2 {
 			return p.Get(0)
@@ -40,10 +28,46 @@ func paaContainer(doc *goquery.Document) *html.Node {
 	return nil
 }
 
+// paaLabel is the first span, div or h2 without child elements, in
+// document order, whose text is a "People also ask" label.
+func paaLabel(n *html.Node) *html.Node {
+	if n.Type == html.ElementNode && (n.Data == "span" || n.Data == "div" || n.Data == "h2") {
+		leaf, size := true, 0
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			if c.Type == html.ElementNode {
+				leaf = false
+				break
+			}
+			if c.Type == html.TextNode {
+				size += len(c.Data)
+			}
+		}
+		// No label is shorter than 13 bytes, and collapsing white space only
+		// shortens a text.
+		if leaf && size >= len("altre domande") {
+			t := strings.ToLower(nodeText(n))
+			for _, l := range paaLabels {
+				if t == l {
+					return n
+				}
+			}
+		}
+	}
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		if l := paaLabel(c); l != nil {
+			return l
+		}
+	}
+	return nil
+}
+
 // questionNodes are the deepest elements whose text is a question.
 func questionNodes(s *goquery.Selection) []*goquery.Selection {
 	var out []*goquery.Selection
-	s.Find("div, span").Each(func(_ int, e *goquery.Selection) {
+	s.FindMatcher(match("div, span")).Each(func(_ int, e *goquery.Selection) {
+		if textSize(e.Get(0)) < 8 { // too short before white space is collapsed
+			return
+		}
 		t := text(e)
 		if !strings.HasSuffix(t, "?") || len(t) > 200 || len(t) < 8 {
 			return
@@ -61,7 +85,9 @@ func questionNodes(s *goquery.Selection) []*goquery.Selection {
 	return out
 }
 
-func googleQuestions(doc *goquery.Document, _ map[*html.Node]bool) []ports.RelatedQuestion {
+// googleQuestions reads "People also ask" from the page's [data-q] blocks,
+// else its .related-question-pair blocks, else the box under the label.
+func googleQuestions(dataQ, qPairs *goquery.Selection, paaBox *html.Node) []ports.RelatedQuestion {
 	var out []ports.RelatedQuestion
 	seen := map[string]bool{}
 	add := func(q, a string) {
@@ -77,7 +103,7 @@ func googleQuestions(doc *goquery.Document, _ map[*html.Node]bool) []ports.Relat
 		out = append(out, ports.RelatedQuestion{Question: q, Answer: a})
 	}
 	// Desktop and mobile: the question is an attribute of its block.
-	doc.Find("[data-q]").Each(func(_ int, s *goquery.Selection) {
+	dataQ.Each(func(_ int, s *goquery.Selection) {
 		q, _ := s.Attr("data-q")
 		add(q, answerOf(s, q))
 	})
@@ -85,7 +111,7 @@ func googleQuestions(doc *goquery.Document, _ map[*html.Node]bool) []ports.Relat
 		return out
 	}
 	// Older desktop pages: a related-question-pair block per question.
-	doc.Find(".related-question-pair").Each(func(_ int, s *goquery.Selection) {
+	qPairs.Each(func(_ int, s *goquery.Selection) {
 		if qs := questionNodes(s); len(qs) > 0 {
 			q := text(qs[0])
 			add(q, answerOf(s, q))
@@ -95,7 +121,7 @@ func googleQuestions(doc *goquery.Document, _ map[*html.Node]bool) []ports.Relat
 		return out
 	}
 	// Basic layouts: questions under the label, each followed by its answer.
-	if c := paaContainer(doc); c != nil {
+	if c := paaBox; c != nil {
 		cs := goquery.NewDocumentFromNode(c).Selection
 		qs := questionNodes(cs)
 		for _, q := range qs {
@@ -130,7 +156,7 @@ func answerOf(block *goquery.Selection, question string) string {
 // googleRelated reads the suggested searches: links back to Google search
 // with a query, below the first result, that are not tabs, filters, pages or
 // spelling fixes.
-func googleRelated(doc *goquery.Document, anchors []*html.Node, paa map[*html.Node]bool, query string) []ports.RelatedSearch {
+func googleRelated(links *goquery.Selection, anchors []*html.Node, paa map[*html.Node]bool, query string) []ports.RelatedSearch {
 	var first *html.Node
 	if len(anchors) > 0 {
 		first = anchors[0]
@@ -138,7 +164,7 @@ func googleRelated(doc *goquery.Document, anchors []*html.Node, paa map[*html.No
 	passed := first == nil
 	var out []ports.RelatedSearch
 	seen := map[string]bool{strings.ToLower(strings.TrimSpace(query)): true}
-	doc.Find("a[href]").Each(func(_ int, s *goquery.Selection) {
+	links.Each(func(_ int, s *goquery.Selection) {
 		n := s.Get(0)
 		if !passed {
 			if n == first {
@@ -155,7 +181,7 @@ func googleRelated(doc *goquery.Document, anchors []*html.Node, paa map[*html.No
 		if v.Get("q") == "" || v.Get("tbm") != "" || v.Get("tbs") != "" || v.Get("udm") != "" || v.Get("start") != "" || v.Get("spell") != "" || v.Get("stick") != "" {
 			return
 		}
-		if insideScope(n, paa) || s.Closest("#rhs").Length() > 0 { // the knowledge panel's entities are not searches
+		if insideScope(n, paa) || s.ClosestMatcher(match("#rhs")).Length() > 0 { // the knowledge panel's entities are not searches
 			return
 		}
 		q := text(s)
@@ -168,7 +194,7 @@ func googleRelated(doc *goquery.Document, anchors []*html.Node, paa map[*html.No
 		}
 		seen[key] = true
 		rs := ports.RelatedSearch{Query: q, Link: "https://www.google.com/search?" + url.Values{"q": {v.Get("q")}}.Encode()}
-		if img := s.Find("img").First(); img.Length() > 0 {
+		if img := s.FindMatcher(match("img")).First(); img.Length() > 0 {
 			rs.Image = imgSrc(googleBase, img)
 		}
 		out = append(out, rs)

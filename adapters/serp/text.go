@@ -5,15 +5,166 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/PuerkitoBio/goquery"
+	"github.com/andybalholm/cascadia"
+	"golang.org/x/net/html"
 
 	"github.com/trawlhq/trawl/core/weburl"
 )
 
-// text is the whitespace-collapsed text of a selection.
-func text(s *goquery.Selection) string { return strings.Join(strings.Fields(s.Text()), " ") }
+// text is the whitespace-collapsed text of a selection: its text nodes in
+// document order, runs of white space (unicode.IsSpace) made one space,
+// none at either end. It is strings.Join(strings.Fields(s.Text()), " ")
+// written in one pass over the nodes, without the text in between.
+func text(s *goquery.Selection) string {
+	size := 0
+	for _, n := range s.Nodes {
+		size += textSize(n)
+	}
+	var c collapser
+	c.b.Grow(size)
+	for _, n := range s.Nodes {
+		c.node(n)
+	}
+	return c.b.String()
+}
+
+// nodeText is text of one node; "" for none.
+func nodeText(n *html.Node) string {
+	if n == nil {
+		return ""
+	}
+	var c collapser
+	c.b.Grow(textSize(n))
+	c.node(n)
+	return c.b.String()
+}
+
+// textSize is the length of n's text before white space is collapsed: the
+// most its text can need.
+func textSize(n *html.Node) int {
+	if n.Type == html.TextNode {
+		return len(n.Data)
+	}
+	size := 0
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		size += textSize(c)
+	}
+	return size
+}
+
+type collapser struct {
+	b     strings.Builder
+	space bool // white space seen since the last word
+}
+
+func (c *collapser) node(n *html.Node) {
+	if n.Type == html.TextNode {
+		c.write(n.Data)
+		return
+	}
+	for ch := n.FirstChild; ch != nil; ch = ch.NextSibling {
+		c.node(ch)
+	}
+}
+
+// nodeWithout is node, leaving out the descendants skip says (n itself is
+// always read).
+func (c *collapser) nodeWithout(n *html.Node, skip func(*html.Node) bool) {
+	if n.Type == html.TextNode {
+		c.write(n.Data)
+		return
+	}
+	for ch := n.FirstChild; ch != nil; ch = ch.NextSibling {
+		if !skip(ch) {
+			c.nodeWithout(ch, skip)
+		}
+	}
+}
+
+func (c *collapser) write(s string) {
+	for i := 0; i < len(s); {
+		// White space, then a word up to the next white space, written whole.
+		size := spaceAt(s, i)
+		if size > 0 {
+			c.space = true
+			i += size
+			continue
+		}
+		j := i
+		for j < len(s) && spaceAt(s, j) == 0 {
+			if s[j] < utf8.RuneSelf {
+				j++
+			} else {
+				_, n := utf8.DecodeRuneInString(s[j:])
+				j += n
+			}
+		}
+		c.word(s[i:j])
+		i = j
+	}
+}
+
+// spaceAt is the size of the white-space rune at s[i], 0 when it is none.
+func spaceAt(s string, i int) int {
+	if b := s[i]; b < utf8.RuneSelf {
+		if asciiSpace[b] {
+			return 1
+		}
+		return 0
+	}
+	r, n := utf8.DecodeRuneInString(s[i:])
+	if unicode.IsSpace(r) {
+		return n
+	}
+	return 0
+}
+
+func (c *collapser) word(w string) {
+	if c.space && c.b.Len() > 0 {
+		c.b.WriteByte(' ')
+	}
+	c.space = false
+	c.b.WriteString(w)
+}
+
+// matchers caches the compiled selectors (every selector of the parsers is
+// a constant): goquery's Find(string) compiles its selector on each call.
+var matchers sync.Map
+
+// match is the compiled selector sel, as goquery's Find(sel) compiles it.
+func match(sel string) goquery.Matcher {
+	if m, ok := matchers.Load(sel); ok {
+		return m.(goquery.Matcher)
+	}
+	m, err := cascadia.Compile(sel)
+	if err != nil {
+		panic("serp: selector " + sel + ": " + err.Error())
+	}
+	matchers.Store(sel, m)
+	return m
+}
+
+// asciiSpace is unicode.IsSpace over ASCII.
+var asciiSpace = [utf8.RuneSelf]bool{'\t': true, '\n': true, '\v': true, '\f': true, '\r': true, ' ': true}
+
+// rawTextLen is the length of a node's text before white space is
+// collapsed: never less than the length of its text.
+func rawTextLen(n *html.Node, memo map[*html.Node]int) int {
+	if n.Type == html.TextNode {
+		return len(n.Data)
+	}
+	l := 0
+	for ch := n.FirstChild; ch != nil; ch = ch.NextSibling {
+		l += rawTextLen(ch, memo)
+	}
+	memo[n] = l
+	return l
+}
 
 // countRE finds a number written with locale separators: 1,234,567 /
 // 1.234.567 / 1 234 567 (thin and no-break spaces too) / 1'234'567.

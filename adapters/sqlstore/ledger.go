@@ -25,8 +25,39 @@ func (s *Store) WithCredits(ctx context.Context, accountID int64, fn func(ports.
 		if err := fn(l); err != nil {
 			return err
 		}
-		return l.flush()
+		return l.finish()
 	}))
+}
+
+// finish writes what still waits and chooses how the commit waits.
+func (l *ledgerTx) finish() error {
+	if err := l.flush(); err != nil {
+		return err
+	}
+	return l.commitLazily()
+}
+
+// commitLazily lets PostgreSQL acknowledge the commit of a transaction that
+// only placed, shrank or dropped holds before its WAL reaches the disk. A
+// hold is a reservation, never money: lost in a database crash, a call
+// whose hold is gone is still charged only if its settle finds the balance
+// (less the other holds) covering it, and a release that is lost leaves a
+// hold that stops counting when it expires; so the balance can never go
+// negative, and nothing is charged twice or charged for a failed call.
+// Whatever writes money (the credit row, a transaction, a paid checkout)
+// commits durably; it also makes every earlier lazy commit durable, the
+// WAL being flushed in order. SQLite commits in WAL mode with
+// synchronous=NORMAL do not wait for the disk either way.
+func (l *ledgerTx) commitLazily() error {
+	if l.s.dialect != Postgres || l.durable == !l.lazy {
+		return nil
+	}
+	setting := "OFF"
+	if l.durable {
+		setting = "ON" // money written after a hold was placed
+	}
+	_, err := l.tx.ExecContext(l.ctx, `SET LOCAL synchronous_commit TO `+setting)
+	return err
 }
 
 // ledgerTx is the locked view of one account. Two writes wait for the next
@@ -45,6 +76,10 @@ type ledgerTx struct {
 	// this instant are not deleted yet.
 	unsaved   bool
 	expiredAt *time.Time
+	// durable: money was written (the credit row, a transaction, a paid
+	// checkout), so the commit waits for the disk. lazy: a statement
+	// already told PostgreSQL not to wait (PutHold).
+	durable, lazy bool
 }
 
 func (l *ledgerTx) State() ports.CreditState { return l.state }
@@ -60,7 +95,7 @@ func (l *ledgerTx) stateArgs() []any {
 // or before the commit.
 func (l *ledgerTx) SaveState(c ports.CreditState) error {
 	c.AccountID = l.state.AccountID
-	l.state, l.unsaved = c, true
+	l.state, l.unsaved, l.durable = c, true, true
 	return nil
 }
 
@@ -119,12 +154,22 @@ func (l *ledgerTx) deleteExpired() error {
 	return nil
 }
 
+// PutHold inserts a hold. On PostgreSQL the insert also lets the commit be
+// lazy (commitLazily), unless money was written.
 func (l *ledgerTx) PutHold(h ports.Hold) error {
 	if err := l.deleteExpired(); err != nil {
 		return err
 	}
-	_, err := l.tx.ExecContext(l.ctx, l.s.q(`INSERT INTO holds (id, account_id, token_id, amount, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)`),
-		h.ID, h.AccountID, h.TokenID, h.Amount, ms(h.CreatedAt), ms(h.ExpiresAt))
+	args := []any{h.ID, h.AccountID, h.TokenID, h.Amount, ms(h.CreatedAt), ms(h.ExpiresAt)}
+	if l.s.dialect == Postgres && !l.durable {
+		_, err := l.tx.ExecContext(l.ctx, l.s.q(`INSERT INTO holds (id, account_id, token_id, amount, created_at, expires_at)
+			SELECT ?::text, ?::bigint, ?::bigint, ?::bigint, ?::bigint, ?::bigint FROM (SELECT set_config('synchronous_commit', 'off', true)) AS lazy`), args...)
+		if err == nil {
+			l.lazy = true
+		}
+		return err
+	}
+	_, err := l.tx.ExecContext(l.ctx, l.s.q(`INSERT INTO holds (id, account_id, token_id, amount, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)`), args...)
 	return err
 }
 
@@ -222,6 +267,7 @@ func (l *ledgerTx) AddTransaction(t ports.Transaction) (ports.Transaction, error
 		return t, err
 	}
 	t.AccountID = l.state.AccountID
+	l.durable = true
 	var key sql.NullString
 	if t.ChargeKey != "" {
 		key = sql.NullString{String: t.ChargeKey, Valid: true}
@@ -250,6 +296,7 @@ func (l *ledgerTx) AddTransaction(t ports.Transaction) (ports.Transaction, error
 }
 
 func (l *ledgerTx) MarkCheckoutPaid(sessionID string, at time.Time) (bool, error) {
+	l.durable = true
 	res, err := l.tx.ExecContext(l.ctx, l.s.q(`UPDATE checkout_sessions SET paid_at = ? WHERE id = ? AND account_id = ? AND paid_at IS NULL`),
 		ms(at), sessionID, l.state.AccountID)
 	if err != nil {

@@ -243,8 +243,8 @@ func noHold(t *testing.T, e *apitest.Env, accountID int64, wantBalance int64) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if held != 0 || billing.Balance(st) != wantBalance {
-		t.Fatalf("balance %d, held %d; want %d and nothing held", billing.Balance(st), held, wantBalance)
+	if held != 0 || billing.DefaultPlans().Balance(st) != wantBalance {
+		t.Fatalf("balance %d, held %d; want %d and nothing held", billing.DefaultPlans().Balance(st), held, wantBalance)
 	}
 }
 
@@ -325,7 +325,7 @@ func TestPostgresConnectionLimitUnderLoadIsNever500(t *testing.T) {
 	acct, tok := e.Account("load@example.com", "business")
 	before := func() int64 {
 		st, _, _ := e.Store.ReadCredits(context.Background(), acct.ID, e.Clock.Now())
-		return billing.Balance(st)
+		return billing.DefaultPlans().Balance(st)
 	}()
 	// Eight connections wanted, two allowed: Postgres answers the rest
 	// "too many connections".

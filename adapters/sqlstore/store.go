@@ -45,6 +45,7 @@ type Store struct {
 	queryTimeout time.Duration
 	stmts        stmtCache
 	rebound      sync.Map // query with ? -> the same with $n (PostgreSQL)
+	writer       writerGate
 }
 
 var (
@@ -186,7 +187,7 @@ func Connect(o Options) (*Store, error) {
 			return nil, fmt.Errorf("open sqlite: %w", err)
 		}
 		o.Pool.withDefaults(SQLite).apply(db)
-		return &Store{db: db, dialect: SQLite, queryTimeout: timeout}, nil
+		return &Store{db: db, dialect: SQLite, queryTimeout: timeout, writer: newWriterGate()}, nil
 	}
 }
 
@@ -246,6 +247,10 @@ func (s *Store) bounded(ctx context.Context) (context.Context, context.CancelFun
 // inTx runs fn in a transaction, committing on nil and rolling back otherwise
 // (and on panic).
 func (s *Store) inTx(ctx context.Context, fn func(tx execer) error) (err error) {
+	if err := s.writer.enter(ctx); err != nil {
+		return fmt.Errorf("begin: %w", err)
+	}
+	defer s.writer.leave()
 	tx, err := s.db.BeginTxx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("begin: %w", err)

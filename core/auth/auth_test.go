@@ -69,7 +69,7 @@ var t0 = time.Date(2026, 4, 1, 8, 0, 0, 0, time.UTC)
 func newService(t *testing.T) (*auth.Service, *memstore.Store, *testkit.Clock) {
 	store := memstore.New()
 	clock := testkit.NewClock(t0)
-	svc, err := auth.NewService(store, store, clock)
+	svc, err := auth.NewService(store, store, clock, billing.DefaultPlans())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -192,7 +192,7 @@ func TestCreateOwnTokenNeedsAVerifiedAddress(t *testing.T) {
 }
 
 func TestAtCap(t *testing.T) {
-	pro, _ := billing.PlanByName("pro")
+	pro, _ := billing.DefaultPlans().ByName("pro")
 	for active, want := range map[int]bool{0: false, pro.MaxTokens - 1: false, pro.MaxTokens: true, pro.MaxTokens + 1: true} {
 		if got := auth.AtCap(pro, active); got != want {
 			t.Errorf("AtCap(pro, %d) = %v, want %v", active, got, want)
@@ -232,7 +232,7 @@ func TestCapMessage(t *testing.T) {
 		"basic":    "The Basic plan allows 1 active token; delete one first, or move to a larger plan.",
 		"business": "The Business plan allows 5 active tokens; delete one first, or move to a larger plan.",
 	} {
-		if got := auth.CapMessage(billing.MustPlan(plan)); got != want {
+		if got := auth.CapMessage(billing.DefaultPlans().Must(plan)); got != want {
 			t.Errorf("CapMessage(%q) = %q, want %q", plan, got, want)
 		}
 	}

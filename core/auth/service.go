@@ -23,15 +23,19 @@ type Service struct {
 	accounts ports.AccountStore
 	tokens   ports.TokenStore
 	clock    ports.Clock
+	plans    billing.Plans
 }
 
-// NewService builds the auth service.
-func NewService(accounts ports.AccountStore, tokens ports.TokenStore, clock ports.Clock) (*Service, error) {
+// NewService builds the auth service over a plan table (its token caps).
+func NewService(accounts ports.AccountStore, tokens ports.TokenStore, clock ports.Clock, plans billing.Plans) (*Service, error) {
 	if accounts == nil || tokens == nil || clock == nil {
 		return nil, errors.New("auth.NewService: accounts, tokens and clock are required")
 	}
-	return &Service{accounts: accounts, tokens: tokens, clock: clock}, nil
+	return &Service{accounts: accounts, tokens: tokens, clock: clock, plans: plans}, nil
 }
+
+// Plans is the plan table in force.
+func (s *Service) Plans() billing.Plans { return s.plans }
 
 func unauthenticated(op string, cause error) error {
 	return failure.E(op, failure.Unauthenticated, "Unauthenticated.", cause)
@@ -85,9 +89,9 @@ func (s *Service) CreateAccount(ctx context.Context, email, name, plan string) (
 	if err != nil {
 		return ports.Account{}, err
 	}
-	p, ok := billing.PlanByName(plan)
+	p, ok := s.plans.ByName(plan)
 	if !ok {
-		return ports.Account{}, failure.Invalidf(op, "plan", "The plan must be one of: %s.", strings.Join(billing.PlanNames(), ", "))
+		return ports.Account{}, failure.Invalidf(op, "plan", "The plan must be one of: %s.", strings.Join(s.plans.Names(), ", "))
 	}
 	if strings.TrimSpace(name) == "" {
 		name = strings.SplitN(e, "@", 2)[0]
@@ -142,7 +146,7 @@ func (s *Service) Bootstrap(ctx context.Context) (Bootstrapped, bool, error) {
 	if err != nil {
 		return Bootstrapped{}, false, failure.Wrap(op, err)
 	}
-	return Bootstrapped{Account: acct, Plan: billing.MustPlan(acct.Plan), Token: tok}, true, nil
+	return Bootstrapped{Account: acct, Plan: s.plans.Must(acct.Plan), Token: tok}, true, nil
 }
 
 // NewToken is a token just created: the only moment its secret is known.
@@ -184,7 +188,7 @@ func (s *Service) createToken(ctx context.Context, op string, accountID int64, n
 	if err != nil {
 		return NewToken{}, failure.Wrap(op, err)
 	}
-	plan := billing.MustPlan(acct.Plan)
+	plan := s.plans.Must(acct.Plan)
 	tok, err := s.tokens.CreateToken(ctx, ports.Token{
 		AccountID: acct.ID, Name: name, Hash: HashSecret(secret), Preview: Preview(secret), CreatedAt: s.clock.Now(),
 	}, plan.MaxTokens)

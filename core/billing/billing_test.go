@@ -13,17 +13,17 @@ func date(y int, m time.Month, d, h int) time.Time { return time.Date(y, m, d, h
 func TestPlansMatchSpec(t *testing.T) {
 	want := map[string][2]int64{"basic": {6000, 1}, "pro": {20000, 3}, "business": {90000, 5}}
 	for name, w := range want {
-		p, ok := billing.PlanByName(name)
+		p, ok := billing.DefaultPlans().ByName(name)
 		if !ok || p.MonthlyCredits != w[0] || int64(p.MaxTokens) != w[1] {
 			t.Errorf("%s = %+v", name, p)
 		}
 	}
 	for _, n := range []string{"", "none", " NONE "} {
-		if p, ok := billing.PlanByName(n); !ok || p.Name != "" || p.MaxTokens != 1 {
+		if p, ok := billing.DefaultPlans().ByName(n); !ok || p.Name != "" || p.MaxTokens != 1 {
 			t.Errorf("PlanByName(%q) = %+v %v", n, p, ok)
 		}
 	}
-	if _, ok := billing.PlanByName("gold"); ok {
+	if _, ok := billing.DefaultPlans().ByName("gold"); ok {
 		t.Error("unknown plan accepted")
 	}
 }
@@ -126,7 +126,7 @@ func TestSpendAllowanceBeforeTopUps(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			s := state("basic", anchor, c.allowanceUsed, c.topup)
-			got, ok := billing.Spend(s, c.spend)
+			got, ok := billing.DefaultPlans().Spend(s, c.spend)
 			if ok != c.ok || got.AllowanceUsed != c.wantAllowanceUsed || got.TopUp != c.want {
 				t.Errorf("Spend = %+v, %v", got, ok)
 			}
@@ -162,14 +162,14 @@ func TestStatus(t *testing.T) {
 		{"stale period renews", state("pro", date(2025, 12, 1, 0), 20000, 0), 20000, "20,000", 20000, 0, 4000, false, 0, true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			st := billing.StatusOf(c.s, now)
+			st := billing.DefaultPlans().StatusOf(c.s, now)
 			if st.Balance != c.balance || st.FormattedBalance != c.formatted || st.Limit != c.limit || st.Used != c.used ||
 				st.Threshold != c.threshold || st.IsLow != c.low || st.PercentageUsed != c.pct || (st.NextRenewal != nil) != c.hasRenewal {
 				t.Errorf("StatusOf = %+v", st)
 			}
 		})
 	}
-	st := billing.StatusOf(state("basic", anchor, 0, 0), now)
+	st := billing.DefaultPlans().StatusOf(state("basic", anchor, 0, 0), now)
 	if !st.NextRenewal.Equal(date(2026, 2, 10, 0)) {
 		t.Errorf("next_renewal = %v", st.NextRenewal)
 	}
@@ -209,10 +209,10 @@ func TestPlanLabelAndDefault(t *testing.T) {
 			t.Errorf("PlanLabel(%q) = %q, want %q", stored, got, want)
 		}
 	}
-	if p, ok := billing.PlanByName(billing.PlanLabel("")); !ok || p.Name != "" {
+	if p, ok := billing.DefaultPlans().ByName(billing.PlanLabel("")); !ok || p.Name != "" {
 		t.Errorf("the label of no plan does not name it back: %+v %v", p, ok)
 	}
-	if p, ok := billing.PlanByName(billing.DefaultPlanName); !ok || p.Name == "" {
+	if p, ok := billing.DefaultPlans().ByName(billing.DefaultPlanName); !ok || p.Name == "" {
 		t.Errorf("the default plan %q is not a plan: %+v", billing.DefaultPlanName, p)
 	}
 }

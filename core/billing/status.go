@@ -27,8 +27,8 @@ func Renew(s ports.CreditState, now time.Time) (ports.CreditState, bool) {
 }
 
 // Balance is the allowance left this period plus the top-up credits.
-func Balance(s ports.CreditState) int64 {
-	left := MustPlan(s.Plan).MonthlyCredits - s.AllowanceUsed
+func (t Plans) Balance(s ports.CreditState) int64 {
+	left := t.Must(s.Plan).MonthlyCredits - s.AllowanceUsed
 	if left < 0 {
 		left = 0
 	}
@@ -37,11 +37,11 @@ func Balance(s ports.CreditState) int64 {
 
 // Spend splits a charge between the allowance (first) and the top-ups. ok is
 // false when the balance does not cover it; the state is then unchanged.
-func Spend(s ports.CreditState, credits int64) (ports.CreditState, bool) {
-	if credits < 0 || Balance(s) < credits {
+func (t Plans) Spend(s ports.CreditState, credits int64) (ports.CreditState, bool) {
+	if credits < 0 || t.Balance(s) < credits {
 		return s, false
 	}
-	left := MustPlan(s.Plan).MonthlyCredits - s.AllowanceUsed
+	left := t.Must(s.Plan).MonthlyCredits - s.AllowanceUsed
 	if left < 0 {
 		left = 0
 	}
@@ -73,10 +73,10 @@ func Threshold(limit int64) int64 {
 }
 
 // StatusOf derives the credit status of a (renewed) credit row.
-func StatusOf(s ports.CreditState, now time.Time) Status {
+func (t Plans) StatusOf(s ports.CreditState, now time.Time) Status {
 	s, _ = Renew(s, now)
-	limit := MustPlan(s.Plan).MonthlyCredits
-	bal := Balance(s)
+	limit := t.Must(s.Plan).MonthlyCredits
+	bal := t.Balance(s)
 	st := Status{
 		Balance:          bal,
 		FormattedBalance: FormatCredits(bal),

@@ -24,7 +24,7 @@ import (
 // Pipeline runs billed calls.
 type Pipeline struct {
 	limiter ports.RateLimiter
-	limits  ratelimit.Table
+	plans   billing.Plans
 	idem    *idempotency.Service
 	balance BalanceFunc
 }
@@ -39,15 +39,12 @@ type Option func(*Pipeline)
 // WithBalance makes answers without a charge report the balance too.
 func WithBalance(f BalanceFunc) Option { return func(p *Pipeline) { p.balance = f } }
 
-// NewPipeline builds a pipeline; limits nil means the default table.
-func NewPipeline(limiter ports.RateLimiter, limits ratelimit.Table, idem *idempotency.Service, opts ...Option) (*Pipeline, error) {
+// NewPipeline builds a pipeline over a plan table (its per-minute limits).
+func NewPipeline(limiter ports.RateLimiter, plans billing.Plans, idem *idempotency.Service, opts ...Option) (*Pipeline, error) {
 	if limiter == nil || idem == nil {
 		return nil, errors.New("call.NewPipeline: limiter and idempotency service are required")
 	}
-	if limits == nil {
-		limits = ratelimit.DefaultTable()
-	}
-	p := &Pipeline{limiter: limiter, limits: limits, idem: idem}
+	p := &Pipeline{limiter: limiter, plans: plans, idem: idem}
 	for _, o := range opts {
 		o(p)
 	}
@@ -144,7 +141,7 @@ func run[T any](ctx context.Context, p *Pipeline, req Request, codec Codec[T], w
 	const op = "call.Run"
 	var out Outcome[T]
 	acct := req.Principal.Account
-	limit := p.limits.Limit(acct.Plan, req.Group)
+	limit := ratelimit.Limit(p.plans, acct.Plan, req.Group)
 	d, err := p.limiter.Allow(ctx, ratelimit.Key(acct.ID, req.Group), limit, ratelimit.Window)
 	if err != nil {
 		return out, failure.Wrap(op, err)
@@ -162,7 +159,7 @@ func run[T any](ctx context.Context, p *Pipeline, req Request, codec Codec[T], w
 	c := credits.Call{Principal: req.Principal, RequestID: req.RequestID}
 	key := req.IdempotencyKey
 	if key == "" {
-		return finish(out, req)(work(ctx, c))
+		return finish(p, out, req)(work(ctx, c))
 	}
 	fp, err := req.Fingerprint()
 	if err != nil {
@@ -188,7 +185,7 @@ func run[T any](ctx context.Context, p *Pipeline, req Request, codec Codec[T], w
 			_ = p.idem.Abandon(context.WithoutCancel(ctx), acct.ID, key)
 		}
 	}()
-	out, err = finish(out, req)(work(ctx, c))
+	out, err = finish(p, out, req)(work(ctx, c))
 	if err != nil {
 		return out, err
 	}
@@ -207,13 +204,13 @@ func run[T any](ctx context.Context, p *Pipeline, req Request, codec Codec[T], w
 }
 
 // finish fills the outcome of the work.
-func finish[T any](out Outcome[T], req Request) func(T, credits.Receipt, error) (Outcome[T], error) {
+func finish[T any](p *Pipeline, out Outcome[T], req Request) func(T, credits.Receipt, error) (Outcome[T], error) {
 	return func(v T, rc credits.Receipt, err error) (Outcome[T], error) {
 		if err != nil {
 			return out, err
 		}
 		out.Value, out.Receipt = v, rc
-		out.QuotaWarning = QuotaWarning(req.Principal.Account.Plan, rc)
+		out.QuotaWarning = QuotaWarning(p.plans, req.Principal.Account.Plan, rc)
 		if rc.Transaction.ID != 0 || rc.Charged > 0 {
 			bal := rc.Balance
 			out.Credits = &Credits{Charged: rc.Charged, Remaining: &bal}
@@ -222,13 +219,13 @@ func finish[T any](out Outcome[T], req Request) func(T, credits.Receipt, error) 
 	}
 }
 
-// QuotaWarning is the low-balance text of a receipt on a plan, "" when the
-// balance is above the plan's threshold.
-func QuotaWarning(plan string, rc credits.Receipt) string {
+// QuotaWarning is the low-balance text of a receipt on a plan of the table,
+// "" when the balance is above the plan's threshold.
+func QuotaWarning(plans billing.Plans, plan string, rc credits.Receipt) string {
 	if !rc.IsLow {
 		return ""
 	}
-	return billing.LowBalanceWarning(rc.Balance, billing.MustPlan(plan).MonthlyCredits)
+	return billing.LowBalanceWarning(rc.Balance, plans.Must(plan).MonthlyCredits)
 }
 
 func ceilSeconds(d time.Duration) int {

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/trawlhq/trawl/adapters/limiter"
+	"github.com/trawlhq/trawl/core/billing"
 	"github.com/trawlhq/trawl/core/call"
 	"github.com/trawlhq/trawl/core/credits"
 	"github.com/trawlhq/trawl/core/failure"
@@ -25,7 +26,13 @@ func pipeline(t *testing.T) *call.Pipeline {
 	clk := testkit.NewClock(time.Date(2026, 6, 15, 12, 0, 0, 0, time.UTC))
 	lim, _ := limiter.NewMemory(clk)
 	idem, _ := idempotency.NewService(memstore.New(), clk)
-	p, err := call.NewPipeline(lim, ratelimit.Table{ratelimit.Content: 2}, idem)
+	list := billing.DefaultPlanList()
+	list[0].PerMinute[string(ratelimit.Content)] = 2 // basic
+	plans, err := billing.NewPlans(list)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := call.NewPipeline(lim, plans, idem)
 	if err != nil {
 		t.Fatal(err)
 	}

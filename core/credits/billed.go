@@ -16,14 +16,15 @@ type Biller struct {
 	ledger ports.Ledger
 	store  ports.LedgerStore
 	clock  ports.Clock
+	plans  billing.Plans
 }
 
 // NewBiller builds a biller.
-func NewBiller(ledger ports.Ledger, store ports.LedgerStore, clock ports.Clock) (*Biller, error) {
+func NewBiller(ledger ports.Ledger, store ports.LedgerStore, clock ports.Clock, plans billing.Plans) (*Biller, error) {
 	if ledger == nil || store == nil || clock == nil {
 		return nil, errors.New("credits.NewBiller: ledger, store and clock are required")
 	}
-	return &Biller{ledger: ledger, store: store, clock: clock}, nil
+	return &Biller{ledger: ledger, store: store, clock: clock, plans: plans}, nil
 }
 
 // Call describes a billed call before it runs.
@@ -121,10 +122,10 @@ func (b *Biller) Run(ctx context.Context, c Call, work Work) (Receipt, error) {
 	} else {
 		state, _, err := b.store.ReadCredits(ctx, c.Principal.Account.ID, b.clock.Now())
 		if err == nil {
-			r.Balance = billing.StatusOf(state, b.clock.Now()).Balance
+			r.Balance = b.plans.StatusOf(state, b.clock.Now()).Balance
 		}
 	}
-	limit := billing.MustPlan(c.Principal.Account.Plan).MonthlyCredits
+	limit := b.plans.Must(c.Principal.Account.Plan).MonthlyCredits
 	r.IsLow = r.Balance < billing.Threshold(limit)
 	return r, nil
 }

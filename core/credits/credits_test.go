@@ -42,8 +42,8 @@ func newFixture(t *testing.T, plan string) *fixture {
 	}
 	f.token, _ = f.store.CreateToken(context.Background(), ports.Token{AccountID: f.account.ID, Hash: "h", CreatedAt: t0}, 5)
 	f.ledger, _ = credits.NewLedger(f.store, f.clock)
-	f.biller, _ = credits.NewBiller(f.ledger, f.store, f.clock)
-	f.svc, _ = credits.NewService(f.store, f.store, noPayments{}, f.clock, credits.DefaultPricing)
+	f.biller, _ = credits.NewBiller(f.ledger, f.store, f.clock, billing.DefaultPlans())
+	f.svc, _ = credits.NewService(f.store, f.store, noPayments{}, f.clock, credits.DefaultPricing, billing.DefaultPlans())
 	return f
 }
 
@@ -59,7 +59,7 @@ func (f *fixture) balance(t *testing.T) int64 {
 func (f *fixture) spendAllowance(t *testing.T, n int64) {
 	t.Helper()
 	err := f.store.WithCredits(context.Background(), f.account.ID, func(tx ports.LedgerTx) error {
-		s, _ := billing.Spend(tx.State(), n)
+		s, _ := billing.DefaultPlans().Spend(tx.State(), n)
 		return tx.SaveState(s)
 	})
 	if err != nil {
@@ -81,10 +81,10 @@ func TestConstructorsRejectNil(t *testing.T) {
 	if _, err := credits.NewLedger(nil, testkit.NewClock(t0)); err == nil {
 		t.Error("NewLedger(nil store)")
 	}
-	if _, err := credits.NewBiller(nil, nil, nil); err == nil {
+	if _, err := credits.NewBiller(nil, nil, nil, billing.DefaultPlans()); err == nil {
 		t.Error("NewBiller(nil)")
 	}
-	if _, err := credits.NewService(nil, nil, nil, nil, credits.Pricing{}); err == nil {
+	if _, err := credits.NewService(nil, nil, nil, nil, credits.Pricing{}, billing.DefaultPlans()); err == nil {
 		t.Error("NewService(nil)")
 	}
 }
@@ -124,7 +124,7 @@ func mustRead(t *testing.T, f *fixture) (ports.CreditState, int64, int64) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return st, billing.Balance(st), held
+	return st, billing.DefaultPlans().Balance(st), held
 }
 
 func TestRunReleasesOnPanic(t *testing.T) {
@@ -300,7 +300,7 @@ func TestPurchaseAndCompleteExactlyOnce(t *testing.T) {
 	if _, err := f.svc.CompletePurchase(ctx, "cs_unknown"); !failure.Is(err, failure.NotFound) || failure.Public(err, "") != "Checkout session not found." {
 		t.Fatalf("unknown session: %v", err)
 	}
-	bad, _ := credits.NewService(f.store, f.store, noPayments{err: errors.New("provider down")}, f.clock, credits.DefaultPricing)
+	bad, _ := credits.NewService(f.store, f.store, noPayments{err: errors.New("provider down")}, f.clock, credits.DefaultPricing, billing.DefaultPlans())
 	if _, err := bad.Purchase(ctx, f.account, 500); err == nil || failure.KindOf(err) != failure.Internal {
 		t.Fatalf("provider failure: %v", err)
 	}

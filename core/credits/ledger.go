@@ -26,6 +26,7 @@ type Ledger struct {
 	store ports.LedgerStore
 	clock ports.Clock
 	log   *slog.Logger
+	plans billing.Plans
 	// releaseFor bounds how long Release keeps trying while the store is
 	// temporarily unavailable; releasePause is the first wait between tries.
 	releaseFor, releasePause time.Duration
@@ -51,6 +52,10 @@ func WithLogger(log *slog.Logger) LedgerOption {
 		}
 	}
 }
+
+// WithPlans sets the plan table balances are reckoned by (default: the
+// spec's).
+func WithPlans(p billing.Plans) LedgerOption { return func(l *Ledger) { l.plans = p } }
 
 // WithReleaseRetry sets how long Release keeps trying while the store is
 // temporarily unavailable, and the first wait between tries (it doubles, up
@@ -110,7 +115,7 @@ func (l *Ledger) Reserve(ctx context.Context, r ports.ReserveRequest) (ports.Hol
 		if err != nil {
 			return err
 		}
-		available := billing.Balance(state) - held
+		available := l.plans.Balance(state) - held
 		if available < r.Amount {
 			return shortOfCredits(op, r.Amount, available)
 		}
@@ -166,8 +171,8 @@ func (l *Ledger) Settle(ctx context.Context, h ports.Hold, c ports.Charge) (port
 		}
 		state, _ := billing.Renew(tx.State(), now)
 		// Other holds keep their claim: this charge may use only what they leave.
-		available := billing.Balance(state) - held
-		spent, ok := billing.Spend(state, c.Credits)
+		available := l.plans.Balance(state) - held
+		spent, ok := l.plans.Spend(state, c.Credits)
 		if !ok || available < c.Credits {
 			return shortOfCredits(op, c.Credits, available)
 		}
@@ -179,7 +184,7 @@ func (l *Ledger) Settle(ctx context.Context, h ports.Hold, c ports.Charge) (port
 			ServiceType:  c.ServiceType,
 			ServiceName:  c.ServiceName,
 			Credits:      c.Credits,
-			BalanceAfter: billing.Balance(spent),
+			BalanceAfter: l.plans.Balance(spent),
 			CreatedAt:    now,
 			Metadata:     c.Metadata,
 		})
@@ -251,8 +256,8 @@ func (l *Ledger) ChargeHold(ctx context.Context, h ports.Hold, c ports.Charge, k
 				return err
 			}
 		}
-		available := billing.Balance(state) - (held - own)
-		spent, ok := billing.Spend(state, c.Credits)
+		available := l.plans.Balance(state) - (held - own)
+		spent, ok := l.plans.Spend(state, c.Credits)
 		if !ok || available < c.Credits {
 			return shortOfCredits(op, c.Credits, available)
 		}
@@ -261,7 +266,7 @@ func (l *Ledger) ChargeHold(ctx context.Context, h ports.Hold, c ports.Charge, k
 		}
 		t, err := tx.AddTransaction(ports.Transaction{
 			AccountID: h.AccountID, ServiceType: c.ServiceType, ServiceName: c.ServiceName, Credits: c.Credits,
-			BalanceAfter: billing.Balance(spent), CreatedAt: now, Metadata: c.Metadata, ChargeKey: key,
+			BalanceAfter: l.plans.Balance(spent), CreatedAt: now, Metadata: c.Metadata, ChargeKey: key,
 		})
 		out, charged = t, err == nil
 		return err

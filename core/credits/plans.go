@@ -9,6 +9,9 @@ import (
 	"github.com/trawlhq/trawl/ports"
 )
 
+// Plans is the plan table in force.
+func (s *Service) Plans() billing.Plans { return s.plans }
+
 // Pricing returns the price of top-ups.
 func (s *Service) Pricing() Pricing { return s.pricing }
 
@@ -22,12 +25,10 @@ func (s *Service) SellsPlans() bool {
 // The plan changes when the provider reports the subscription active.
 func (s *Service) Subscribe(ctx context.Context, account ports.Account, planName string) (ports.Checkout, error) {
 	const op = "credits.Subscribe"
-	plan, ok := billing.PlanByName(planName)
+	plan, ok := s.plans.ByName(planName)
 	if !ok || plan.Name == "" {
-		names := make([]string, len(billing.Plans))
-		for i, p := range billing.Plans {
-			names[i] = p.Name
-		}
+		names := s.plans.Names()
+		names = names[:len(names)-1] // none is not sold
 		return ports.Checkout{}, failure.Invalidf(op, "plan", "The plan must be one of: %s.", strings.Join(names, ", "))
 	}
 	if account.Plan == plan.Name {

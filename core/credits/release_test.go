@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/trawlhq/trawl/core/billing"
 	"github.com/trawlhq/trawl/core/credits"
 	"github.com/trawlhq/trawl/core/failure"
 	"github.com/trawlhq/trawl/ports"
@@ -43,7 +44,7 @@ func outageFixture(t *testing.T, from, failures int, opts ...credits.LedgerOptio
 	f := newFixture(t, "basic")
 	o := &outage{Store: f.store, from: from, failures: failures}
 	f.ledger, _ = credits.NewLedger(o, f.clock, opts...)
-	f.biller, _ = credits.NewBiller(f.ledger, f.store, f.clock)
+	f.biller, _ = credits.NewBiller(f.ledger, f.store, f.clock, billing.DefaultPlans())
 	return f, o
 }
 

@@ -39,17 +39,18 @@ type Service struct {
 	payments ports.PaymentProvider
 	clock    ports.Clock
 	pricing  Pricing
+	plans    billing.Plans
 }
 
 // NewService builds the credits service.
-func NewService(store ports.LedgerStore, accounts ports.AccountStore, payments ports.PaymentProvider, clock ports.Clock, pricing Pricing) (*Service, error) {
+func NewService(store ports.LedgerStore, accounts ports.AccountStore, payments ports.PaymentProvider, clock ports.Clock, pricing Pricing, plans billing.Plans) (*Service, error) {
 	if store == nil || accounts == nil || payments == nil || clock == nil {
 		return nil, errors.New("credits.NewService: store, accounts, payments and clock are required")
 	}
 	if pricing.CentsPer1000Credits <= 0 || pricing.Currency == "" {
 		pricing = DefaultPricing
 	}
-	return &Service{store: store, accounts: accounts, payments: payments, clock: clock, pricing: pricing}, nil
+	return &Service{store: store, accounts: accounts, payments: payments, clock: clock, pricing: pricing, plans: plans}, nil
 }
 
 // Status returns the credit status of an account.
@@ -62,7 +63,7 @@ func (s *Service) Status(ctx context.Context, accountID int64) (billing.Status, 
 	if err != nil {
 		return billing.Status{}, failure.Wrap("credits.Status", err)
 	}
-	return billing.StatusOf(state, s.clock.Now()), nil
+	return s.plans.StatusOf(state, s.clock.Now()), nil
 }
 
 // StatusFor returns the caller's credit status from the credit row read with
@@ -72,7 +73,7 @@ func (s *Service) StatusFor(ctx context.Context, p ports.Principal) (billing.Sta
 	if p.Account.ID == 0 || p.Credits.AccountID != p.Account.ID {
 		return s.Status(ctx, p.Account.ID)
 	}
-	return billing.StatusOf(p.Credits, s.clock.Now()), nil
+	return s.plans.StatusOf(p.Credits, s.clock.Now()), nil
 }
 
 // Page is one page of transactions.
@@ -244,7 +245,7 @@ func (s *Service) CompletePurchase(ctx context.Context, sessionID string) (bool,
 			return err
 		}
 		added = true
-		return addTopUp(tx, now, sess.Credits, billing.TopUp, ports.TransactionMetadata{SessionID: sess.ID})
+		return s.addTopUp(tx, now, sess.Credits, billing.TopUp, ports.TransactionMetadata{SessionID: sess.ID})
 	})
 	return added, failure.Wrap(op, err)
 }
@@ -255,12 +256,12 @@ func (s *Service) Grant(ctx context.Context, accountID, credits int64) error {
 		return failure.Invalidf("credits.Grant", "credits", "The credits to grant must be positive.")
 	}
 	err := s.store.WithCredits(ctx, accountID, func(tx ports.LedgerTx) error {
-		return addTopUp(tx, s.clock.Now(), credits, billing.Grant, ports.TransactionMetadata{})
+		return s.addTopUp(tx, s.clock.Now(), credits, billing.Grant, ports.TransactionMetadata{})
 	})
 	return failure.Wrap("credits.Grant", err)
 }
 
-func addTopUp(tx ports.LedgerTx, now time.Time, credits int64, kind billing.ServiceType, meta ports.TransactionMetadata) error {
+func (s *Service) addTopUp(tx ports.LedgerTx, now time.Time, credits int64, kind billing.ServiceType, meta ports.TransactionMetadata) error {
 	svc, _ := billing.ServiceByType(kind)
 	state, _ := billing.Renew(tx.State(), now)
 	state.TopUp += credits
@@ -272,7 +273,7 @@ func addTopUp(tx ports.LedgerTx, now time.Time, credits int64, kind billing.Serv
 		ServiceType:  string(svc.Type),
 		ServiceName:  svc.DisplayName,
 		Credits:      -credits,
-		BalanceAfter: billing.Balance(state),
+		BalanceAfter: s.plans.Balance(state),
 		CreatedAt:    now,
 		Metadata:     meta,
 	})
@@ -283,9 +284,9 @@ func addTopUp(tx ports.LedgerTx, now time.Time, credits int64, kind billing.Serv
 // now with a fresh allowance; top-up credits are kept. Setting the plan the
 // account already has changes nothing.
 func (s *Service) SetPlan(ctx context.Context, accountID int64, planName string) error {
-	plan, ok := billing.PlanByName(planName)
+	plan, ok := s.plans.ByName(planName)
 	if !ok {
-		return failure.Invalidf("credits.SetPlan", "plan", "The plan must be one of: %s.", strings.Join(billing.PlanNames(), ", "))
+		return failure.Invalidf("credits.SetPlan", "plan", "The plan must be one of: %s.", strings.Join(s.plans.Names(), ", "))
 	}
 	err := s.store.WithCredits(ctx, accountID, func(tx ports.LedgerTx) error {
 		state := tx.State()

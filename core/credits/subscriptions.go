@@ -5,7 +5,6 @@ import (
 	"errors"
 	"time"
 
-	"github.com/trawlhq/trawl/core/billing"
 	"github.com/trawlhq/trawl/core/failure"
 	"github.com/trawlhq/trawl/ports"
 )
@@ -130,7 +129,7 @@ func PlanFor(status, plan string) (string, bool) {
 // providers do not promise to deliver in order.
 func (p *Payments) ApplySubscription(ctx context.Context, ch SubscriptionChange) (bool, error) {
 	const op = "credits.Payments.ApplySubscription"
-	known, ok := billing.PlanByName(ch.Plan)
+	known, ok := p.credits.plans.ByName(ch.Plan)
 	if !ok || ch.AccountID == 0 {
 		return false, failure.Invalidf(op, "plan", "The subscription names no known plan or account.")
 	}

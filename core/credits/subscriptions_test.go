@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/trawlhq/trawl/core/billing"
 	"github.com/trawlhq/trawl/core/credits"
 	"github.com/trawlhq/trawl/core/failure"
 	"github.com/trawlhq/trawl/ports"
@@ -121,7 +122,7 @@ func TestSubscribe(t *testing.T) {
 		t.Fatalf("no plan checkout: %v", err)
 	}
 	seller := &planSeller{}
-	svc, _ := credits.NewService(f.store, f.store, seller, f.clock, credits.DefaultPricing)
+	svc, _ := credits.NewService(f.store, f.store, seller, f.clock, credits.DefaultPricing, billing.DefaultPlans())
 	if !svc.SellsPlans() {
 		t.Fatal("SellsPlans = false")
 	}

@@ -1,6 +1,11 @@
 package ratelimit
 
-import "strings"
+import (
+	"slices"
+	"strings"
+
+	"github.com/trawlhq/trawl/core/billing"
+)
 
 // GroupOf is the group a Key counts, or "" for a key Key did not make.
 func GroupOf(key string) Group {
@@ -8,7 +13,7 @@ func GroupOf(key string) Group {
 	if !ok {
 		return ""
 	}
-	if _, known := BasicPerMinute[Group(g)]; !known {
+	if !slices.Contains(billing.RateGroups, g) {
 		return ""
 	}
 	return Group(g)

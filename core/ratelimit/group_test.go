@@ -7,7 +7,7 @@ import (
 )
 
 func TestGroupOf(t *testing.T) {
-	for g := range ratelimit.BasicPerMinute {
+	for _, g := range ratelimit.Groups() {
 		if got := ratelimit.GroupOf(ratelimit.Key(42, g)); got != g {
 			t.Errorf("GroupOf(Key(42, %s)) = %q", g, got)
 		}

@@ -29,34 +29,19 @@ const Window = time.Minute
 // WarnPercent: at or above this share of the limit, responses carry X-RateLimit-Warning.
 const WarnPercent = 80
 
-// BasicPerMinute is the Basic plan's limit per group (spec 8 and DECISIONS.md);
-// other plans multiply it by their RateMultiplier.
-var BasicPerMinute = map[Group]int{
-	Content:     15,
-	Prompt:      8,
-	Extract:     8,
-	Scrape:      15,
-	Serp:        10,
-	SerpContent: 5,
-	Map:         10,
-	Bulk:        5,
-}
-
-// Table is the limit table in force; operators may override entries.
-type Table map[Group]int
-
-// DefaultTable returns a copy of the Basic limits.
-func DefaultTable() Table {
-	t := Table{}
-	for g, n := range BasicPerMinute {
-		t[g] = n
+// Groups are the endpoint groups, in billing.RateGroups' order: a plan's
+// per-minute limits (billing.Plan.PerMinute) name each of them.
+func Groups() []Group {
+	gs := make([]Group, len(billing.RateGroups))
+	for i, g := range billing.RateGroups {
+		gs[i] = Group(g)
 	}
-	return t
+	return gs
 }
 
-// Limit is the per-minute limit of a plan for a group.
-func (t Table) Limit(plan string, g Group) int {
-	return t[g] * billing.MustPlan(plan).RateMultiplier
+// Limit is the per-minute limit of a plan of the table for a group.
+func Limit(plans billing.Plans, plan string, g Group) int {
+	return plans.Limit(plan, string(g))
 }
 
 // Key identifies the counter of one account in one group. The window

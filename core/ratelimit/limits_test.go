@@ -3,11 +3,11 @@ package ratelimit_test
 import (
 	"testing"
 
+	"github.com/trawlhq/trawl/core/billing"
 	"github.com/trawlhq/trawl/core/ratelimit"
 )
 
 func TestLimitsPerPlan(t *testing.T) {
-	tab := ratelimit.DefaultTable()
 	for _, c := range []struct {
 		plan  string
 		group ratelimit.Group
@@ -19,7 +19,7 @@ func TestLimitsPerPlan(t *testing.T) {
 		{"business", ratelimit.Content, 180}, {"business", ratelimit.Prompt, 96}, {"business", ratelimit.SerpContent, 60},
 		{"", ratelimit.Content, 15},
 	} {
-		if got := tab.Limit(c.plan, c.group); got != c.want {
+		if got := ratelimit.Limit(billing.DefaultPlans(), c.plan, c.group); got != c.want {
 			t.Errorf("Limit(%q, %s) = %d, want %d", c.plan, c.group, got, c.want)
 		}
 	}

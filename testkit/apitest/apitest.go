@@ -31,6 +31,7 @@ import (
 	"github.com/trawlhq/trawl/adapters/webhook"
 	"github.com/trawlhq/trawl/app"
 	"github.com/trawlhq/trawl/core/auth"
+	"github.com/trawlhq/trawl/core/billing"
 	"github.com/trawlhq/trawl/core/bulk"
 	"github.com/trawlhq/trawl/core/content"
 	"github.com/trawlhq/trawl/core/credits"
@@ -86,6 +87,8 @@ type Options struct {
 	// documents are refused like any non-HTML response).
 	Documents      map[ports.DocumentFormat]ports.DocumentConverter
 	DocumentLimits content.DocumentLimits
+	// Plans is the plan table (zero: the default one).
+	Plans billing.Plans
 }
 
 // LookupIP is the test resolver: every name fails to resolve except a few
@@ -161,7 +164,7 @@ func Start(t testing.TB, store storetest.Stores, o Options) *Env {
 		wo.WebhookTimeout = 2 * time.Second
 	}
 	stores := app.Stores{Accounts: store, Tokens: store, Ledger: ledgerStore, Idempotency: store, Jobs: store.(ports.JobStore)}
-	svc, err := app.NewServices(stores, e.Clock, pay, lim, out, app.ServiceOptions{LLMContextChars: 2000, Worker: wo, Documents: o.DocumentLimits}, o.Logger)
+	svc, err := app.NewServices(stores, e.Clock, pay, lim, out, app.ServiceOptions{LLMContextChars: 2000, Worker: wo, Documents: o.DocumentLimits, Plans: o.Plans}, o.Logger)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -75,7 +75,7 @@ func New(t *testing.T, store Stores) *Env {
 	if e.Ledger, err = credits.NewLedger(store, e.Clock); err != nil {
 		t.Fatal(err)
 	}
-	biller, err := credits.NewBiller(e.Ledger, store, e.Clock)
+	biller, err := credits.NewBiller(e.Ledger, store, e.Clock, billing.DefaultPlans())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -201,7 +201,7 @@ func (e *Env) Balance() (balance, held int64) {
 	if err != nil {
 		e.T.Fatal(err)
 	}
-	return billing.Balance(st), held
+	return billing.DefaultPlans().Balance(st), held
 }
 
 // Receiver records webhook deliveries; it answers 503 to the first Fail.

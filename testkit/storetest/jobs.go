@@ -218,8 +218,8 @@ func testKeyedCharges(t *testing.T, s Stores) {
 		}
 	}
 	st, held, _ := s.ReadCredits(ctx, a.ID, clock.Now())
-	if held != 0 || billing.Balance(st) != 6000-8 {
-		t.Fatalf("after draining the hold: held %d balance %d", held, billing.Balance(st))
+	if held != 0 || billing.DefaultPlans().Balance(st) != 6000-8 {
+		t.Fatalf("after draining the hold: held %d balance %d", held, billing.DefaultPlans().Balance(st))
 	}
 	if _, total, _ := s.Transactions(ctx, a.ID, 10, 0); total != 4 {
 		t.Fatalf("%d transactions, want 4", total)

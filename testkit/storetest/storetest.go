@@ -437,7 +437,7 @@ func testConcurrentCharges(t *testing.T, s Stores) {
 	tok := newToken(t, s, a.ID, 1)
 	err := s.WithCredits(ctx, a.ID, func(tx ports.LedgerTx) error {
 		st := tx.State()
-		st.AllowanceUsed, st.Used = billing.MustPlan("basic").MonthlyCredits-100, billing.MustPlan("basic").MonthlyCredits-100
+		st.AllowanceUsed, st.Used = billing.DefaultPlans().Must("basic").MonthlyCredits-100, billing.DefaultPlans().Must("basic").MonthlyCredits-100
 		st.PeriodStart = st.PlanAnchor
 		return tx.SaveState(st)
 	})
@@ -445,7 +445,7 @@ func testConcurrentCharges(t *testing.T, s Stores) {
 		t.Fatal(err)
 	}
 	ledger, _ := credits.NewLedger(s, clock)
-	biller, _ := credits.NewBiller(ledger, s, clock)
+	biller, _ := credits.NewBiller(ledger, s, clock, billing.DefaultPlans())
 	principal := ports.Principal{Account: a, Token: tok}
 	var ok, short atomic.Int32
 	var wg sync.WaitGroup
@@ -474,7 +474,7 @@ func testConcurrentCharges(t *testing.T, s Stores) {
 		t.Fatalf("succeeded %d, refused %d; want 50 and 150", ok.Load(), short.Load())
 	}
 	st, held, _ := s.ReadCredits(ctx, a.ID, clock.Now())
-	if b := billing.Balance(st); b != 0 || held != 0 {
+	if b := billing.DefaultPlans().Balance(st); b != 0 || held != 0 {
 		t.Fatalf("balance %d held %d after the race; want 0 and 0", b, held)
 	}
 	txs, total, _ := s.Transactions(ctx, a.ID, 100, 0)
@@ -496,7 +496,7 @@ func testRevokedToken(t *testing.T, s Stores) {
 	a := newAccount(t, s, "a@example.com", "basic")
 	tok := newToken(t, s, a.ID, 1)
 	ledger, _ := credits.NewLedger(s, clock)
-	biller, _ := credits.NewBiller(ledger, s, clock)
+	biller, _ := credits.NewBiller(ledger, s, clock, billing.DefaultPlans())
 	_, err := biller.Run(ctx, credits.Call{Principal: ports.Principal{Account: a, Token: tok}, Service: billing.Content}, func(context.Context) (int64, ports.TransactionMetadata, error) {
 		if err := s.DeleteToken(ctx, a.ID, tok.ID); err != nil {
 			t.Fatal(err)

@@ -1,4 +1,5 @@
-// Command trawl-bench measures the foundation's figures on this machine:
+// Command trawl-bench (make bench) measures Trawl's figures on this machine,
+// outside the product tree so the server links none of it:
 // GET /v1/credits under concurrency over real TCP (SQLite and Postgres)
 // beside a hello-world net/http handler measured in the same run, and ledger
 // reserve+settle throughput on each store.
@@ -15,6 +16,8 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"runtime"
+	"runtime/pprof"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -27,7 +30,6 @@ import (
 	"github.com/trawlhq/trawl/adapters/payment"
 	"github.com/trawlhq/trawl/adapters/sqlstore"
 	"github.com/trawlhq/trawl/app"
-	"github.com/trawlhq/trawl/core/ratelimit"
 	"github.com/trawlhq/trawl/ports"
 	"github.com/trawlhq/trawl/testkit/pgtest"
 )
@@ -37,15 +39,44 @@ func main() {
 	pairs := flag.Int("pairs", 3, "Trawl and floor runs alternated this many times (medians reported)")
 	conc := flag.Int("c", 16, "concurrent clients")
 	pgURL := flag.String("postgres", pgtest.ServerURL(), "admin URL of a Postgres server (a scratch database is created)")
-	only := flag.String("only", "", "run one figure: limiters")
+	only := flag.String("only", "", "run one part: http (the HTTP loads on each store) or limiters")
+	storeName := flag.String("store", "", "run the store loads on this store only: sqlite or postgres (default both)")
+	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the run (server and load) to this file, for go tool pprof")
+	blockProfile := flag.String("blockprofile", "", "write a profile of where goroutines waited (locks, channels, select) to this file")
 	flag.Parse()
 	log.SetFlags(0)
+	if *blockProfile != "" {
+		runtime.SetBlockProfileRate(int(10 * time.Microsecond))
+		defer func() {
+			f, err := os.Create(*blockProfile)
+			if err != nil {
+				log.Fatal(err)
+			}
+			defer f.Close()
+			if err := pprof.Lookup("block").WriteTo(f, 0); err != nil {
+				log.Fatal(err)
+			}
+		}()
+	}
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err != nil {
+			log.Fatal(err)
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			log.Fatal(err)
+		}
+		defer func() { pprof.StopCPUProfile(); f.Close() }()
+	}
 	if *only == "limiters" {
 		limiterFigure(*pgURL, *conc, *duration)
 		return
 	}
+	if *only != "" && *only != "http" {
+		log.Fatalf("-only %q: want http or limiters", *only)
+	}
 
-	fmt.Printf("trawl-bench: %d clients, %s per load, %d alternated pairs (medians), GOMAXPROCS=%d\n", *conc, *duration, *pairs, runtimeProcs())
+	fmt.Printf("trawl-bench: %d clients, %s per load, %d alternated pairs (medians; the ratio is the median of the pairs' ratios), GOMAXPROCS=%d\n", *conc, *duration, *pairs, runtimeProcs())
 	fmt.Printf("ratio: Trawl's requests/s over its floor's, measured in the same run\n\n")
 	fmt.Printf("%-40s %10s %9s %9s   %10s %9s %9s   %6s\n", "HTTP load", "Trawl r/s", "p50", "p99", "floor r/s", "p50", "p99", "ratio")
 
@@ -73,6 +104,9 @@ func main() {
 	}
 	var ledgers []ledgerFig
 	for _, st := range stores {
+		if *storeName != "" && *storeName != st.name {
+			continue
+		}
 		s, closeFn, err := st.open()
 		if err != nil {
 			fmt.Printf("%-40s skipped: %v\n", "GET /v1/credits ("+st.name+")", err)
@@ -93,10 +127,17 @@ func main() {
 			log.Fatal(err)
 		}
 		pairRow("GET /v1/scrape ("+st.name+")", b.handler, sfloor, "/v1/scrape?url="+url.QueryEscape("http://"+page.host+"/"), b.token, *conc, *duration, *pairs)
+		if *only == "http" {
+			closeFn()
+			continue
+		}
 		contended := ledgerOps(s, b.svc, *conc, *duration, false)
 		spread := ledgerOps(s, b.svc, *conc, *duration, true)
 		ledgers = append(ledgers, ledgerFig{name: st.name, contended: contended, spread: spread})
 		closeFn()
+	}
+	if *only == "http" {
+		return
 	}
 	fmt.Printf("\n%-40s %16s %16s\n", "Ledger reserve+settle", "one account", fmt.Sprintf("%d accounts", *conc))
 	for _, l := range ledgers {
@@ -138,9 +179,18 @@ func pairRow(name string, trawl, floor http.Handler, path, token string, c int, 
 	if n := sumErrors(tr) + sumErrors(fl); n > 0 {
 		errs = fmt.Sprintf("  %d errors", n)
 	}
+	// The ratio is the median of each pair's own ratio: a pair's two runs
+	// are seconds apart, so what else the machine does weighs on both.
+	ratios := make([]float64, 0, pairs)
+	for i := range tr {
+		if fl[i].rps > 0 {
+			ratios = append(ratios, tr[i].rps/fl[i].rps)
+		}
+	}
 	ratio := 0.0
-	if f.rps > 0 {
-		ratio = t.rps / f.rps
+	if len(ratios) > 0 {
+		slices.Sort(ratios)
+		ratio = ratios[len(ratios)/2]
 	}
 	fmt.Printf("%-40s %10.0f %9s %9s   %10.0f %9s %9s   %6.2f%s\n", name,
 		t.rps, t.p50.Round(time.Microsecond), t.p99.Round(time.Microsecond),
@@ -232,10 +282,7 @@ func build(s *sqlstore.Store, pageHost, pageAddr string) (built, error) {
 	}
 	lim, _ := limiter.NewMemory(clk)
 	opts := cfg.ServiceOptions()
-	opts.Limits = ratelimit.Table{}
-	for g := range ratelimit.BasicPerMinute {
-		opts.Limits[g] = 1 << 30
-	}
+	opts.Plans = liftedPlans()
 	svc, err := app.NewServices(app.SQLStores(s), clk, pay, lim, out, opts, nil)
 	if err != nil {
 		return built{}, err

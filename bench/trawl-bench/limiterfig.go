@@ -59,7 +59,7 @@ func limiterFigure(pgURL string, c int, d time.Duration) {
 		log.Fatal(err)
 	}
 	pay, _ := payment.NewLocal(s, clk, "http://127.0.0.1")
-	auth, _, err := app.NewAccountServices(app.SQLStores(s), clk, pay, cfg.ServiceOptions().Pricing)
+	auth, _, err := app.NewAccountServices(app.SQLStores(s), clk, pay, cfg.ServiceOptions().Pricing, cfg.Plans)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -76,8 +76,6 @@ func limiterFigure(pgURL string, c int, d time.Duration) {
 		}
 		tokens[i] = tok.Secret
 	}
-	limits := ratelimit.DefaultTable()
-	limits[ratelimit.Scrape] = 1_000_000
 
 	mem, _ := limiter.NewMemory(clk)
 	limiters := []struct {
@@ -111,7 +109,7 @@ func limiterFigure(pgURL string, c int, d time.Duration) {
 		lim  ports.RateLimiter
 	}{"memory (again)", mem})
 	opts := cfg.ServiceOptions()
-	opts.Limits = limits
+	opts.Plans = liftedPlans(string(ratelimit.Scrape))
 	for _, l := range limiters {
 		svc, err := app.NewServices(app.SQLStores(s), clk, pay, l.lim, out, opts, nil)
 		if err != nil {
