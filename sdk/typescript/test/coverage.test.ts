@@ -8,11 +8,15 @@ import {
   Trawl,
   type operations,
   type Affordability,
+  type BulkCompletionResult,
+  type BulkJob,
   type BulkRequest,
+  type BulkResult,
   type Checkout,
   type Extracted,
   type ExtractRequest,
   type PromptAnswer,
+  type Reason,
   type Scraped,
   type ServiceType,
   type SiteMap,
@@ -65,4 +69,32 @@ const derived: { [K in "Affordability" | "BulkRequest" | "Checkout" | "Extracted
 
 test("the types derived from operations are defined", () => {
   assert.equal(Object.values(derived).every(Boolean), true);
+});
+
+// The friendly names of bulk results keep the fields callers branch on: a
+// document that drops or renames one fails the build of these tests.
+type Has<T, K extends PropertyKey> = K extends keyof T ? true : false;
+const bulkFields: { [K in "request.render" | "job.render" | "result.engine" | "result.reason" | "result.retryable" | "completion.engine" | "completion.reason" | "completion.retryable"]: true } = {
+  "request.render": true satisfies Has<BulkRequest, "render">,
+  "job.render": true satisfies Has<BulkJob, "render">,
+  "result.engine": true satisfies Has<BulkResult, "engine">,
+  "result.reason": true satisfies Has<BulkResult, "reason">,
+  "result.retryable": true satisfies Has<BulkResult, "retryable">,
+  "completion.engine": true satisfies Has<BulkCompletionResult, "engine">,
+  "completion.reason": true satisfies Has<BulkCompletionResult, "reason">,
+  "completion.retryable": true satisfies Has<BulkCompletionResult, "retryable">,
+};
+
+// ExtractRequest replaces the generated type of schema (an empty object) by
+// any JSON Schema; the document must still have the field.
+const extractSchema: true = true satisfies Has<operations["extract"]["requestBody"]["content"]["application/json"], "schema">;
+const anySchema: ExtractRequest["schema"] = { type: "object", properties: { name: { type: "string" } }, required: ["name"] };
+
+test("bulk requests and results carry render, engine, reason and retryable", () => {
+  assert.equal(Object.values(bulkFields).every(Boolean), true);
+  // A failed URL's reason is the same code as a 503's.
+  const reason: Reason = "page_not_found" satisfies NonNullable<BulkResult["reason"]>;
+  assert.equal(reason, "page_not_found");
+  assert.equal(extractSchema, true);
+  assert.equal(typeof anySchema, "object");
 });
