@@ -364,7 +364,11 @@ test("waitForBulkJob gives up after timeoutMs", async () => {
   await withServer(
     (_req, res) => json(res, 200, job("processing", 2)),
     async (s) => {
-      const err = await rejects(client(s).waitForBulkJob("job_1", { intervalMs: 10, timeoutMs: 60 }));
+      // The first poll of a fresh process can take a few hundred ms on a busy
+      // machine; the time left after it must still allow further polls.
+      const started = Date.now();
+      const err = await rejects(client(s).waitForBulkJob("job_1", { intervalMs: 20, timeoutMs: 1500 }));
+      assert.ok(Date.now() - started >= 1500, "it waited the whole timeoutMs");
       assert.equal(err.status, 0);
       assert.match(err.message, /still processing \(2 of 4 URLs\)/);
       assert.ok(s.seen.length >= 2);
