@@ -65,10 +65,12 @@ func npm(t *testing.T, ctx context.Context, args ...string) {
 // lockfile, runs its own tests (the retry policy against a scripted
 // server, webhook signatures, and the check that src/schema.ts is what
 // openapi-typescript makes of the current OpenAPI document), then runs it
-// against the real binary: billed calls and their credits headers, errors,
-// a retry after a failed model answer, search with domain lists, a bulk job
-// with progress and a signed webhook it verifies, transaction pages and the
-// per-minute limit.
+// against the real binary: billed calls (content, scrape, map, prompt,
+// extract, search) and their credits headers, errors, a retry after a
+// failed model answer, search with domain lists, a bulk job with progress
+// and a signed webhook it verifies, a bulk job read with render=never whose
+// missing page carries its reason and retryable flag, transaction pages,
+// the usage stats and the per-minute limit.
 func TestSDKTypeScript(t *testing.T) {
 	node := requireNode(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
@@ -98,6 +100,25 @@ func TestSDKTypeScript(t *testing.T) {
 		fakesearch.Result{Title: "Elsewhere", Link: "http://other.test/", Snippet: "Not on the whitelist."})
 	model := fakellm.New(t)
 	model.FailNext(400) // the first prompt gets a retryable 503 the client retries
+	// An extraction is answered from the page the model was given: its
+	// post number, which the client's test checks against the URL it asked
+	// for. A prompt is echoed.
+	story := regexp.MustCompile(`Story number (\d+)`)
+	model.Answer = func(r fakellm.Request) string {
+		text := r.Messages[len(r.Messages)-1].Content
+		if len(r.ResponseFormat) > 0 {
+			var page strings.Builder
+			for _, m := range r.Messages {
+				page.WriteString(m.Content)
+			}
+			if m := story.FindStringSubmatch(page.String()); m != nil {
+				return fmt.Sprintf(`{"title":"Post %s","story":%s}`, m[1], m[1])
+			}
+			return `{}`
+		}
+		line, _, _ := strings.Cut(text, "\n")
+		return fmt.Sprintf("[%s] You asked: %s", r.Model, line)
+	}
 	t.Setenv("TRAWL_SEARCH_GOOGLE_URL", engine.URL)
 	t.Setenv("TRAWL_LLM_BASE_URL", model.BaseURL())
 	t.Setenv("TRAWL_LLM_MODEL", "e2e-model")

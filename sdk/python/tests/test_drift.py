@@ -155,7 +155,7 @@ class TheCheckFindsDrift(unittest.TestCase):
 
     def test_failure_reason_added(self) -> None:
         self.assertReported(
-            lambda d: d["components"]["schemas"]["Failure"]["properties"]["reason"]["enum"].append("paywall"), "paywall"
+            lambda d: d["components"]["schemas"]["Reason"]["enum"].append("paywall"), "paywall"
         )
 
     def test_webhook_field_added(self) -> None:

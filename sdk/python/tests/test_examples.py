@@ -60,7 +60,7 @@ class AgainstTheServer(unittest.TestCase):
         out = example("bulk_wait.py", *urls)
         self.assertEqual(out.returncode, 0, out.stderr)
         self.assertIn(f"completed: {len(urls)}/{len(urls)} processed, 0 failed", out.stdout)
-        self.assertEqual(out.stdout.count("succeeded 200"), len(urls))
+        self.assertEqual(out.stdout.count("succeeded 200 http "), len(urls), out.stdout)
 
     def test_transactions(self) -> None:
         needs_server()

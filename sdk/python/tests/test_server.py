@@ -23,7 +23,7 @@ import queue
 import threading
 import time
 import unittest
-from typing import Any, Dict, List, Tuple
+from typing import Any, Dict, List, Tuple, cast
 
 from trawl import Client, TrawlError, WebhookVerificationError, parse_webhook, verify_signature
 from trawl.types import BulkJob
@@ -212,6 +212,33 @@ class Server(unittest.TestCase):
         with self.assertRaises(TrawlError) as ctx:
             self.client.transactions(per_page=101)
         self.assertEqual(ctx.exception.status, 422)
+
+    def test_bulk_job_read_without_a_browser_with_a_failed_url(self) -> None:
+        urls = env("TRAWL_TEST_BULK_URLS").split(",")[:2]
+        missing = env("TRAWL_TEST_MISSING_URL")
+        with self.assertRaises(TrawlError) as ctx:
+            self.client.create_bulk_job(urls, email=True, render=cast(Any, "sometimes"))
+        self.assertEqual(ctx.exception.status, 422)
+        self.assertIn("render", ctx.exception.errors)
+        before = self.balance()
+        ack = self.client.create_bulk_job(urls + [missing], email=True, render="never")
+        self.assertEqual((ack.status, ack.data["urls_count"]), (202, 3))
+        job = self.client.wait_bulk_job(ack.data["job_id"], poll_interval=0.05, timeout=60).data
+        self.assertEqual((job["status"], job["success_count"], job["failed_count"]), ("completed", 2, 1), job)
+        self.assertEqual(job.get("render"), "never")
+        by_url = {r["url"]: r for r in job["results"]}
+        self.assertEqual(sorted(by_url), sorted(urls + [missing]))
+        for u in urls:
+            ok = by_url[u]
+            self.assertEqual((ok["status"], ok["success"], ok.get("engine")), ("succeeded", True, "http"), ok)
+            self.assertNotIn("reason", ok)
+            self.assertNotIn("retryable", ok)
+        failed = by_url[missing]
+        self.assertEqual((failed["status"], failed["success"]), ("failed", False), failed)
+        self.assertEqual((failed.get("reason"), failed.get("retryable")), ("page_not_found", False), failed)
+        self.assertTrue(failed["error"], failed)
+        self.assertNotEqual(failed.get("engine"), "browser", "render never reads no page in a browser")
+        self.assertEqual(self.balance(), before - 2 * len(urls), "the failed URL is free")
 
     def test_bulk_job_with_progress_and_signed_webhook(self) -> None:
         urls = env("TRAWL_TEST_BULK_URLS").split(",")

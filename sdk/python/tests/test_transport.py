@@ -228,11 +228,11 @@ class RetryPolicy(unittest.TestCase):
 
     def test_request_bodies(self) -> None:
         self.srv.answers = [(202, {}, {"job_id": "job_1"}), (200, {}, {"data": {}, "url": "u"})]
-        r = self.client.create_bulk_job(["https://a.example/"], email=True, callback_url="https://h.example/")
+        r = self.client.create_bulk_job(["https://a.example/"], email=True, callback_url="https://h.example/", render="never")
         self.assertEqual(r.status, 202)
         self.assertEqual(
             json.loads(self.srv.requests[0]["body"]),
-            {"urls": ["https://a.example/"], "email": True, "callback_url": "https://h.example/"},
+            {"urls": ["https://a.example/"], "email": True, "callback_url": "https://h.example/", "render": "never"},
         )
         self.assertEqual(self.srv.requests[0]["headers"]["Content-Type"], "application/json")
         self.client.extract("https://a.example/", {"type": "object"}, prompt="p")

@@ -247,7 +247,10 @@ export class Trawl {
   /**
    * Queues up to 100 URLs (or a sitemap's) for extraction, delivered by email
    * and/or a signed webhook (2 credits per URL extracted). With sync and 10
-   * URLs or fewer the job runs inside the call.
+   * URLs or fewer the job runs inside the call. render (auto, the server's
+   * default, always or never) reads every URL the way content() would; each
+   * of the job's results then says which engine read it, and a failed one
+   * its reason and whether it is retryable.
    */
   createBulkJob(request: BulkRequest, opts?: CallOptions): Promise<Answer<BulkAck>> {
     return this.#call({ method: "POST", path: "/v1/content/bulk", body: request, billed: true }, opts);

@@ -17,14 +17,29 @@ export type SearchResults = Schemas["SearchResults"];
 export type OrganicResult = Schemas["OrganicResult"];
 export type BulkAck = Schemas["BulkAck"];
 export type BulkJob = Schemas["BulkJob"];
+/**
+ * The outcome of one URL of a bulk job (BulkJob["results"]): engine says how
+ * its page was read when it was; a failed one carries reason, the code a
+ * single-URL call would have answered with its 503, and retryable, whether
+ * reading it again may succeed.
+ */
+export type BulkResult = BulkJob["results"][number];
 export type BulkCompletion = Schemas["BulkCompletion"];
+/** One URL of a finished job as the content-all-results webhook delivers it, with the same engine, reason and retryable. */
+export type BulkCompletionResult = BulkCompletion["results"][number];
 export type BulkFailure = Schemas["BulkFailure"];
 /** How a page is read: auto (the server's default), always or never rendered in a browser. */
 export type Render = Schemas["Render"];
 /** How a page was read: http or browser. */
 export type Engine = Schemas["Engine"];
-/** The stable code of a 503 answer (blocked, captcha, timeout, llm_failed, ...). */
-export type FailureReason = Schemas["Failure"]["reason"];
+/**
+ * Why a call or a bulk job's URL failed, as a stable code (blocked, captcha,
+ * page_not_found, timeout, llm_failed, ...). New codes may be added; treat
+ * an unknown one as unavailable.
+ */
+export type Reason = Schemas["Reason"];
+/** The stable code of a 503 answer; the same codes as Reason. */
+export type FailureReason = Reason;
 export type Failure = Schemas["Failure"];
 
 type JSONBody<Op> = Op extends { requestBody?: { content: { "application/json": infer B } } } ? B : never;
@@ -49,8 +64,14 @@ export type Extracted = OKBody<operations["extract"]>;
 
 /** The body of POST /v1/content/bulk. */
 export type BulkRequest = JSONBody<operations["createBulkContentJob"]>;
-/** The body of POST /v1/extract. */
-export type ExtractRequest = JSONBody<operations["extract"]>;
+/** A JSON Schema as an object (any keywords), or its JSON text. */
+export type JSONSchema = string | Record<string, unknown>;
+/**
+ * The body of POST /v1/extract. The document types schema as "an object or
+ * a string" without listing keywords, which the generated types read as an
+ * empty object; here it is any JSON Schema.
+ */
+export type ExtractRequest = Omit<JSONBody<operations["extract"]>, "schema"> & { schema: JSONSchema };
 /** The service types the cost previews price. */
 export type ServiceType = JSONBody<operations["previewCost"]>["service_type"];
 

@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { Trawl, TrawlError, type BulkJob, type RetryInfo, type Transaction } from "@trawlhq/trawl";
+import { Trawl, TrawlError, type BulkJob, type BulkResult, type Engine, type Reason, type RetryInfo, type Transaction } from "@trawlhq/trawl";
 import { json, serve, type Handler, type TestServer } from "./server.js";
 
 const TOKEN = "trawl_" + "a".repeat(40);
@@ -364,7 +364,11 @@ test("waitForBulkJob gives up after timeoutMs", async () => {
   await withServer(
     (_req, res) => json(res, 200, job("processing", 2)),
     async (s) => {
-      const err = await rejects(client(s).waitForBulkJob("job_1", { intervalMs: 10, timeoutMs: 60 }));
+      // The first poll of a fresh process can take a few hundred ms on a busy
+      // machine; the time left after it must still allow further polls.
+      const started = Date.now();
+      const err = await rejects(client(s).waitForBulkJob("job_1", { intervalMs: 20, timeoutMs: 1500 }));
+      assert.ok(Date.now() - started >= 1500, "it waited the whole timeoutMs");
       assert.equal(err.status, 0);
       assert.match(err.message, /still processing \(2 of 4 URLs\)/);
       assert.ok(s.seen.length >= 2);
@@ -388,6 +392,34 @@ test("runBulkJob creates the job once and waits for it", async () => {
       assert.deepEqual(JSON.parse(s.seen[0]!.body), { urls: ["https://example.com/a"], callback_url: "https://hooks.example.com/trawl" });
       assert.ok(s.seen[0]!.headers["idempotency-key"]);
       assert.equal(s.seen[1]!.path, "/v1/content/bulk/job%201%2Fx");
+    },
+  );
+});
+
+test("createBulkJob sends render, and the job's results carry engine, reason and retryable", async () => {
+  const results: BulkResult[] = [
+    { url: "https://example.com/a", status: "succeeded", success: true, statusCode: 200, error: null, engine: "http" },
+    { url: "https://example.com/gone", status: "failed", success: false, statusCode: 404, error: "The page was not found.", reason: "page_not_found", retryable: false },
+    { url: "https://example.com/slow", status: "failed", success: false, statusCode: 0, error: "The site did not answer in time.", reason: "timeout", retryable: true },
+  ];
+  await withServer(
+    (req, res) => {
+      if (req.method === "POST") {
+        return json(res, 202, { message: "queued", job_id: "job_r", urls_count: 3, url_source: "urls", delivery_method: "email", estimated_completion_time: "about 10 seconds", status: "queued", queued_at: "2026-01-01T00:00:00Z" });
+      }
+      json(res, 200, { ...job("completed", 3), render: "never", success_count: 1, failed_count: 2, results });
+    },
+    async (s) => {
+      const urls = results.map((r) => r.url);
+      const a = await client(s).runBulkJob({ urls, email: true, render: "never" }, { intervalMs: 5 });
+      assert.deepEqual(JSON.parse(s.seen[0]!.body), { urls, email: true, render: "never" });
+      assert.equal(a.data.render, "never");
+      const retry = a.data.results.filter((r) => r.status === "failed" && r.retryable).map((r) => r.url);
+      assert.deepEqual(retry, ["https://example.com/slow"]);
+      const reasons: (Reason | undefined)[] = a.data.results.map((r) => r.reason);
+      assert.deepEqual(reasons, [undefined, "page_not_found", "timeout"]);
+      const engines: (Engine | undefined)[] = a.data.results.map((r) => r.engine);
+      assert.deepEqual(engines, ["http", undefined, undefined]);
     },
   );
 });

@@ -8,11 +8,15 @@ import {
   Trawl,
   type operations,
   type Affordability,
+  type BulkCompletionResult,
+  type BulkJob,
   type BulkRequest,
+  type BulkResult,
   type Checkout,
   type Extracted,
   type ExtractRequest,
   type PromptAnswer,
+  type Reason,
   type Scraped,
   type ServiceType,
   type SiteMap,
@@ -65,4 +69,61 @@ const derived: { [K in "Affordability" | "BulkRequest" | "Checkout" | "Extracted
 
 test("the types derived from operations are defined", () => {
   assert.equal(Object.values(derived).every(Boolean), true);
+});
+
+// The query parameters and body fields each method sends, as the methods
+// build them from their arguments. A parameter or field the document adds
+// (or drops) fails the build of these tests until the method follows.
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+type QueryOf<Op extends keyof operations> = keyof NonNullable<operations[Op]["parameters"]["query"]>;
+type BodyOf<Op extends keyof operations> = operations[Op] extends { requestBody?: { content: { "application/json": infer B } } } ? keyof B : never;
+const sent: Record<string, true> = {
+  listTransactions: true satisfies Same<QueryOf<"listTransactions">, "page" | "per_page">,
+  scrape: true satisfies Same<QueryOf<"scrape">, "url" | "render">,
+  getContent: true satisfies Same<QueryOf<"getContent">, "url" | "render">,
+  map: true satisfies Same<QueryOf<"map">, "url" | "limit">,
+  search: true satisfies Same<QueryOf<"search">, "q" | "loc" | "hl" | "gl" | "engine">,
+  searchContent: true satisfies Same<
+    QueryOf<"searchContent">,
+    "q" | "loc" | "hl" | "gl" | "engine" | "max_content" | "whitelist_domains" | "whitelist_domains[]" | "blacklist_domains" | "blacklist_domains[]" | "render"
+  >,
+  previewCost: true satisfies Same<BodyOf<"previewCost">, "service_type" | "quantity">,
+  canAfford: true satisfies Same<BodyOf<"canAfford">, "service_type" | "quantity">,
+  purchaseCredits: true satisfies Same<BodyOf<"purchaseCredits">, "credits">,
+  prompt: true satisfies Same<BodyOf<"prompt">, "prompt" | "url" | "render">,
+  // extract and createBulkContentJob take the document's body as it is.
+  extract: true satisfies Same<keyof ExtractRequest, BodyOf<"extract">>,
+  createBulkContentJob: true satisfies Same<keyof BulkRequest, BodyOf<"createBulkContentJob">>,
+};
+
+test("each method sends the query parameters and body fields of its operation", () => {
+  assert.equal(Object.keys(sent).length, 12);
+});
+
+// The friendly names of bulk results keep the fields callers branch on: a
+// document that drops or renames one fails the build of these tests.
+type Has<T, K extends PropertyKey> = K extends keyof T ? true : false;
+const bulkFields: { [K in "request.render" | "job.render" | "result.engine" | "result.reason" | "result.retryable" | "completion.engine" | "completion.reason" | "completion.retryable"]: true } = {
+  "request.render": true satisfies Has<BulkRequest, "render">,
+  "job.render": true satisfies Has<BulkJob, "render">,
+  "result.engine": true satisfies Has<BulkResult, "engine">,
+  "result.reason": true satisfies Has<BulkResult, "reason">,
+  "result.retryable": true satisfies Has<BulkResult, "retryable">,
+  "completion.engine": true satisfies Has<BulkCompletionResult, "engine">,
+  "completion.reason": true satisfies Has<BulkCompletionResult, "reason">,
+  "completion.retryable": true satisfies Has<BulkCompletionResult, "retryable">,
+};
+
+// ExtractRequest replaces the generated type of schema (an empty object) by
+// any JSON Schema; the document must still have the field.
+const extractSchema: true = true satisfies Has<operations["extract"]["requestBody"]["content"]["application/json"], "schema">;
+const anySchema: ExtractRequest["schema"] = { type: "object", properties: { name: { type: "string" } }, required: ["name"] };
+
+test("bulk requests and results carry render, engine, reason and retryable", () => {
+  assert.equal(Object.values(bulkFields).every(Boolean), true);
+  // A failed URL's reason is the same code as a 503's.
+  const reason: Reason = "page_not_found" satisfies NonNullable<BulkResult["reason"]>;
+  assert.equal(reason, "page_not_found");
+  assert.equal(extractSchema, true);
+  assert.equal(typeof anySchema, "object");
 });

@@ -4,7 +4,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { createServer, type IncomingHttpHeaders } from "node:http";
-import { Trawl, TrawlError, isWebhookAuthentic, parseWebhook, type BulkJob, type RetryInfo } from "@trawlhq/trawl";
+import { Trawl, TrawlError, isWebhookAuthentic, parseWebhook, type BulkJob, type BulkResult, type Render, type RetryInfo } from "@trawlhq/trawl";
 
 const env = process.env;
 const live = env.TRAWL_SDK_LIVE_URL;
@@ -144,6 +144,33 @@ test("the client against the real server", { skip, timeout: 120_000 }, async (t)
     assert.deepEqual(a.credits, { charged: 10, remaining: balance });
   });
 
+  await t.test("scrape returns the raw page for 1 credit", async () => {
+    const a = await trawl.scrape(page(2), { render: "never" });
+    assert.equal(a.status, 200);
+    assert.equal(a.data.statusCode, 200);
+    assert.equal(a.data.url, page(2));
+    assert.match(a.data.contentType, /^text\/html/);
+    assert.match(a.data.html, /<footer>© Fixture<\/footer>/, "the whole page, not only its main content");
+    assert.equal(a.data.engine, "http");
+    balance -= 1;
+    assert.deepEqual(a.credits, { charged: 1, remaining: balance });
+  });
+
+  await t.test("extract shapes the page by a JSON Schema for 10 credits", async () => {
+    const schema = { type: "object", properties: { title: { type: "string" }, story: { type: "integer" } }, required: ["title", "story"] };
+    const a = await trawl.extract({ url: page(4), schema, render: "never" });
+    assert.equal(a.data.url, page(4));
+    assert.deepEqual(a.data.data, { title: "Post 4", story: 4 }, "the model read the page it was given");
+    balance -= 10;
+    assert.deepEqual(a.credits, { charged: 10, remaining: balance });
+    // An answer that does not validate against the schema (twice) is a free, retryable 503.
+    const once = new Trawl({ baseUrl: base, token, attempts: 1 });
+    const err = await rejects(once.extract({ url: page(4), schema: { type: "object", properties: { title: { type: "integer" } }, required: ["title"] }, render: "never" }));
+    assert.deepEqual([err.status, err.reason, err.retryable, err.attempts], [503, "llm_failed", true, 1]);
+    assert.match(err.message, /title/);
+    assert.deepEqual(err.credits, { charged: 0, remaining: balance });
+  });
+
   await t.test("search with content: the whitelist reaches the server", async () => {
     const r = await trawl.searchContent({ q: "tide pools", whitelistDomains: [site], maxContent: 2, render: "never" });
     const [first, second] = r.data.organic_results;
@@ -192,9 +219,38 @@ test("the client against the real server", { skip, timeout: 120_000 }, async (t)
     }
   });
 
+  await t.test("a bulk job read without a browser: engine http per page, a failed URL's reason and retryable", async () => {
+    const bad = await rejects(trawl.createBulkJob({ urls: [page(5)], email: true, render: "sometimes" as Render }));
+    assert.equal(bad.status, 422);
+    assert.ok(bad.errors?.render?.length, `errors: ${JSON.stringify(bad.errors)}`);
+    const missing = `http://${site}/no-such-page`;
+    const urls = [page(5), page(7), missing];
+    const done = await trawl.runBulkJob({ urls, email: true, render: "never" }, { intervalMs: 20, timeoutMs: 60_000 });
+    const job = done.data;
+    assert.equal(job.status, "completed");
+    assert.equal(job.render, "never");
+    assert.deepEqual([job.success_count, job.failed_count], [2, 1]);
+    const byUrl = new Map<string, BulkResult>(job.results.map((r) => [r.url, r]));
+    assert.deepEqual([...byUrl.keys()].sort(), [...urls].sort());
+    for (const u of [page(5), page(7)]) {
+      const r = byUrl.get(u)!;
+      assert.deepEqual([r.status, r.success, r.engine], ["succeeded", true, "http"], JSON.stringify(r));
+      assert.equal(r.reason, undefined);
+      assert.equal(r.retryable, undefined);
+    }
+    const failed = byUrl.get(missing)!;
+    assert.deepEqual([failed.status, failed.success], ["failed", false], JSON.stringify(failed));
+    assert.equal(failed.reason, "page_not_found");
+    assert.equal(failed.retryable, false);
+    assert.ok(failed.error);
+    assert.notEqual(failed.engine, "browser", "render never reads no page in a browser");
+    balance -= 4; // the failed URL is free
+    assert.equal((await trawl.credits()).data.balance, balance);
+  });
+
   await t.test("transactions: every charge once, newest first, across pages", async () => {
     const first = await trawl.transactionPage(1, 5);
-    assert.equal(first.data.total, 16, "1 content, 1 map, 1 prompt, 1 search, 12 bulk pages");
+    assert.equal(first.data.total, 20, "1 content, 1 map, 1 prompt, 1 scrape, 1 extract, 1 search, 12 + 2 bulk pages");
     assert.equal(first.data.last_page, 4);
     const seen: number[] = [];
     let charged = 0;
@@ -202,12 +258,16 @@ test("the client against the real server", { skip, timeout: 120_000 }, async (t)
       seen.push(tx.id);
       charged += tx.credits;
     }
-    assert.equal(seen.length, 16);
+    assert.equal(seen.length, 20);
     assert.deepEqual([...seen].sort((a, b) => b - a), seen, "newest first");
     assert.equal(new Set(seen).size, seen.length);
     assert.equal(charged, 90_000 - balance);
     const credits = await trawl.credits();
     assert.equal(credits.data.balance, balance);
+    const stats = await trawl.usageStats();
+    assert.deepEqual(stats.credits, { charged: null, remaining: null }, "free: no credits headers");
+    assert.deepEqual([stats.data.balance, stats.data.limit, stats.data.used], [balance, 90_000, 90_000 - balance]);
+    assert.deepEqual(stats.data, credits.data.status);
   });
 
   await t.test("a wrong token is a 401, not retried", async () => {

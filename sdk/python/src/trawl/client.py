@@ -452,10 +452,14 @@ class Client:
         email: Optional[bool] = None,
         callback_url: Optional[str] = None,
         sync: Optional[bool] = None,
+        render: Optional[Render] = None,
     ) -> Result[BulkAck]:
         """Queues up to 100 URLs (or a sitemap's) for extraction, delivered by
         email and/or signed webhook (2 credits per URL extracted). With
-        ``sync`` and 10 URLs or fewer the job runs inside the call (status 200)."""
+        ``sync`` and 10 URLs or fewer the job runs inside the call (status 200).
+        ``render`` reads every URL of the job the way the single-URL calls do
+        (the server's default is ``auto``); each result says which ``engine``
+        read it, and a failed one its ``reason`` and whether it is ``retryable``."""
         body: BulkRequest = {}
         if urls is not None:
             body["urls"] = list(urls)
@@ -467,6 +471,8 @@ class Client:
             body["callback_url"] = callback_url
         if sync is not None:
             body["sync"] = sync
+        if render is not None:
+            body["render"] = render
         return cast(Result[BulkAck], self._call("createBulkContentJob", body=body))
 
     def bulk_job(self, job_id: str) -> Result[BulkJob]:

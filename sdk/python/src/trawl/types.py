@@ -58,8 +58,8 @@ Reason = Literal[
     "delivery_failed",
     "unavailable",
 ]
-"""The stable codes of a 503's ``reason``. New codes may be added; treat an
-unknown one as ``unavailable``."""
+"""The stable codes of a 503's ``reason``, and of a failed URL of a bulk job.
+New codes may be added; treat an unknown one as ``unavailable``."""
 
 
 class User(TypedDict):
@@ -334,6 +334,7 @@ class BulkRequest(TypedDict, total=False):
     email: bool
     callback_url: str
     sync: bool
+    render: Render
 
 
 class BulkAck(TypedDict):
@@ -350,13 +351,21 @@ class BulkAck(TypedDict):
 
 
 class BulkResult(TypedDict):
-    """The outcome of one URL of a job."""
+    """The outcome of one URL of a job.
+
+    ``engine`` says how a page was read (``http`` or ``browser``); a failed
+    URL carries ``reason``, the stable code a single-URL 503 would have, and
+    ``retryable``, whether reading it again may succeed.
+    """
 
     url: str
     status: Literal["pending", "succeeded", "failed"]
     success: bool
     statusCode: int
     error: Optional[str]
+    engine: NotRequired[Engine]
+    reason: NotRequired[Reason]
+    retryable: NotRequired[bool]
 
 
 class BulkDelivery(TypedDict):
@@ -381,6 +390,7 @@ class BulkJob(TypedDict):
     url_source: str
     delivery_method: str
     sync: NotRequired[bool]
+    render: NotRequired[Render]
     urls_count: int
     processed_count: int
     success_count: int
@@ -403,12 +413,16 @@ class WebhookUser(TypedDict):
 
 
 class BulkCompletionResult(TypedDict):
-    """One URL of a finished job, as delivered by webhook."""
+    """One URL of a finished job, as delivered by webhook; ``engine``,
+    ``reason`` and ``retryable`` as in :class:`BulkResult`."""
 
     url: str
     success: bool
     content: Optional[Content]
     error: Optional[str]
+    engine: NotRequired[Engine]
+    reason: NotRequired[Reason]
+    retryable: NotRequired[bool]
 
 
 class BulkCompletion(TypedDict):
