@@ -46,13 +46,13 @@ func testWaitsOnTheClock(t *testing.T, store Stores) {
 
 	// Idle, the worker polls on the clock: a job queued without a wake-up
 	// is claimed when the clock passes the poll interval.
+	if !e.Clock.WaitFor(2, 10*time.Second) { // the poll, and the finished job's last renewal timer
+		t.Fatal("the idle worker is not polling on the clock")
+	}
 	e.Job("job_polled", []string{"http://pages.test/page/2"}, "")
 	time.Sleep(50 * time.Millisecond)
 	if s := e.JobState("job_polled").Status; s != ports.JobQueued {
 		t.Fatalf("claimed before the poll interval passed: %s", s)
-	}
-	if !e.Clock.WaitFor(2, 10*time.Second) { // the poll, and the finished job's last renewal timer
-		t.Fatal("the idle worker is not polling on the clock")
 	}
 	e.Clock.Advance(time.Hour)
 	e.Eventually("the polled job to complete", func() bool { return e.JobState("job_polled").Status == ports.JobCompleted })
