@@ -114,10 +114,6 @@ type JobStore interface {
 	Deliveries(ctx context.Context, jobID string) ([]DeliveryAttempt, error)
 	// PendingURLs counts the URLs not yet processed across unfinished jobs.
 	PendingURLs(ctx context.Context) (int, error)
-	// WebhookSecret returns the account's secret, creating it with newSecret
-	// when it has none.
-	WebhookSecret(ctx context.Context, accountID int64, newSecret func() string) (string, error)
-	SetWebhookSecret(ctx context.Context, accountID int64, secret string) error
 }
 
 // Webhook is one POST to a callback URL.
