@@ -35,13 +35,22 @@ const (
 	ChannelWebhook DeliveryChannel = "webhook"
 )
 
+// URLSource is where a bulk job's URLs came from.
+type URLSource string
+
+// URL sources as requests and job records name them.
+const (
+	SourceURLs    URLSource = "urls"
+	SourceSitemap URLSource = "sitemap"
+)
+
 // BulkJob is an accepted bulk content job.
 type BulkJob struct {
 	ID          string
 	AccountID   int64
 	TokenID     int64
 	Status      JobStatus
-	URLSource   string // urls or sitemap
+	URLSource   URLSource
 	Sitemap     string
 	Email       bool
 	CallbackURL string

@@ -39,7 +39,7 @@ type jobRow struct {
 const jobCols = `id, account_id, token_id, status, url_source, sitemap, email, callback_url, sync, hold_id, urls_count, request_id, error, archive_key, lease_owner, lease_until, queued_at, started_at, completed_at, failed_at, render, trace_parent`
 
 func (r jobRow) job() ports.BulkJob {
-	return ports.BulkJob{ID: r.ID, AccountID: r.AccountID, TokenID: r.TokenID, Status: ports.JobStatus(r.Status), URLSource: r.URLSource, Sitemap: r.Sitemap,
+	return ports.BulkJob{ID: r.ID, AccountID: r.AccountID, TokenID: r.TokenID, Status: ports.JobStatus(r.Status), URLSource: ports.URLSource(r.URLSource), Sitemap: r.Sitemap,
 		Email: r.Email, CallbackURL: r.CallbackURL, Sync: r.Sync, HoldID: r.HoldID, URLsCount: r.URLsCount, RequestID: r.RequestID,
 		Error: r.Error, ArchiveKey: r.ArchiveKey, LeaseOwner: r.LeaseOwner, LeaseUntil: fromMS(r.LeaseUntil), QueuedAt: fromMS(r.QueuedAt),
 		StartedAt: timePtr(r.StartedAt), CompletedAt: timePtr(r.CompletedAt), FailedAt: timePtr(r.FailedAt), Render: r.Render, TraceParent: r.TraceParent}

@@ -48,7 +48,7 @@ type Ack struct {
 	Message                 string
 	JobID                   string
 	URLsCount               int
-	URLSource               string
+	URLSource               ports.URLSource
 	DeliveryMethod          string
 	EstimatedCompletionTime string
 	Status                  ports.JobStatus
@@ -72,7 +72,7 @@ func (s *Service) Submit(ctx context.Context, call credits.Call, r Request) (Ack
 	if err != nil {
 		return Ack{}, err
 	}
-	if c.Source == "urls" {
+	if c.Source == ports.SourceURLs {
 		if bad := s.nonPublic(ctx, c.URLs); len(bad) > 0 {
 			var fe failure.FieldErrors
 			for _, i := range bad {
@@ -81,7 +81,7 @@ func (s *Service) Submit(ctx context.Context, call credits.Call, r Request) (Ack
 			return Ack{}, fe.Err(op)
 		}
 	}
-	if c.Source == "sitemap" {
+	if c.Source == ports.SourceSitemap {
 		urls, err := s.sitemaps.Read(ctx, c.Sitemap, "sitemap", MaxURLs)
 		if err != nil {
 			return Ack{}, err

@@ -28,7 +28,7 @@ type jobStores interface {
 }
 
 func job(id string, accountID int64, at time.Time) ports.BulkJob {
-	return ports.BulkJob{ID: id, AccountID: accountID, TokenID: 1, Status: ports.JobQueued, URLSource: "urls", Email: true, CallbackURL: "https://hooks.example/x", QueuedAt: at, HoldID: "hold_1", RequestID: "req"}
+	return ports.BulkJob{ID: id, AccountID: accountID, TokenID: 1, Status: ports.JobQueued, URLSource: ports.SourceURLs, Email: true, CallbackURL: "https://hooks.example/x", QueuedAt: at, HoldID: "hold_1", RequestID: "req"}
 }
 
 func testJobLifecycle(t *testing.T, st Stores) {
