@@ -235,9 +235,13 @@ type Status struct {
 	DeliveryMethod string
 }
 
+// MsgJobNotFound is what every caller is told of a job that does not exist
+// or belongs to another account (the two are not told apart).
+const MsgJobNotFound = "Job not found."
+
 // Status reads a job of the caller's account; another account's job is NotFound.
 func (s *Service) Status(ctx context.Context, accountID int64, jobID string) (Status, error) {
-	notFound := failure.E("bulk.Status", failure.NotFound, "Job not found.")
+	notFound := failure.E("bulk.Status", failure.NotFound, MsgJobNotFound)
 	if !plausibleJobID(jobID) {
 		return Status{}, notFound // no job has such an id; the store is not asked
 	}
