@@ -507,13 +507,14 @@ Create more with: trawl tokens create --email %s
 }
 
 // env is what the admin commands and the bootstrap use: the store, accounts
-// and tokens, and credits. It opens no outbound adapter, so an admin command
+// and tokens, credits, and webhook secrets. It opens no outbound adapter, so an admin command
 // writes nothing to the data dir (no link-signing key, no outbox) and, with
 // --database, touches no local directory at all.
 type env struct {
 	store   *sqlstore.Store
 	auth    *auth.Service
 	credits *credits.Service
+	secrets *bulk.Secrets
 }
 
 func (e env) close() { e.store.Close() }
@@ -528,6 +529,9 @@ func openEnv(ctx context.Context, cfg Config) (env, error) {
 	pay, err := payment.NewLocal(store, clk, cfg.PublicBase())
 	if err == nil {
 		e.auth, e.credits, err = NewAccountServices(SQLStores(store), clk, pay, cfg.ServiceOptions().Pricing, cfg.Plans)
+	}
+	if err == nil {
+		e.secrets, err = bulk.NewSecrets(store)
 	}
 	if err != nil {
 		store.Close()
@@ -672,13 +676,11 @@ func (c CLI) admin(cmd string, o *options) error {
 		if err != nil {
 			return err
 		}
-		var secret string
+		show := e.secrets.Show
 		if *rotate {
-			secret = bulk.NewWebhookSecret()
-			err = e.store.SetWebhookSecret(ctx, a.ID, secret)
-		} else {
-			secret, err = e.store.WebhookSecret(ctx, a.ID, bulk.NewWebhookSecret)
+			show = e.secrets.Rotate
 		}
+		secret, err := show(ctx, a.ID)
 		if err != nil {
 			return err
 		}

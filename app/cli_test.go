@@ -254,3 +254,34 @@ func TestCLIReadsTheBillingTable(t *testing.T) {
 		t.Fatalf("second start bootstrapped again: %v\n%s", err, buf.String())
 	}
 }
+
+// TestWebhookSecretCommand: the command shows the same secret until it is
+// rotated, rotation prints the new one, and an unknown account is refused.
+func TestWebhookSecretCommand(t *testing.T) {
+	dir := t.TempDir()
+	if code, _, errOut := runCLI("accounts", "create", "--email", "hooks@example.com", "--data-dir", dir); code != 0 {
+		t.Fatalf("accounts create: exit %d: %s", code, errOut)
+	}
+	secret := func(args ...string) string {
+		t.Helper()
+		code, out, errOut := runCLI(append([]string{"webhooks", "secret", "--email", "hooks@example.com", "--data-dir", dir}, args...)...)
+		if code != 0 {
+			t.Fatalf("webhooks secret %v: exit %d: %s", args, code, errOut)
+		}
+		return strings.TrimSpace(out)
+	}
+	first := secret()
+	if !strings.HasPrefix(first, "whsec_") || secret() != first {
+		t.Fatalf("shown secret %q is not stable", first)
+	}
+	rotated := secret("--rotate")
+	if !strings.HasPrefix(rotated, "whsec_") || rotated == first {
+		t.Fatalf("rotated secret %q (was %q)", rotated, first)
+	}
+	if shown := secret(); shown != rotated {
+		t.Fatalf("after rotation the command shows %q, want %q", shown, rotated)
+	}
+	if code, _, _ := runCLI("webhooks", "secret", "--email", "nobody@example.com", "--data-dir", dir); code == 0 {
+		t.Fatal("a secret was shown for an account that does not exist")
+	}
+}

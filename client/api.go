@@ -426,10 +426,18 @@ func (c *Client) CreateBulkJob(ctx context.Context, r BulkRequest) (BulkAck, err
 	return out, c.do(ctx, "POST", "/v1/content/bulk", nil, r, true, &out)
 }
 
+// Bulk job states, the values of BulkJob.Status (and BulkAck.Status).
+const (
+	JobQueued     = "queued"
+	JobProcessing = "processing"
+	JobCompleted  = "completed"
+	JobFailed     = "failed"
+)
+
 // BulkJob is a job's state.
 type BulkJob struct {
 	JobID          string         `json:"job_id"`
-	Status         string         `json:"status"` // queued, processing, completed or failed
+	Status         string         `json:"status"` // JobQueued, JobProcessing, JobCompleted or JobFailed
 	URLSource      string         `json:"url_source"`
 	DeliveryMethod string         `json:"delivery_method"`
 	Sync           bool           `json:"sync"`

@@ -37,6 +37,11 @@ type AccountStore interface {
 	AccountByEmail(ctx context.Context, email string) (Account, error)
 	ListAccounts(ctx context.Context) ([]Account, error)
 	CountAccounts(ctx context.Context) (int, error)
+	// WebhookSecret returns the account's webhook signing secret, creating
+	// it with newSecret when it has none; failure.NotFound for no account.
+	WebhookSecret(ctx context.Context, accountID int64, newSecret func() string) (string, error)
+	// SetWebhookSecret replaces the account's webhook signing secret.
+	SetWebhookSecret(ctx context.Context, accountID int64, secret string) error
 }
 
 // TokenStore keeps API tokens.

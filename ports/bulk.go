@@ -35,13 +35,22 @@ const (
 	ChannelWebhook DeliveryChannel = "webhook"
 )
 
+// URLSource is where a bulk job's URLs came from.
+type URLSource string
+
+// URL sources as requests and job records name them.
+const (
+	SourceURLs    URLSource = "urls"
+	SourceSitemap URLSource = "sitemap"
+)
+
 // BulkJob is an accepted bulk content job.
 type BulkJob struct {
 	ID          string
 	AccountID   int64
 	TokenID     int64
 	Status      JobStatus
-	URLSource   string // urls or sitemap
+	URLSource   URLSource
 	Sitemap     string
 	Email       bool
 	CallbackURL string
@@ -114,10 +123,6 @@ type JobStore interface {
 	Deliveries(ctx context.Context, jobID string) ([]DeliveryAttempt, error)
 	// PendingURLs counts the URLs not yet processed across unfinished jobs.
 	PendingURLs(ctx context.Context) (int, error)
-	// WebhookSecret returns the account's secret, creating it with newSecret
-	// when it has none.
-	WebhookSecret(ctx context.Context, accountID int64, newSecret func() string) (string, error)
-	SetWebhookSecret(ctx context.Context, accountID int64, secret string) error
 }
 
 // Webhook is one POST to a callback URL.

@@ -5,10 +5,13 @@ import (
 	"time"
 )
 
+// EmailPurpose is what a one-time email link is for.
+type EmailPurpose string
+
 // Purposes of one-time email links.
 const (
-	EmailVerify = "verify"
-	EmailReset  = "reset"
+	EmailVerify EmailPurpose = "verify"
+	EmailReset  EmailPurpose = "reset"
 )
 
 // Session is a browser signed in to the dashboard. The store keeps only the
@@ -25,7 +28,7 @@ type Session struct {
 type EmailToken struct {
 	Hash      string
 	AccountID int64
-	Purpose   string
+	Purpose   EmailPurpose
 	CreatedAt time.Time
 	ExpiresAt time.Time
 }
@@ -50,7 +53,7 @@ type CredentialStore interface {
 	PutEmailToken(ctx context.Context, t EmailToken) error
 	// UseEmailToken consumes a live token of the purpose, exactly once:
 	// failure.NotFound when it is unknown, used, expired or of another purpose.
-	UseEmailToken(ctx context.Context, hash, purpose string, now time.Time) (EmailToken, error)
+	UseEmailToken(ctx context.Context, hash string, purpose EmailPurpose, now time.Time) (EmailToken, error)
 }
 
 // PasswordHasher hashes passwords with a slow, salted function.

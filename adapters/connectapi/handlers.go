@@ -92,7 +92,7 @@ func (h pageHandler) CreateBulkContentJob(ctx context.Context, req *connect.Requ
 		if err != nil {
 			return nil, credits.Receipt{}, err
 		}
-		return &trawlv1.CreateBulkContentJobResponse{Message: ack.Message, JobId: ack.JobID, UrlsCount: int32(ack.URLsCount), UrlSource: ack.URLSource,
+		return &trawlv1.CreateBulkContentJobResponse{Message: ack.Message, JobId: ack.JobID, UrlsCount: int32(ack.URLsCount), UrlSource: string(ack.URLSource),
 			DeliveryMethod: ack.DeliveryMethod, EstimatedCompletionTime: ack.EstimatedCompletionTime, Status: string(ack.Status), QueuedAt: iso(ack.QueuedAt)}, credits.Receipt{}, nil
 	})
 }
@@ -103,7 +103,7 @@ func (h pageHandler) GetBulkContentJob(ctx context.Context, req *connect.Request
 		return nil, toConnect(err)
 	}
 	j := st.Job
-	out := &trawlv1.GetBulkContentJobResponse{JobId: j.ID, Status: string(j.Status), UrlSource: j.URLSource, DeliveryMethod: st.DeliveryMethod,
+	out := &trawlv1.GetBulkContentJobResponse{JobId: j.ID, Status: string(j.Status), UrlSource: string(j.URLSource), DeliveryMethod: st.DeliveryMethod,
 		UrlsCount: int32(j.URLsCount), ProcessedCount: int32(st.Processed), SuccessCount: int32(st.Succeeded), FailedCount: int32(st.Failed), QueuedAt: iso(j.QueuedAt),
 		StartedAt: isoPtr(j.StartedAt), CompletedAt: isoPtr(j.CompletedAt), FailedAt: isoPtr(j.FailedAt), Error: j.Error, DownloadUrl: st.Download, Render: string(bulk.Render(j))}
 	for _, u := range st.URLs {

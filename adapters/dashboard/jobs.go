@@ -5,7 +5,6 @@ import (
 	"strconv"
 
 	"github.com/trawlhq/trawl/core/bulk"
-	"github.com/trawlhq/trawl/core/failure"
 	"github.com/trawlhq/trawl/ports"
 )
 
@@ -45,9 +44,6 @@ type jobData struct {
 func (d *Dashboard) jobPage(w http.ResponseWriter, r *http.Request, acct ports.Account) {
 	v := view{Title: "Bulk job", Nav: "jobs", Account: &acct}
 	st, err := d.bulk.Status(r.Context(), acct.ID, r.PathValue("id"))
-	if failure.Is(err, failure.NotFound) {
-		err = failure.E("dashboard.job", failure.NotFound, "There is no such job in your account.")
-	}
 	if err != nil {
 		v.Title = "Not found"
 		d.fail(w, r, "message", v, err)

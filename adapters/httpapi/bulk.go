@@ -23,7 +23,7 @@ type ackJSON struct {
 	Message                 string          `json:"message"`
 	JobID                   string          `json:"job_id"`
 	URLsCount               int             `json:"urls_count"`
-	URLSource               string          `json:"url_source"`
+	URLSource               ports.URLSource `json:"url_source"`
 	DeliveryMethod          string          `json:"delivery_method"`
 	EstimatedCompletionTime string          `json:"estimated_completion_time"`
 	Status                  ports.JobStatus `json:"status"`

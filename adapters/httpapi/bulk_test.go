@@ -223,7 +223,7 @@ func TestBulkAsyncJobDelivers(t *testing.T) {
 	if len(ds) != 3 {
 		t.Fatalf("%d webhook attempts, want 3", len(ds))
 	}
-	secret, _ := e.Store.(ports.JobStore).WebhookSecret(context.Background(), acct.ID, func() string { return "unused" })
+	secret, _ := e.Store.(ports.AccountStore).WebhookSecret(context.Background(), acct.ID, func() string { return "unused" })
 	for _, d := range ds {
 		if d.header.Get("Content-Type") != "application/json" || d.header.Get("User-Agent") != "Trawl-API/1.0" || d.header.Get("X-Trawl-Webhook") != "content-all-results" {
 			t.Fatalf("headers = %v", d.header)

@@ -5,12 +5,14 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/trawlhq/trawl/ports"
 )
 
 // JobState is how many unfinished bulk jobs are in a state and when the
 // oldest of them was queued.
 type JobState struct {
-	Status string
+	Status ports.JobStatus
 	Count  int
 	Oldest time.Time
 }
@@ -52,18 +54,18 @@ func (c *jobsCollector) Collect(ch chan<- prometheus.Metric) {
 	}
 	ch <- prometheus.MustNewConstMetric(upDesc, prometheus.GaugeValue, 1)
 	// Both states always appear, 0 when empty, so a rate or an alert sees them.
-	counts := map[string]JobState{"queued": {}, "processing": {}}
+	counts := map[ports.JobStatus]JobState{ports.JobQueued: {}, ports.JobProcessing: {}}
 	for _, s := range states {
 		counts[s.Status] = s
 	}
 	now := c.now()
 	for status, s := range counts {
-		ch <- prometheus.MustNewConstMetric(jobsDesc, prometheus.GaugeValue, float64(s.Count), status)
+		ch <- prometheus.MustNewConstMetric(jobsDesc, prometheus.GaugeValue, float64(s.Count), string(status))
 		age := 0.0
 		if s.Count > 0 {
 			age = max(0, now.Sub(s.Oldest).Seconds())
 		}
-		ch <- prometheus.MustNewConstMetric(ageDesc, prometheus.GaugeValue, age, status)
+		ch <- prometheus.MustNewConstMetric(ageDesc, prometheus.GaugeValue, age, string(status))
 	}
 	ch <- prometheus.MustNewConstMetric(urlsDesc, prometheus.GaugeValue, float64(n))
 }

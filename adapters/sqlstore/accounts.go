@@ -107,3 +107,37 @@ func (s *Store) CountAccounts(ctx context.Context) (int, error) {
 	err := s.x().GetContext(ctx, &n, `SELECT COUNT(*) FROM accounts`)
 	return n, fail(ctx, "sqlstore.CountAccounts", err)
 }
+
+// WebhookSecret returns the account's webhook signing secret, creating one
+// if needed.
+func (s *Store) WebhookSecret(ctx context.Context, accountID int64, newSecret func() string) (string, error) {
+	ctx, cancel := s.bounded(ctx)
+	defer cancel()
+	var secret string
+	err := s.inTx(ctx, func(tx execer) error {
+		if err := tx.GetContext(ctx, &secret, s.q(`SELECT webhook_secret FROM accounts WHERE id = ?`), accountID); err != nil {
+			return notFound(ctx, "sqlstore.WebhookSecret", "account", err)
+		}
+		if secret != "" {
+			return nil
+		}
+		secret = newSecret()
+		_, err := tx.ExecContext(ctx, s.q(`UPDATE accounts SET webhook_secret = ? WHERE id = ?`), secret, accountID)
+		return err
+	})
+	return secret, fail(ctx, "sqlstore.WebhookSecret", err)
+}
+
+// SetWebhookSecret replaces the account's webhook signing secret.
+func (s *Store) SetWebhookSecret(ctx context.Context, accountID int64, secret string) error {
+	ctx, cancel := s.bounded(ctx)
+	defer cancel()
+	res, err := s.x().ExecContext(ctx, s.q(`UPDATE accounts SET webhook_secret = ? WHERE id = ?`), secret, accountID)
+	if err != nil {
+		return fail(ctx, "sqlstore.SetWebhookSecret", err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return failure.E("sqlstore.SetWebhookSecret", failure.NotFound, "account not found")
+	}
+	return nil
+}

@@ -117,7 +117,7 @@ type emailTokenRow struct {
 
 // UseEmailToken deletes a live token and returns it: one statement, so two
 // concurrent uses cannot both succeed.
-func (s *Store) UseEmailToken(ctx context.Context, hash, purpose string, now time.Time) (ports.EmailToken, error) {
+func (s *Store) UseEmailToken(ctx context.Context, hash string, purpose ports.EmailPurpose, now time.Time) (ports.EmailToken, error) {
 	const op = "sqlstore.UseEmailToken"
 	ctx, cancel := s.bounded(ctx)
 	defer cancel()

@@ -39,7 +39,7 @@ type jobRow struct {
 const jobCols = `id, account_id, token_id, status, url_source, sitemap, email, callback_url, sync, hold_id, urls_count, request_id, error, archive_key, lease_owner, lease_until, queued_at, started_at, completed_at, failed_at, render, trace_parent`
 
 func (r jobRow) job() ports.BulkJob {
-	return ports.BulkJob{ID: r.ID, AccountID: r.AccountID, TokenID: r.TokenID, Status: ports.JobStatus(r.Status), URLSource: r.URLSource, Sitemap: r.Sitemap,
+	return ports.BulkJob{ID: r.ID, AccountID: r.AccountID, TokenID: r.TokenID, Status: ports.JobStatus(r.Status), URLSource: ports.URLSource(r.URLSource), Sitemap: r.Sitemap,
 		Email: r.Email, CallbackURL: r.CallbackURL, Sync: r.Sync, HoldID: r.HoldID, URLsCount: r.URLsCount, RequestID: r.RequestID,
 		Error: r.Error, ArchiveKey: r.ArchiveKey, LeaseOwner: r.LeaseOwner, LeaseUntil: fromMS(r.LeaseUntil), QueuedAt: fromMS(r.QueuedAt),
 		StartedAt: timePtr(r.StartedAt), CompletedAt: timePtr(r.CompletedAt), FailedAt: timePtr(r.FailedAt), Render: r.Render, TraceParent: r.TraceParent}
@@ -231,37 +231,4 @@ func (s *Store) PendingURLs(ctx context.Context) (int, error) {
 	var n int
 	err := s.x().GetContext(ctx, &n, `SELECT COUNT(*) FROM bulk_job_urls u JOIN bulk_jobs j ON j.id = u.job_id WHERE u.status = 'pending' AND j.status IN ('queued', 'processing')`)
 	return n, fail(ctx, "sqlstore.PendingURLs", err)
-}
-
-// WebhookSecret returns the account's secret, creating one if needed.
-func (s *Store) WebhookSecret(ctx context.Context, accountID int64, newSecret func() string) (string, error) {
-	ctx, cancel := s.bounded(ctx)
-	defer cancel()
-	var secret string
-	err := s.inTx(ctx, func(tx execer) error {
-		if err := tx.GetContext(ctx, &secret, s.q(`SELECT webhook_secret FROM accounts WHERE id = ?`), accountID); err != nil {
-			return notFound(ctx, "sqlstore.WebhookSecret", "account", err)
-		}
-		if secret != "" {
-			return nil
-		}
-		secret = newSecret()
-		_, err := tx.ExecContext(ctx, s.q(`UPDATE accounts SET webhook_secret = ? WHERE id = ?`), secret, accountID)
-		return err
-	})
-	return secret, fail(ctx, "sqlstore.WebhookSecret", err)
-}
-
-// SetWebhookSecret replaces the account's secret.
-func (s *Store) SetWebhookSecret(ctx context.Context, accountID int64, secret string) error {
-	ctx, cancel := s.bounded(ctx)
-	defer cancel()
-	res, err := s.x().ExecContext(ctx, s.q(`UPDATE accounts SET webhook_secret = ? WHERE id = ?`), secret, accountID)
-	if err != nil {
-		return fail(ctx, "sqlstore.SetWebhookSecret", err)
-	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return failure.E("sqlstore.SetWebhookSecret", failure.NotFound, "account not found")
-	}
-	return nil
 }

@@ -3,12 +3,14 @@ package sqlstore
 import (
 	"context"
 	"time"
+
+	"github.com/trawlhq/trawl/ports"
 )
 
 // JobState is how many unfinished bulk jobs are in a state, and when the
 // oldest of them was queued.
 type JobState struct {
-	Status string
+	Status ports.JobStatus
 	Count  int
 	Oldest time.Time
 }
@@ -19,9 +21,9 @@ func (s *Store) UnfinishedJobs(ctx context.Context) ([]JobState, error) {
 	ctx, cancel := s.bounded(ctx)
 	defer cancel()
 	var rows []struct {
-		Status string `db:"status"`
-		Count  int    `db:"n"`
-		Oldest int64  `db:"oldest"`
+		Status ports.JobStatus `db:"status"`
+		Count  int             `db:"n"`
+		Oldest int64           `db:"oldest"`
 	}
 	err := s.db.SelectContext(ctx, &rows, `SELECT status, COUNT(*) AS n, MIN(queued_at) AS oldest FROM bulk_jobs WHERE status IN ('queued', 'processing') GROUP BY status ORDER BY status`)
 	if err != nil {

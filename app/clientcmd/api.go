@@ -162,11 +162,11 @@ func (r runner) apiBulk(ctx context.Context, cl *client.Client) error {
 			fmt.Fprintln(r.io.Stdout, line)
 		}
 		last = line
-		if job.Status == "completed" || job.Status == "failed" {
+		if job.Status == client.JobCompleted || job.Status == client.JobFailed {
 			if tty {
 				fmt.Fprintln(r.io.Stdout)
 			}
-			if job.Status == "failed" {
+			if job.Status == client.JobFailed {
 				msg := "the job failed"
 				if job.Error != nil {
 					msg += ": " + *job.Error

@@ -178,7 +178,7 @@ func (s *Service) SignUp(ctx context.Context, email, password, clientAddr string
 }
 
 // emailLink stores a one-time link and returns its URL.
-func (s *Service) emailLink(ctx context.Context, accountID int64, purpose, path string, ttl time.Duration) (string, error) {
+func (s *Service) emailLink(ctx context.Context, accountID int64, purpose ports.EmailPurpose, path string, ttl time.Duration) (string, error) {
 	secret, err := newSecret()
 	if err != nil {
 		return "", err

@@ -47,8 +47,8 @@ type Request struct {
 // Checked is a validated request: the URLs to queue (when given directly).
 type Checked struct {
 	URLs        []string
-	Index       []int  // each URL's position in the request, for urls.<i>
-	Source      string // urls or sitemap
+	Index       []int // each URL's position in the request, for urls.<i>
+	Source      ports.URLSource
 	Sitemap     string
 	CallbackURL string
 	Render      content.RenderMode
@@ -62,7 +62,7 @@ func Validate(r Request) (Checked, error) {
 	var c Checked
 	switch {
 	case len(r.URLs) > 0:
-		c.Source = "urls"
+		c.Source = ports.SourceURLs
 		if len(r.URLs) > MaxURLs {
 			fe.Add("urls", fmt.Sprintf("The urls may not have more than %d items.", MaxURLs))
 			break
@@ -86,7 +86,7 @@ func Validate(r Request) (Checked, error) {
 			}
 		}
 	case strings.TrimSpace(r.Sitemap) != "":
-		c.Source = "sitemap"
+		c.Source = ports.SourceSitemap
 		u, err := weburl.Parse(r.Sitemap, weburl.Rules{Field: "sitemap", MaxLen: MaxLongURL})
 		if err != nil {
 			e, _ := failure.As(err)
@@ -272,10 +272,10 @@ func Estimate(ahead, n int, perSecond float64) string {
 func DeliveryMethod(email bool, callback string) string {
 	var m []string
 	if email {
-		m = append(m, "email")
+		m = append(m, string(ChannelEmail))
 	}
 	if callback != "" {
-		m = append(m, "webhook")
+		m = append(m, string(ChannelWebhook))
 	}
 	return strings.Join(m, ",")
 }

@@ -9,20 +9,20 @@ import (
 )
 
 // Secrets shows and rotates an account's webhook signing secret.
-type Secrets struct{ jobs ports.JobStore }
+type Secrets struct{ accounts ports.AccountStore }
 
 // NewSecrets builds the use case.
-func NewSecrets(jobs ports.JobStore) (*Secrets, error) {
-	if jobs == nil {
-		return nil, errors.New("bulk.NewSecrets: jobs is required")
+func NewSecrets(accounts ports.AccountStore) (*Secrets, error) {
+	if accounts == nil {
+		return nil, errors.New("bulk.NewSecrets: accounts is required")
 	}
-	return &Secrets{jobs: jobs}, nil
+	return &Secrets{accounts: accounts}, nil
 }
 
 // Show returns the account's secret, made on first use (as the worker
 // does before a delivery).
 func (s *Secrets) Show(ctx context.Context, accountID int64) (string, error) {
-	sec, err := s.jobs.WebhookSecret(ctx, accountID, NewWebhookSecret)
+	sec, err := s.accounts.WebhookSecret(ctx, accountID, NewWebhookSecret)
 	return sec, failure.Wrap("bulk.Secrets.Show", err)
 }
 
@@ -30,7 +30,7 @@ func (s *Secrets) Show(ctx context.Context, accountID int64) (string, error) {
 // signed with the new one.
 func (s *Secrets) Rotate(ctx context.Context, accountID int64) (string, error) {
 	sec := NewWebhookSecret()
-	if err := s.jobs.SetWebhookSecret(ctx, accountID, sec); err != nil {
+	if err := s.accounts.SetWebhookSecret(ctx, accountID, sec); err != nil {
 		return "", failure.Wrap("bulk.Secrets.Rotate", err)
 	}
 	return sec, nil

@@ -65,7 +65,7 @@ func (w *Worker) sendFailure(ctx context.Context, job ports.BulkJob, acct ports.
 // answer or a timeout, waiting RetryBackoff, then twice that, and so on.
 // Each attempt is signed afresh and recorded.
 func (w *Worker) sendWebhook(ctx context.Context, job ports.BulkJob, event string, body []byte) bool {
-	secret, err := w.d.Jobs.WebhookSecret(ctx, job.AccountID, NewWebhookSecret)
+	secret, err := w.d.Accounts.WebhookSecret(ctx, job.AccountID, NewWebhookSecret)
 	if err != nil {
 		w.log.Error("webhook secret", "job_id", job.ID, "err", err)
 		return false

@@ -48,7 +48,7 @@ type Ack struct {
 	Message                 string
 	JobID                   string
 	URLsCount               int
-	URLSource               string
+	URLSource               ports.URLSource
 	DeliveryMethod          string
 	EstimatedCompletionTime string
 	Status                  ports.JobStatus
@@ -72,7 +72,7 @@ func (s *Service) Submit(ctx context.Context, call credits.Call, r Request) (Ack
 	if err != nil {
 		return Ack{}, err
 	}
-	if c.Source == "urls" {
+	if c.Source == ports.SourceURLs {
 		if bad := s.nonPublic(ctx, c.URLs); len(bad) > 0 {
 			var fe failure.FieldErrors
 			for _, i := range bad {
@@ -81,7 +81,7 @@ func (s *Service) Submit(ctx context.Context, call credits.Call, r Request) (Ack
 			return Ack{}, fe.Err(op)
 		}
 	}
-	if c.Source == "sitemap" {
+	if c.Source == ports.SourceSitemap {
 		urls, err := s.sitemaps.Read(ctx, c.Sitemap, "sitemap", MaxURLs)
 		if err != nil {
 			return Ack{}, err
@@ -235,9 +235,13 @@ type Status struct {
 	DeliveryMethod string
 }
 
+// MsgJobNotFound is what every caller is told of a job that does not exist
+// or belongs to another account (the two are not told apart).
+const MsgJobNotFound = "Job not found."
+
 // Status reads a job of the caller's account; another account's job is NotFound.
 func (s *Service) Status(ctx context.Context, accountID int64, jobID string) (Status, error) {
-	notFound := failure.E("bulk.Status", failure.NotFound, "Job not found.")
+	notFound := failure.E("bulk.Status", failure.NotFound, MsgJobNotFound)
 	if !plausibleJobID(jobID) {
 		return Status{}, notFound // no job has such an id; the store is not asked
 	}

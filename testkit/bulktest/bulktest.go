@@ -121,7 +121,7 @@ func (e *Env) Job(id string, urls []string, callback string) {
 	if err != nil {
 		e.T.Fatal(err)
 	}
-	j := ports.BulkJob{ID: id, AccountID: e.Account.ID, TokenID: 1, Status: ports.JobQueued, URLSource: "urls", Email: callback == "", CallbackURL: callback,
+	j := ports.BulkJob{ID: id, AccountID: e.Account.ID, TokenID: 1, Status: ports.JobQueued, URLSource: ports.SourceURLs, Email: callback == "", CallbackURL: callback,
 		HoldID: h.ID, QueuedAt: e.Clock.Now(), Render: "never"}
 	if err := e.Store.CreateJob(ctx, j, urls); err != nil {
 		e.T.Fatal(err)

@@ -129,7 +129,7 @@ func (s *Store) PutEmailToken(_ context.Context, t ports.EmailToken) error {
 }
 
 // UseEmailToken implements ports.CredentialStore.
-func (s *Store) UseEmailToken(_ context.Context, hash, purpose string, now time.Time) (ports.EmailToken, error) {
+func (s *Store) UseEmailToken(_ context.Context, hash string, purpose ports.EmailPurpose, now time.Time) (ports.EmailToken, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	t, ok := s.creds().links[hash]

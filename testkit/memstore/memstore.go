@@ -628,7 +628,7 @@ func (s *Store) PendingURLs(context.Context) (int, error) {
 	return n, nil
 }
 
-// WebhookSecret implements ports.JobStore.
+// WebhookSecret implements ports.AccountStore.
 func (s *Store) WebhookSecret(_ context.Context, accountID int64, newSecret func() string) (string, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -643,7 +643,7 @@ func (s *Store) WebhookSecret(_ context.Context, accountID int64, newSecret func
 	return sec, nil
 }
 
-// SetWebhookSecret implements ports.JobStore.
+// SetWebhookSecret implements ports.AccountStore.
 func (s *Store) SetWebhookSecret(_ context.Context, accountID int64, secret string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()

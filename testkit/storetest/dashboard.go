@@ -115,7 +115,7 @@ func testEmailTokens(t *testing.T, s Stores) {
 	ctx := context.Background()
 	c := credStore(t, s)
 	a := newAccount(t, s, "links@example.com", "")
-	put := func(hash, purpose string) {
+	put := func(hash string, purpose ports.EmailPurpose) {
 		t.Helper()
 		if err := c.PutEmailToken(ctx, ports.EmailToken{Hash: hash, AccountID: a.ID, Purpose: purpose, CreatedAt: t0, ExpiresAt: t0.Add(time.Hour)}); err != nil {
 			t.Fatal(err)

@@ -20,7 +20,6 @@ func RunJobs(t *testing.T, open Opener) {
 	t.Run("JobLifecycle", func(t *testing.T) { testJobLifecycle(t, open(t)) })
 	t.Run("ClaimsAreExclusive", func(t *testing.T) { testClaimsExclusive(t, open(t)) })
 	t.Run("KeyedCharges", func(t *testing.T) { testKeyedCharges(t, open(t)) })
-	t.Run("WebhookSecret", func(t *testing.T) { testWebhookSecret(t, open(t)) })
 }
 
 type jobStores interface {
@@ -29,7 +28,7 @@ type jobStores interface {
 }
 
 func job(id string, accountID int64, at time.Time) ports.BulkJob {
-	return ports.BulkJob{ID: id, AccountID: accountID, TokenID: 1, Status: ports.JobQueued, URLSource: "urls", Email: true, CallbackURL: "https://hooks.example/x", QueuedAt: at, HoldID: "hold_1", RequestID: "req"}
+	return ports.BulkJob{ID: id, AccountID: accountID, TokenID: 1, Status: ports.JobQueued, URLSource: ports.SourceURLs, Email: true, CallbackURL: "https://hooks.example/x", QueuedAt: at, HoldID: "hold_1", RequestID: "req"}
 }
 
 func testJobLifecycle(t *testing.T, st Stores) {
@@ -226,27 +225,5 @@ func testKeyedCharges(t *testing.T, s Stores) {
 	}
 	if err := ledger.ReleasePart(ctx, h, 2); err != nil {
 		t.Fatalf("releasing from a drained hold: %v", err)
-	}
-}
-
-func testWebhookSecret(t *testing.T, st Stores) {
-	s := st.(jobStores)
-	ctx := context.Background()
-	a := newAccount(t, s, "a@example.com", "basic")
-	n := 0
-	gen := func() string { n++; return fmt.Sprintf("whsec_%d", n) }
-	s1, err := s.WebhookSecret(ctx, a.ID, gen)
-	s2, _ := s.WebhookSecret(ctx, a.ID, gen)
-	if err != nil || s1 != "whsec_1" || s2 != s1 {
-		t.Fatalf("secret = %q %q %v", s1, s2, err)
-	}
-	if err := s.SetWebhookSecret(ctx, a.ID, "whsec_rotated"); err != nil {
-		t.Fatal(err)
-	}
-	if s3, _ := s.WebhookSecret(ctx, a.ID, gen); s3 != "whsec_rotated" {
-		t.Fatalf("after rotation = %q", s3)
-	}
-	if _, err := s.WebhookSecret(ctx, 999999, gen); !failure.Is(err, failure.NotFound) {
-		t.Fatalf("missing account: %v", err)
 	}
 }

@@ -56,6 +56,7 @@ func newToken(t *testing.T, s Stores, accountID int64, max int) ports.Token {
 // Run runs every contract test.
 func Run(t *testing.T, open Opener) {
 	t.Run("Accounts", func(t *testing.T) { testAccounts(t, open(t)) })
+	t.Run("WebhookSecret", func(t *testing.T) { testWebhookSecret(t, open(t)) })
 	t.Run("Tokens", func(t *testing.T) { testTokens(t, open(t)) })
 	t.Run("TokenCapUnderConcurrency", func(t *testing.T) { testTokenCapConcurrent(t, open(t)) })
 	t.Run("LedgerTx", func(t *testing.T) { testLedgerTx(t, open(t)) })
@@ -512,5 +513,26 @@ func testRevokedToken(t *testing.T, s Stores) {
 	}
 	if _, total, _ := s.Transactions(ctx, a.ID, 10, 0); total != 0 {
 		t.Fatalf("revoked call wrote %d transactions", total)
+	}
+}
+
+func testWebhookSecret(t *testing.T, s Stores) {
+	ctx := context.Background()
+	a := newAccount(t, s, "a@example.com", "basic")
+	n := 0
+	gen := func() string { n++; return fmt.Sprintf("whsec_%d", n) }
+	s1, err := s.WebhookSecret(ctx, a.ID, gen)
+	s2, _ := s.WebhookSecret(ctx, a.ID, gen)
+	if err != nil || s1 != "whsec_1" || s2 != s1 {
+		t.Fatalf("secret = %q %q %v", s1, s2, err)
+	}
+	if err := s.SetWebhookSecret(ctx, a.ID, "whsec_rotated"); err != nil {
+		t.Fatal(err)
+	}
+	if s3, _ := s.WebhookSecret(ctx, a.ID, gen); s3 != "whsec_rotated" {
+		t.Fatalf("after rotation = %q", s3)
+	}
+	if _, err := s.WebhookSecret(ctx, 999999, gen); !failure.Is(err, failure.NotFound) {
+		t.Fatalf("missing account: %v", err)
 	}
 }
