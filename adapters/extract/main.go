@@ -77,12 +77,14 @@ func mainContentOf(doc *html.Node, pageTitle string, lenient bool) (*html.Node, 
 	dropTitleHeading(content, title)
 	if broad {
 		cleanGently(content)
+		dropPullQuotes(content)
 		return content, visible
 	}
 	before := measure(content).chars
 	spare := cloneTree(content)
 	dropCommentThreads(content)
 	cleanConditionally(content)
+	dropPullQuotes(content)
 	dropRepeats(content)
 	dropOrphanHeadings(content)
 	if after := measure(content).chars; before >= itemsMinChars && after < before/4 {
