@@ -54,3 +54,26 @@ func TestPullQuoteReadOnce(t *testing.T) {
 		t.Errorf("quotation dropped: %q", out.Text)
 	}
 }
+
+// A standfirst set in the article's header, above the body's wrapper, is
+// read with the body; the byline and date beside it are not.
+func TestStandfirstAboveBodyKept(t *testing.T) {
+	lead := `Harbour pilots will read the new tide tables from March, after a winter of surveys showed the old ones running late.`
+	for i, head := range []string{
+		`<header><h1>New tide tables</h1><p class="standfirst">` + lead + `</p><div class="byline">By Ann Reed</div><time>3 March</time></header>`,
+		`<h1>New tide tables</h1><p class="intro">` + lead + `</p><span>3 March</span>`,
+	} {
+		page := `<html><head><title>New tide tables</title></head><body><nav><a href="/">Home</a></nav><main><article>` + head +
+			`<div class="article-body">` + para("Spring tide") + para("Neap tide") + para("Storm surge") + `</div></article></main></body></html>`
+		out, err := extractHTML(t, page)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.HasPrefix(out.Text, lead) {
+			t.Errorf("standfirst missing: %q", out.Text)
+		}
+		if i == 0 && (strings.Contains(out.Text, "Ann Reed") || strings.Contains(out.Text, "3 March")) {
+			t.Errorf("byline read: %q", out.Text)
+		}
+	}
+}
