@@ -77,3 +77,23 @@ func TestStandfirstAboveBodyKept(t *testing.T) {
 		}
 	}
 }
+
+// A page that draws its content with scripts from the structured data it
+// declares is read from that data: the product's description, as HTML.
+func TestStructuredDataContent(t *testing.T) {
+	ld := `{"@context":"https://schema.org","@graph":[{"@type":"Organization","description":"A coffee roaster since 2012, with shops in four towns and a van at the market."},` +
+		`{"@type":"Product","name":"Dark roast","description":"\u003ch4\u003eDarker roast for bolder days.\u003c/h4\u003e\u003cp\u003eA bold dark roast with notes of chocolate and black cherry, roasted in small batches and never bitter.\u003c/p\u003e"}]}`
+	page := `<html><head><title>Dark roast</title><script type="application/ld+json">` + ld + `</script></head><body><nav><a href="/">Shop</a> <a href="/cart">Cart</a></nav><div id="app"></div><footer>Roasted with care in Leeds. Questions? Write to us any day of the week.</footer></body></html>`
+	out, err := extractHTML(t, page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.Text, "Darker roast for bolder days.") || !strings.Contains(out.Text, "A bold dark roast with notes") || strings.Contains(out.Text, "coffee roaster since") {
+		t.Errorf("text %q", out.Text)
+	}
+	// Structured data describing only the site is not content.
+	site := `<html><head><title>Roaster</title><script type="application/ld+json">{"@type":"Organization","description":"A coffee roaster since 2012, with shops in four towns and a van at the market on Saturdays."}</script></head><body><div id="app"></div></body></html>`
+	if out, err := extractHTML(t, site); err == nil {
+		t.Errorf("site description read as content: %q", out.Text)
+	}
+}
