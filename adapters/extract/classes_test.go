@@ -62,6 +62,7 @@ func TestStandfirstAboveBodyKept(t *testing.T) {
 	for i, head := range []string{
 		`<header><h1>New tide tables</h1><p class="standfirst">` + lead + `</p><div class="byline">By Ann Reed</div><time>3 March</time></header>`,
 		`<h1>New tide tables</h1><p class="intro">` + lead + `</p><span>3 March</span>`,
+		`<header><h2>New tide tables</h2><p>` + lead + `</p><figure><img src="/harbour.jpg"></figure></header>`,
 	} {
 		page := `<html><head><title>New tide tables</title></head><body><nav><a href="/">Home</a></nav><main><article>` + head +
 			`<div class="article-body">` + para("Spring tide") + para("Neap tide") + para("Storm surge") + `</div></article></main></body></html>`
@@ -95,5 +96,19 @@ func TestStructuredDataContent(t *testing.T) {
 	site := `<html><head><title>Roaster</title><script type="application/ld+json">{"@type":"Organization","description":"A coffee roaster since 2012, with shops in four towns and a van at the market on Saturdays."}</script></head><body><div id="app"></div></body></html>`
 	if out, err := extractHTML(t, site); err == nil {
 		t.Errorf("site description read as content: %q", out.Text)
+	}
+}
+
+// A caption set below its photo above the body is not a standfirst.
+func TestCaptionAboveBodyIsNotALead(t *testing.T) {
+	caption := `The harbour office at dawn, where the pilots read the tide tables before every crossing of the bar.`
+	page := `<html><head><title>Tides</title></head><body><main><article><h1>Tides</h1><div class="image"><img src="/office.jpg"><p>` + caption +
+		`</p></div><div class="article-body">` + para("Spring tide") + para("Neap tide") + para("Storm surge") + para("Ebb") + para("Flood") + para("Slack water") + `</div></article></main></body></html>`
+	out, err := extractHTML(t, page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(out.Text, "The harbour office at dawn") {
+		t.Errorf("caption read as a lead: %q", out.Text)
 	}
 }

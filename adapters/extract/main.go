@@ -325,13 +325,13 @@ func isLead(n *html.Node) bool {
 		return false
 	}
 	// A caption, a credit or a byline is set in a figure or a block named
-	// like one, or beside the image it describes.
+	// like one, or below the image it describes.
 	for a, level := n, 0; a != nil && a.Type == html.ElementNode && level < 4; a, level = a.Parent, level+1 {
 		if a.DataAtom == atom.Figure || a.DataAtom == atom.Figcaption || isCaption(a) || classWeight(a) < 0 {
 			return false
 		}
 	}
-	if n.Parent != nil && (findFirst(n.Parent, atom.Img) != nil || findFirst(n.Parent, atom.Picture) != nil) {
+	if besideImage(n) {
 		return false
 	}
 	// Prose: sentences, ending as one does.
@@ -406,4 +406,23 @@ func leadsBefore(first, body *html.Node) []*html.Node {
 		cur = cur.Parent
 	}
 	return leads
+}
+
+// besideImage: the element before n is an image (or a wrapper of one with
+// no text), as a caption sits below its photo.
+func besideImage(n *html.Node) bool {
+	image := func(s *html.Node) bool {
+		if s == nil {
+			return false
+		}
+		if s.DataAtom == atom.Img || s.DataAtom == atom.Picture || s.DataAtom == atom.Figure {
+			return true
+		}
+		return (findFirst(s, atom.Img) != nil || findFirst(s, atom.Picture) != nil) && measure(s).chars == 0
+	}
+	prev := n.PrevSibling
+	for prev != nil && prev.Type != html.ElementNode {
+		prev = prev.PrevSibling
+	}
+	return image(prev)
 }
