@@ -310,8 +310,19 @@ func dropGently(n *html.Node) bool {
 
 // inRunningText: an inline element with words of its own block beside it
 // (text, or another inline element with text), part of a sentence rather
-// than a block of its own.
+// than a block of its own; or the whole of an inline parent (emphasis, a
+// span, a link) that is.
 func inRunningText(n *html.Node) bool {
+	for a := n; a != nil && a.Type == html.ElementNode && !isBlock(a); a = a.Parent {
+		if wordsBeside(a) {
+			return true
+		}
+	}
+	return false
+}
+
+// wordsBeside: n has words of its own block beside it.
+func wordsBeside(n *html.Node) bool {
 	words := func(s *html.Node) (bool, bool) { // has words, stop here
 		switch {
 		case s.Type == html.TextNode:
@@ -477,5 +488,36 @@ func dropCommentThreads(root *html.Node) {
 	}
 	for _, n := range threads {
 		remove(n)
+	}
+}
+
+// pullQuoteMin: a shorter quotation ("Yes.") may well be said twice.
+const pullQuoteMin = 30
+
+// dropPullQuotes removes quotations that repeat the content's own words:
+// a pull quote sets a sentence of the article again in large type, so its
+// text (without its quotation marks) is found elsewhere in the content.
+func dropPullQuotes(root *html.Node) {
+	var quotes []*html.Node
+	elements(root, func(n *html.Node) bool {
+		if n.DataAtom == atom.Blockquote || n.DataAtom == atom.Aside {
+			quotes = append(quotes, n)
+			return false
+		}
+		return true
+	})
+	if len(quotes) == 0 {
+		return
+	}
+	full := innerText(root)
+	for _, q := range quotes {
+		t := strings.Trim(innerText(q), " \"'“”‘’«»„‚‹›—–-")
+		if runeLen(t) < pullQuoteMin {
+			continue
+		}
+		if strings.Count(full, t) >= 2 {
+			remove(q)
+			full = innerText(root)
+		}
 	}
 }

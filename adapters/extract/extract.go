@@ -124,6 +124,9 @@ func (e *Extractor) Extract(ctx context.Context, r ports.ExtractRequest) (ports.
 // when the ones before it found too little:
 //   - a page that shows text: what is left of it once chrome is gone;
 //   - the lenient pass (mainContentOf), then what it leaves of the page;
+//   - the content the page declares in its structured data (JSON-LD), an
+//     article's body or the description of the product or article it is
+//     about, shown only once its scripts run;
 //   - a page that shows no text at all: the excerpt of its content the
 //     server wrote in its description, when the description is one (cut
 //     off with an ellipsis, as forum and blog software cut the first post
@@ -163,7 +166,10 @@ func rescue(page []byte, title string, visible int, content *html.Node, text str
 	if doc := parse(); doc != nil {
 		better(wholePage(doc, true))
 	}
-	if visible >= MinTextChars {
+	if doc := parse(); doc != nil {
+		better(structuredContent(doc))
+	}
+	if runeLen(text) >= MinTextChars || visible >= MinTextChars {
 		return content, text
 	}
 	if doc := parse(); doc != nil {

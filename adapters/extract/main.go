@@ -70,6 +70,13 @@ func mainContentOf(doc *html.Node, pageTitle string, lenient bool) (*html.Node, 
 		}
 	}
 	content := &html.Node{Type: html.ElementNode, Data: "div", DataAtom: atom.Div}
+	if !broad {
+		// The standfirst above the body's wrapper is the article's too.
+		for _, l := range leadsBefore(parts[0], body) {
+			l.Parent.RemoveChild(l)
+			content.AppendChild(l)
+		}
+	}
 	for _, p := range parts {
 		p.Parent.RemoveChild(p)
 		content.AppendChild(p)
@@ -77,12 +84,14 @@ func mainContentOf(doc *html.Node, pageTitle string, lenient bool) (*html.Node, 
 	dropTitleHeading(content, title)
 	if broad {
 		cleanGently(content)
+		dropPullQuotes(content)
 		return content, visible
 	}
 	before := measure(content).chars
 	spare := cloneTree(content)
 	dropCommentThreads(content)
 	cleanConditionally(content)
+	dropPullQuotes(content)
 	dropRepeats(content)
 	dropOrphanHeadings(content)
 	if after := measure(content).chars; before >= itemsMinChars && after < before/4 {
@@ -286,4 +295,134 @@ func wholePage(doc *html.Node, lenient bool) *html.Node {
 	}
 	cleanGently(content)
 	return content
+}
+
+// Leads: a standfirst or lead paragraph set above the article's body, in
+// the article's header rather than its body wrapper.
+const (
+	leadMinChars = 50
+	leadMaxChars = 600
+	// leadLevels: how far above the body's first block the lead is looked
+	// for, when no article or main element bounds the search.
+	leadLevels = 3
+	// leadSkipChars: a shorter block without a sentence between the lead
+	// and the body (a byline, a date, a photo) is passed over.
+	leadSkipChars = 120
+	// leadBoxChars: a wrapper with less text than this above the body is
+	// the article's header, searched for its lead.
+	leadBoxChars = 800
+	// leadLongWords: a paragraph this long is prose however it ends.
+	leadLongWords = 20
+)
+
+// isLead: a paragraph of prose, unlinked, not named like furniture.
+func isLead(n *html.Node) bool {
+	if n.DataAtom != atom.P && !(n.DataAtom == atom.Div && !hasBlockChild(n)) {
+		return false
+	}
+	st := measure(n)
+	if st.chars < leadMinChars || st.chars > leadMaxChars || st.linkDensity() > 0.2 || classWeight(n) < 0 || isCaption(n) {
+		return false
+	}
+	// A caption, a credit or a byline is set in a figure or a block named
+	// like one, or below the image it describes.
+	for a, level := n, 0; a != nil && a.Type == html.ElementNode && level < 4; a, level = a.Parent, level+1 {
+		if a.DataAtom == atom.Figure || a.DataAtom == atom.Figcaption || isCaption(a) || classWeight(a) < 0 {
+			return false
+		}
+	}
+	if besideImage(n) {
+		return false
+	}
+	// Prose: sentences, ending as one does.
+	t := innerText(n)
+	words := len(strings.Fields(t))
+	return (words >= 8 && strings.ContainsAny(lastRune(t), ".!?…\"”’»)") || words >= leadLongWords) && !isBoilerLine(t)
+}
+
+func lastRune(s string) string {
+	r := []rune(s)
+	if len(r) == 0 {
+		return ""
+	}
+	return string(r[len(r)-1])
+}
+
+// leadsBefore finds the lead paragraphs above the body's first block:
+// walking back from it, level by level up to the article (or main)
+// element, past short furniture, the paragraphs of prose it meets.
+func leadsBefore(first, body *html.Node) []*html.Node {
+	var leads []*html.Node
+	cur := first
+	for level := 0; cur != nil && cur != body && cur.Parent != nil && cur.Parent != body; level++ {
+		bounded := false
+		for a := cur; a != nil && a != body; a = a.Parent {
+			if a.DataAtom == atom.Article || isMainMarked(a) {
+				bounded = true
+				break
+			}
+		}
+		if !bounded && level >= leadLevels {
+			break
+		}
+		if cur.DataAtom == atom.Article || isMainMarked(cur) {
+			break
+		}
+		for s := cur.PrevSibling; s != nil; s = s.PrevSibling {
+			switch s.Type {
+			case html.TextNode:
+				if strings.TrimSpace(s.Data) != "" {
+					return leads
+				}
+				continue
+			case html.ElementNode:
+			default:
+				continue
+			}
+			if isLead(s) {
+				leads = append([]*html.Node{s}, leads...)
+				continue
+			}
+			st := measure(s)
+			if st.chars < leadSkipChars && !strings.ContainsAny(innerText(s), ".!?") || isHeading(s.DataAtom) && st.chars < 300 {
+				continue
+			}
+			if st.chars < leadBoxChars && (s.DataAtom == atom.Div || s.DataAtom == atom.Header || s.DataAtom == atom.Hgroup || s.DataAtom == atom.Section) {
+				var inner []*html.Node
+				elements(s, func(n *html.Node) bool {
+					if isLead(n) {
+						inner = append(inner, n)
+						return false
+					}
+					return true
+				})
+				if len(inner) > 0 {
+					leads = append(inner, leads...)
+					continue
+				}
+			}
+			return leads
+		}
+		cur = cur.Parent
+	}
+	return leads
+}
+
+// besideImage: the element before n is an image (or a wrapper of one with
+// no text), as a caption sits below its photo.
+func besideImage(n *html.Node) bool {
+	image := func(s *html.Node) bool {
+		if s == nil {
+			return false
+		}
+		if s.DataAtom == atom.Img || s.DataAtom == atom.Picture || s.DataAtom == atom.Figure {
+			return true
+		}
+		return (findFirst(s, atom.Img) != nil || findFirst(s, atom.Picture) != nil) && measure(s).chars == 0
+	}
+	prev := n.PrevSibling
+	for prev != nil && prev.Type != html.ElementNode {
+		prev = prev.PrevSibling
+	}
+	return image(prev)
 }

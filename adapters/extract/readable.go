@@ -241,7 +241,7 @@ func removeBoilerplate(body *html.Node, byName bool) {
 			return true
 		case atom.Header:
 			if !guard(n) {
-				remove(n)
+				keepLeadsOnly(n)
 				return false
 			}
 			return true
@@ -541,4 +541,40 @@ func contains(a, n *html.Node) bool {
 		}
 	}
 	return false
+}
+
+// keepLeadsOnly removes a header, all but the standfirst when it heads an
+// article: its paragraphs of prose (isLead) stay, the title, byline,
+// dates and links go.
+func keepLeadsOnly(n *html.Node) {
+	inArticle := false
+	for a := n.Parent; a != nil; a = a.Parent {
+		if a.DataAtom == atom.Article || isMainMarked(a) {
+			inArticle = true
+			break
+		}
+	}
+	var leads []*html.Node
+	if inArticle {
+		elements(n, func(e *html.Node) bool {
+			if isLead(e) {
+				leads = append(leads, e)
+				return false
+			}
+			return true
+		})
+	}
+	if len(leads) == 0 {
+		remove(n)
+		return
+	}
+	for _, l := range leads {
+		l.Parent.RemoveChild(l)
+	}
+	for c := n.FirstChild; c != nil; c = n.FirstChild {
+		n.RemoveChild(c)
+	}
+	for _, l := range leads {
+		n.AppendChild(l)
+	}
 }
