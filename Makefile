@@ -50,7 +50,7 @@ test-sdk-python: ## Run the Python SDK's tests that need no server (python3 3.11
 
 .PHONY: bench-extract
 bench-extract: ## Extraction quality and speed beside go-trafilatura (fallback on) and go-readability, per page type (DIR=split dir, BENCH_ARGS e.g. -sample 300)
-	go run ./app/cmd/trawl-bench-extract -dir $(DIR) $(BENCH_ARGS)
+	go run ./bench/trawl-bench-extract -dir $(DIR) $(BENCH_ARGS)
 
 # Fuzz targets as package:FuzzName. FuzzREST feeds every route of the JSON
 # API, FuzzRPC every RPC procedure (health and reflection included).
