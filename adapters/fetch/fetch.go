@@ -429,14 +429,48 @@ func readBody(res *http.Response, max int64) ([]byte, error) {
 		return nil, err
 	}
 	defer done()
-	b, err := io.ReadAll(io.LimitReader(r, max+1))
-	if err != nil {
-		return nil, err
+	b := make([]byte, 0, sizeHint(res, max))
+	for {
+		if len(b) == cap(b) {
+			if int64(len(b)) > max {
+				return nil, errTooLarge
+			}
+			// Doubled, not grown by append's quarter for large slices:
+			// a body read in many steps is copied a few times, not dozens.
+			nb := make([]byte, len(b), min(2*int64(cap(b)), max+1))
+			copy(nb, b)
+			b = nb
+		}
+		n, err := r.Read(b[len(b):min(int64(cap(b)), max+1)])
+		b = b[:len(b)+n]
+		if int64(len(b)) > max {
+			return nil, errTooLarge
+		}
+		if err == io.EOF {
+			return b, nil
+		}
+		if err != nil {
+			return nil, err
+		}
 	}
-	if int64(len(b)) > max {
-		return nil, errTooLarge
+}
+
+// unknownSizeHint is the first buffer of a body of unannounced length.
+const unknownSizeHint = 32 << 10
+
+// sizeHint is the buffer a body starts in: the length the answer announces
+// (four times it when the body is compressed, about what HTML compresses
+// by), plus a byte to see the end, within max. Reading into it whole spares
+// the copies of a buffer grown from nothing.
+func sizeHint(res *http.Response, max int64) int64 {
+	n := res.ContentLength
+	if n <= 0 {
+		return min(unknownSizeHint, max+1) // most pages are larger: a few doublings
 	}
-	return b, nil
+	if enc := res.Header.Get("Content-Encoding"); enc != "" && !strings.EqualFold(enc, "identity") {
+		n *= 4
+	}
+	return min(n+1, max+1)
 }
 
 // bodyReader decodes res's Content-Encoding over at most max+1 bytes of the

@@ -55,31 +55,34 @@ func articleDir() string {
 	return ""
 }
 
-// contentFigure serves the 91 pages (gzip, as sites send them), starts the
-// server child, and alternates a pass of /v1/content over every page with a
-// pass of the bare extractor, pairs times.
-func contentFigure(pairs, conc int, cpuProfile string) {
+// contentFigure serves the 91 pages, as they are and gzip-coded (as most
+// sites send them: the server then decodes them, which the floor does not),
+// starts the server child, and alternates a run of /v1/content over every
+// page with a run of the bare extractor, pairs times, for each.
+func contentFigure(pairs, conc int, cpuProfile string, verbose bool) {
 	dir := articleDir()
 	pages, err := extractbench.Load(dir)
 	if err != nil {
 		log.Fatal(err)
 	}
-	gz := make(map[string][]byte, len(pages))
+	bodies := make(map[string][]byte, 2*len(pages))
 	for _, p := range pages {
 		b, err := os.ReadFile(filepath.Join(dir, "html", p.ID+".html.gz"))
 		if err != nil {
 			log.Fatal(err)
 		}
-		gz["/"+p.ID] = b
+		bodies["/gzip/"+p.ID], bodies["/identity/"+p.ID] = b, p.HTML
 	}
 	site := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		b, ok := gz[r.URL.Path]
+		b, ok := bodies[r.URL.Path]
 		if !ok {
 			http.NotFound(w, r)
 			return
 		}
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		w.Header().Set("Content-Encoding", "gzip")
+		if strings.HasPrefix(r.URL.Path, "/gzip/") {
+			w.Header().Set("Content-Encoding", "gzip")
+		}
 		_, _ = w.Write(b)
 	})
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -116,37 +119,41 @@ func contentFigure(pairs, conc int, cpuProfile string) {
 	addr, token := hello[0], hello[1]
 
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: conc}, Timeout: time.Minute}
-	var trawl, floor, ratios []float64
-	var failed int64
-	for range pairs {
-		before := ask("cpu")
-		failed = 0
-		for range contentRounds {
-			failed += serverPass(client, addr, token, pages, conc)
+	fmt.Printf("\n%-40s %10s %10s %6s\n", fmt.Sprintf("GET /v1/content, %d article pages, CPU", len(pages)), "Trawl", "floor", "ratio")
+	for _, enc := range []string{"identity", "gzip"} {
+		var trawl, floor, ratios []float64
+		var failed int64
+		for range pairs {
+			before := ask("cpu")
+			failed = 0
+			for range contentRounds {
+				failed += serverPass(client, addr, token, enc, pages, conc)
+			}
+			after := ask("cpu")
+			n := float64(contentRounds * len(pages))
+			t := float64(atoi(after[0])-atoi(before[0])) / n
+			f := float64(atoi(ask("floor "+enc)[0])) / n
+			trawl, floor, ratios = append(trawl, t), append(floor, f), append(ratios, t/f)
 		}
-		after := ask("cpu")
-		n := float64(contentRounds * len(pages))
-		t := float64(atoi(after[0])-atoi(before[0])) / n
-		f := float64(atoi(ask("floor")[0])) / n
-		trawl, floor, ratios = append(trawl, t), append(floor, f), append(ratios, t/f)
+		med := func(v []float64) float64 { v = slices.Clone(v); slices.Sort(v); return v[len(v)/2] }
+		fmt.Printf("%-40s %10s %10s %6.2f   server per page vs the bare extractor, %d clients, %d pages not extracted\n", "  pages sent "+enc,
+			time.Duration(med(trawl)).Round(10*time.Microsecond), time.Duration(med(floor)).Round(10*time.Microsecond), med(ratios), conc, failed/contentRounds)
+		if verbose {
+			for i := range trawl {
+				fmt.Printf("    pair %d: %v / %v = %.3f\n", i+1, time.Duration(trawl[i]).Round(10*time.Microsecond), time.Duration(floor[i]).Round(10*time.Microsecond), ratios[i])
+			}
+		}
 	}
 	_, _ = fmt.Fprintln(in, "quit")
 	_ = in.Close()
 	_ = child.Wait()
-	med := func(v []float64) float64 { v = slices.Clone(v); slices.Sort(v); return v[len(v)/2] }
-	fmt.Printf("\n%-40s %10s %10s %6s\n", fmt.Sprintf("GET /v1/content, %d article pages", len(pages)), "Trawl", "floor", "ratio")
-	fmt.Printf("%-40s %10s %10s %6.2f   server CPU per page vs the bare extractor, %d clients, %d pages not extracted\n", "  CPU per page",
-		time.Duration(med(trawl)).Round(10*time.Microsecond), time.Duration(med(floor)).Round(10*time.Microsecond), med(ratios), conc, failed/contentRounds)
-	for i := range trawl {
-		fmt.Printf("  pair %d: %v / %v = %.3f\n", i+1, time.Duration(trawl[i]).Round(10*time.Microsecond), time.Duration(floor[i]).Round(10*time.Microsecond), ratios[i])
-	}
 }
 
 func atoi(s string) int64 { n, _ := strconv.ParseInt(s, 10, 64); return n }
 
 // serverPass asks /v1/content for every page, conc at a time, and returns
 // how many were not 200.
-func serverPass(client *http.Client, addr, token string, pages []extractbench.Page, conc int) int64 {
+func serverPass(client *http.Client, addr, token, enc string, pages []extractbench.Page, conc int) int64 {
 	var next, failed atomic.Int64
 	var wg sync.WaitGroup
 	for range conc {
@@ -158,7 +165,7 @@ func serverPass(client *http.Client, addr, token string, pages []extractbench.Pa
 				if i >= len(pages) {
 					return
 				}
-				req, _ := http.NewRequest(http.MethodGet, "http://"+addr+"/v1/content?url="+url.QueryEscape("http://articles.test/"+pages[i].ID), nil)
+				req, _ := http.NewRequest(http.MethodGet, "http://"+addr+"/v1/content?url="+url.QueryEscape("http://articles.test/"+enc+"/"+pages[i].ID), nil)
 				req.Header.Set("Authorization", "Bearer "+token)
 				res, err := client.Do(req)
 				if err != nil {
@@ -225,11 +232,12 @@ func contentChild(siteAddr string) {
 		case "cpu": // after a collection, so a pass pays for its own garbage
 			runtime.GC()
 			fmt.Println(int64(cpuNow()))
-		case "floor":
+		case "floor identity", "floor gzip":
+			enc := strings.TrimPrefix(in.Text(), "floor ")
 			runtime.GC()
 			start := cpuNow()
 			for range contentRounds {
-				floorPass(ex, pages, conc)
+				floorPass(ex, enc, pages, conc)
 			}
 			runtime.GC()
 			fmt.Println(int64(cpuNow() - start))
@@ -241,7 +249,7 @@ func contentChild(siteAddr string) {
 
 // floorPass extracts every page with the bare extractor, conc at a time,
 // under the URL the server's fetch ends at.
-func floorPass(ex *extract.Extractor, pages []extractbench.Page, conc int) {
+func floorPass(ex *extract.Extractor, enc string, pages []extractbench.Page, conc int) {
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	for range conc {
@@ -253,7 +261,7 @@ func floorPass(ex *extract.Extractor, pages []extractbench.Page, conc int) {
 				if i >= len(pages) {
 					return
 				}
-				_, _ = ex.Extract(context.Background(), ports.ExtractRequest{URL: "http://articles.test/" + pages[i].ID, HTML: pages[i].HTML})
+				_, _ = ex.Extract(context.Background(), ports.ExtractRequest{URL: "http://articles.test/" + enc + "/" + pages[i].ID, HTML: pages[i].HTML})
 			}
 		}()
 	}
