@@ -37,9 +37,13 @@ import (
 
 const contentChildEnv = "TRAWL_BENCH_CONTENT_CHILD"
 
-// contentRounds is how many times each run reads every page: a run long
-// enough that a collection more or less does not decide its figure.
-const contentRounds = 3
+// contentRounds is how many times each run reads every page. Runs are
+// kept short and their pairs many (contentPairs at least): the machine's
+// other work weighs on both runs of a pair alike.
+const contentRounds = 1
+
+// contentPairs is the fewest alternated pairs the figure is the median of.
+const contentPairs = 9
 
 // articleDir finds the article split from the module root or below it.
 func articleDir() string {
@@ -60,6 +64,7 @@ func articleDir() string {
 // starts the server child, and alternates a run of /v1/content over every
 // page with a run of the bare extractor, pairs times, for each.
 func contentFigure(pairs, conc int, cpuProfile string, verbose bool) {
+	pairs = max(pairs, contentPairs)
 	dir := articleDir()
 	pages, err := extractbench.Load(dir)
 	if err != nil {

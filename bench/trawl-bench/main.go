@@ -156,7 +156,7 @@ func main() {
 		fmt.Printf("%-40s %12.0f op/s %12.0f op/s\n", l.name, l.contended, l.spread)
 	}
 	mapFigure(*pairs)
-	contentFigure(max(*pairs, 5), runtimeProcs(), "", false)
+	contentFigure(*pairs, runtimeProcs(), "", false)
 	bulkFigure()
 	limiterFigure(*pgURL, *conc, *duration)
 }
