@@ -9,6 +9,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/tls"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -19,6 +20,7 @@ import (
 	"net/url"
 	"os"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -424,19 +426,59 @@ var errTooLarge = errors.New("response too large")
 
 // readBody reads at most max decoded bytes: a compressed bomb stops at the cap.
 func readBody(res *http.Response, max int64) ([]byte, error) {
+	switch strings.ToLower(strings.TrimSpace(res.Header.Get("Content-Encoding"))) {
+	case "gzip", "x-gzip":
+		return readGzip(res, max)
+	}
 	r, done, err := bodyReader(res, max)
 	if err != nil {
 		return nil, err
 	}
 	defer done()
-	b := make([]byte, 0, sizeHint(res, max))
+	return readAll(r, sizeHint(res, max), max)
+}
+
+// gzipReaders are decoders kept between bodies: a new one costs more than
+// decoding a small page.
+var gzipReaders sync.Pool
+
+// readGzip reads a gzip-coded body. The compressed bytes come first (a
+// page's are a fraction of it), so the decoded page is written into a
+// buffer of the size the gzip trailer states, as far as max allows; a
+// trailer that says less only means a buffer that grows.
+func readGzip(res *http.Response, max int64) ([]byte, error) {
+	raw, err := readAll(io.LimitReader(res.Body, max+1), sizeHint(res, max), max)
+	if err != nil {
+		return nil, err
+	}
+	hint := int64(unknownSizeHint)
+	if len(raw) >= 18 { // header and trailer: the last 4 bytes are the size mod 2^32
+		hint = int64(binary.LittleEndian.Uint32(raw[len(raw)-4:])) + 1
+		if hint < 512 {
+			hint = 512
+		}
+	}
+	zr, _ := gzipReaders.Get().(*gzip.Reader)
+	if zr == nil {
+		zr = new(gzip.Reader)
+	}
+	defer gzipReaders.Put(zr)
+	if err := zr.Reset(bytes.NewReader(raw)); err != nil {
+		return nil, fmt.Errorf("gzip: %w", err)
+	}
+	return readAll(zr, min(hint, max+1), max)
+}
+
+// readAll reads r to its end into a buffer of hint bytes at first, doubled
+// as it fills (not grown by append's quarter for large slices: a body read
+// in many steps is copied a few times, not dozens), failing past max.
+func readAll(r io.Reader, hint, max int64) ([]byte, error) {
+	b := make([]byte, 0, hint)
 	for {
 		if len(b) == cap(b) {
 			if int64(len(b)) > max {
 				return nil, errTooLarge
 			}
-			// Doubled, not grown by append's quarter for large slices:
-			// a body read in many steps is copied a few times, not dozens.
 			nb := make([]byte, len(b), min(2*int64(cap(b)), max+1))
 			copy(nb, b)
 			b = nb
