@@ -137,7 +137,7 @@ func contentFigure(pairs, conc int, cpuProfile string, verbose bool) {
 			after := ask("cpu")
 			n := float64(contentRounds * len(pages))
 			t := float64(atoi(after[0])-atoi(before[0])) / n
-			f := float64(atoi(ask("floor "+enc)[0])) / n
+			f := float64(atoi(ask("floor " + enc)[0])) / n
 			trawl, floor, ratios = append(trawl, t), append(floor, f), append(ratios, t/f)
 		}
 		med := func(v []float64) float64 { v = slices.Clone(v); slices.Sort(v); return v[len(v)/2] }
