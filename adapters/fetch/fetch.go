@@ -7,11 +7,9 @@ package fetch
 
 import (
 	"bytes"
-	"compress/flate"
-	"compress/gzip"
-	"compress/zlib"
 	"context"
 	"crypto/tls"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -22,10 +20,14 @@ import (
 	"net/url"
 	"os"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
 	"github.com/andybalholm/brotli"
+	"github.com/klauspost/compress/flate"
+	"github.com/klauspost/compress/gzip"
+	"github.com/klauspost/compress/zlib"
 
 	"github.com/trawlhq/trawl/core/failure"
 	"github.com/trawlhq/trawl/core/weburl"
@@ -424,19 +426,93 @@ var errTooLarge = errors.New("response too large")
 
 // readBody reads at most max decoded bytes: a compressed bomb stops at the cap.
 func readBody(res *http.Response, max int64) ([]byte, error) {
+	switch strings.ToLower(strings.TrimSpace(res.Header.Get("Content-Encoding"))) {
+	case "gzip", "x-gzip":
+		return readGzip(res, max)
+	}
 	r, done, err := bodyReader(res, max)
 	if err != nil {
 		return nil, err
 	}
 	defer done()
-	b, err := io.ReadAll(io.LimitReader(r, max+1))
+	return readAll(r, sizeHint(res, max), max)
+}
+
+// gzipReaders are decoders kept between bodies: a new one costs more than
+// decoding a small page.
+var gzipReaders sync.Pool
+
+// readGzip reads a gzip-coded body. The compressed bytes come first (a
+// page's are a fraction of it), so the decoded page is written into a
+// buffer of the size the gzip trailer states, as far as max allows; a
+// trailer that says less only means a buffer that grows.
+func readGzip(res *http.Response, max int64) ([]byte, error) {
+	raw, err := readAll(io.LimitReader(res.Body, max+1), sizeHint(res, max), max)
 	if err != nil {
 		return nil, err
 	}
-	if int64(len(b)) > max {
-		return nil, errTooLarge
+	hint := int64(unknownSizeHint)
+	if len(raw) >= 18 { // header and trailer: the last 4 bytes are the size mod 2^32
+		hint = int64(binary.LittleEndian.Uint32(raw[len(raw)-4:])) + 1
+		if hint < 512 {
+			hint = 512
+		}
 	}
-	return b, nil
+	zr, _ := gzipReaders.Get().(*gzip.Reader)
+	if zr == nil {
+		zr = new(gzip.Reader)
+	}
+	defer gzipReaders.Put(zr)
+	if err := zr.Reset(bytes.NewReader(raw)); err != nil {
+		return nil, fmt.Errorf("gzip: %w", err)
+	}
+	return readAll(zr, min(hint, max+1), max)
+}
+
+// readAll reads r to its end into a buffer of hint bytes at first, doubled
+// as it fills (not grown by append's quarter for large slices: a body read
+// in many steps is copied a few times, not dozens), failing past max.
+func readAll(r io.Reader, hint, max int64) ([]byte, error) {
+	b := make([]byte, 0, hint)
+	for {
+		if len(b) == cap(b) {
+			if int64(len(b)) > max {
+				return nil, errTooLarge
+			}
+			nb := make([]byte, len(b), min(2*int64(cap(b)), max+1))
+			copy(nb, b)
+			b = nb
+		}
+		n, err := r.Read(b[len(b):min(int64(cap(b)), max+1)])
+		b = b[:len(b)+n]
+		if int64(len(b)) > max {
+			return nil, errTooLarge
+		}
+		if err == io.EOF {
+			return b, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+}
+
+// unknownSizeHint is the first buffer of a body of unannounced length.
+const unknownSizeHint = 32 << 10
+
+// sizeHint is the buffer a body starts in: the length the answer announces
+// (four times it when the body is compressed, about what HTML compresses
+// by), plus a byte to see the end, within max. Reading into it whole spares
+// the copies of a buffer grown from nothing.
+func sizeHint(res *http.Response, max int64) int64 {
+	n := res.ContentLength
+	if n <= 0 {
+		return min(unknownSizeHint, max+1) // most pages are larger: a few doublings
+	}
+	if enc := res.Header.Get("Content-Encoding"); enc != "" && !strings.EqualFold(enc, "identity") {
+		n *= 4
+	}
+	return min(n+1, max+1)
 }
 
 // bodyReader decodes res's Content-Encoding over at most max+1 bytes of the

@@ -6,12 +6,14 @@ import (
 	"compress/zlib"
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
 	"net/url"
 	"os"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -379,4 +381,62 @@ func parseURL(raw string) *url.URL {
 		panic(err)
 	}
 	return u
+}
+
+// TestBodyAtTheCap: a body of exactly the cap is read whole and one byte
+// more is refused, whether its length is announced, unannounced (chunked)
+// or hidden by compression (in one gzip member or two).
+func TestBodyAtTheCap(t *testing.T) {
+	const max = 300_000
+	s := sites.New(t, "cap.test")
+	body := func(n int) []byte {
+		b := make([]byte, n)
+		for i := range b {
+			b[i] = "abcdefghijklmnopqrstuvwxyz <p>"[(i*7+i/13)%30]
+		}
+		return b
+	}
+	s.Mux.HandleFunc("/{how}/{n}", func(w http.ResponseWriter, r *http.Request) {
+		n, _ := strconv.Atoi(r.PathValue("n"))
+		b := body(n)
+		w.Header().Set("Content-Type", "text/html")
+		switch r.PathValue("how") {
+		case "announced":
+			w.Header().Set("Content-Length", strconv.Itoa(n))
+			w.Write(b)
+		case "chunked":
+			for len(b) > 0 {
+				k := min(len(b), 10_000)
+				w.Write(b[:k])
+				w.(http.Flusher).Flush()
+				b = b[k:]
+			}
+		case "gzip", "gzip2":
+			// gzip2 is two members, whose trailer states the second's size only.
+			parts := [][]byte{b}
+			if r.PathValue("how") == "gzip2" {
+				parts = [][]byte{b[:len(b)-len(b)/10], b[len(b)-len(b)/10:]}
+			}
+			var buf bytes.Buffer
+			for _, p := range parts {
+				zw := gzip.NewWriter(&buf)
+				zw.Write(p)
+				zw.Close()
+			}
+			w.Header().Set("Content-Encoding", "gzip")
+			w.Header().Set("Content-Length", strconv.Itoa(buf.Len()))
+			w.Write(buf.Bytes())
+		}
+	})
+	c := client(fetch.Options{MaxBytes: max}, s)
+	for _, how := range []string{"announced", "chunked", "gzip", "gzip2"} {
+		for _, n := range []int{0, 1, 40_000, max} {
+			res, err := c.Fetch(context.Background(), ports.FetchRequest{URL: parseURL(s.URL(fmt.Sprintf("/%s/%d", how, n)))})
+			if err != nil || !bytes.Equal(res.Body, body(n)) {
+				t.Errorf("%s body of %d bytes: got %d, %v", how, n, len(res.Body), err)
+			}
+		}
+		_, err := c.Fetch(context.Background(), ports.FetchRequest{URL: parseURL(s.URL(fmt.Sprintf("/%s/%d", how, max+1)))})
+		wantKind(t, err, failure.Unavailable, "larger than")
+	}
 }

@@ -39,12 +39,20 @@ func main() {
 	pairs := flag.Int("pairs", 3, "Trawl and floor runs alternated this many times (medians reported)")
 	conc := flag.Int("c", 16, "concurrent clients")
 	pgURL := flag.String("postgres", pgtest.ServerURL(), "admin URL of a Postgres server (a scratch database is created)")
-	only := flag.String("only", "", "run one part: http (the HTTP loads on each store) or limiters")
+	only := flag.String("only", "", "run one part: http (the HTTP loads on each store), content (/v1/content CPU per page; -cpuprofile then profiles the server process) or limiters")
 	storeName := flag.String("store", "", "run the store loads on this store only: sqlite or postgres (default both)")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the run (server and load) to this file, for go tool pprof")
 	blockProfile := flag.String("blockprofile", "", "write a profile of where goroutines waited (locks, channels, select) to this file")
 	flag.Parse()
 	log.SetFlags(0)
+	if addr := os.Getenv(contentChildEnv); addr != "" {
+		contentChild(addr)
+		return
+	}
+	if *only == "content" {
+		contentFigure(*pairs, runtimeProcs(), *cpuProfile, true)
+		return
+	}
 	if *blockProfile != "" {
 		runtime.SetBlockProfileRate(int(10 * time.Microsecond))
 		defer func() {
@@ -58,7 +66,7 @@ func main() {
 			}
 		}()
 	}
-	if *cpuProfile != "" {
+	if *cpuProfile != "" && *only != "content" {
 		f, err := os.Create(*cpuProfile)
 		if err != nil {
 			log.Fatal(err)
@@ -73,7 +81,7 @@ func main() {
 		return
 	}
 	if *only != "" && *only != "http" {
-		log.Fatalf("-only %q: want http or limiters", *only)
+		log.Fatalf("-only %q: want http, content or limiters", *only)
 	}
 
 	fmt.Printf("trawl-bench: %d clients, %s per load, %d alternated pairs (medians; the ratio is the median of the pairs' ratios), GOMAXPROCS=%d\n", *conc, *duration, *pairs, runtimeProcs())
@@ -148,6 +156,7 @@ func main() {
 		fmt.Printf("%-40s %12.0f op/s %12.0f op/s\n", l.name, l.contended, l.spread)
 	}
 	mapFigure(*pairs)
+	contentFigure(*pairs, runtimeProcs(), "", false)
 	bulkFigure()
 	limiterFigure(*pgURL, *conc, *duration)
 }
@@ -271,9 +280,16 @@ type built struct {
 // account with credits for the whole run, and a second account the floor
 // charges.
 func build(s *sqlstore.Store, pageHost, pageAddr string) (built, error) {
+	return buildWith(s, pageHost, pageAddr, false)
+}
+
+// buildWith is build, with the browser off when browserOff is set (every
+// page is then read over HTTP, as the content figure measures).
+func buildWith(s *sqlstore.Store, pageHost, pageAddr string, browserOff bool) (built, error) {
 	clk := clock.System{}
 	pay, _ := payment.NewLocal(s, clk, "http://127.0.0.1")
 	cfg := app.DefaultConfig()
+	cfg.BrowserOff = browserOff
 	cfg.DataDir, _ = os.MkdirTemp("", "trawl-bench-data")
 	cfg.Resolve = []string{pageHost + ":80=" + pageAddr}
 	out, err := app.NewOutbound(cfg)

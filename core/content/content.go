@@ -250,10 +250,23 @@ func (s *Service) extract(ctx context.Context, u *url.URL, pageURL string, mode 
 // rendered is set when the answer came from the browser.
 func (s *Service) extractMarkup(ctx context.Context, pageURL string, mode RenderMode, res ports.FetchResponse) (ex ports.Extracted, rendered *Page, err error) {
 	const op = "content.Extract"
-	outcome := StaticOutcome{StatusCode: res.StatusCode, Markup: true, Shell: mode == RenderAuto && ScriptShell(res.Body)}
-	if s.renderer != nil && StepUp(mode, outcome) {
-		p, err := s.extractRendered(ctx, pageURL)
-		return ex, &p, err
+	// Whether the page is a script shell is read only when the answer
+	// depends on it: before extraction when a browser could read the page
+	// instead, after a failed one to say why otherwise.
+	outcome := StaticOutcome{StatusCode: res.StatusCode, Markup: true}
+	shellKnown := false
+	isShell := func() bool {
+		if !shellKnown {
+			outcome.Shell, shellKnown = mode == RenderAuto && ScriptShell(res.Body), true
+		}
+		return outcome.Shell
+	}
+	if s.renderer != nil {
+		isShell()
+		if StepUp(mode, outcome) {
+			p, err := s.extractRendered(ctx, pageURL)
+			return ex, &p, err
+		}
 	}
 	ex, err = s.extractor.Extract(ctx, ports.ExtractRequest{URL: res.FinalURL, HTML: res.Body})
 	outcome.ExtractDone, outcome.ExtractErr = true, err
@@ -261,7 +274,7 @@ func (s *Service) extractMarkup(ctx context.Context, pageURL string, mode Render
 		p, err := s.extractRendered(ctx, pageURL)
 		return ex, &p, err
 	}
-	if err != nil && outcome.Shell && failure.Is(err, failure.Unavailable) {
+	if err != nil && failure.Is(err, failure.Unavailable) && isShell() {
 		// A browser would have been used: say so.
 		return ex, nil, failure.E(op, failure.Unavailable, failure.Public(err, "The page could not be extracted.")+" The page builds its content with JavaScript, and this server does not render pages in a browser.", err)
 	}

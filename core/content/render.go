@@ -73,9 +73,15 @@ func StepUp(mode RenderMode, o StaticOutcome) bool {
 // frameworkRoots are the mount points client-side frameworks render into.
 var frameworkRoots = map[string]bool{"root": true, "app": true, "__next": true, "__nuxt": true, "___gatsby": true, "svelte": true, "q-app": true, "main-app": true}
 
+// shellMaxText is the most visible text a shell can show (a <noscript>
+// asking for JavaScript): a page past it is not one, whatever follows.
+const shellMaxText = 500
+
 // ScriptShell reports whether a static HTML document is a shell its scripts
 // fill in: a framework root element with no text, a <noscript> asking for
-// JavaScript, or almost no text but script bundles.
+// JavaScript, or almost no text but script bundles. It reads the document
+// only until it shows shellMaxText characters of text: every page with
+// content stops there, early in its body.
 func ScriptShell(doc []byte) bool {
 	z := html.NewTokenizer(bytes.NewReader(doc))
 	var (
@@ -102,7 +108,7 @@ func ScriptShell(doc []byte) bool {
 			switch {
 			case emptyRoot && text < 200:
 				return true
-			case noscriptAsks && text < 500:
+			case noscriptAsks && text < shellMaxText:
 				return true
 			case scripts > 0 && text < 100:
 				return true
@@ -171,16 +177,22 @@ func ScriptShell(doc []byte) bool {
 			}
 			depth--
 		case html.TextToken:
-			t := strings.TrimSpace(string(z.Text()))
+			if skip > 0 {
+				continue
+			}
+			t := bytes.TrimSpace(z.Text())
 			switch {
-			case t == "" || skip > 0:
+			case len(t) == 0:
 			case inNoscript:
-				noscriptWords.WriteString(t)
+				noscriptWords.Write(t)
 				noscriptWords.WriteByte(' ')
 			default:
 				text += len(t)
 				if rootDepth >= 0 {
 					rootText += len(t)
+				}
+				if text >= shellMaxText {
+					return false // no rule calls a page with this much text a shell
 				}
 			}
 		}

@@ -1,0 +1,286 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"log"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"runtime/pprof"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/trawlhq/trawl/adapters/extract"
+	"github.com/trawlhq/trawl/adapters/extract/extractbench"
+	"github.com/trawlhq/trawl/adapters/sqlstore"
+	"github.com/trawlhq/trawl/ports"
+)
+
+// The /v1/content figure: the server's CPU time per page of the article
+// split, served from a local site, beside the bare extractor's on the same
+// pages. The server runs in a child process of its own, so its CPU time
+// (getrusage of that process) holds nothing of the load generator or of the
+// site serving the pages; the floor runs in the same child, between the
+// server's passes, on the pages as the extractor receives them.
+
+const contentChildEnv = "TRAWL_BENCH_CONTENT_CHILD"
+
+// contentRounds is how many times each run reads every page. Runs are
+// kept short and their pairs many (contentPairs at least): the machine's
+// other work weighs on both runs of a pair alike.
+const contentRounds = 1
+
+// contentPairs is the fewest alternated pairs the figure is the median of.
+const contentPairs = 9
+
+// articleDir finds the article split from the module root or below it.
+func articleDir() string {
+	dir, _ := os.Getwd()
+	for range 4 {
+		p := filepath.Join(dir, "testdata", "extraction", "dev")
+		if _, err := os.Stat(filepath.Join(p, "ground-truth.json")); err == nil {
+			return p
+		}
+		dir = filepath.Dir(dir)
+	}
+	log.Fatal("testdata/extraction/dev not found: run from the repository")
+	return ""
+}
+
+// contentFigure serves the 91 pages, as they are and gzip-coded (as most
+// sites send them: the server then decodes them, which the floor does not),
+// starts the server child, and alternates a run of /v1/content over every
+// page with a run of the bare extractor, pairs times, for each.
+func contentFigure(pairs, conc int, cpuProfile string, verbose bool) {
+	pairs = max(pairs, contentPairs)
+	dir := articleDir()
+	pages, err := extractbench.Load(dir)
+	if err != nil {
+		log.Fatal(err)
+	}
+	bodies := make(map[string][]byte, 2*len(pages))
+	for _, p := range pages {
+		b, err := os.ReadFile(filepath.Join(dir, "html", p.ID+".html.gz"))
+		if err != nil {
+			log.Fatal(err)
+		}
+		bodies["/gzip/"+p.ID], bodies["/identity/"+p.ID] = b, p.HTML
+	}
+	site := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, ok := bodies[r.URL.Path]
+		if !ok {
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		if strings.HasPrefix(r.URL.Path, "/gzip/") {
+			w.Header().Set("Content-Encoding", "gzip")
+		}
+		_, _ = w.Write(b)
+	})
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		log.Fatal(err)
+	}
+	srv := &http.Server{Handler: site, ReadHeaderTimeout: 5 * time.Second}
+	go func() { _ = srv.Serve(ln) }()
+	defer srv.Close()
+
+	exe, err := os.Executable()
+	if err != nil {
+		log.Fatal(err)
+	}
+	child := exec.Command(exe)
+	child.Env = append(os.Environ(), contentChildEnv+"="+ln.Addr().String(), "TRAWL_BENCH_DIR="+dir, "TRAWL_BENCH_CPUPROFILE="+cpuProfile, fmt.Sprintf("TRAWL_BENCH_CONC=%d", conc))
+	child.Stderr = os.Stderr
+	in, _ := child.StdinPipe()
+	outPipe, _ := child.StdoutPipe()
+	if err := child.Start(); err != nil {
+		log.Fatal(err)
+	}
+	out := bufio.NewScanner(outPipe)
+	ask := func(cmd string) []string {
+		if _, err := fmt.Fprintln(in, cmd); err != nil {
+			log.Fatal(err)
+		}
+		if !out.Scan() {
+			log.Fatalf("content server: no answer to %q", cmd)
+		}
+		return strings.Fields(out.Text())
+	}
+	hello := ask("hello")
+	addr, token := hello[0], hello[1]
+
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: conc}, Timeout: time.Minute}
+	fmt.Printf("\n%-40s %10s %10s %6s\n", fmt.Sprintf("GET /v1/content, %d article pages, CPU", len(pages)), "Trawl", "floor", "ratio")
+	for _, enc := range []string{"identity", "gzip"} {
+		var trawl, floor, ratios []float64
+		var failed int64
+		for range pairs {
+			before := ask("cpu")
+			failed = 0
+			for range contentRounds {
+				failed += serverPass(client, addr, token, enc, pages, conc)
+			}
+			after := ask("cpu")
+			n := float64(contentRounds * len(pages))
+			t := float64(atoi(after[0])-atoi(before[0])) / n
+			f := float64(atoi(ask("floor " + enc)[0])) / n
+			trawl, floor, ratios = append(trawl, t), append(floor, f), append(ratios, t/f)
+		}
+		med := func(v []float64) float64 { v = slices.Clone(v); slices.Sort(v); return v[len(v)/2] }
+		fmt.Printf("%-40s %10s %10s %6.2f   server per page vs the bare extractor, %d clients, %d pages not extracted\n", "  pages sent "+enc,
+			time.Duration(med(trawl)).Round(10*time.Microsecond), time.Duration(med(floor)).Round(10*time.Microsecond), med(ratios), conc, failed/contentRounds)
+		if verbose {
+			for i := range trawl {
+				fmt.Printf("    pair %d: %v / %v = %.3f\n", i+1, time.Duration(trawl[i]).Round(10*time.Microsecond), time.Duration(floor[i]).Round(10*time.Microsecond), ratios[i])
+			}
+		}
+	}
+	_, _ = fmt.Fprintln(in, "quit")
+	_ = in.Close()
+	_ = child.Wait()
+}
+
+func atoi(s string) int64 { n, _ := strconv.ParseInt(s, 10, 64); return n }
+
+// serverPass asks /v1/content for every page, conc at a time, and returns
+// how many were not 200.
+func serverPass(client *http.Client, addr, token, enc string, pages []extractbench.Page, conc int) int64 {
+	var next, failed atomic.Int64
+	var wg sync.WaitGroup
+	for range conc {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= len(pages) {
+					return
+				}
+				req, _ := http.NewRequest(http.MethodGet, "http://"+addr+"/v1/content?url="+url.QueryEscape("http://articles.test/"+enc+"/"+pages[i].ID), nil)
+				req.Header.Set("Authorization", "Bearer "+token)
+				res, err := client.Do(req)
+				if err != nil {
+					log.Fatal(err)
+				}
+				_, _ = io.Copy(io.Discard, res.Body)
+				res.Body.Close()
+				if res.StatusCode != http.StatusOK {
+					failed.Add(1)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	return failed.Load()
+}
+
+// cpuNow is the process's user and system CPU time.
+func cpuNow() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		log.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// contentChild is the server process: the real API on SQLite, articles.test
+// resolved to the parent's site, answering the parent's commands on stdin.
+func contentChild(siteAddr string) {
+	dir := os.Getenv("TRAWL_BENCH_DIR")
+	conc, _ := strconv.Atoi(os.Getenv("TRAWL_BENCH_CONC"))
+	pages, err := extractbench.Load(dir)
+	if err != nil {
+		log.Fatal(err)
+	}
+	data, _ := os.MkdirTemp("", "trawl-bench-content")
+	defer os.RemoveAll(data)
+	s, err := sqlstore.Open(context.Background(), sqlstore.Options{DataDir: data})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer s.Close()
+	b, err := buildWith(s, "articles.test", siteAddr, true)
+	if err != nil {
+		log.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		log.Fatal(err)
+	}
+	srv := &http.Server{Handler: b.handler, ReadHeaderTimeout: 5 * time.Second}
+	go func() { _ = srv.Serve(ln) }()
+	defer srv.Close()
+	if p := os.Getenv("TRAWL_BENCH_CPUPROFILE"); p != "" {
+		stop := startProfile(p)
+		defer stop()
+	}
+	ex := extract.New()
+	in := bufio.NewScanner(os.Stdin)
+	for in.Scan() {
+		switch in.Text() {
+		case "hello":
+			fmt.Println(ln.Addr().String(), b.token)
+		case "cpu": // after a collection, so a pass pays for its own garbage
+			runtime.GC()
+			fmt.Println(int64(cpuNow()))
+		case "floor identity", "floor gzip":
+			enc := strings.TrimPrefix(in.Text(), "floor ")
+			runtime.GC()
+			start := cpuNow()
+			for range contentRounds {
+				floorPass(ex, enc, pages, conc)
+			}
+			runtime.GC()
+			fmt.Println(int64(cpuNow() - start))
+		case "quit":
+			return
+		}
+	}
+}
+
+// floorPass extracts every page with the bare extractor, conc at a time,
+// under the URL the server's fetch ends at.
+func floorPass(ex *extract.Extractor, enc string, pages []extractbench.Page, conc int) {
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range conc {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= len(pages) {
+					return
+				}
+				_, _ = ex.Extract(context.Background(), ports.ExtractRequest{URL: "http://articles.test/" + enc + "/" + pages[i].ID, HTML: pages[i].HTML})
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// startProfile writes a CPU profile to path until the returned func runs.
+func startProfile(path string) func() {
+	f, err := os.Create(path)
+	if err != nil {
+		log.Fatal(err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		log.Fatal(err)
+	}
+	return func() { pprof.StopCPUProfile(); f.Close() }
+}
