@@ -90,9 +90,9 @@ type Config struct {
 	RedisTimeout time.Duration // TRAWL_REDIS_TIMEOUT: one rate-limit decision, round trip included
 	MetricsAddr  string        // TRAWL_METRICS_ADDR: Prometheus /metrics on host:port; empty: off
 
-	Tracing oteltrace.Settings // OTEL_*: traces over OTLP/HTTP; off unless an endpoint or exporter is set
-	PlansFile string        // TRAWL_PLANS_FILE: the plan table (YAML or JSON); TRAWL_PLANS: the same inline
-	Plans     billing.Plans // the plan table in force: the file's, else the spec's
+	Tracing   oteltrace.Settings // OTEL_*: traces over OTLP/HTTP; off unless an endpoint or exporter is set
+	PlansFile string             // TRAWL_PLANS_FILE: the plan table (YAML or JSON); TRAWL_PLANS: the same inline
+	Plans     billing.Plans      // the plan table in force: the file's, else the spec's
 }
 
 // DefaultConfig is the configuration with no flags and no environment.
