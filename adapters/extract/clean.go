@@ -521,3 +521,83 @@ func dropPullQuotes(root *html.Node) {
 		}
 	}
 }
+
+// endMatterHeadings open the sections a page sets after its article's
+// end: the author's biography, a legal notice, reading suggestions. Lower
+// case, without trailing punctuation; a heading of at most endMatterMaxWords
+// words that equals one or starts with one followed by a space opens such
+// a section.
+var endMatterHeadings = []string{
+	"about the author", "about the authors", "about the reviewer", "about the writer", "about the editor",
+	"disclaimer", "legal disclaimer", "medical disclaimer", "read this next", "read next", "up next",
+	"related posts", "related reading", "related content", "related articles", "related stories",
+	"you might also like", "you may also like", "more stories", "more articles", "recommended for you",
+	"popular posts", "recent posts", "latest posts", "read also", "also read",
+	"über den autor", "über die autorin", "zum autor", "zur autorin", "haftungsausschluss", "lesen sie auch",
+	"à propos de l'auteur", "à propos de l’auteur", "avertissement", "lire aussi", "à lire aussi",
+	"sobre el autor", "sobre la autora", "sobre o autor", "aviso legal", "lee también", "leia também",
+	"leggi anche", "lees ook", "over de auteur",
+}
+
+const (
+	// endMatterMaxWords: a longer heading is a title of the article's own.
+	endMatterMaxWords = 6
+	// endMatterMinShare: the section starts after this share of the
+	// content's text at least (an article opening on "About the author"
+	// is a profile).
+	endMatterMinShare = 0.5
+)
+
+func isEndMatterHeading(text string) bool {
+	t := strings.TrimRight(strings.ToLower(strings.TrimSpace(text)), " :.»›→")
+	if t == "" || len(strings.Fields(t)) > endMatterMaxWords {
+		return false
+	}
+	for _, h := range endMatterHeadings {
+		if t == h || strings.HasPrefix(t, h+" ") {
+			return true
+		}
+	}
+	return false
+}
+
+// dropEndMatter removes, from the first end-matter heading in the second
+// half of the content on, the heading and everything after it.
+func dropEndMatter(root *html.Node) {
+	total := measure(root).chars
+	if total == 0 {
+		return
+	}
+	seen := 0
+	var cut *html.Node
+	var walk func(*html.Node)
+	walk = func(n *html.Node) {
+		for c := n.FirstChild; c != nil && cut == nil; c = c.NextSibling {
+			switch {
+			case c.Type == html.TextNode:
+				seen += measure(c).chars
+			case c.Type != html.ElementNode:
+			case isHeading(c.DataAtom):
+				if float64(seen) >= endMatterMinShare*float64(total) && isEndMatterHeading(innerText(c)) {
+					cut = c
+					return
+				}
+				seen += measure(c).chars
+			default:
+				walk(c)
+			}
+		}
+	}
+	walk(root)
+	if cut == nil {
+		return
+	}
+	for n := cut; n != nil && n != root; n = n.Parent {
+		for s := n.NextSibling; s != nil; {
+			next := s.NextSibling
+			n.Parent.RemoveChild(s)
+			s = next
+		}
+	}
+	remove(cut)
+}
