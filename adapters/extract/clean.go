@@ -532,7 +532,7 @@ var endMatterHeadings = []string{
 	"disclaimer", "legal disclaimer", "medical disclaimer", "read this next", "read next", "up next",
 	"related posts", "related reading", "related content", "related articles", "related stories",
 	"you might also like", "you may also like", "more stories", "more articles", "recommended for you",
-	"popular posts", "recent posts", "latest posts", "read also", "also read",
+	"popular posts", "recent posts", "latest posts", "read also", "also read", "more from",
 	"über den autor", "über die autorin", "zum autor", "zur autorin", "haftungsausschluss", "lesen sie auch",
 	"à propos de l'auteur", "à propos de l’auteur", "avertissement", "lire aussi", "à lire aussi",
 	"sobre el autor", "sobre la autora", "sobre o autor", "aviso legal", "lee también", "leia também",
