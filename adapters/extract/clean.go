@@ -577,6 +577,9 @@ func dropEndMatter(root *html.Node) {
 			case c.Type == html.TextNode:
 				seen += measure(c).chars
 			case c.Type != html.ElementNode:
+			case c.DataAtom == atom.P && isEndMatterNotice(innerText(c)) && float64(seen) >= endMatterMinShare*float64(total):
+				cut = c
+				return
 			case isHeading(c.DataAtom):
 				if float64(seen) >= endMatterMinShare*float64(total) && isEndMatterHeading(innerText(c)) {
 					cut = c
@@ -600,4 +603,18 @@ func dropEndMatter(root *html.Node) {
 		}
 	}
 	remove(cut)
+}
+
+// endMatterNotices open a paragraph that is a legal notice set after the
+// article ("Disclaimer: ...").
+var endMatterNotices = []string{"disclaimer:", "disclosure:", "haftungsausschluss:", "avertissement :", "avertissement:", "aviso legal:"}
+
+func isEndMatterNotice(text string) bool {
+	t := strings.ToLower(text)
+	for _, n := range endMatterNotices {
+		if strings.HasPrefix(t, n) {
+			return true
+		}
+	}
+	return false
 }

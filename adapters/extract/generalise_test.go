@@ -219,6 +219,15 @@ func TestEndMatterAfterArticle(t *testing.T) {
 	if !strings.Contains(out.Text, "Sea wall") {
 		t.Errorf("lost the article: %q", out.Text)
 	}
+	notice := `<html><head><title>Tides</title></head><body><article>` + para("Spring tide") + para("Neap tide") + para("Storm surge") +
+		`<p>Disclosure: the harbour gazette may earn a commission on tide tables bought through links on this page.</p></article></body></html>`
+	out, err = extractHTML(t, notice)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(out.Text, "commission") || !strings.Contains(out.Text, "Storm surge") {
+		t.Errorf("notice kept or article lost: %q", out.Text)
+	}
 	profile := `<html><head><title>Mara Lind</title></head><body><article><h2>About the author</h2>` + para("Spring tide") + para("Neap tide") + para("Storm surge") + `</article></body></html>`
 	out, err = extractHTML(t, profile)
 	if err != nil {
