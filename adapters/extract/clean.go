@@ -531,7 +531,7 @@ var endMatterHeadings = []string{
 	"about the author", "about the authors", "about the reviewer", "about the writer", "about the editor",
 	"disclaimer", "legal disclaimer", "medical disclaimer", "read this next", "read next", "up next",
 	"related posts", "related reading", "related content", "related articles", "related stories",
-	"you might also like", "you may also like", "more stories", "more articles", "recommended for you",
+	"you might also like", "you may also like", "more stories", "more articles",
 	"popular posts", "recent posts", "latest posts", "read also", "also read", "more from",
 	"über den autor", "über die autorin", "zum autor", "zur autorin", "haftungsausschluss", "lesen sie auch",
 	"à propos de l'auteur", "à propos de l’auteur", "avertissement", "lire aussi", "à lire aussi",
@@ -545,7 +545,7 @@ const (
 	// endMatterMinShare: the section starts after this share of the
 	// content's text at least (an article opening on "About the author"
 	// is a profile).
-	endMatterMinShare = 0.5
+	endMatterMinShare = 0.3
 )
 
 func isEndMatterHeading(text string) bool {
