@@ -577,7 +577,7 @@ func dropEndMatter(root *html.Node) {
 			case c.Type == html.TextNode:
 				seen += measure(c).chars
 			case c.Type != html.ElementNode:
-			case c.DataAtom == atom.P && isEndMatterNotice(innerText(c)) && float64(seen) >= endMatterMinShare*float64(total):
+			case (c.DataAtom == atom.P || c.DataAtom == atom.Div && !hasBlockChild(c)) && isEndMatterNotice(innerText(c)) && float64(seen) >= endMatterMinShare*float64(total):
 				cut = c
 				return
 			case isHeading(c.DataAtom):
@@ -607,7 +607,8 @@ func dropEndMatter(root *html.Node) {
 
 // endMatterNotices open a paragraph that is a legal notice set after the
 // article ("Disclaimer: ...").
-var endMatterNotices = []string{"disclaimer:", "disclosure:", "haftungsausschluss:", "avertissement :", "avertissement:", "aviso legal:"}
+var endMatterNotices = []string{"disclaimer:", "disclosure:", "haftungsausschluss:", "avertissement :", "avertissement:", "aviso legal:",
+	"tags:", "filed under:", "posted in:", "schlagwörter:", "étiquettes :", "etiquetas:"}
 
 func isEndMatterNotice(text string) bool {
 	t := strings.ToLower(text)
