@@ -17,6 +17,7 @@ var boilerLines = []string{
 	"subscribe", "sign up", "sign up for our newsletter", "back to top", "click to enlarge", "enlarge this image",
 	"toggle caption", "hide caption", "image", "photo", "video", "loading", "loading...", "close", "menu",
 	"listen to this article", "copy link", "copied", "download", "next", "previous",
+	"previous post", "next post", "previous article", "next article", "older post", "newer post", "older posts", "newer posts",
 }
 
 var boilerSet = func() map[string]bool {
