@@ -578,7 +578,7 @@ func dropEndMatter(root *html.Node) {
 			case c.Type == html.TextNode:
 				seen += measure(c).chars
 			case c.Type != html.ElementNode:
-			case (c.DataAtom == atom.P || c.DataAtom == atom.Div && !hasBlockChild(c)) && isEndMatterNotice(innerText(c)) && float64(seen) >= endMatterMinShare*float64(total):
+			case (c.DataAtom == atom.P || c.DataAtom == atom.Div && !hasBlockChild(c)) && (isEndMatterNotice(innerText(c)) || isAuthorNote(innerText(c))) && float64(seen) >= endMatterMinShare*float64(total):
 				cut = c
 				return
 			case isHeading(c.DataAtom):
@@ -615,6 +615,27 @@ func isEndMatterNotice(text string) bool {
 	t := strings.ToLower(text)
 	for _, n := range endMatterNotices {
 		if strings.HasPrefix(t, n) {
+			return true
+		}
+	}
+	return false
+}
+
+// authorNotes mark a short note on the writer ("Jane Roe is a freelance
+// writer who ...").
+var authorNotes = []string{" is a writer", " is a freelance", " is a staff writer", " is an experienced writer", " has written for",
+	" is a journalist", " is a reporter", " is a contributing", " is a senior writer", " is a senior editor", " is a staff reporter"}
+
+// authorNoteMaxChars: a longer paragraph is the article's own.
+const authorNoteMaxChars = 500
+
+func isAuthorNote(text string) bool {
+	if runeLen(text) > authorNoteMaxChars {
+		return false
+	}
+	t := strings.ToLower(text)
+	for _, n := range authorNotes {
+		if i := strings.Index(t, n); i > 0 && i < 40 {
 			return true
 		}
 	}

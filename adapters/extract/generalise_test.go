@@ -228,6 +228,15 @@ func TestEndMatterAfterArticle(t *testing.T) {
 	if strings.Contains(out.Text, "commission") || !strings.Contains(out.Text, "Storm surge") {
 		t.Errorf("notice kept or article lost: %q", out.Text)
 	}
+	note := `<html><head><title>Tides</title></head><body><article>` + para("Spring tide") + para("Neap tide") + para("Storm surge") +
+		`<p>Mara Lind is a freelance writer who lives above the quay.</p></article></body></html>`
+	out, err = extractHTML(t, note)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(out.Text, "freelance writer") || !strings.Contains(out.Text, "Storm surge") {
+		t.Errorf("note on the writer kept or article lost: %q", out.Text)
+	}
 	profile := `<html><head><title>Mara Lind</title></head><body><article><h2>About the author</h2>` + para("Spring tide") + para("Neap tide") + para("Storm surge") + `</article></body></html>`
 	out, err = extractHTML(t, profile)
 	if err != nil {
