@@ -624,7 +624,9 @@ func isEndMatterNotice(text string) bool {
 // authorNotes mark a short note on the writer ("Jane Roe is a freelance
 // writer who ...").
 var authorNotes = []string{" is a writer", " is a freelance", " is a staff writer", " is an experienced writer", " has written for",
-	" is a journalist", " is a reporter", " is a contributing", " is a senior writer", " is a senior editor", " is a staff reporter"}
+	" is a journalist", " is a reporter", " is a contributing", " is a senior writer", " is a senior editor", " is a staff reporter",
+	" is a content writer", " is a contributor", " is an author", " writes about",
+	" ist freier journalist", " ist freie journalistin", " ist redakteur", " ist redakteurin", " est journaliste", " es periodista"}
 
 // authorNoteMaxChars: a longer paragraph is the article's own.
 const authorNoteMaxChars = 500
