@@ -609,7 +609,9 @@ func dropEndMatter(root *html.Node) {
 // endMatterNotices open a paragraph that is a legal notice set after the
 // article ("Disclaimer: ...").
 var endMatterNotices = []string{"disclaimer:", "disclosure:", "haftungsausschluss:", "avertissement :", "avertissement:", "aviso legal:",
-	"tags:", "filed under:", "posted in:", "schlagwörter:", "étiquettes :", "etiquetas:"}
+	"tags:", "filed under:", "posted in:", "schlagwörter:", "étiquettes :", "etiquetas:",
+	"become a paid subscriber", "become a member", "subscribe to our", "sign up for our", "support us", "if you enjoyed this",
+	"donate to"}
 
 func isEndMatterNotice(text string) bool {
 	t := strings.ToLower(text)
