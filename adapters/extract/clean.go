@@ -533,7 +533,7 @@ var endMatterHeadings = []string{
 	"disclaimer", "legal disclaimer", "medical disclaimer", "read this next", "read next", "up next",
 	"related posts", "related reading", "related content", "related articles", "related stories",
 	"you might also like", "you may also like", "more stories", "more articles",
-	"popular posts", "recent posts", "latest posts", "read also", "also read", "more from",
+	"popular posts", "recent posts", "latest posts", "read also", "also read", "more from", "share this", "share this article", "share this post", "share this recipe", "follow us", "subscribe", "newsletter", "sign up for our newsletter", "get the newsletter", "stay connected", "stay in the loop",
 	"über den autor", "über die autorin", "zum autor", "zur autorin", "haftungsausschluss", "lesen sie auch",
 	"à propos de l'auteur", "à propos de l’auteur", "avertissement", "lire aussi", "à lire aussi",
 	"sobre el autor", "sobre la autora", "sobre o autor", "aviso legal", "lee también", "leia também",
