@@ -562,8 +562,9 @@ func isEndMatterHeading(text string) bool {
 	return false
 }
 
-// dropEndMatter removes, from the first end-matter heading in the second
-// half of the content on, the heading and everything after it.
+// dropEndMatter removes, from the first end-matter heading, notice or note
+// on the writer past endMatterMinShare of the content, that block and
+// everything after it.
 func dropEndMatter(root *html.Node) {
 	total := measure(root).chars
 	if total == 0 {
@@ -606,8 +607,8 @@ func dropEndMatter(root *html.Node) {
 	remove(cut)
 }
 
-// endMatterNotices open a paragraph that is a legal notice set after the
-// article ("Disclaimer: ...").
+// endMatterNotices open a paragraph set after the article: a legal notice
+// ("Disclaimer: ..."), its tags, a call to subscribe or donate.
 var endMatterNotices = []string{"disclaimer:", "disclosure:", "haftungsausschluss:", "avertissement :", "avertissement:", "aviso legal:",
 	"tags:", "filed under:", "posted in:", "schlagwörter:", "étiquettes :", "etiquetas:",
 	"become a paid subscriber", "become a member", "subscribe to our", "sign up for our", "support us", "if you enjoyed this",
