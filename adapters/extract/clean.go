@@ -537,7 +537,10 @@ var endMatterHeadings = []string{
 	"über den autor", "über die autorin", "zum autor", "zur autorin", "haftungsausschluss", "lesen sie auch",
 	"à propos de l'auteur", "à propos de l’auteur", "avertissement", "lire aussi", "à lire aussi",
 	"sobre el autor", "sobre la autora", "sobre o autor", "aviso legal", "lee también", "leia também",
-	"leggi anche", "lees ook", "over de auteur",
+	"leggi anche", "lees ook", "over de auteur", "related topics", "ähnliche beiträge", "ähnliche artikel", "verwandte themen",
+	"zum weiterlesen", "mehr zum thema", "weitere artikel", "das könnte sie auch interessieren", "das könnte dich auch interessieren",
+	"zobacz także", "czytaj także", "más sobre", "te puede interesar", "le puede interesar", "lea también", "vous aimerez aussi",
+	"à lire également", "keine kommentare",
 }
 
 const (
