@@ -540,7 +540,7 @@ var endMatterHeadings = []string{
 	"leggi anche", "lees ook", "over de auteur", "related topics", "ähnliche beiträge", "ähnliche artikel", "verwandte themen",
 	"zum weiterlesen", "mehr zum thema", "weitere artikel", "das könnte sie auch interessieren", "das könnte dich auch interessieren",
 	"zobacz także", "czytaj także", "más sobre", "te puede interesar", "le puede interesar", "lea también", "vous aimerez aussi",
-	"à lire également", "keine kommentare",
+	"à lire également", "keine kommentare", "mehr aus", "lust auf mehr", "kommentieren sie",
 }
 
 const (
