@@ -615,7 +615,8 @@ func dropEndMatter(root *html.Node) {
 var endMatterNotices = []string{"disclaimer:", "disclosure:", "haftungsausschluss:", "avertissement :", "avertissement:", "aviso legal:",
 	"tags:", "filed under:", "posted in:", "schlagwörter:", "étiquettes :", "etiquetas:",
 	"become a paid subscriber", "become a member", "subscribe to our", "sign up for our", "support us", "if you enjoyed this",
-	"donate to"}
+	"donate to", "subscribe now", "advertising disclosure", "we want to hear what you think", "submit your letter",
+	"unterstütze", "unterstützen sie", "jetzt abonnieren", "abonnieren sie", "suscríbete", "abonnez-vous"}
 
 func isEndMatterNotice(text string) bool {
 	t := strings.ToLower(text)
