@@ -18,6 +18,7 @@ var boilerLines = []string{
 	"toggle caption", "hide caption", "image", "photo", "video", "loading", "loading...", "close", "menu",
 	"listen to this article", "copy link", "copied", "download", "next", "previous",
 	"previous post", "next post", "previous article", "next article", "older post", "newer post", "older posts", "newer posts",
+	"wird geladen", "wird geladen …", "wird geladen...", "gefällt mir", "print recipe", "rezept drucken", "alle anzeigen", "show all",
 }
 
 var boilerSet = func() map[string]bool {
