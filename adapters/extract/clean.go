@@ -17,6 +17,8 @@ var boilerLines = []string{
 	"subscribe", "sign up", "sign up for our newsletter", "back to top", "click to enlarge", "enlarge this image",
 	"toggle caption", "hide caption", "image", "photo", "video", "loading", "loading...", "close", "menu",
 	"listen to this article", "copy link", "copied", "download", "next", "previous",
+	"previous post", "next post", "previous article", "next article", "older post", "newer post", "older posts", "newer posts",
+	"wird geladen", "wird geladen …", "wird geladen...", "gefällt mir", "print recipe", "rezept drucken", "alle anzeigen", "show all",
 }
 
 var boilerSet = func() map[string]bool {
@@ -520,4 +522,132 @@ func dropPullQuotes(root *html.Node) {
 			full = innerText(root)
 		}
 	}
+}
+
+// endMatterHeadings open the sections a page sets after its article's
+// end: the author's biography, a legal notice, reading suggestions. Lower
+// case, without trailing punctuation; a heading of at most endMatterMaxWords
+// words that equals one or starts with one followed by a space opens such
+// a section.
+var endMatterHeadings = []string{
+	"about the author", "about the authors", "about the reviewer", "about the writer", "about the editor",
+	"disclaimer", "legal disclaimer", "medical disclaimer", "read this next", "read next", "up next",
+	"related posts", "related reading", "related content", "related articles", "related stories",
+	"you might also like", "you may also like", "more stories", "more articles",
+	"popular posts", "recent posts", "latest posts", "read also", "also read", "more from", "share this", "share this article", "share this post", "share this recipe", "follow us", "subscribe", "newsletter", "sign up for our newsletter", "get the newsletter", "stay connected", "stay in the loop",
+	"über den autor", "über die autorin", "zum autor", "zur autorin", "haftungsausschluss", "lesen sie auch",
+	"à propos de l'auteur", "à propos de l’auteur", "avertissement", "lire aussi", "à lire aussi",
+	"sobre el autor", "sobre la autora", "sobre o autor", "aviso legal", "lee también", "leia também",
+	"leggi anche", "lees ook", "over de auteur", "related topics", "ähnliche beiträge", "ähnliche artikel", "verwandte themen",
+	"zum weiterlesen", "mehr zum thema", "weitere artikel", "das könnte sie auch interessieren", "das könnte dich auch interessieren",
+	"zobacz także", "czytaj także", "más sobre", "te puede interesar", "le puede interesar", "lea también", "vous aimerez aussi",
+	"à lire également", "keine kommentare", "mehr aus", "lust auf mehr", "kommentieren sie",
+}
+
+const (
+	// endMatterMaxWords: a longer heading is a title of the article's own.
+	endMatterMaxWords = 6
+	// endMatterMinShare: the section starts after this share of the
+	// content's text at least (an article opening on "About the author"
+	// is a profile).
+	endMatterMinShare = 0.3
+)
+
+func isEndMatterHeading(text string) bool {
+	t := strings.TrimRight(strings.ToLower(strings.TrimSpace(text)), " :.»›→")
+	if t == "" || len(strings.Fields(t)) > endMatterMaxWords {
+		return false
+	}
+	for _, h := range endMatterHeadings {
+		if t == h || strings.HasPrefix(t, h+" ") {
+			return true
+		}
+	}
+	return false
+}
+
+// dropEndMatter removes, from the first end-matter heading, notice or note
+// on the writer past endMatterMinShare of the content, that block and
+// everything after it.
+func dropEndMatter(root *html.Node) {
+	total := measure(root).chars
+	if total == 0 {
+		return
+	}
+	seen := 0
+	var cut *html.Node
+	var walk func(*html.Node)
+	walk = func(n *html.Node) {
+		for c := n.FirstChild; c != nil && cut == nil; c = c.NextSibling {
+			switch {
+			case c.Type == html.TextNode:
+				seen += measure(c).chars
+			case c.Type != html.ElementNode:
+			case (c.DataAtom == atom.P || c.DataAtom == atom.Div && !hasBlockChild(c)) && (isEndMatterNotice(innerText(c)) || isAuthorNote(innerText(c))) && float64(seen) >= endMatterMinShare*float64(total):
+				cut = c
+				return
+			case isHeading(c.DataAtom):
+				if float64(seen) >= endMatterMinShare*float64(total) && isEndMatterHeading(innerText(c)) {
+					cut = c
+					return
+				}
+				seen += measure(c).chars
+			default:
+				walk(c)
+			}
+		}
+	}
+	walk(root)
+	if cut == nil {
+		return
+	}
+	for n := cut; n != nil && n != root; n = n.Parent {
+		for s := n.NextSibling; s != nil; {
+			next := s.NextSibling
+			n.Parent.RemoveChild(s)
+			s = next
+		}
+	}
+	remove(cut)
+}
+
+// endMatterNotices open a paragraph set after the article: a legal notice
+// ("Disclaimer: ..."), its tags, a call to subscribe or donate.
+var endMatterNotices = []string{"disclaimer:", "disclosure:", "haftungsausschluss:", "avertissement :", "avertissement:", "aviso legal:",
+	"tags:", "filed under:", "posted in:", "schlagwörter:", "étiquettes :", "etiquetas:",
+	"become a paid subscriber", "become a member", "subscribe to our", "sign up for our", "support us", "if you enjoyed this",
+	"donate to", "subscribe now", "advertising disclosure", "we want to hear what you think", "submit your letter",
+	"unterstütze", "unterstützen sie", "jetzt abonnieren", "abonnieren sie", "suscríbete", "abonnez-vous"}
+
+func isEndMatterNotice(text string) bool {
+	t := strings.ToLower(text)
+	for _, n := range endMatterNotices {
+		if strings.HasPrefix(t, n) {
+			return true
+		}
+	}
+	return false
+}
+
+// authorNotes mark a short note on the writer ("Jane Roe is a freelance
+// writer who ...").
+var authorNotes = []string{" is a writer", " is a freelance", " is a staff writer", " is an experienced writer", " has written for",
+	" is a journalist", " is a reporter", " is a contributing", " is a senior writer", " is a senior editor", " is a staff reporter",
+	" is a content writer", " is a contributor", " is an author", " writes about",
+	" ist freier journalist", " ist freie journalistin", " ist redakteur", " ist redakteurin", " est journaliste", " es periodista"}
+
+// authorNoteMaxChars: a longer paragraph is the article's own.
+const authorNoteMaxChars = 500
+
+func isAuthorNote(text string) bool {
+	if runeLen(text) > authorNoteMaxChars {
+		return false
+	}
+	t := strings.ToLower(text)
+	for _, n := range authorNotes {
+		if i := strings.Index(t, n); i > 0 && i < 40 {
+			return true
+		}
+	}
+	return false
 }

@@ -198,3 +198,51 @@ func TestStreamedSegmentsPlaced(t *testing.T) {
 		at = i
 	}
 }
+
+// The sections a page sets after its article (the author's biography, a
+// legal notice) go, from their heading to the end; the same heading at
+// the top of a page is its subject and stays.
+func TestEndMatterAfterArticle(t *testing.T) {
+	page := `<html><head><title>Tides</title></head><body><article>` + para("Spring tide") + para("Neap tide") + para("Storm surge") + para("Sea wall") +
+		`<h3>About the Author</h3><p>Mara Lind has written about the coast for twenty years, for the harbour gazette and the almanac, from her house above the quay.</p>` +
+		`<h4>Disclaimer:</h4><p>Nothing on this site should be used as a substitute for the advice of a qualified pilot or harbour master.</p>` +
+		`</article></body></html>`
+	out, err := extractHTML(t, page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, banned := range []string{"About the Author", "Mara Lind", "Disclaimer", "qualified pilot"} {
+		if strings.Contains(out.Text, banned) {
+			t.Errorf("kept %q: %q", banned, out.Text)
+		}
+	}
+	if !strings.Contains(out.Text, "Sea wall") {
+		t.Errorf("lost the article: %q", out.Text)
+	}
+	notice := `<html><head><title>Tides</title></head><body><article>` + para("Spring tide") + para("Neap tide") + para("Storm surge") +
+		`<p>Disclosure: the harbour gazette may earn a commission on tide tables bought through links on this page.</p></article></body></html>`
+	out, err = extractHTML(t, notice)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(out.Text, "commission") || !strings.Contains(out.Text, "Storm surge") {
+		t.Errorf("notice kept or article lost: %q", out.Text)
+	}
+	note := `<html><head><title>Tides</title></head><body><article>` + para("Spring tide") + para("Neap tide") + para("Storm surge") +
+		`<p>Mara Lind is a freelance writer who lives above the quay.</p></article></body></html>`
+	out, err = extractHTML(t, note)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(out.Text, "freelance writer") || !strings.Contains(out.Text, "Storm surge") {
+		t.Errorf("note on the writer kept or article lost: %q", out.Text)
+	}
+	profile := `<html><head><title>Mara Lind</title></head><body><article><h2>About the author</h2>` + para("Spring tide") + para("Neap tide") + para("Storm surge") + `</article></body></html>`
+	out, err = extractHTML(t, profile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.Text, "About the author") || !strings.Contains(out.Text, "Storm surge") {
+		t.Errorf("profile cut: %q", out.Text)
+	}
+}

@@ -93,6 +93,7 @@ func mainContentOf(doc *html.Node, pageTitle string, lenient bool) (*html.Node, 
 	cleanConditionally(content)
 	dropPullQuotes(content)
 	dropRepeats(content)
+	dropEndMatter(content)
 	dropOrphanHeadings(content)
 	if after := measure(content).chars; before >= itemsMinChars && after < before/4 {
 		// The cleaning took most of the content away: it is made of links
