@@ -161,8 +161,9 @@ func (t *Tracing) start(ctx context.Context, name string, attrs ...attribute.Key
 	return t.tracer.Start(ctx, name, trace.WithSpanKind(trace.SpanKindInternal), trace.WithAttributes(attrs...))
 }
 
-// end records err on span and ends it.
+// end records the outcome of the work (ok, or err's kind) on span and ends it.
 func end(span trace.Span, err error) {
+	span.SetAttributes(outcome(err))
 	if err != nil {
 		span.SetStatus(codes.Error, failureKind(err))
 	}

@@ -62,7 +62,6 @@ type fetcher struct {
 func (f fetcher) Fetch(ctx context.Context, r ports.FetchRequest) (ports.FetchResponse, error) {
 	ctx, span := f.t.start(ctx, "fetch", HostKey.String(urlHost(r.URL)))
 	res, err := f.next.Fetch(ctx, r)
-	span.SetAttributes(outcome(err))
 	if err == nil {
 		span.SetAttributes(StatusKey.Int(res.StatusCode))
 	}
@@ -86,7 +85,6 @@ type renderer struct {
 func (r renderer) Render(ctx context.Context, req ports.RenderRequest) (ports.RenderResponse, error) {
 	ctx, span := r.t.start(ctx, "render", HostKey.String(host(req.URL)))
 	res, err := r.next.Render(ctx, req)
-	span.SetAttributes(outcome(err))
 	if err == nil {
 		span.SetAttributes(StatusKey.Int(res.StatusCode))
 	}
@@ -110,7 +108,6 @@ type extractor struct {
 func (e extractor) Extract(ctx context.Context, r ports.ExtractRequest) (ports.Extracted, error) {
 	ctx, span := e.t.start(ctx, "extract", HostKey.String(host(r.URL)), attribute.Int("trawl.html_bytes", len(r.HTML)))
 	res, err := e.next.Extract(ctx, r)
-	span.SetAttributes(outcome(err))
 	end(span, err)
 	return res, err
 }
@@ -138,7 +135,7 @@ func (e engine) Name() string { return e.next.Name() }
 func (e engine) Search(ctx context.Context, q ports.SearchQuery) (ports.SearchResults, error) {
 	ctx, span := e.t.start(ctx, "search", EngineKey.String(e.next.Name()))
 	res, err := e.next.Search(ctx, q)
-	span.SetAttributes(outcome(err), attribute.Int("trawl.search.results", len(res.Organic)))
+	span.SetAttributes(attribute.Int("trawl.search.results", len(res.Organic)))
 	end(span, err)
 	return res, err
 }
@@ -163,7 +160,6 @@ type llm struct {
 func (l llm) Complete(ctx context.Context, m []ports.ChatMessage) (string, error) {
 	ctx, span := l.t.start(ctx, "llm", attribute.Int("trawl.llm.messages", len(m)))
 	out, err := l.next.Complete(ctx, m)
-	span.SetAttributes(outcome(err))
 	end(span, err)
 	return out, err
 }
@@ -176,7 +172,6 @@ type structuredLLM struct {
 func (l structuredLLM) CompleteJSON(ctx context.Context, m []ports.ChatMessage, name string, schema []byte) (string, error) {
 	ctx, span := l.t.start(ctx, "llm", attribute.Int("trawl.llm.messages", len(m)), attribute.Bool("trawl.llm.json_schema", true))
 	out, err := l.s.CompleteJSON(ctx, m, name, schema)
-	span.SetAttributes(outcome(err))
 	end(span, err)
 	return out, err
 }
@@ -198,7 +193,6 @@ type ledger struct {
 func (l ledger) Reserve(ctx context.Context, r ports.ReserveRequest) (ports.Hold, error) {
 	ctx, span := l.t.start(ctx, "ledger.reserve", CreditsKey.Int64(r.Amount))
 	h, err := l.next.Reserve(ctx, r)
-	span.SetAttributes(outcome(err))
 	end(span, err)
 	return h, err
 }
@@ -206,7 +200,6 @@ func (l ledger) Reserve(ctx context.Context, r ports.ReserveRequest) (ports.Hold
 func (l ledger) Settle(ctx context.Context, h ports.Hold, c ports.Charge) (ports.Transaction, error) {
 	ctx, span := l.t.start(ctx, "ledger.settle", CreditsKey.Int64(c.Credits), ServiceKey.String(c.ServiceType))
 	tx, err := l.next.Settle(ctx, h, c)
-	span.SetAttributes(outcome(err))
 	end(span, err)
 	return tx, err
 }
@@ -214,7 +207,6 @@ func (l ledger) Settle(ctx context.Context, h ports.Hold, c ports.Charge) (ports
 func (l ledger) Release(ctx context.Context, h ports.Hold) error {
 	ctx, span := l.t.start(ctx, "ledger.release", CreditsKey.Int64(h.Amount))
 	err := l.next.Release(ctx, h)
-	span.SetAttributes(outcome(err))
 	end(span, err)
 	return err
 }
@@ -222,7 +214,7 @@ func (l ledger) Release(ctx context.Context, h ports.Hold) error {
 func (l ledger) ChargeHold(ctx context.Context, h ports.Hold, c ports.Charge, key string) (ports.Transaction, bool, error) {
 	ctx, span := l.t.start(ctx, "ledger.charge_hold", CreditsKey.Int64(c.Credits), ServiceKey.String(c.ServiceType))
 	tx, charged, err := l.next.ChargeHold(ctx, h, c, key)
-	span.SetAttributes(outcome(err), attribute.Bool("trawl.charged", charged))
+	span.SetAttributes(attribute.Bool("trawl.charged", charged))
 	end(span, err)
 	return tx, charged, err
 }
@@ -230,7 +222,6 @@ func (l ledger) ChargeHold(ctx context.Context, h ports.Hold, c ports.Charge, ke
 func (l ledger) ReleasePart(ctx context.Context, h ports.Hold, credits int64) error {
 	ctx, span := l.t.start(ctx, "ledger.release_part", CreditsKey.Int64(credits))
 	err := l.next.ReleasePart(ctx, h, credits)
-	span.SetAttributes(outcome(err))
 	end(span, err)
 	return err
 }
