@@ -208,9 +208,7 @@ func (r *run) read(ctx context.Context, sm string, depth int) ([]string, bool) {
 	u, err := weburl.Parse(sm, weburl.Rules{Field: "url", MaxLen: maxURLBytes})
 	if err != nil { // a listed sitemap that breaks the URL rules is not read
 		<-r.sem
-		r.mu.Lock()
-		r.lastErr = err
-		r.mu.Unlock()
+		r.keep(err)
 		return nil, false
 	}
 	err = r.d.fetcher.Stream(ctx, ports.FetchRequest{URL: u, Field: "url", Accept: xmlAccept, MaxBytes: r.d.limits.MaxFileBytes},
@@ -243,9 +241,7 @@ func (r *run) read(ctx context.Context, sm string, depth int) ([]string, bool) {
 	<-r.sem
 	if err != nil {
 		if _, ok := failure.As(err); ok { // a fetch failure, said in the caller's terms
-			r.mu.Lock()
-			r.lastErr = err
-			r.mu.Unlock()
+			r.keep(err)
 		}
 		return nil, false
 	}
@@ -260,6 +256,13 @@ func (r *run) read(ctx context.Context, sm string, depth int) ([]string, bool) {
 		return locs, true
 	}
 	return nil, false
+}
+
+// keep records err as the failure Discover reports when no sitemap is read.
+func (r *run) keep(err error) {
+	r.mu.Lock()
+	r.lastErr = err
+	r.mu.Unlock()
 }
 
 // maxURLBytes bounds the URLs a sitemap lists, longer than the API's own
