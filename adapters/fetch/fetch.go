@@ -595,13 +595,7 @@ func (c *Client) CheckURL(ctx context.Context, raw, field string) error {
 	if err != nil || u.Hostname() == "" {
 		return failure.Invalidf("fetch.CheckURL", field, "The %s must be a valid URL.", field)
 	}
-	if ip, err := netip.ParseAddr(strings.Trim(u.Hostname(), "[]")); err == nil {
-		if _, ok := c.overridden(u.Host); !ok && !weburl.IsPublicIP(ip) {
-			return weburl.NonPublicError(field)
-		}
-		return nil
-	}
-	err = c.checkHost(ctx, u)
+	err = c.checkHost(ctx, u) // raw addresses included
 	if err != nil {
 		err = c.translate(err, u.Hostname(), field)
 	}
