@@ -1297,7 +1297,9 @@ export interface operations {
                 "application/json": {
                     url: string;
                     /** @description A JSON Schema (draft 2020-12 unless it says otherwise); at most 16 KiB and 12 levels deep; no references outside itself. A JSON string holding the schema is accepted too. */
-                    schema: Record<string, never> | string;
+                    schema: {
+                        [key: string]: unknown;
+                    } | string;
                     /** @description What to extract, or how. */
                     prompt?: string;
                     render?: components["schemas"]["Render"];

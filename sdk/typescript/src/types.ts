@@ -66,12 +66,8 @@ export type Extracted = OKBody<operations["extract"]>;
 export type BulkRequest = JSONBody<operations["createBulkContentJob"]>;
 /** A JSON Schema as an object (any keywords), or its JSON text. */
 export type JSONSchema = string | Record<string, unknown>;
-/**
- * The body of POST /v1/extract. The document types schema as "an object or
- * a string" without listing keywords, which the generated types read as an
- * empty object; here it is any JSON Schema.
- */
-export type ExtractRequest = Omit<JSONBody<operations["extract"]>, "schema"> & { schema: JSONSchema };
+/** The body of POST /v1/extract; its schema is any JSON Schema, as an object or its JSON text. */
+export type ExtractRequest = JSONBody<operations["extract"]>;
 /** The service types the cost previews price. */
 export type ServiceType = JSONBody<operations["previewCost"]>["service_type"];
 

@@ -15,6 +15,7 @@ import {
   type Checkout,
   type Extracted,
   type ExtractRequest,
+  type JSONSchema,
   type PromptAnswer,
   type Reason,
   type Scraped,
@@ -114,10 +115,12 @@ const bulkFields: { [K in "request.render" | "job.render" | "result.engine" | "r
   "completion.retryable": true satisfies Has<BulkCompletionResult, "retryable">,
 };
 
-// ExtractRequest replaces the generated type of schema (an empty object) by
-// any JSON Schema; the document must still have the field.
+// The document types schema as any JSON Schema (an object with any keywords,
+// or its JSON text), so the generated request type takes one as it is.
 const extractSchema: true = true satisfies Has<operations["extract"]["requestBody"]["content"]["application/json"], "schema">;
 const anySchema: ExtractRequest["schema"] = { type: "object", properties: { name: { type: "string" } }, required: ["name"] };
+const schemaText: ExtractRequest["schema"] = JSON.stringify(anySchema);
+const asJSONSchema: JSONSchema = anySchema;
 
 test("bulk requests and results carry render, engine, reason and retryable", () => {
   assert.equal(Object.values(bulkFields).every(Boolean), true);
@@ -126,4 +129,6 @@ test("bulk requests and results carry render, engine, reason and retryable", () 
   assert.equal(reason, "page_not_found");
   assert.equal(extractSchema, true);
   assert.equal(typeof anySchema, "object");
+  assert.equal(typeof schemaText, "string");
+  assert.equal(asJSONSchema, anySchema);
 });
