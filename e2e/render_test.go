@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"encoding/json"
 	"fmt"
 	"net"
 	"net/http"
@@ -293,4 +294,100 @@ func TestBinaryGoogleThroughBrowser(t *testing.T) {
 	if code, got := links(static); code == 200 && len(got) > 0 {
 		t.Fatalf("the static fetch found results in a page that writes them with a script: %v", got)
 	}
+}
+
+// TestBinaryBulkRenders runs a bulk job of client-rendered pages through
+// trawl serve with a local Chromium: each page steps up to the browser
+// (engine browser in the webhook, the rendered text in its content), the
+// job's render=never reads the same pages over HTTP and fails them free,
+// and a page that never settles fails free inside an otherwise good job.
+func TestBinaryBulkRenders(t *testing.T) {
+	path := chromiumForRender(t)
+	site, _, _ := fixtureSite(t)
+	hook := newHook(t, 0)
+	hookResolve, hookURL := hook.resolve()
+	s := startEnv(t, []string{"--data-dir", t.TempDir()}, []string{
+		"TRAWL_FETCH_RESOLVE=spa.test:80=" + site + "," + hookResolve, "TRAWL_BROWSER_PATH=" + path, "TRAWL_FETCH_TIMEOUT=8s", "TRAWL_BROWSER_PAGES=2",
+	})
+	token := tokenRE.FindString(s.stdout.String())
+	balance := func() float64 {
+		_, m := get(t, s.base+"/v1/credits", token)
+		return m["balance"].(float64)
+	}
+	rendered := map[string]string{
+		"http://spa.test/article.html": "Life in the tide pools",
+		"http://spa.test/xhr.html":     "Tide pools, fetched late",
+		"http://spa.test/hash.html":    "Tide pools by hash route",
+	}
+	never := "http://spa.test/never.html"
+	urls := []string{never}
+	for u := range rendered {
+		urls = append(urls, u)
+	}
+	sort.Strings(urls)
+
+	// run posts a job and returns its completion webhook's results by URL.
+	run := func(render string) map[string]map[string]any {
+		t.Helper()
+		sent := hook.count()
+		body := map[string]any{"urls": urls, "callback_url": hookURL}
+		if render != "" {
+			body["render"] = render
+		}
+		code, ack := postJSON(t, s.base+"/v1/content/bulk", token, body)
+		if code != 202 {
+			t.Fatalf("render=%q: ack = %d %v", render, code, ack)
+		}
+		job := waitStatus(t, s.base, token, ack["job_id"].(string), func(m map[string]any) bool { return m["status"] == "completed" || m["status"] == "failed" }, 90*time.Second)
+		if job["status"] != "completed" || job["processed_count"] != float64(len(urls)) {
+			t.Fatalf("render=%q: job = %v", render, job)
+		}
+		deadline := time.Now().Add(10 * time.Second)
+		for hook.count() == sent && time.Now().Before(deadline) {
+			time.Sleep(20 * time.Millisecond)
+		}
+		hook.mu.Lock()
+		raw := hook.bodies[len(hook.bodies)-1]
+		hook.mu.Unlock()
+		var done struct {
+			Results []map[string]any `json:"results"`
+		}
+		if err := json.Unmarshal(raw, &done); err != nil || len(done.Results) != len(urls) {
+			t.Fatalf("render=%q: completion webhook %v: %.500s", render, err, raw)
+		}
+		byURL := map[string]map[string]any{}
+		for _, r := range done.Results {
+			byURL[r["url"].(string)] = r
+		}
+		return byURL
+	}
+
+	before := balance()
+	res := run("")
+	for u, want := range rendered {
+		r := res[u]
+		content, _ := r["content"].(map[string]any)
+		md, _ := content["markdown"].(string)
+		if r["success"] != true || r["engine"] != "browser" || !strings.Contains(md, want) || !strings.Contains(md, "Three ways to keep cool") {
+			t.Errorf("%s: success %v engine %v reason %v: %.300s", u, r["success"], r["engine"], r["reason"], md)
+		}
+	}
+	if r := res[never]; r["success"] != false || r["reason"] == nil || r["content"] != nil {
+		t.Errorf("the page that never settles: %v", r)
+	}
+	if spent := before - balance(); spent != float64(2*len(rendered)) {
+		t.Errorf("the job cost %v credits, want %d (2 a rendered page, the failure free)", spent, 2*len(rendered))
+	}
+
+	before = balance()
+	res = run("never")
+	for _, u := range urls {
+		if r := res[u]; r["success"] != false || r["engine"] == "browser" {
+			t.Errorf("render=never: %s succeeded or rendered: %v", u, r)
+		}
+	}
+	if spent := before - balance(); spent != 0 {
+		t.Errorf("render=never of client-rendered pages cost %v credits, want 0", spent)
+	}
+	s.stop(t)
 }
