@@ -31,6 +31,11 @@ type Hold struct {
 	Amount    int64
 	CreatedAt time.Time
 	ExpiresAt time.Time
+	// Durable holds outlive the process that placed them (a bulk job's,
+	// which a restarted process resumes). Other holds may live only as long
+	// as that process: a store may keep them in its memory, and one that
+	// does forgets them when the process ends, as if they had expired.
+	Durable bool
 }
 
 // TransactionMetadata is what a transaction records about the call.
@@ -114,6 +119,7 @@ type ReserveRequest struct {
 	TokenID   int64
 	Amount    int64
 	TTL       time.Duration // 0: the ledger's default
+	Durable   bool          // the hold must outlive the process (Hold.Durable)
 }
 
 // Charge says what a settled call costs and how to record it.

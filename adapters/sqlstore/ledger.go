@@ -16,6 +16,9 @@ func (s *Store) WithCredits(ctx context.Context, accountID int64, fn func(ports.
 	const op = "sqlstore.WithCredits"
 	ctx, cancel := s.bounded(ctx)
 	defer cancel()
+	if s.dialect == SQLite {
+		return s.withCreditsSQLite(ctx, accountID, fn)
+	}
 	return fail(ctx, op, s.inTx(ctx, func(tx execer) error {
 		row, err := s.lockAccount(ctx, tx, accountID)
 		if err != nil {
@@ -86,8 +89,9 @@ func (l *ledgerTx) State() ports.CreditState { return l.state }
 
 const saveStateSQL = `UPDATE accounts SET plan = ?, plan_anchor = ?, period_start = ?, used = ?, allowance_used = ?, topup = ?, updated_at = ? WHERE id = ?`
 
-func (l *ledgerTx) stateArgs() []any {
-	c := l.state
+func (l *ledgerTx) stateArgs() []any { return stateArgs(l.state) }
+
+func stateArgs(c ports.CreditState) []any {
 	return []any{c.Plan, msPtr(c.PlanAnchor), msPtr(c.PeriodStart), c.Used, c.AllowanceUsed, c.TopUp, ms(time.Now()), c.AccountID}
 }
 
@@ -262,32 +266,46 @@ func (l *ledgerTx) DropHold(holdID string, tokenID int64, now time.Time) (bool, 
 }
 
 func (l *ledgerTx) AddTransaction(t ports.Transaction) (ports.Transaction, error) {
+	l.durable = true
+	if l.unsaved && l.s.dialect == Postgres {
+		// The credit row and the transaction in one statement.
+		meta, err := json.Marshal(t.Metadata)
+		if err != nil {
+			return t, err
+		}
+		t.AccountID = l.state.AccountID
+		err = l.tx.GetContext(l.ctx, &t.ID, l.s.q(`WITH saved AS (`+saveStateSQL+` RETURNING id)
+			INSERT INTO transactions (account_id, service_type, service_name, credits, balance_after, created_at, metadata, charge_key)
+			VALUES ((SELECT id FROM saved), ?, ?, ?, ?, ?, ?, ?) RETURNING id`),
+			append(l.stateArgs(), t.ServiceType, t.ServiceName, t.Credits, t.BalanceAfter, ms(t.CreatedAt), string(meta), chargeKey(t.ChargeKey))...)
+		if err == nil {
+			l.unsaved = false
+		}
+		if isUnique(err) {
+			return t, failure.E("sqlstore.AddTransaction", failure.Conflict, "already charged")
+		}
+		t.CreatedAt = fromMS(ms(t.CreatedAt))
+		return t, err
+	}
+	if err := l.flush(); err != nil {
+		return t, err
+	}
+	return addTransaction(l.ctx, l.s, l.tx, l.state.AccountID, t)
+}
+
+func chargeKey(key string) sql.NullString {
+	return sql.NullString{String: key, Valid: key != ""}
+}
+
+// addTransaction inserts t as a transaction of the account.
+func addTransaction(ctx context.Context, s *Store, x execer, accountID int64, t ports.Transaction) (ports.Transaction, error) {
 	meta, err := json.Marshal(t.Metadata)
 	if err != nil {
 		return t, err
 	}
-	t.AccountID = l.state.AccountID
-	l.durable = true
-	var key sql.NullString
-	if t.ChargeKey != "" {
-		key = sql.NullString{String: t.ChargeKey, Valid: true}
-	}
-	args := []any{t.AccountID, t.ServiceType, t.ServiceName, t.Credits, t.BalanceAfter, ms(t.CreatedAt), string(meta), key}
-	switch {
-	case l.unsaved && l.s.dialect == Postgres:
-		// The credit row and the transaction in one statement.
-		err = l.tx.GetContext(l.ctx, &t.ID, l.s.q(`WITH saved AS (`+saveStateSQL+` RETURNING id)
-			INSERT INTO transactions (account_id, service_type, service_name, credits, balance_after, created_at, metadata, charge_key)
-			VALUES ((SELECT id FROM saved), ?, ?, ?, ?, ?, ?, ?) RETURNING id`), append(l.stateArgs(), args[1:]...)...)
-		if err == nil {
-			l.unsaved = false
-		}
-	default:
-		if err = l.flush(); err != nil {
-			return t, err
-		}
-		err = l.tx.GetContext(l.ctx, &t.ID, l.s.q(insertTransactionSQL), args...)
-	}
+	t.AccountID = accountID
+	err = x.GetContext(ctx, &t.ID, s.q(insertTransactionSQL),
+		t.AccountID, t.ServiceType, t.ServiceName, t.Credits, t.BalanceAfter, ms(t.CreatedAt), string(meta), chargeKey(t.ChargeKey))
 	if isUnique(err) {
 		return t, failure.E("sqlstore.AddTransaction", failure.Conflict, "already charged")
 	}
@@ -297,8 +315,12 @@ func (l *ledgerTx) AddTransaction(t ports.Transaction) (ports.Transaction, error
 
 func (l *ledgerTx) MarkCheckoutPaid(sessionID string, at time.Time) (bool, error) {
 	l.durable = true
-	res, err := l.tx.ExecContext(l.ctx, l.s.q(`UPDATE checkout_sessions SET paid_at = ? WHERE id = ? AND account_id = ? AND paid_at IS NULL`),
-		ms(at), sessionID, l.state.AccountID)
+	return markCheckoutPaid(l.ctx, l.s, l.tx, l.state.AccountID, sessionID, at)
+}
+
+func markCheckoutPaid(ctx context.Context, s *Store, x execer, accountID int64, sessionID string, at time.Time) (bool, error) {
+	res, err := x.ExecContext(ctx, s.q(`UPDATE checkout_sessions SET paid_at = ? WHERE id = ? AND account_id = ? AND paid_at IS NULL`),
+		ms(at), sessionID, accountID)
 	if err != nil {
 		return false, err
 	}
@@ -345,10 +367,21 @@ func (s *Store) Transactions(ctx context.Context, accountID int64, limit, offset
 }
 
 // ReadCredits reads the credit row and the live holds without locking, in
-// one statement.
+// one statement (on SQLite the holds are in memory).
 func (s *Store) ReadCredits(ctx context.Context, accountID int64, now time.Time) (ports.CreditState, int64, error) {
+	const op = "sqlstore.ReadCredits"
 	ctx, cancel := s.bounded(ctx)
 	defer cancel()
+	if s.dialect == SQLite {
+		if err := s.holds.load(ctx, s); err != nil {
+			return ports.CreditState{}, 0, fail(ctx, op, err)
+		}
+		var r accountRow
+		if err := s.x().GetContext(ctx, &r, s.q(`SELECT `+accountCols+` FROM accounts WHERE id = ?`), accountID); err != nil {
+			return ports.CreditState{}, 0, notFound(ctx, op, "account", err)
+		}
+		return r.credits(), s.holds.held(accountID, now), nil
+	}
 	var r struct {
 		accountRow
 		Held int64 `db:"held"`
@@ -356,7 +389,7 @@ func (s *Store) ReadCredits(ctx context.Context, accountID int64, now time.Time)
 	err := s.x().GetContext(ctx, &r, s.q(`SELECT `+accountCols+`, (SELECT COALESCE(SUM(amount), 0) FROM holds WHERE account_id = accounts.id AND expires_at > ?) AS held
 		FROM accounts WHERE id = ?`), ms(now), accountID)
 	if err != nil {
-		return ports.CreditState{}, 0, notFound(ctx, "sqlstore.ReadCredits", "account", err)
+		return ports.CreditState{}, 0, notFound(ctx, op, "account", err)
 	}
 	return r.credits(), r.Held, nil
 }
