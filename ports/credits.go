@@ -107,6 +107,9 @@ type LedgerTx interface {
 	// DropHold is what a settle reads, in one step: it deletes the hold (one
 	// already gone is no error), reports whether the token is live (always
 	// for token 0, the system), and sums the other holds not expired at now.
+	// A store whose token check can precede the lock checks the token again
+	// when the charge is written: AddTransaction fails with Unauthenticated
+	// if it was deleted meanwhile.
 	DropHold(holdID string, tokenID int64, now time.Time) (tokenLive bool, othersHeld int64, err error)
 	AddTransaction(Transaction) (Transaction, error)
 	// MarkCheckoutPaid marks the session paid; false if it already was.
