@@ -31,6 +31,11 @@ type Hold struct {
 	Amount    int64
 	CreatedAt time.Time
 	ExpiresAt time.Time
+	// Durable holds outlive the process that placed them (a bulk job's,
+	// which a restarted process resumes). Other holds may live only as long
+	// as that process: a store may keep them in its memory, and one that
+	// does forgets them when the process ends, as if they had expired.
+	Durable bool
 }
 
 // TransactionMetadata is what a transaction records about the call.
@@ -102,6 +107,9 @@ type LedgerTx interface {
 	// DropHold is what a settle reads, in one step: it deletes the hold (one
 	// already gone is no error), reports whether the token is live (always
 	// for token 0, the system), and sums the other holds not expired at now.
+	// A store whose token check can precede the lock checks the token again
+	// when the charge is written: AddTransaction fails with Unauthenticated
+	// if it was deleted meanwhile.
 	DropHold(holdID string, tokenID int64, now time.Time) (tokenLive bool, othersHeld int64, err error)
 	AddTransaction(Transaction) (Transaction, error)
 	// MarkCheckoutPaid marks the session paid; false if it already was.
@@ -114,6 +122,7 @@ type ReserveRequest struct {
 	TokenID   int64
 	Amount    int64
 	TTL       time.Duration // 0: the ledger's default
+	Durable   bool          // the hold must outlive the process (Hold.Durable)
 }
 
 // Charge says what a settled call costs and how to record it.

@@ -56,11 +56,7 @@ func TestOnlyHoldsCommitLazily(t *testing.T) {
 	} {
 		var got string
 		err := s.inTx(ctx, func(tx execer) error {
-			row, err := s.lockAccount(ctx, tx, a.ID)
-			if err != nil {
-				return err
-			}
-			l := &ledgerTx{s: s, ctx: ctx, tx: tx, state: row.credits()}
+			l := &ledgerTx{s: s, ctx: ctx, tx: tx, accountID: a.ID}
 			if err := c.work(l); err != nil {
 				return err
 			}

@@ -4,33 +4,46 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"time"
 
 	"github.com/trawlhq/trawl/core/failure"
 	"github.com/trawlhq/trawl/ports"
 )
 
-// WithCredits runs fn with the account row locked (FOR UPDATE on Postgres,
-// an IMMEDIATE transaction on SQLite).
+// WithCredits runs fn with the account row locked: FOR UPDATE on
+// PostgreSQL, the writer gate on SQLite (withCreditsSQLite).
+//
+// On PostgreSQL the lock is taken by the view's first statement, so a
+// settle's first statement locks the row, drops the hold and checks the
+// token at once (DropHold). The row also carries what the account's holds
+// reserve (held, kept by a trigger on holds) and a bound before which none
+// of them expires, so the held amount is read with the lock, not summed.
 func (s *Store) WithCredits(ctx context.Context, accountID int64, fn func(ports.LedgerTx) error) error {
 	const op = "sqlstore.WithCredits"
 	ctx, cancel := s.bounded(ctx)
 	defer cancel()
-	return fail(ctx, op, s.inTx(ctx, func(tx execer) error {
-		row, err := s.lockAccount(ctx, tx, accountID)
-		if err != nil {
-			return notFound(ctx, op, "account", err)
-		}
-		l := &ledgerTx{s: s, ctx: ctx, tx: tx, state: row.credits()}
+	if s.dialect == SQLite {
+		return s.withCreditsSQLite(ctx, accountID, fn)
+	}
+	return notFound(ctx, op, "account", s.inTx(ctx, func(tx execer) error {
+		l := &ledgerTx{s: s, ctx: ctx, tx: tx, accountID: accountID}
 		if err := fn(l); err != nil {
+			if l.err != nil {
+				return l.err // fn failed for want of the row it could not read
+			}
 			return err
 		}
 		return l.finish()
 	}))
 }
 
-// finish writes what still waits and chooses how the commit waits.
+// finish takes the lock if nothing did (the account must exist), writes
+// what still waits and chooses how the commit waits.
 func (l *ledgerTx) finish() error {
+	if err := l.lock(); err != nil {
+		return err
+	}
 	if err := l.flush(); err != nil {
 		return err
 	}
@@ -46,10 +59,9 @@ func (l *ledgerTx) finish() error {
 // negative, and nothing is charged twice or charged for a failed call.
 // Whatever writes money (the credit row, a transaction, a paid checkout)
 // commits durably; it also makes every earlier lazy commit durable, the
-// WAL being flushed in order. SQLite commits in WAL mode with
-// synchronous=NORMAL do not wait for the disk either way.
+// WAL being flushed in order.
 func (l *ledgerTx) commitLazily() error {
-	if l.s.dialect != Postgres || l.durable == !l.lazy {
+	if l.durable == !l.lazy {
 		return nil
 	}
 	setting := "OFF"
@@ -60,18 +72,30 @@ func (l *ledgerTx) commitLazily() error {
 	return err
 }
 
-// ledgerTx is the locked view of one account. Two writes wait for the next
-// statement so that they can ride on it (on PostgreSQL, one round trip
+// ledgerTx is the locked view of one account on PostgreSQL. Two writes
+// wait for the next statement so that they can ride on it (one round trip
 // instead of two): the credit row saved by SaveState is written with the
 // next transaction inserted, and the expired holds deleted by
-// DeleteExpiredHolds go with the next sum of the holds. Whatever still waits
-// when the work is done is written before the commit; a statement about the
-// holds first writes the deletion it would otherwise not see.
+// DeleteExpiredHolds go with the next read of the held amount. Whatever
+// still waits when the work is done is written before the commit; a
+// statement about the holds first writes the deletion it would otherwise
+// not see.
 type ledgerTx struct {
-	s     *Store
-	ctx   context.Context
-	tx    execer
-	state ports.CreditState
+	s         *Store
+	ctx       context.Context
+	tx        execer
+	accountID int64
+	// locked: the row is locked and state, held and expireFrom were read
+	// with the lock (and kept up to date since).
+	locked bool
+	state  ports.CreditState
+	// held is what the account's holds reserve, expired ones included;
+	// heldUnknown: a change of unknown size was made since (UpdateHold).
+	held        int64
+	heldUnknown bool
+	// expireFrom: no hold of the account expires before it (ms; invalid:
+	// there are no holds).
+	expireFrom sql.NullInt64
 	// unsaved: state is not written yet; expiredAt: the holds expired at
 	// this instant are not deleted yet.
 	unsaved   bool
@@ -80,21 +104,59 @@ type ledgerTx struct {
 	// checkout), so the commit waits for the disk. lazy: a statement
 	// already told PostgreSQL not to wait (PutHold).
 	durable, lazy bool
+	// recheckToken: DropHold checked this token before the lock was
+	// granted, so the charge checks it again (0: no need).
+	recheckToken int64
+	// err is a failure met by a method that cannot return one (State).
+	err error
 }
 
-func (l *ledgerTx) State() ports.CreditState { return l.state }
+// lockedRow is the credit row with what its holds reserve.
+type lockedRow struct {
+	accountRow
+	Held       int64         `db:"held"`
+	ExpireFrom sql.NullInt64 `db:"holds_expire_from"`
+}
+
+func (l *ledgerTx) setLocked(r lockedRow) {
+	l.locked, l.state, l.held, l.expireFrom = true, r.credits(), r.Held, r.ExpireFrom
+}
+
+// lock takes the row lock, unless the view holds it.
+func (l *ledgerTx) lock() error {
+	if l.locked {
+		return nil
+	}
+	var r lockedRow
+	if err := l.tx.GetContext(l.ctx, &r, l.s.q(`SELECT `+accountCols+`, held, holds_expire_from FROM accounts WHERE id = ? FOR UPDATE`), l.accountID); err != nil {
+		return err
+	}
+	l.setLocked(r)
+	return nil
+}
+
+func (l *ledgerTx) State() ports.CreditState {
+	if !l.locked && l.err == nil {
+		l.err = l.lock()
+	}
+	return l.state
+}
 
 const saveStateSQL = `UPDATE accounts SET plan = ?, plan_anchor = ?, period_start = ?, used = ?, allowance_used = ?, topup = ?, updated_at = ? WHERE id = ?`
 
-func (l *ledgerTx) stateArgs() []any {
-	c := l.state
+func (l *ledgerTx) stateArgs() []any { return stateArgs(l.state) }
+
+func stateArgs(c ports.CreditState) []any {
 	return []any{c.Plan, msPtr(c.PlanAnchor), msPtr(c.PeriodStart), c.Used, c.AllowanceUsed, c.TopUp, ms(time.Now()), c.AccountID}
 }
 
 // SaveState keeps c as the credit row, written with the next transaction
 // or before the commit.
 func (l *ledgerTx) SaveState(c ports.CreditState) error {
-	c.AccountID = l.state.AccountID
+	if err := l.lock(); err != nil {
+		return err
+	}
+	c.AccountID = l.accountID
 	l.state, l.unsaved, l.durable = c, true, true
 	return nil
 }
@@ -107,6 +169,9 @@ func (l *ledgerTx) flush() error {
 	if !l.unsaved {
 		return nil
 	}
+	if err := l.recheck(); err != nil {
+		return err
+	}
 	if _, err := l.tx.ExecContext(l.ctx, l.s.q(saveStateSQL), l.stateArgs()...); err != nil {
 		return err
 	}
@@ -114,28 +179,59 @@ func (l *ledgerTx) flush() error {
 	return nil
 }
 
+// recheck checks again, now under the lock, a token DropHold checked
+// before it: a token deleted meanwhile charges nothing.
+func (l *ledgerTx) recheck() error {
+	if l.recheckToken == 0 {
+		return nil
+	}
+	live, err := l.TokenLive(l.recheckToken)
+	if err != nil {
+		return err
+	}
+	if !live {
+		return errTokenGone
+	}
+	l.recheckToken = 0
+	return nil
+}
+
+// errTokenGone: the token of a call was deleted before its charge.
+var errTokenGone = failure.E("sqlstore.AddTransaction", failure.Unauthenticated, "Unauthenticated.")
+
+// counted reports whether held is what the holds not expired at now
+// reserve: no hold can have expired by now and no change went uncounted.
+func (l *ledgerTx) counted(now time.Time) bool {
+	return !l.heldUnknown && (!l.expireFrom.Valid || l.expireFrom.Int64 > ms(now))
+}
+
 func (l *ledgerTx) HeldAmount(now time.Time) (int64, error) {
-	var n int64
-	if l.expiredAt != nil && l.expiredAt.Equal(now) && l.s.dialect == Postgres {
-		// The sum reads the holds as they were before the deletion, but a
-		// hold expired at now is not summed anyway.
-		err := l.tx.GetContext(l.ctx, &n, l.s.q(`WITH expired AS (DELETE FROM holds WHERE account_id = ? AND expires_at <= ?)
-			SELECT COALESCE(SUM(amount), 0) FROM holds WHERE account_id = ? AND expires_at > ?`), l.state.AccountID, ms(now), l.state.AccountID, ms(now))
-		if err == nil {
-			l.expiredAt = nil
-		}
-		return n, err
+	if err := l.lock(); err != nil {
+		return 0, err
+	}
+	if l.expiredAt != nil && !l.expiredAt.After(now) && l.counted(*l.expiredAt) {
+		l.expiredAt = nil // none expired by then: nothing to delete
+	}
+	if l.expiredAt == nil && l.counted(now) {
+		return l.held, nil
 	}
 	if err := l.deleteExpired(); err != nil {
 		return 0, err
 	}
-	err := l.tx.GetContext(l.ctx, &n, l.s.q(`SELECT COALESCE(SUM(amount), 0) FROM holds WHERE account_id = ? AND expires_at > ?`), l.state.AccountID, ms(now))
+	if l.counted(now) {
+		return l.held, nil
+	}
+	var n int64
+	err := l.tx.GetContext(l.ctx, &n, l.s.q(`SELECT COALESCE(SUM(amount), 0) FROM holds WHERE account_id = ? AND expires_at > ?`), l.accountID, ms(now))
 	return n, err
 }
 
 // DeleteExpiredHolds deletes the account's holds expired at now, with the
-// next sum of the holds or before any other statement about them.
+// next read of the held amount or before any other statement about them.
 func (l *ledgerTx) DeleteExpiredHolds(now time.Time) error {
+	if err := l.lock(); err != nil {
+		return err
+	}
 	if l.expiredAt != nil && l.expiredAt.After(now) {
 		return nil // a later instant is already waiting
 	}
@@ -143,34 +239,61 @@ func (l *ledgerTx) DeleteExpiredHolds(now time.Time) error {
 	return nil
 }
 
+// deleteExpired deletes the holds expired at the waiting instant, if any
+// can have, and moves the expiry bound to the first hold left.
 func (l *ledgerTx) deleteExpired() error {
 	if l.expiredAt == nil {
 		return nil
 	}
-	if _, err := l.tx.ExecContext(l.ctx, l.s.q(`DELETE FROM holds WHERE account_id = ? AND expires_at <= ?`), l.state.AccountID, ms(*l.expiredAt)); err != nil {
+	at := ms(*l.expiredAt)
+	l.expiredAt = nil
+	if !l.heldUnknown && (!l.expireFrom.Valid || l.expireFrom.Int64 > at) {
+		return nil
+	}
+	var r struct {
+		Deleted    int64         `db:"deleted"`
+		ExpireFrom sql.NullInt64 `db:"expire_from"`
+	}
+	err := l.tx.GetContext(l.ctx, &r, l.s.q(`WITH expired AS (DELETE FROM holds WHERE account_id = ? AND expires_at <= ? RETURNING amount)
+		UPDATE accounts SET holds_expire_from = (SELECT MIN(expires_at) FROM holds WHERE account_id = ? AND expires_at > ?)
+		WHERE id = ? RETURNING (SELECT COALESCE(SUM(amount), 0) FROM expired) AS deleted, holds_expire_from AS expire_from`),
+		l.accountID, at, l.accountID, at, l.accountID)
+	if err != nil {
 		return err
 	}
-	l.expiredAt = nil
+	l.held -= r.Deleted
+	l.expireFrom = r.ExpireFrom
 	return nil
 }
 
-// PutHold inserts a hold. On PostgreSQL the insert also lets the commit be
-// lazy (commitLazily), unless money was written.
+// PutHold inserts a hold (the trigger counts it). The insert also lets the
+// commit be lazy (commitLazily), unless money was written.
 func (l *ledgerTx) PutHold(h ports.Hold) error {
+	if err := l.lock(); err != nil {
+		return err
+	}
 	if err := l.deleteExpired(); err != nil {
 		return err
 	}
-	args := []any{h.ID, h.AccountID, h.TokenID, h.Amount, ms(h.CreatedAt), ms(h.ExpiresAt)}
-	if l.s.dialect == Postgres && !l.durable {
-		_, err := l.tx.ExecContext(l.ctx, l.s.q(`INSERT INTO holds (id, account_id, token_id, amount, created_at, expires_at)
+	args := []any{h.ID, l.accountID, h.TokenID, h.Amount, ms(h.CreatedAt), ms(h.ExpiresAt)}
+	var err error
+	if !l.durable {
+		_, err = l.tx.ExecContext(l.ctx, l.s.q(`INSERT INTO holds (id, account_id, token_id, amount, created_at, expires_at)
 			SELECT ?::text, ?::bigint, ?::bigint, ?::bigint, ?::bigint, ?::bigint FROM (SELECT set_config('synchronous_commit', 'off', true)) AS lazy`), args...)
 		if err == nil {
 			l.lazy = true
 		}
+	} else {
+		_, err = l.tx.ExecContext(l.ctx, l.s.q(`INSERT INTO holds (id, account_id, token_id, amount, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)`), args...)
+	}
+	if err != nil {
 		return err
 	}
-	_, err := l.tx.ExecContext(l.ctx, l.s.q(`INSERT INTO holds (id, account_id, token_id, amount, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)`), args...)
-	return err
+	l.held += h.Amount
+	if exp := ms(h.ExpiresAt); !l.expireFrom.Valid || exp < l.expireFrom.Int64 {
+		l.expireFrom = sql.NullInt64{Int64: exp, Valid: true}
+	}
+	return nil
 }
 
 type holdRow struct {
@@ -183,111 +306,174 @@ type holdRow struct {
 }
 
 func (l *ledgerTx) Hold(id string) (ports.Hold, error) {
+	if err := l.lock(); err != nil {
+		return ports.Hold{}, err
+	}
 	if err := l.deleteExpired(); err != nil {
 		return ports.Hold{}, err
 	}
 	var r holdRow
-	err := l.tx.GetContext(l.ctx, &r, l.s.q(`SELECT id, account_id, token_id, amount, created_at, expires_at FROM holds WHERE id = ? AND account_id = ?`), id, l.state.AccountID)
+	err := l.tx.GetContext(l.ctx, &r, l.s.q(`SELECT id, account_id, token_id, amount, created_at, expires_at FROM holds WHERE id = ? AND account_id = ?`), id, l.accountID)
 	if err != nil {
 		return ports.Hold{}, notFound(l.ctx, "sqlstore.Hold", "hold", err)
 	}
-	return ports.Hold{ID: r.ID, AccountID: r.AccountID, TokenID: r.TokenID, Amount: r.Amount, CreatedAt: fromMS(r.CreatedAt), ExpiresAt: fromMS(r.ExpiresAt)}, nil
+	return ports.Hold{ID: r.ID, AccountID: r.AccountID, TokenID: r.TokenID, Amount: r.Amount, CreatedAt: fromMS(r.CreatedAt), ExpiresAt: fromMS(r.ExpiresAt), Durable: true}, nil
 }
 
 func (l *ledgerTx) DeleteHold(id string) error {
+	if err := l.lock(); err != nil {
+		return err
+	}
 	if err := l.deleteExpired(); err != nil {
 		return err
 	}
-	res, err := l.tx.ExecContext(l.ctx, l.s.q(`DELETE FROM holds WHERE id = ? AND account_id = ?`), id, l.state.AccountID)
+	var amount int64
+	err := l.tx.GetContext(l.ctx, &amount, l.s.q(`DELETE FROM holds WHERE id = ? AND account_id = ? RETURNING amount`), id, l.accountID)
 	if err != nil {
-		return err
+		return notFound(l.ctx, "sqlstore.DeleteHold", "hold", err)
 	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return failure.E("sqlstore.DeleteHold", failure.NotFound, "hold not found")
-	}
+	l.held -= amount
 	return nil
 }
 
 func (l *ledgerTx) UpdateHold(id string, amount int64) error {
+	if err := l.lock(); err != nil {
+		return err
+	}
 	if err := l.deleteExpired(); err != nil {
 		return err
 	}
-	res, err := l.tx.ExecContext(l.ctx, l.s.q(`UPDATE holds SET amount = ? WHERE id = ? AND account_id = ?`), amount, id, l.state.AccountID)
+	res, err := l.tx.ExecContext(l.ctx, l.s.q(`UPDATE holds SET amount = ? WHERE id = ? AND account_id = ?`), amount, id, l.accountID)
 	if err != nil {
 		return err
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
 		return failure.E("sqlstore.UpdateHold", failure.NotFound, "hold not found")
 	}
+	l.heldUnknown = true // the sums read the holds from now on
 	return nil
 }
 
 func (l *ledgerTx) Charged(key string) (bool, error) {
+	if err := l.lock(); err != nil {
+		return false, err
+	}
 	var n int
-	err := l.tx.GetContext(l.ctx, &n, l.s.q(`SELECT COUNT(*) FROM transactions WHERE account_id = ? AND charge_key = ?`), l.state.AccountID, key)
+	err := l.tx.GetContext(l.ctx, &n, l.s.q(`SELECT COUNT(*) FROM transactions WHERE account_id = ? AND charge_key = ?`), l.accountID, key)
 	return n > 0, err
 }
 
 func (l *ledgerTx) TokenLive(tokenID int64) (bool, error) {
+	if err := l.lock(); err != nil {
+		return false, err
+	}
 	var n int
-	err := l.tx.GetContext(l.ctx, &n, l.s.q(`SELECT COUNT(*) FROM tokens WHERE id = ? AND account_id = ?`), tokenID, l.state.AccountID)
+	err := l.tx.GetContext(l.ctx, &n, l.s.q(`SELECT COUNT(*) FROM tokens WHERE id = ? AND account_id = ?`), tokenID, l.accountID)
 	return n > 0, err
 }
 
-// DropHold deletes the hold, checks the token and sums the other live holds:
-// one statement on PostgreSQL (its sum reads the holds as they were before
-// the deletion, so it leaves the dropped hold out by its id).
+// DropHold deletes the hold, checks the token and tells what the other
+// live holds reserve. As the view's first statement it also takes the row
+// lock: the lock is granted before the hold is deleted, but the token is
+// read as it was when the statement began, before any wait for the lock,
+// so the charge checks the token again under the lock, with the credit row
+// it writes (recheck).
 func (l *ledgerTx) DropHold(holdID string, tokenID int64, now time.Time) (bool, int64, error) {
-	if err := l.deleteExpired(); err != nil {
-		return false, 0, err
+	var dropped, live int64
+	if !l.locked {
+		var r struct {
+			lockedRow
+			Dropped int64 `db:"dropped"`
+			Live    int64 `db:"live"`
+		}
+		err := l.tx.GetContext(l.ctx, &r, l.s.q(`WITH acct AS (SELECT `+accountCols+`, held, holds_expire_from FROM accounts WHERE id = ? FOR UPDATE),
+			dropped AS (DELETE FROM holds WHERE id = ? AND account_id = (SELECT id FROM acct) RETURNING amount)
+			SELECT acct.*, COALESCE((SELECT amount FROM dropped), 0) AS dropped,
+				CASE WHEN ?::bigint = 0 OR EXISTS (SELECT 1 FROM tokens WHERE id = ? AND account_id = acct.id) THEN 1 ELSE 0 END AS live
+			FROM acct`), l.accountID, holdID, tokenID, tokenID)
+		if err != nil {
+			return false, 0, err
+		}
+		l.setLocked(r.lockedRow)
+		dropped, live = r.Dropped, r.Live
+		if live == 1 && tokenID != 0 {
+			l.recheckToken = tokenID
+		}
+	} else {
+		if err := l.deleteExpired(); err != nil {
+			return false, 0, err
+		}
+		var r struct {
+			Dropped int64 `db:"dropped"`
+			Live    int64 `db:"live"`
+		}
+		err := l.tx.GetContext(l.ctx, &r, l.s.q(`WITH dropped AS (DELETE FROM holds WHERE id = ? AND account_id = ? RETURNING amount)
+			SELECT COALESCE((SELECT amount FROM dropped), 0) AS dropped,
+				CASE WHEN ?::bigint = 0 OR EXISTS (SELECT 1 FROM tokens WHERE id = ? AND account_id = ?) THEN 1 ELSE 0 END AS live`),
+			holdID, l.accountID, tokenID, tokenID, l.accountID)
+		if err != nil {
+			return false, 0, err
+		}
+		dropped, live = r.Dropped, r.Live
 	}
-	var r struct {
-		Live int64 `db:"live"`
-		Held int64 `db:"held"`
-	}
-	if l.s.dialect == Postgres {
-		err := l.tx.GetContext(l.ctx, &r, l.s.q(`WITH dropped AS (DELETE FROM holds WHERE id = ? AND account_id = ?)
-			SELECT CASE WHEN ? = 0 OR EXISTS (SELECT 1 FROM tokens WHERE id = ? AND account_id = ?) THEN 1 ELSE 0 END AS live,
-				(SELECT COALESCE(SUM(amount), 0) FROM holds WHERE account_id = ? AND expires_at > ? AND id <> ?) AS held`),
-			holdID, l.state.AccountID, tokenID, tokenID, l.state.AccountID, l.state.AccountID, ms(now), holdID)
-		return r.Live == 1, r.Held, err
-	}
-	if _, err := l.tx.ExecContext(l.ctx, l.s.q(`DELETE FROM holds WHERE id = ? AND account_id = ?`), holdID, l.state.AccountID); err != nil {
-		return false, 0, err
-	}
-	err := l.tx.GetContext(l.ctx, &r, l.s.q(`SELECT CASE WHEN ? = 0 OR EXISTS (SELECT 1 FROM tokens WHERE id = ? AND account_id = ?) THEN 1 ELSE 0 END AS live,
-		(SELECT COALESCE(SUM(amount), 0) FROM holds WHERE account_id = ? AND expires_at > ?) AS held`),
-		tokenID, tokenID, l.state.AccountID, l.state.AccountID, ms(now))
-	return r.Live == 1, r.Held, err
+	l.held -= dropped
+	held, err := l.HeldAmount(now)
+	return live == 1, held, err
 }
 
 func (l *ledgerTx) AddTransaction(t ports.Transaction) (ports.Transaction, error) {
+	if err := l.lock(); err != nil {
+		return t, err
+	}
+	l.durable = true
+	if err := l.deleteExpired(); err != nil {
+		return t, err
+	}
+	if !l.unsaved {
+		if err := l.recheck(); err != nil {
+			return t, err
+		}
+		return addTransaction(l.ctx, l.s, l.tx, l.accountID, t)
+	}
+	// The credit row and the transaction in one statement, the row written
+	// only while the token rechecked is live (0: no recheck).
 	meta, err := json.Marshal(t.Metadata)
 	if err != nil {
 		return t, err
 	}
-	t.AccountID = l.state.AccountID
-	l.durable = true
-	var key sql.NullString
-	if t.ChargeKey != "" {
-		key = sql.NullString{String: t.ChargeKey, Valid: true}
-	}
-	args := []any{t.AccountID, t.ServiceType, t.ServiceName, t.Credits, t.BalanceAfter, ms(t.CreatedAt), string(meta), key}
+	t.AccountID = l.accountID
+	err = l.tx.GetContext(l.ctx, &t.ID, l.s.q(`WITH saved AS (`+saveStateSQL+`
+			AND (?::bigint = 0 OR EXISTS (SELECT 1 FROM tokens WHERE id = ? AND account_id = ?)) RETURNING id)
+		INSERT INTO transactions (account_id, service_type, service_name, credits, balance_after, created_at, metadata, charge_key)
+		SELECT id, ?, ?, ?, ?, ?, ?, ? FROM saved RETURNING id`),
+		append(l.stateArgs(), l.recheckToken, l.recheckToken, l.accountID,
+			t.ServiceType, t.ServiceName, t.Credits, t.BalanceAfter, ms(t.CreatedAt), string(meta), chargeKey(t.ChargeKey))...)
 	switch {
-	case l.unsaved && l.s.dialect == Postgres:
-		// The credit row and the transaction in one statement.
-		err = l.tx.GetContext(l.ctx, &t.ID, l.s.q(`WITH saved AS (`+saveStateSQL+` RETURNING id)
-			INSERT INTO transactions (account_id, service_type, service_name, credits, balance_after, created_at, metadata, charge_key)
-			VALUES ((SELECT id FROM saved), ?, ?, ?, ?, ?, ?, ?) RETURNING id`), append(l.stateArgs(), args[1:]...)...)
-		if err == nil {
-			l.unsaved = false
-		}
-	default:
-		if err = l.flush(); err != nil {
-			return t, err
-		}
-		err = l.tx.GetContext(l.ctx, &t.ID, l.s.q(insertTransactionSQL), args...)
+	case errors.Is(err, sql.ErrNoRows):
+		return t, errTokenGone // the row is always there: the token is not
+	case isUnique(err):
+		return t, failure.E("sqlstore.AddTransaction", failure.Conflict, "already charged")
+	case err != nil:
+		return t, err
 	}
+	l.unsaved, l.recheckToken = false, 0
+	t.CreatedAt = fromMS(ms(t.CreatedAt))
+	return t, nil
+}
+
+func chargeKey(key string) sql.NullString {
+	return sql.NullString{String: key, Valid: key != ""}
+}
+
+// addTransaction inserts t as a transaction of the account.
+func addTransaction(ctx context.Context, s *Store, x execer, accountID int64, t ports.Transaction) (ports.Transaction, error) {
+	meta, err := json.Marshal(t.Metadata)
+	if err != nil {
+		return t, err
+	}
+	t.AccountID = accountID
+	err = x.GetContext(ctx, &t.ID, s.q(insertTransactionSQL),
+		t.AccountID, t.ServiceType, t.ServiceName, t.Credits, t.BalanceAfter, ms(t.CreatedAt), string(meta), chargeKey(t.ChargeKey))
 	if isUnique(err) {
 		return t, failure.E("sqlstore.AddTransaction", failure.Conflict, "already charged")
 	}
@@ -296,9 +482,16 @@ func (l *ledgerTx) AddTransaction(t ports.Transaction) (ports.Transaction, error
 }
 
 func (l *ledgerTx) MarkCheckoutPaid(sessionID string, at time.Time) (bool, error) {
+	if err := l.lock(); err != nil {
+		return false, err
+	}
 	l.durable = true
-	res, err := l.tx.ExecContext(l.ctx, l.s.q(`UPDATE checkout_sessions SET paid_at = ? WHERE id = ? AND account_id = ? AND paid_at IS NULL`),
-		ms(at), sessionID, l.state.AccountID)
+	return markCheckoutPaid(l.ctx, l.s, l.tx, l.accountID, sessionID, at)
+}
+
+func markCheckoutPaid(ctx context.Context, s *Store, x execer, accountID int64, sessionID string, at time.Time) (bool, error) {
+	res, err := x.ExecContext(ctx, s.q(`UPDATE checkout_sessions SET paid_at = ? WHERE id = ? AND account_id = ? AND paid_at IS NULL`),
+		ms(at), sessionID, accountID)
 	if err != nil {
 		return false, err
 	}
@@ -345,18 +538,31 @@ func (s *Store) Transactions(ctx context.Context, accountID int64, limit, offset
 }
 
 // ReadCredits reads the credit row and the live holds without locking, in
-// one statement.
+// one statement (on SQLite the holds are in memory).
 func (s *Store) ReadCredits(ctx context.Context, accountID int64, now time.Time) (ports.CreditState, int64, error) {
+	const op = "sqlstore.ReadCredits"
 	ctx, cancel := s.bounded(ctx)
 	defer cancel()
+	if s.dialect == SQLite {
+		if err := s.holds.load(ctx, s); err != nil {
+			return ports.CreditState{}, 0, fail(ctx, op, err)
+		}
+		var r accountRow
+		if err := s.x().GetContext(ctx, &r, s.q(`SELECT `+accountCols+` FROM accounts WHERE id = ?`), accountID); err != nil {
+			return ports.CreditState{}, 0, notFound(ctx, op, "account", err)
+		}
+		return r.credits(), s.holds.held(accountID, now), nil
+	}
 	var r struct {
 		accountRow
 		Held int64 `db:"held"`
 	}
-	err := s.x().GetContext(ctx, &r, s.q(`SELECT `+accountCols+`, (SELECT COALESCE(SUM(amount), 0) FROM holds WHERE account_id = accounts.id AND expires_at > ?) AS held
-		FROM accounts WHERE id = ?`), ms(now), accountID)
+	// The counter, unless a hold may have expired by now.
+	err := s.x().GetContext(ctx, &r, s.q(`SELECT `+accountCols+`, CASE WHEN holds_expire_from IS NULL OR holds_expire_from > ? THEN held
+		ELSE (SELECT COALESCE(SUM(amount), 0) FROM holds WHERE account_id = accounts.id AND expires_at > ?) END AS held
+		FROM accounts WHERE id = ?`), ms(now), ms(now), accountID)
 	if err != nil {
-		return ports.CreditState{}, 0, notFound(ctx, "sqlstore.ReadCredits", "account", err)
+		return ports.CreditState{}, 0, notFound(ctx, op, "account", err)
 	}
 	return r.credits(), r.Held, nil
 }

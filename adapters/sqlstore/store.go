@@ -46,6 +46,7 @@ type Store struct {
 	stmts        stmtCache
 	rebound      sync.Map // query with ? -> the same with $n (PostgreSQL)
 	writer       writerGate
+	holds        holdBook // SQLite: the credit holds, in memory
 }
 
 var (

@@ -102,8 +102,11 @@ func (s *Service) Submit(ctx context.Context, call credits.Call, r Request) (Ack
 			return Ack{}, err
 		}
 	}
+	// The job's hold is durable: a restarted process resumes the job, and
+	// the credits must stay reserved for it.
 	hold, err := s.ledger.Reserve(ctx, ports.ReserveRequest{
 		AccountID: call.Principal.Account.ID, TokenID: call.Principal.Token.ID, Amount: int64(CostPerURL * len(c.URLs)), TTL: HoldTTL,
+		Durable: true,
 	})
 	if err != nil {
 		return Ack{}, err

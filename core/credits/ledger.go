@@ -124,7 +124,7 @@ func (l *Ledger) Reserve(ctx context.Context, r ports.ReserveRequest) (ports.Hol
 				return err
 			}
 		}
-		hold = ports.Hold{ID: newHoldID(), AccountID: r.AccountID, TokenID: r.TokenID, Amount: r.Amount, CreatedAt: now, ExpiresAt: now.Add(ttl)}
+		hold = ports.Hold{ID: newHoldID(), AccountID: r.AccountID, TokenID: r.TokenID, Amount: r.Amount, CreatedAt: now, ExpiresAt: now.Add(ttl), Durable: r.Durable}
 		return tx.PutHold(hold)
 	})
 	if err != nil {

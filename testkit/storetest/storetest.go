@@ -536,3 +536,56 @@ func testWebhookSecret(t *testing.T, s Stores) {
 		t.Fatalf("missing account: %v", err)
 	}
 }
+
+// RestartOpener returns a new, empty store and a function that closes it and
+// opens the same data again, as a restarted process would.
+type RestartOpener func(t *testing.T) (s Stores, restart func() Stores)
+
+// RunRestart runs the contract tests that restart the store (the in-memory
+// fake has nothing to restart from).
+func RunRestart(t *testing.T, open RestartOpener) {
+	t.Run("DurableHoldsOutliveTheProcess", func(t *testing.T) { testDurableHolds(t, open) })
+}
+
+// testDurableHolds: a durable hold (a bulk job's) still reserves its credits
+// after a restart and can be charged and released; any other hold either
+// survives too or is gone as if it had expired.
+func testDurableHolds(t *testing.T, open RestartOpener) {
+	ctx := context.Background()
+	clock := testkit.NewClock(t0)
+	s, restart := open(t)
+	a := newAccount(t, s, "a@example.com", "basic")
+	ledger, _ := credits.NewLedger(s, clock)
+	job, err := ledger.Reserve(ctx, ports.ReserveRequest{AccountID: a.ID, Amount: 10, TTL: 24 * time.Hour, Durable: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ledger.Reserve(ctx, ports.ReserveRequest{AccountID: a.ID, Amount: 5}); err != nil {
+		t.Fatal(err)
+	}
+	s = restart()
+	if _, held, err := s.ReadCredits(ctx, a.ID, clock.Now()); err != nil || (held != 10 && held != 15) {
+		t.Fatalf("held %d after a restart (%v); want 10 (the durable hold) or 15 (both)", held, err)
+	}
+	ledger, _ = credits.NewLedger(s, clock)
+	if _, charged, err := ledger.ChargeHold(ctx, job, ports.Charge{Credits: 4, ServiceType: "bulk", ServiceName: "Bulk"}, "job:0"); err != nil || !charged {
+		t.Fatalf("ChargeHold after a restart = %v, %v", charged, err)
+	}
+	err = s.WithCredits(ctx, a.ID, func(tx ports.LedgerTx) error {
+		h, err := tx.Hold(job.ID)
+		if err != nil || h.Amount != 6 {
+			return fmt.Errorf("job hold after a charge = %+v, %v; want 6 left", h, err)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ledger.Release(ctx, job); err != nil {
+		t.Fatal(err)
+	}
+	s = restart()
+	if _, held, err := s.ReadCredits(ctx, a.ID, clock.Now()); err != nil || (held != 0 && held != 5) {
+		t.Fatalf("held %d after the job's hold was released and a restart (%v); want 0 or 5", held, err)
+	}
+}

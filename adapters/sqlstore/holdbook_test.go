@@ -1,0 +1,139 @@
+package sqlstore_test
+
+import (
+	"context"
+	"database/sql"
+	"testing"
+	"time"
+
+	"github.com/trawlhq/trawl/adapters/sqlstore"
+	"github.com/trawlhq/trawl/core/credits"
+	"github.com/trawlhq/trawl/ports"
+	"github.com/trawlhq/trawl/testkit"
+	"github.com/trawlhq/trawl/testkit/pgtest"
+	"github.com/trawlhq/trawl/testkit/storetest"
+)
+
+func TestContractRestartSQLite(t *testing.T) {
+	storetest.RunRestart(t, func(t *testing.T) (storetest.Stores, func() storetest.Stores) {
+		dir := t.TempDir()
+		open := func() *sqlstore.Store {
+			s, err := sqlstore.Open(context.Background(), sqlstore.Options{DataDir: dir})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { s.Close() })
+			return s
+		}
+		s := open()
+		return s, func() storetest.Stores { s.Close(); s = open(); return s }
+	})
+}
+
+func TestContractRestartPostgres(t *testing.T) {
+	storetest.RunRestart(t, func(t *testing.T) (storetest.Stores, func() storetest.Stores) {
+		dbURL := pgtest.NewDatabase(t)
+		open := func() *sqlstore.Store {
+			s, err := sqlstore.Open(context.Background(), sqlstore.Options{DatabaseURL: dbURL})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { s.Close() })
+			return s
+		}
+		s := open()
+		return s, func() storetest.Stores { s.Close(); s = open(); return s }
+	})
+}
+
+// sqliteWithAccount opens a SQLite store with an account on the basic plan
+// and a token, and a second handle on the same file, as another process.
+func sqliteWithAccount(t *testing.T, timeout time.Duration) (*sqlstore.Store, *sql.DB, ports.Principal) {
+	t.Helper()
+	dir := t.TempDir()
+	s, err := sqlstore.Open(context.Background(), sqlstore.Options{DataDir: dir, QueryTimeout: timeout})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	other, err := sql.Open("sqlite", "file:"+sqlstore.SQLitePath(dir)+"?_pragma=busy_timeout(5000)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { other.Close() })
+	ctx := context.Background()
+	now := time.Now()
+	a, err := s.CreateAccount(ctx, ports.Account{Name: "A", Email: "a@example.com", Plan: "basic", CreatedAt: now, UpdatedAt: now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok, err := s.CreateToken(ctx, ports.Token{AccountID: a.ID, Name: "t", Hash: "h", Preview: "p", CreatedAt: now}, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, other, ports.Principal{Account: a, Token: tok}
+}
+
+// Placing and dropping a call's hold writes nothing to the file: both work
+// while another process holds SQLite's write lock, and only the charge waits
+// for it.
+func TestSQLiteHoldsWriteNothing(t *testing.T) {
+	s, other, p := sqliteWithAccount(t, 500*time.Millisecond)
+	ctx := context.Background()
+	conn, err := other.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
+		t.Fatal(err)
+	}
+	ledger, _ := credits.NewLedger(s, testkit.NewClock(time.Now()))
+	h, err := ledger.Reserve(ctx, ports.ReserveRequest{AccountID: p.Account.ID, TokenID: p.Token.ID, Amount: 3})
+	if err != nil {
+		t.Fatalf("reserve under another process's write lock: %v", err)
+	}
+	if _, held, err := s.ReadCredits(ctx, p.Account.ID, time.Now()); err != nil || held != 3 {
+		t.Fatalf("held %d (%v), want 3", held, err)
+	}
+	if err := ledger.Release(ctx, h); err != nil {
+		t.Fatalf("release under another process's write lock: %v", err)
+	}
+	if _, held, _ := s.ReadCredits(ctx, p.Account.ID, time.Now()); held != 0 {
+		t.Fatalf("held %d after the release, want 0", held)
+	}
+	if _, err := conn.ExecContext(ctx, "ROLLBACK"); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A credit row another process changes between a view's first read and its
+// write is read again: the view runs again inside the transaction, and the
+// other process's change is not lost.
+func TestSQLiteCreditRowChangedByAnotherProcess(t *testing.T) {
+	s, other, p := sqliteWithAccount(t, 5*time.Second)
+	ctx := context.Background()
+	runs := 0
+	err := s.WithCredits(ctx, p.Account.ID, func(tx ports.LedgerTx) error {
+		runs++
+		st := tx.State()
+		if runs == 1 {
+			if _, err := other.ExecContext(ctx, `UPDATE accounts SET topup = topup + 99 WHERE id = ?`, p.Account.ID); err != nil {
+				t.Fatal(err)
+			}
+		}
+		st.Used++
+		st.AllowanceUsed++
+		return tx.SaveState(st)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, _, err := s.ReadCredits(ctx, p.Account.ID, time.Now())
+	if err != nil || st.TopUp != 99 || st.Used != 1 {
+		t.Fatalf("top-up %d used %d (%v); want 99 and 1", st.TopUp, st.Used, err)
+	}
+	if runs != 2 {
+		t.Fatalf("the view ran %d times, want 2", runs)
+	}
+}

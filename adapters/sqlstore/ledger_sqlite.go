@@ -1,0 +1,375 @@
+package sqlstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+
+	"github.com/trawlhq/trawl/core/failure"
+	"github.com/trawlhq/trawl/ports"
+)
+
+// errStaleRead: the credit row read before the transaction began had
+// changed by the time it began (another process wrote the file), so the
+// view starts again inside a transaction.
+var errStaleRead = errors.New("credit row changed before the write transaction began")
+
+// withCreditsSQLite is WithCredits on SQLite. The writer gate keeps every
+// other locked view of this process out, and the holds are in memory
+// (holdBook), so a view begins no transaction until it writes: placing or
+// dropping a hold reads the credit row and nothing else. The first write,
+// or a token check (which must see the same file the charge writes), begins
+// an IMMEDIATE transaction; a credit row read before it is read again
+// inside it, and should another process have changed it meanwhile the view
+// starts over inside a transaction from the first statement. Hold changes
+// reach the book only once the transaction (if any) has committed.
+func (s *Store) withCreditsSQLite(ctx context.Context, accountID int64, fn func(ports.LedgerTx) error) error {
+	const op = "sqlstore.WithCredits"
+	if err := s.writer.enter(ctx); err != nil {
+		return fail(ctx, op, fmt.Errorf("begin: %w", err))
+	}
+	defer s.writer.leave()
+	if err := s.holds.load(ctx, s); err != nil {
+		return fail(ctx, op, err)
+	}
+	err := s.sqliteView(ctx, accountID, false, fn)
+	if errors.Is(err, errStaleRead) {
+		err = s.sqliteView(ctx, accountID, true, fn)
+	}
+	// The only statements that can find no row read the account's.
+	return notFound(ctx, op, "account", err)
+}
+
+// sqliteView runs fn once; eager begins the transaction first.
+func (s *Store) sqliteView(ctx context.Context, accountID int64, eager bool, fn func(ports.LedgerTx) error) (err error) {
+	l := &sqliteTx{s: s, ctx: ctx, accountID: accountID, book: s.holds.account(accountID)}
+	defer func() {
+		if p := recover(); p != nil {
+			l.rollback()
+			panic(p)
+		}
+		if err != nil {
+			l.rollback()
+		}
+	}()
+	if eager {
+		if err := l.begin(); err != nil {
+			return err
+		}
+	}
+	if err := fn(l); err != nil {
+		if l.err != nil {
+			return l.err // fn failed for want of the row it could not read
+		}
+		return err
+	}
+	return l.finish()
+}
+
+// sqliteTx is the locked view of one account on SQLite.
+type sqliteTx struct {
+	s         *Store
+	ctx       context.Context
+	accountID int64
+	tx        *sqlx.Tx // nil until the view writes or checks a token
+	// state is the credit row as the view has it; read is the row as read
+	// from the file (loaded: it was; inTx: inside the transaction).
+	state, read           ports.CreditState
+	loaded, inTx, unsaved bool
+	// book is the account's holds in the book; holds is this view's copy
+	// once it changes them (nil: unchanged).
+	book, holds map[string]ports.Hold
+	// err is a failure met by a method that cannot return one (State).
+	err error
+}
+
+func (l *sqliteTx) x() execer {
+	if l.tx != nil {
+		return preparedExecer{s: l.s, tx: l.tx}
+	}
+	return l.s.x()
+}
+
+// begin opens the IMMEDIATE transaction, checking a row read before it
+// against the file as the transaction sees it.
+func (l *sqliteTx) begin() error {
+	if l.tx != nil {
+		return nil
+	}
+	tx, err := l.s.db.BeginTxx(l.ctx, nil)
+	if err != nil {
+		return fmt.Errorf("begin: %w", err)
+	}
+	l.tx = tx
+	if !l.loaded {
+		return nil
+	}
+	row, err := l.s.lockAccount(l.ctx, l.x(), l.accountID)
+	if err != nil {
+		return err
+	}
+	if !sameCredits(row.credits(), l.read) {
+		return errStaleRead
+	}
+	l.inTx = true
+	return nil
+}
+
+func (l *sqliteTx) rollback() {
+	if l.tx != nil {
+		_ = l.tx.Rollback()
+		l.tx = nil
+	}
+}
+
+// finish checks the account exists (a view may never have read its row),
+// writes a saved row, commits, and hands the hold changes to the book.
+func (l *sqliteTx) finish() error {
+	if !l.loaded {
+		if err := l.load(); err != nil {
+			return err
+		}
+	}
+	if l.unsaved {
+		if err := l.begin(); err != nil {
+			return err
+		}
+		if _, err := l.x().ExecContext(l.ctx, l.s.q(saveStateSQL), stateArgs(l.state)...); err != nil {
+			return err
+		}
+		l.unsaved = false
+	}
+	if l.tx != nil {
+		err := l.tx.Commit()
+		l.tx = nil
+		if err != nil {
+			return err
+		}
+	}
+	if l.holds != nil {
+		l.s.holds.replace(l.accountID, l.holds)
+	}
+	return nil
+}
+
+// load reads the credit row, inside the transaction if there is one.
+func (l *sqliteTx) load() error {
+	row, err := l.s.lockAccount(l.ctx, l.x(), l.accountID)
+	if err != nil {
+		return err
+	}
+	l.setRow(row.credits())
+	return nil
+}
+
+func (l *sqliteTx) setRow(c ports.CreditState) {
+	l.state, l.read, l.loaded, l.inTx = c, c, true, l.tx != nil
+}
+
+func (l *sqliteTx) State() ports.CreditState {
+	if !l.loaded && l.err == nil {
+		l.err = l.load()
+	}
+	return l.state
+}
+
+// SaveState keeps c as the credit row, written before the commit (or with
+// the next transaction).
+func (l *sqliteTx) SaveState(c ports.CreditState) error {
+	if !l.loaded {
+		if err := l.load(); err != nil {
+			return err
+		}
+	}
+	c.AccountID = l.accountID
+	l.state, l.unsaved = c, true
+	return nil
+}
+
+// mine is the account's holds as this view sees them.
+func (l *sqliteTx) mine() map[string]ports.Hold {
+	if l.holds != nil {
+		return l.holds
+	}
+	return l.book
+}
+
+// change is the view's own copy of the holds, to change.
+func (l *sqliteTx) change() map[string]ports.Hold {
+	if l.holds == nil {
+		l.holds = cloneHolds(l.book)
+	}
+	return l.holds
+}
+
+func (l *sqliteTx) HeldAmount(now time.Time) (int64, error) {
+	return liveSum(l.mine(), now, ""), nil
+}
+
+func (l *sqliteTx) DeleteExpiredHolds(now time.Time) error {
+	for id, h := range l.mine() {
+		if !h.ExpiresAt.After(now) {
+			if err := l.DeleteHold(id); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// PutHold keeps the hold in memory; a durable one goes to the table too.
+func (l *sqliteTx) PutHold(h ports.Hold) error {
+	h.AccountID = l.accountID
+	h.CreatedAt, h.ExpiresAt = fromMS(ms(h.CreatedAt)), fromMS(ms(h.ExpiresAt))
+	if h.Durable {
+		if err := l.begin(); err != nil {
+			return err
+		}
+		if _, err := l.x().ExecContext(l.ctx, l.s.q(`INSERT INTO holds (id, account_id, token_id, amount, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)`),
+			h.ID, h.AccountID, h.TokenID, h.Amount, ms(h.CreatedAt), ms(h.ExpiresAt)); err != nil {
+			if isUnique(err) {
+				return failure.E("sqlstore.PutHold", failure.Conflict, "hold exists")
+			}
+			return err
+		}
+	} else if _, ok := l.mine()[h.ID]; ok {
+		return failure.E("sqlstore.PutHold", failure.Conflict, "hold exists")
+	}
+	l.change()[h.ID] = h
+	return nil
+}
+
+func (l *sqliteTx) Hold(id string) (ports.Hold, error) {
+	h, ok := l.mine()[id]
+	if !ok {
+		return ports.Hold{}, failure.E("sqlstore.Hold", failure.NotFound, "hold not found")
+	}
+	return h, nil
+}
+
+func (l *sqliteTx) DeleteHold(id string) error {
+	h, err := l.Hold(id)
+	if err != nil {
+		return err
+	}
+	if h.Durable {
+		if err := l.begin(); err != nil {
+			return err
+		}
+		if _, err := l.x().ExecContext(l.ctx, l.s.q(`DELETE FROM holds WHERE id = ? AND account_id = ?`), id, l.accountID); err != nil {
+			return err
+		}
+	}
+	delete(l.change(), id)
+	return nil
+}
+
+func (l *sqliteTx) UpdateHold(id string, amount int64) error {
+	h, err := l.Hold(id)
+	if err != nil {
+		return err
+	}
+	if h.Durable {
+		if err := l.begin(); err != nil {
+			return err
+		}
+		if _, err := l.x().ExecContext(l.ctx, l.s.q(`UPDATE holds SET amount = ? WHERE id = ? AND account_id = ?`), amount, id, l.accountID); err != nil {
+			return err
+		}
+	}
+	h.Amount = amount
+	l.change()[id] = h
+	return nil
+}
+
+// Charged reads inside the transaction: the charge it guards follows.
+func (l *sqliteTx) Charged(key string) (bool, error) {
+	if err := l.begin(); err != nil {
+		return false, err
+	}
+	var n int
+	err := l.x().GetContext(l.ctx, &n, l.s.q(`SELECT COUNT(*) FROM transactions WHERE account_id = ? AND charge_key = ?`), l.accountID, key)
+	return n > 0, err
+}
+
+// TokenLive reads inside the transaction, so a token deleted after the
+// check waits for the commit of whatever the check allowed.
+func (l *sqliteTx) TokenLive(tokenID int64) (bool, error) {
+	if err := l.begin(); err != nil {
+		return false, err
+	}
+	var n int
+	err := l.x().GetContext(l.ctx, &n, l.s.q(`SELECT COUNT(*) FROM tokens WHERE id = ? AND account_id = ?`), tokenID, l.accountID)
+	return n > 0, err
+}
+
+// DropHold drops the hold from memory and, for a call's token, begins the
+// transaction that will charge it, reading the credit row and checking the
+// token in one statement.
+func (l *sqliteTx) DropHold(holdID string, tokenID int64, now time.Time) (bool, int64, error) {
+	if err := l.DeleteHold(holdID); err != nil && !failure.Is(err, failure.NotFound) {
+		return false, 0, err
+	}
+	live := true
+	if tokenID != 0 {
+		if err := l.begin(); err != nil {
+			return false, 0, err
+		}
+		if l.loaded {
+			var err error
+			if live, err = l.TokenLive(tokenID); err != nil {
+				return false, 0, err
+			}
+		} else {
+			var r struct {
+				accountRow
+				Live int64 `db:"live"`
+			}
+			err := l.x().GetContext(l.ctx, &r, l.s.q(`SELECT `+accountCols+`,
+				CASE WHEN EXISTS (SELECT 1 FROM tokens WHERE id = ? AND account_id = accounts.id) THEN 1 ELSE 0 END AS live
+				FROM accounts WHERE id = ?`), tokenID, l.accountID)
+			if err != nil {
+				return false, 0, err
+			}
+			l.setRow(r.credits())
+			live = r.Live == 1
+		}
+	}
+	return live, liveSum(l.mine(), now, ""), nil
+}
+
+func (l *sqliteTx) AddTransaction(t ports.Transaction) (ports.Transaction, error) {
+	if err := l.begin(); err != nil {
+		return t, err
+	}
+	if l.unsaved {
+		if _, err := l.x().ExecContext(l.ctx, l.s.q(saveStateSQL), stateArgs(l.state)...); err != nil {
+			return t, err
+		}
+		l.unsaved = false
+	}
+	return addTransaction(l.ctx, l.s, l.x(), l.accountID, t)
+}
+
+func (l *sqliteTx) MarkCheckoutPaid(sessionID string, at time.Time) (bool, error) {
+	if err := l.begin(); err != nil {
+		return false, err
+	}
+	return markCheckoutPaid(l.ctx, l.s, l.x(), l.accountID, sessionID, at)
+}
+
+// sameCredits reports whether two credit rows are the same.
+func sameCredits(a, b ports.CreditState) bool {
+	return a.AccountID == b.AccountID && a.Plan == b.Plan && sameTime(a.PlanAnchor, b.PlanAnchor) &&
+		sameTime(a.PeriodStart, b.PeriodStart) && a.Used == b.Used && a.AllowanceUsed == b.AllowanceUsed && a.TopUp == b.TopUp
+}
+
+func sameTime(a, b *time.Time) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return a.Equal(*b)
+}
