@@ -209,7 +209,7 @@ func shouldDrop(n *html.Node, t tally, structural map[string]bool) bool {
 	text := ""
 	if st.chars < boilerMaxChars {
 		text = innerText(n)
-		if isBoilerLine(text) {
+		if isBoilerLine(text) || !hasBlockChild(n) && isCallToAction(text) {
 			return true
 		}
 	}
@@ -227,7 +227,7 @@ func shouldDrop(n *html.Node, t tally, structural map[string]bool) bool {
 	switch n.DataAtom {
 	case atom.P, atom.Span:
 		// A paragraph that is only a link ("Read more: ...") is navigation.
-		return st.chars < 200 && ld > 0.8
+		return st.chars < 200 && ld > 0.8 || n.DataAtom == atom.P && isLinkLines(n)
 	case atom.Li:
 		return false
 	}
@@ -368,30 +368,59 @@ const orphanMaxChars = 150
 // no text, image or table after them. (A heading followed by another of
 // its rank is not judged: pages write grids and lists as runs of them.)
 func dropOrphanHeadings(root *html.Node) {
-	var last []*html.Node // the trailing run of headings
+	// The trailing run of headings and of pointers to other articles
+	// ("Read also: <title>"), which follow the article's last paragraph.
+	var last []*html.Node
+	headings := 0
+	reset := func() { last, headings = last[:0], 0 }
 	var walk func(*html.Node)
 	walk = func(n *html.Node) {
 		for c := n.FirstChild; c != nil; c = c.NextSibling {
 			switch {
 			case c.Type == html.TextNode:
 				if strings.TrimSpace(c.Data) != "" {
-					last = last[:0]
+					reset()
 				}
 			case c.Type != html.ElementNode:
+			case (isHeading(c.DataAtom) || c.DataAtom == atom.P || c.DataAtom == atom.Div && !hasBlockChild(c)) && isPointerLine(c):
+				last = append(last, c)
 			case isHeading(c.DataAtom) && measure(c).chars <= orphanMaxChars:
 				last = append(last, c)
+				headings++
 			case isHeading(c.DataAtom) || c.DataAtom == atom.Img || c.DataAtom == atom.Picture || c.DataAtom == atom.Table || c.DataAtom == atom.Pre:
-				last = last[:0]
+				reset()
 			default:
 				walk(c)
 			}
 		}
 	}
 	walk(root)
-	if len(last) > orphanMaxRun {
-		return // a list written as headings
+	if headings <= orphanMaxRun { // more is a list written as headings
+		for _, h := range last {
+			remove(h)
+		}
 	}
-	for _, h := range last {
+	// A heading of reading suggestions ("Read also") inside the article,
+	// whose links were removed: nothing follows it in its section.
+	var empty []*html.Node
+	elements(root, func(n *html.Node) bool {
+		if !isHeading(n.DataAtom) {
+			return true
+		}
+		t := innerText(n)
+		if !isEndMatterHeading(t) && !teaserSet[strings.TrimRight(strings.ToLower(strings.TrimSpace(t)), " :.»›→")] {
+			return false
+		}
+		for s := n.NextSibling; s != nil; s = s.NextSibling {
+			if s.Type == html.TextNode && strings.TrimSpace(s.Data) != "" ||
+				s.Type == html.ElementNode && (measure(s).chars > 0 || findFirst(s, atom.Img) != nil || s.DataAtom == atom.Img) {
+				return false
+			}
+		}
+		empty = append(empty, n)
+		return false
+	})
+	for _, h := range empty {
 		remove(h)
 	}
 }

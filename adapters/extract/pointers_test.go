@@ -1,0 +1,126 @@
+package extract_test
+
+import (
+	"strings"
+	"testing"
+)
+
+// tidePage is an article of four paragraphs with extra, a block set
+// after its last paragraph (or in between when mid is true).
+func tidePage(extra string, mid bool) string {
+	body := para("Spring tide") + para("Neap tide") + para("Storm surge")
+	if mid {
+		body += extra + para("Sea wall")
+	} else {
+		body += para("Sea wall") + extra
+	}
+	return `<html><head><title>Tides</title></head><body><nav><a href="/">Home</a></nav><article>` + body + `</article></body></html>`
+}
+
+// A pointer to another article set after the article's last paragraph (a
+// label and one link: "Read also: <title>", "LE PUEDE INTERESAR: <title>")
+// is left out; a pointer between paragraphs is the writer's own aside and
+// stays, and so does a sentence that holds a link.
+func TestTrailingPointerLinesDropped(t *testing.T) {
+	for _, line := range []string{
+		`<p><b>LE PUEDE INTERESAR: <a href="/other-story">La ficha del acusado en la cárcel de Nueva York</a></b></p>`,
+		`<h6><strong>Mire: </strong><a href="/fama/story">El cantante da positivo a la prueba</a></h6>`,
+		`<p>Read also: <a href="/news/other">Harbour office reopens after the storm</a></p>`,
+		`<p>Weitere Hintergründe: <a href="/thema">Wie Sturmfluten entstehen und warum sie zunehmen</a></p>`,
+	} {
+		out, err := extractHTML(t, tidePage(line, false))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(out.Text, "INTERESAR") || strings.Contains(out.Text, "Mire") || strings.Contains(out.Text, "Read also") || strings.Contains(out.Text, "Hintergründe") {
+			t.Errorf("pointer kept: %q", out.Text)
+		}
+		if !strings.Contains(out.Text, "Sea wall") {
+			t.Errorf("article cut: %q", out.Text)
+		}
+	}
+	for _, keep := range []struct{ html, want string }{
+		{`<p>Read also: <a href="/news/other">Harbour office reopens after the storm</a></p>`, "Read also"},
+		{`<p>The figures were first published by <a href="/report">the harbour office in its yearly report</a>.</p>`, "first published"},
+	} {
+		out, err := extractHTML(t, tidePage(keep.html, keep.html == `<p>Read also: <a href="/news/other">Harbour office reopens after the storm</a></p>`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(out.Text, keep.want) {
+			t.Errorf("%q dropped: %q", keep.want, out.Text)
+		}
+	}
+}
+
+// A paragraph of links each on its own line, with no words of its own, is
+// a list of links to other articles written without list markup; the
+// heading above it goes with it.
+func TestParagraphOfLinkLinesDropped(t *testing.T) {
+	extra := `<h2>Auch auf unserer Seite</h2><p><a href="/a">Warum die Flut zweimal am Tag kommt</a><br><br><a href="/b">Zwanzig Jahre Deichbau: eine Bilanz</a><br><a href="/c">Endlich trocken: acht Tipps für den Keller</a><br><a href="/d">Was die Gezeitentafel über den Sommer verrät</a><br><a href="/e">Sturmflut im Winter: so schützen sich die Anwohner an der Küste</a><br><a href="/f">Der Lotse erzählt: vierzig Jahre auf der Elbe</a></p>`
+	out, err := extractHTML(t, tidePage(extra, false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(out.Text, "Deichbau") || strings.Contains(out.Text, "Auch auf") {
+		t.Errorf("link lines kept: %q", out.Text)
+	}
+	// Words of its own beside the links: a paragraph of prose.
+	prose := `<p>Two reports matter here: <a href="/a">the first survey of the estuary</a> and, a decade later, <a href="/b">the second survey of the bar</a>, which found the channel had moved.</p>`
+	out, err = extractHTML(t, tidePage(prose, true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.Text, "channel had moved") {
+		t.Errorf("prose with links dropped: %q", out.Text)
+	}
+}
+
+// A heading of reading suggestions near the top of the article ("Lesen
+// Sie auch") whose links were removed is left out, though the article
+// goes on after its section.
+func TestEmptySuggestionHeadingDropped(t *testing.T) {
+	extra := `<div class="embed"><h4>Lesen Sie auch</h4><ul><li><a href="/a">Darf ich den Deich betreten?</a></li><li><a href="/b">Ist Salzwasser schädlich?</a></li></ul></div>`
+	page := `<html><head><title>Tides</title></head><body><article>` + para("Spring tide") + extra +
+		para("Neap tide") + para("Storm surge") + para("Sea wall") + `</article></body></html>`
+	out, err := extractHTML(t, page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(out.Text, "Lesen Sie auch") {
+		t.Errorf("empty heading kept: %q", out.Text)
+	}
+	if !strings.Contains(out.Text, "Sea wall") {
+		t.Errorf("article cut: %q", out.Text)
+	}
+}
+
+// A line asking the reader to subscribe, follow the site or log in to
+// comment is not the article, wherever it sits; a sentence about
+// subscriptions is.
+func TestCallsToActionDropped(t *testing.T) {
+	for _, line := range []string{
+		`<p>To view the full story, please subscribe to The Harbour Times.</p>`,
+		`<p>Follow The Harbour Gazette on Twitter and Instagram @harbour and on Facebook.</p>`,
+		`<p>¿Ya sabías que tenemos canal de Telegram? Únete desde tu celular en este enlace.</p>`,
+		`<p>Para comentar debes registrarte y completar los datos generales.</p>`,
+	} {
+		out, err := extractHTML(t, tidePage(line, true))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, w := range []string{"subscribe", "Follow", "Telegram", "comentar"} {
+			if strings.Contains(out.Text, w) {
+				t.Errorf("call to action kept: %q", out.Text)
+			}
+		}
+	}
+	prose := `<p>The harbour office says that 4,000 people subscribe to its tide alerts, twice as many as last year.</p>`
+	out, err := extractHTML(t, tidePage(prose, true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.Text, "tide alerts") {
+		t.Errorf("prose dropped: %q", out.Text)
+	}
+}
