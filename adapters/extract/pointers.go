@@ -144,3 +144,19 @@ const ctaMaxChars = 300
 func isCallToAction(text string) bool {
 	return runeLen(text) <= ctaMaxChars && callsToAction.MatchString(text)
 }
+
+// affiliateNotices are the phrases of a site's notice on its affiliate
+// links ("This post may contain affiliate links", "we may earn a
+// commission"): a statement about the page's business, set above or
+// below the article, not part of it.
+var affiliateNotices = regexp.MustCompile(`(?i)(` +
+	`\b(this|the|our) (post|article|page|site|content|review|guide)[^.]{0,40}\b(contains?|includes?|uses?|may contain|might contain) (some )?affiliate links|` +
+	`\bwe (also )?(may )?use (some )?affiliate links|\b(we|i)( also)?( may| might| will| could)? (earn|receive|get|make) (a |an )?(small )?(affiliate )?(commission|compensation)|` +
+	`\bmay earn (us )?(a |an )?(small )?(affiliate )?commission|\bas an amazon associate\b|\bwe may include paid promotion|` +
+	`\b(sind|enthält|enthalten) (sogenannte )?»?affiliate-links|\beine provision\b|\bliens d'affiliation|\bliens affiliés|\benlaces de afiliados` +
+	`)`)
+
+// isAffiliateNotice: a short line stating the page's affiliate links.
+func isAffiliateNotice(text string) bool {
+	return runeLen(text) <= ctaMaxChars && affiliateNotices.MatchString(text)
+}

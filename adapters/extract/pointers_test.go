@@ -124,3 +124,28 @@ func TestCallsToActionDropped(t *testing.T) {
 		t.Errorf("prose dropped: %q", out.Text)
 	}
 }
+
+// A site's notice on its affiliate links is not the article; an article
+// about affiliate marketing keeps its sentences on it.
+func TestAffiliateNoticeDropped(t *testing.T) {
+	for _, line := range []string{
+		`<p>This post may contain affiliate links. If you buy through them, we may earn a small commission.</p>`,
+		`<p>Die mit Sternchen gekennzeichneten Links sind sogenannte »Affiliate-Links«.</p>`,
+	} {
+		out, err := extractHTML(t, tidePage(line, true))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(strings.ToLower(out.Text), "affiliate") {
+			t.Errorf("notice kept: %q", out.Text)
+		}
+	}
+	prose := `<p>Affiliate programs: streamers earn a share when viewers buy games or gear through affiliate links.</p>`
+	out, err := extractHTML(t, tidePage(prose, true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.Text, "streamers earn a share") {
+		t.Errorf("prose dropped: %q", out.Text)
+	}
+}
