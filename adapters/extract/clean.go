@@ -209,7 +209,7 @@ func shouldDrop(n *html.Node, t tally, structural map[string]bool) bool {
 	text := ""
 	if st.chars < boilerMaxChars {
 		text = innerText(n)
-		if isBoilerLine(text) || !hasBlockChild(n) && (isCallToAction(text) || isAffiliateNotice(text)) {
+		if isBoilerLine(text) || !hasBlockChild(n) && (isCallToAction(text) || isAffiliateNotice(text) || isCreditLine(text)) {
 			return true
 		}
 	}

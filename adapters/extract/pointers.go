@@ -160,3 +160,23 @@ var affiliateNotices = regexp.MustCompile(`(?i)(` +
 func isAffiliateNotice(text string) bool {
 	return runeLen(text) <= ctaMaxChars && affiliateNotices.MatchString(text)
 }
+
+// creditLine matches the line naming where an image or a figure comes
+// from: a credit label and a colon ("Foto: dpa", "Image: Thinkstock",
+// "Quelle: Landesregierung"), or a caption ending in a credit in
+// brackets ("... im Überblick. (Foto: Getty)").
+var creditLine = regexp.MustCompile(`(?i)^(fotos?|photos?|photo credits?|photograph|bild|bilder|bildquelle|titelbild|credits?|images?|picture|fuente|imagen|source|quelle|crédits? photo|crédit)\s*:|` +
+	`\((fotos?|photos?|bild|credit|image|imagen|quelle)\s*:[^)]{1,60}\)$`)
+
+const (
+	// creditMaxChars: a longer line is a caption or prose of its own.
+	creditMaxChars = 120
+	// creditMaxWords: a credit names a person, an agency or a site.
+	creditMaxWords = 12
+)
+
+// isCreditLine: a short line crediting an image or a figure's source.
+func isCreditLine(text string) bool {
+	t := strings.TrimSpace(text)
+	return runeLen(t) <= creditMaxChars && len(strings.Fields(t)) <= creditMaxWords+1 && creditLine.MatchString(t)
+}

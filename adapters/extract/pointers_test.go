@@ -149,3 +149,29 @@ func TestAffiliateNoticeDropped(t *testing.T) {
 		t.Errorf("prose dropped: %q", out.Text)
 	}
 }
+
+// A line crediting a photo or a figure's source, set in the text without
+// caption markup, is not the article; a sentence naming a source is.
+func TestCreditLinesDropped(t *testing.T) {
+	for _, line := range []string{
+		`<p>Foto: Hans Muster / dpa</p>`,
+		`<p>Titelbild: Anna Beispiel on Unsplash</p>`,
+		`<p>Die Übertragungszeiten der großen Turniere im Überblick. (Foto: Getty)</p>`,
+	} {
+		out, err := extractHTML(t, tidePage(line, true))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(out.Text, "Foto") || strings.Contains(out.Text, "Titelbild") {
+			t.Errorf("credit kept: %q", out.Text)
+		}
+	}
+	prose := `<p>Source: the harbour office, which has counted the ships entering the estuary every morning since 1911, and publishes the counts each spring.</p>`
+	out, err := extractHTML(t, tidePage(prose, true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.Text, "counted the ships") {
+		t.Errorf("sentence dropped: %q", out.Text)
+	}
+}
