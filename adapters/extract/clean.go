@@ -1,6 +1,7 @@
 package extract
 
 import (
+	"regexp"
 	"strings"
 
 	"golang.org/x/net/html"
@@ -19,7 +20,12 @@ var boilerLines = []string{
 	"listen to this article", "copy link", "copied", "download", "next", "previous",
 	"previous post", "next post", "previous article", "next article", "older post", "newer post", "older posts", "newer posts",
 	"wird geladen", "wird geladen …", "wird geladen...", "gefällt mir", "print recipe", "rezept drucken", "alle anzeigen", "show all",
+	"anzeige", "werbung", "publicidad", "publicité", "pubblicità", "reklama", "advertentie",
 }
+
+// likeWidget is the text a blog's like button shows before its script
+// runs ("Like Loading...", "Gefällt mir Wird geladen...").
+var likeWidget = regexp.MustCompile(`(?i)^(gefällt mir|like|me gusta|j.aime)\b.{0,3}(wird geladen|loading|lade|cargando|chargement)`)
 
 var boilerSet = func() map[string]bool {
 	m := map[string]bool{}
@@ -31,7 +37,7 @@ var boilerSet = func() map[string]bool {
 
 func isBoilerLine(text string) bool {
 	t := strings.ToLower(strings.TrimSpace(text))
-	if boilerSet[strings.TrimRight(t, " :.»›→")] {
+	if boilerSet[strings.TrimRight(t, " :.»›→")] || boilerSet[strings.Trim(t, " -–—*")] || likeWidget.MatchString(t) {
 		return true
 	}
 	n := runeLen(t)

@@ -123,8 +123,10 @@ func isLinkLines(n *html.Node) bool {
 }
 
 // callsToAction are the phrases of a line addressed to the reader that asks
-// for a subscription, a follow, a membership or a login to comment rather
-// than telling the story: a paywall's notice, a channel's plug.
+// for a subscription, a follow, a membership or a login to comment, or
+// that labels the page as advertising, rather than telling the story: a
+// paywall's notice, a channel's plug, an empty comment
+// section's prompt.
 var callsToAction = regexp.MustCompile(`(?i)(` +
 	`\bsubscribe (now|to our)\b|\bplease subscribe\b|\bfor the full story\b|\bto (view|read|continue reading) the full (story|article)\b|` +
 	`\balready a subscriber\b|\bfirst-time subscribers\b|\bfor the latest (news|stories|headlines)\b|` +
@@ -133,6 +135,8 @@ var callsToAction = regexp.MustCompile(`(?i)(` +
 	`\bsuscr[ií]bete\b|\bs[ií]guenos en\b|\b[úu]nete (a|desde|en)\b|\bhazte (miembro|socio)\b|\bcanal de (telegram|whatsapp|youtube)\b|` +
 	`\b(you )?must be (logged in|registered) to (post a )?comment\b|\bto (post a )?comment,? (you must|please) (log in|sign in|register)\b|` +
 	`\bpara comentar,? (debes|tienes que|es necesario|necesitas)\b|\bum (zu )?kommentieren,? (musst du|müssen sie)\b|\bpour commenter,? (vous devez|veuillez)\b|` +
+	`^(no comments( yet)?|keine kommentare|sin comentarios|aucun commentaire)\b|\bbe the first to comment\b|\bsé el primero en comentar\b|\bsoyez le premier à commenter\b|\b(angemeldet|eingeloggt) sein,? um\b|` +
+	`\b(enthält|enthalten) (unbezahlte |bezahlte )?werbung\b|` +
 	`\bfolg(e|en sie) uns\b|\babonniere[n]? sie\b|\bjetzt abonnieren\b|\babonnez-vous\b|\bsuivez-nous\b|\bseguici su\b|\biscriviti\b|\bassine (já|agora)\b|\bsiga-nos\b` +
 	`)`)
 

@@ -175,3 +175,32 @@ func TestCreditLinesDropped(t *testing.T) {
 		t.Errorf("sentence dropped: %q", out.Text)
 	}
 }
+
+// An advertising label ("- Anzeige -"), a like button's placeholder, an
+// empty comment section's prompt and a sponsored-post notice are page
+// furniture, not the article.
+func TestFurnitureLinesDropped(t *testing.T) {
+	for _, c := range []struct{ html, gone string }{
+		{`<p>- Anzeige -</p>`, "Anzeige"},
+		{`<div>Gefällt mir Wird geladen...</div>`, "Gefällt"},
+		{`<p>Keine Kommentare (Kommentare erscheinen erst nach unserer Freigabe)</p>`, "Kommentare"},
+		{`<p>Du musst eingeloggt sein um Kommentare zu schreiben!</p>`, "Kommentare"},
+		{`<p>*Werbung. Dieser Beitrag enthält Werbung für eine Reederei.</p>`, "Werbung"},
+	} {
+		out, err := extractHTML(t, tidePage(c.html, true))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(out.Text, c.gone) {
+			t.Errorf("%q kept: %q", c.gone, out.Text)
+		}
+	}
+	prose := `<p>Die Werbung für die neue Fähre, sagt die Reederei, habe mehr Fahrgäste gebracht als jede Anzeige zuvor.</p>`
+	out, err := extractHTML(t, tidePage(prose, true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.Text, "neue Fähre") {
+		t.Errorf("prose dropped: %q", out.Text)
+	}
+}
