@@ -45,6 +45,8 @@ func isBoilerLine(text string) bool {
 	switch {
 	case n < 300 && (strings.Contains(t, "©") || strings.Contains(t, "all rights reserved") || strings.HasPrefix(t, "copyright")):
 		return true // copyright notices
+	case strings.HasPrefix(t, "lorem ipsum"):
+		return true // a template's placeholder text, left on the page
 	case strings.HasSuffix(t, ":") && len(words) <= 2:
 		return true // a label ("Trending:") whose list was removed
 	case n < 100 && strings.HasPrefix(t, "by ") && len(words) <= 12 && !strings.ContainsAny(t, ".!?\""):

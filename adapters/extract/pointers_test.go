@@ -204,3 +204,15 @@ func TestFurnitureLinesDropped(t *testing.T) {
 		t.Errorf("prose dropped: %q", out.Text)
 	}
 }
+
+// A template's placeholder text ("Lorem ipsum ...") left on the page is
+// not content.
+func TestPlaceholderTextDropped(t *testing.T) {
+	out, err := extractHTML(t, tidePage(`<p>Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor incididunt ut labore.</p>`, true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(out.Text, "Lorem") {
+		t.Errorf("placeholder kept: %q", out.Text)
+	}
+}
