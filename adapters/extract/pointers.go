@@ -184,3 +184,41 @@ func isCreditLine(text string) bool {
 	t := strings.TrimSpace(text)
 	return runeLen(t) <= creditMaxChars && len(strings.Fields(t)) <= creditMaxWords+1 && creditLine.MatchString(t)
 }
+
+// bylineStart opens the line naming who wrote, edited, reviewed or posted
+// the article and when ("Reviewed by ...", "Posted by ... on ...").
+var bylineStart = regexp.MustCompile(`(?i)^(medically |expert |clinically )?(reviewed|fact[- ]checked|written|edited|updated|posted|verified) by\b|^on behalf of\b|^(geschrieben|veröffentlicht|gepostet) von\b|^(escrito|publicado) por\b|^(écrit|publié) par\b`)
+
+// bylineMaxChars: a longer line is prose ("Written by hand, the log ...").
+const bylineMaxChars = 250
+
+// isBylineLine: a short line naming the article's writer, editor or
+// reviewer.
+func isBylineLine(text string) bool {
+	return runeLen(text) <= bylineMaxChars && bylineStart.MatchString(strings.TrimSpace(text))
+}
+
+// bylineMaxCount: content with more bylines than this is a page of
+// several posts, each keeping its own.
+const bylineMaxCount = 2
+
+// dropBylines removes the byline lines of an article (isBylineLine): leaf
+// blocks, when there are no more than bylineMaxCount of them.
+func dropBylines(root *html.Node) {
+	var lines []*html.Node
+	elements(root, func(n *html.Node) bool {
+		if !isBlock(n) || hasBlockChild(n) {
+			return true
+		}
+		if isBylineLine(innerText(n)) {
+			lines = append(lines, n)
+		}
+		return false
+	})
+	if len(lines) > bylineMaxCount {
+		return
+	}
+	for _, n := range lines {
+		remove(n)
+	}
+}

@@ -216,3 +216,27 @@ func TestPlaceholderTextDropped(t *testing.T) {
 		t.Errorf("placeholder kept: %q", out.Text)
 	}
 }
+
+// An article's byline line ("Reviewed by ...") is left out; a page of
+// several posts keeps each post's byline.
+func TestBylineLines(t *testing.T) {
+	out, err := extractHTML(t, tidePage(`<p>Reviewed by Anna Beispiel, MD, Editor in Chief of the Harbour Health Letter</p>`, true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(out.Text, "Reviewed by") {
+		t.Errorf("byline kept: %q", out.Text)
+	}
+	post := func(who, seed string) string {
+		return `<div class="entry"><p>Posted by ` + who + ` on Saturday March 07 from the harbour desk</p>` + para(seed) + `</div>`
+	}
+	page := `<html><head><title>Harbour news</title></head><body><main>` + post("Anna", "Spring tide") + post("Ben", "Neap tide") +
+		post("Cleo", "Storm surge") + post("Dan", "Sea wall") + `</main></body></html>`
+	out, err = extractHTML(t, page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(out.Text, "Posted by"); n != 4 {
+		t.Errorf("%d bylines of 4 kept: %q", n, out.Text)
+	}
+}
