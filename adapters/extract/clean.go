@@ -24,8 +24,11 @@ var boilerLines = []string{
 }
 
 // likeWidget is the text a blog's like button shows before its script
-// runs ("Like Loading...", "Gefällt mir Wird geladen...").
+// runs ("Like Loading...", "Gefällt mir Wird geladen..."), never longer
+// than likeWidgetMaxLen bytes.
 var likeWidget = regexp.MustCompile(`(?i)^(gefällt mir|like|me gusta|j.aime)\b.{0,3}(wird geladen|loading|lade|cargando|chargement)`)
+
+const likeWidgetMaxLen = 40
 
 var boilerSet = func() map[string]bool {
 	m := map[string]bool{}
@@ -37,7 +40,7 @@ var boilerSet = func() map[string]bool {
 
 func isBoilerLine(text string) bool {
 	t := strings.ToLower(strings.TrimSpace(text))
-	if boilerSet[strings.TrimRight(t, " :.»›→")] || boilerSet[strings.Trim(t, " -–—*")] || likeWidget.MatchString(t) {
+	if boilerSet[strings.TrimRight(t, " :.»›→")] || boilerSet[strings.Trim(t, " -–—*")] || len(t) <= likeWidgetMaxLen && likeWidget.MatchString(t) {
 		return true
 	}
 	n := runeLen(t)

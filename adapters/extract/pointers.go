@@ -146,7 +146,24 @@ const ctaMaxChars = 300
 // isCallToAction: a short line asking the reader to subscribe, follow,
 // join or log in (callsToAction).
 func isCallToAction(text string) bool {
-	return runeLen(text) <= ctaMaxChars && callsToAction.MatchString(text)
+	return runeLen(text) <= ctaMaxChars && hasAny(strings.ToLower(text), ctaKeys) && callsToAction.MatchString(text)
+}
+
+// ctaKeys: one of these is in every text callsToAction matches; the
+// expression runs only on the lines that hold one (it is slow to run on
+// every short block of a page).
+var ctaKeys = []string{"subscri", "full story", "full article", "for the latest", "follow", "keep up with", "join", "suscr",
+	"guenos", "nete", "hazte", "canal de", "folg", "abonn", "suivez", "seguici", "iscriviti", "assine", "siga-nos",
+	"comment", "komment", "comentar", "angemeldet", "eingeloggt", "werbung"}
+
+// hasAny: s holds one of keys.
+func hasAny(s string, keys []string) bool {
+	for _, k := range keys {
+		if strings.Contains(s, k) {
+			return true
+		}
+	}
+	return false
 }
 
 // affiliateNotices are the phrases of a site's notice on its affiliate
@@ -162,8 +179,11 @@ var affiliateNotices = regexp.MustCompile(`(?i)(` +
 
 // isAffiliateNotice: a short line stating the page's affiliate links.
 func isAffiliateNotice(text string) bool {
-	return runeLen(text) <= ctaMaxChars && affiliateNotices.MatchString(text)
+	return runeLen(text) <= ctaMaxChars && hasAny(strings.ToLower(text), affiliateKeys) && affiliateNotices.MatchString(text)
 }
+
+// affiliateKeys: one of these is in every text affiliateNotices matches.
+var affiliateKeys = []string{"affili", "afiliad", "commission", "compensation", "amazon associate", "paid promotion", "provision"}
 
 // creditLine matches the line naming where an image or a figure comes
 // from: a credit label and a colon ("Foto: dpa", "Image: Thinkstock",
@@ -182,12 +202,15 @@ const (
 // isCreditLine: a short line crediting an image or a figure's source.
 func isCreditLine(text string) bool {
 	t := strings.TrimSpace(text)
-	return runeLen(t) <= creditMaxChars && len(strings.Fields(t)) <= creditMaxWords+1 && creditLine.MatchString(t)
+	return strings.Contains(t, ":") && runeLen(t) <= creditMaxChars && len(strings.Fields(t)) <= creditMaxWords+1 && creditLine.MatchString(t)
 }
 
 // bylineStart opens the line naming who wrote, edited, reviewed or posted
 // the article and when ("Reviewed by ...", "Posted by ... on ...").
 var bylineStart = regexp.MustCompile(`(?i)^(medically |expert |clinically )?(reviewed|fact[- ]checked|written|edited|updated|posted|verified) by\b|^on behalf of\b|^(geschrieben|veröffentlicht|gepostet) von\b|^(escrito|publicado) por\b|^(écrit|publié) par\b`)
+
+// bylineKeys: one of these is in every text bylineStart matches.
+var bylineKeys = []string{" by", "on behalf", " von", " por", " par"}
 
 // bylineMaxChars: a longer line is prose ("Written by hand, the log ...").
 const bylineMaxChars = 250
@@ -195,7 +218,7 @@ const bylineMaxChars = 250
 // isBylineLine: a short line naming the article's writer, editor or
 // reviewer.
 func isBylineLine(text string) bool {
-	return runeLen(text) <= bylineMaxChars && bylineStart.MatchString(strings.TrimSpace(text))
+	return runeLen(text) <= bylineMaxChars && hasAny(strings.ToLower(text), bylineKeys) && bylineStart.MatchString(strings.TrimSpace(text))
 }
 
 // bylineMaxCount: content with more bylines than this is a page of
