@@ -1,6 +1,7 @@
 package extract
 
 import (
+	"regexp"
 	"strings"
 
 	"golang.org/x/net/html"
@@ -19,7 +20,15 @@ var boilerLines = []string{
 	"listen to this article", "copy link", "copied", "download", "next", "previous",
 	"previous post", "next post", "previous article", "next article", "older post", "newer post", "older posts", "newer posts",
 	"wird geladen", "wird geladen …", "wird geladen...", "gefällt mir", "print recipe", "rezept drucken", "alle anzeigen", "show all",
+	"anzeige", "werbung", "publicidad", "publicité", "pubblicità", "reklama", "advertentie",
 }
+
+// likeWidget is the text a blog's like button shows before its script
+// runs ("Like Loading...", "Gefällt mir Wird geladen..."), never longer
+// than likeWidgetMaxLen bytes.
+var likeWidget = regexp.MustCompile(`(?i)^(gefällt mir|like|me gusta|j.aime)\b.{0,3}(wird geladen|loading|lade|cargando|chargement)`)
+
+const likeWidgetMaxLen = 40
 
 var boilerSet = func() map[string]bool {
 	m := map[string]bool{}
@@ -31,7 +40,7 @@ var boilerSet = func() map[string]bool {
 
 func isBoilerLine(text string) bool {
 	t := strings.ToLower(strings.TrimSpace(text))
-	if boilerSet[strings.TrimRight(t, " :.»›→")] {
+	if boilerSet[strings.TrimRight(t, " :.»›→")] || boilerSet[strings.Trim(t, " -–—*")] || len(t) <= likeWidgetMaxLen && likeWidget.MatchString(t) {
 		return true
 	}
 	n := runeLen(t)
@@ -39,6 +48,8 @@ func isBoilerLine(text string) bool {
 	switch {
 	case n < 300 && (strings.Contains(t, "©") || strings.Contains(t, "all rights reserved") || strings.HasPrefix(t, "copyright")):
 		return true // copyright notices
+	case strings.HasPrefix(t, "lorem ipsum"):
+		return true // a template's placeholder text, left on the page
 	case strings.HasSuffix(t, ":") && len(words) <= 2:
 		return true // a label ("Trending:") whose list was removed
 	case n < 100 && strings.HasPrefix(t, "by ") && len(words) <= 12 && !strings.ContainsAny(t, ".!?\""):
@@ -209,7 +220,7 @@ func shouldDrop(n *html.Node, t tally, structural map[string]bool) bool {
 	text := ""
 	if st.chars < boilerMaxChars {
 		text = innerText(n)
-		if isBoilerLine(text) {
+		if isBoilerLine(text) || !hasBlockChild(n) && (isCallToAction(text) || isAffiliateNotice(text) || isCreditLine(text)) {
 			return true
 		}
 	}
@@ -227,7 +238,7 @@ func shouldDrop(n *html.Node, t tally, structural map[string]bool) bool {
 	switch n.DataAtom {
 	case atom.P, atom.Span:
 		// A paragraph that is only a link ("Read more: ...") is navigation.
-		return st.chars < 200 && ld > 0.8
+		return st.chars < 200 && ld > 0.8 || n.DataAtom == atom.P && isLinkLines(n)
 	case atom.Li:
 		return false
 	}
@@ -368,30 +379,59 @@ const orphanMaxChars = 150
 // no text, image or table after them. (A heading followed by another of
 // its rank is not judged: pages write grids and lists as runs of them.)
 func dropOrphanHeadings(root *html.Node) {
-	var last []*html.Node // the trailing run of headings
+	// The trailing run of headings and of pointers to other articles
+	// ("Read also: <title>"), which follow the article's last paragraph.
+	var last []*html.Node
+	headings := 0
+	reset := func() { last, headings = last[:0], 0 }
 	var walk func(*html.Node)
 	walk = func(n *html.Node) {
 		for c := n.FirstChild; c != nil; c = c.NextSibling {
 			switch {
 			case c.Type == html.TextNode:
 				if strings.TrimSpace(c.Data) != "" {
-					last = last[:0]
+					reset()
 				}
 			case c.Type != html.ElementNode:
+			case (isHeading(c.DataAtom) || c.DataAtom == atom.P || c.DataAtom == atom.Div && !hasBlockChild(c)) && isPointerLine(c):
+				last = append(last, c)
 			case isHeading(c.DataAtom) && measure(c).chars <= orphanMaxChars:
 				last = append(last, c)
+				headings++
 			case isHeading(c.DataAtom) || c.DataAtom == atom.Img || c.DataAtom == atom.Picture || c.DataAtom == atom.Table || c.DataAtom == atom.Pre:
-				last = last[:0]
+				reset()
 			default:
 				walk(c)
 			}
 		}
 	}
 	walk(root)
-	if len(last) > orphanMaxRun {
-		return // a list written as headings
+	if headings <= orphanMaxRun { // more is a list written as headings
+		for _, h := range last {
+			remove(h)
+		}
 	}
-	for _, h := range last {
+	// A heading of reading suggestions ("Read also") inside the article,
+	// whose links were removed: nothing follows it in its section.
+	var empty []*html.Node
+	elements(root, func(n *html.Node) bool {
+		if !isHeading(n.DataAtom) {
+			return true
+		}
+		t := innerText(n)
+		if !isEndMatterHeading(t) && !teaserSet[strings.TrimRight(strings.ToLower(strings.TrimSpace(t)), " :.»›→")] {
+			return false
+		}
+		for s := n.NextSibling; s != nil; s = s.NextSibling {
+			if s.Type == html.TextNode && strings.TrimSpace(s.Data) != "" ||
+				s.Type == html.ElementNode && (measure(s).chars > 0 || findFirst(s, atom.Img) != nil || s.DataAtom == atom.Img) {
+				return false
+			}
+		}
+		empty = append(empty, n)
+		return false
+	})
+	for _, h := range empty {
 		remove(h)
 	}
 }

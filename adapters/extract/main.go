@@ -91,6 +91,7 @@ func mainContentOf(doc *html.Node, pageTitle string, lenient bool) (*html.Node, 
 	spare := cloneTree(content)
 	dropCommentThreads(content)
 	cleanConditionally(content)
+	dropBylines(content)
 	dropPullQuotes(content)
 	dropRepeats(content)
 	dropEndMatter(content)

@@ -121,6 +121,7 @@ func prepare(root *html.Node, unhide bool) int {
 	if unhide {
 		total = textChars(root)
 	}
+	controlled := controlledIDs(root)
 	var walk func(*html.Node)
 	walk = func(n *html.Node) {
 		for c := n.FirstChild; c != nil; {
@@ -136,7 +137,7 @@ func prepare(root *html.Node, unhide bool) int {
 					walk(c) // the page's content served to readers without scripts
 					served = append(served, c)
 				} else if droppedTags[c.DataAtom] || (c.DataAtom != atom.Body && c.DataAtom != atom.Html && isHidden(c) &&
-					!(unhide && veiled(c) && 2*textChars(c) >= total)) {
+					!(unhide && veiled(c) && 2*textChars(c) >= total) && !collapsedPanel(c, controlled)) {
 					n.RemoveChild(c)
 				} else {
 					walk(c)
@@ -577,4 +578,38 @@ func keepLeadsOnly(n *html.Node) {
 	for _, l := range leads {
 		n.AppendChild(l)
 	}
+}
+
+// controlledIDs are the ids of the elements another element says it
+// opens and closes (aria-controls): an accordion's panels, a tab's.
+func controlledIDs(root *html.Node) map[string]bool {
+	ids := map[string]bool{}
+	elements(root, func(n *html.Node) bool {
+		for _, id := range strings.Fields(attr(n, "aria-controls")) {
+			ids[id] = true
+		}
+		return true
+	})
+	return ids
+}
+
+// panelMaxLinks: a collapsed block with more of its text in links is a
+// menu, not a panel of content.
+const panelMaxLinks = 0.5
+
+// collapsedPanel: a hidden block that a reader opens in place, an
+// accordion's or a tab's panel (a region or tab panel, or the block a
+// toggle controls), holding text rather than links. Its text is the
+// page's, shown on a click.
+func collapsedPanel(n *html.Node, controlled map[string]bool) bool {
+	switch n.DataAtom {
+	case atom.Nav, atom.Aside, atom.Footer, atom.Header, atom.Form, atom.Dialog, atom.Ul, atom.Ol:
+		return false
+	}
+	role := strings.ToLower(attr(n, "role"))
+	if role != "region" && role != "tabpanel" && !controlled[attr(n, "id")] {
+		return false
+	}
+	st := measure(n)
+	return st.chars > 0 && st.linkDensity() < panelMaxLinks
 }
