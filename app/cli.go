@@ -452,6 +452,13 @@ func (c CLI) serve(o *options) error {
 		return fmt.Errorf("cannot listen on %s: %w", cfg.Addr, err)
 	}
 	defer ln.Close()
+	if cfg.DatabaseURL == "" {
+		release, err := lockDataDir(cfg.DataDir)
+		if err != nil {
+			return err
+		}
+		defer release()
+	}
 	if cfg.Bootstrap {
 		if err := c.bootstrap(ctx, *cfg); err != nil {
 			return err
