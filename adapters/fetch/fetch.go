@@ -447,7 +447,11 @@ var gzipReaders sync.Pool
 // buffer of the size the gzip trailer states, as far as max allows; a
 // trailer that says less only means a buffer that grows.
 func readGzip(res *http.Response, max int64) ([]byte, error) {
-	raw, err := readAll(io.LimitReader(res.Body, max+1), sizeHint(res, max), max)
+	rawHint := min(unknownSizeHint, max+1)
+	if res.ContentLength > 0 {
+		rawHint = min(res.ContentLength+1, max+1) // the compressed bytes as announced, not the page they make
+	}
+	raw, err := readAll(io.LimitReader(res.Body, max+1), rawHint, max)
 	if err != nil {
 		return nil, err
 	}
