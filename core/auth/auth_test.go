@@ -299,3 +299,41 @@ func TestHashSecretIsHexSHA256(t *testing.T) {
 		t.Errorf("HashSecret allocates %.0f times, want the string only", n)
 	}
 }
+
+// hashBending answers a lookup with the token whose hash differs from the
+// one asked for in one place: a store whose index matched loosely.
+type hashBending struct {
+	*memstore.Store
+	flip int
+}
+
+func (h hashBending) PrincipalByTokenHash(ctx context.Context, hash string) (ports.Principal, error) {
+	p, err := h.Store.PrincipalByTokenHash(ctx, hash)
+	b := []byte(p.Token.Hash)
+	b[h.flip] ^= 1
+	p.Token.Hash = string(b)
+	return p, err
+}
+
+// The hash the store answers with is compared again, whole: a difference
+// anywhere in it, first byte or last, refuses the token.
+func TestAuthenticateComparesTheStoredHash(t *testing.T) {
+	_, store, clock := newService(t)
+	ctx := context.Background()
+	plain, _ := auth.NewService(store, store, clock, billing.DefaultPlans())
+	acct, _ := plain.CreateAccount(ctx, "dev@example.com", "", "basic")
+	tok, err := plain.CreateToken(ctx, acct.ID, "ci")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, flip := range []int{0, 31, 63} {
+		bent := hashBending{Store: store, flip: flip}
+		svc, _ := auth.NewService(store, bent, clock, billing.DefaultPlans())
+		if _, err := svc.Authenticate(ctx, "Bearer "+tok.Secret); !failure.Is(err, failure.Unauthenticated) {
+			t.Errorf("stored hash differing at byte %d: %v, want Unauthenticated", flip, err)
+		}
+	}
+	if _, err := plain.Authenticate(ctx, "Bearer "+tok.Secret); err != nil {
+		t.Fatalf("the token itself: %v", err)
+	}
+}
