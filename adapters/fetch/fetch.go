@@ -426,7 +426,8 @@ var errTooLarge = errors.New("response too large")
 
 // readBody reads at most max decoded bytes: a compressed bomb stops at the cap.
 func readBody(res *http.Response, max int64) ([]byte, error) {
-	switch strings.ToLower(strings.TrimSpace(res.Header.Get("Content-Encoding"))) {
+	enc := strings.ToLower(strings.TrimSpace(res.Header.Get("Content-Encoding")))
+	switch enc {
 	case "gzip", "x-gzip":
 		return readGzip(res, max)
 	}
@@ -435,19 +436,31 @@ func readBody(res *http.Response, max int64) ([]byte, error) {
 		return nil, err
 	}
 	defer done()
-	return readAll(r, sizeHint(res, max), max)
+	if (enc == "" || enc == "identity") && res.ContentLength > 0 {
+		// Announced: read into a buffer of that length (and a byte to see
+		// the end), no copy.
+		b, err := readAll(make([]byte, 0, min(res.ContentLength+1, max+1)), r, max)
+		if err != nil {
+			return nil, err
+		}
+		return b, nil
+	}
+	return readUnsized(r, max)
 }
 
 // gzipReaders are decoders kept between bodies: a new one costs more than
 // decoding a small page.
 var gzipReaders sync.Pool
 
-// readGzip reads a gzip-coded body. The compressed bytes come first (a
-// page's are a fraction of it), so the decoded page is written into a
-// buffer of the size the gzip trailer states, as far as max allows; a
-// trailer that says less only means a buffer that grows.
+// readGzip reads a gzip-coded body. The compressed bytes come first, into
+// a scratch buffer (they are done with once decoded), so the decoded page
+// is written into a buffer of the size the gzip trailer states, as far as
+// max allows; a trailer that says less only means a buffer that grows.
 func readGzip(res *http.Response, max int64) ([]byte, error) {
-	raw, err := readAll(io.LimitReader(res.Body, max+1), sizeHint(res, max), max)
+	sp := getScratch()
+	defer putScratch(sp)
+	raw, err := readAll((*sp)[:0], io.LimitReader(res.Body, max+1), max)
+	*sp = raw[:0]
 	if err != nil {
 		return nil, err
 	}
@@ -466,54 +479,84 @@ func readGzip(res *http.Response, max int64) ([]byte, error) {
 	if err := zr.Reset(bytes.NewReader(raw)); err != nil {
 		return nil, fmt.Errorf("gzip: %w", err)
 	}
-	return readAll(zr, min(hint, max+1), max)
+	b, err := readAll(make([]byte, 0, min(hint, max+1)), zr, max)
+	if err != nil {
+		return nil, err
+	}
+	return b, nil
 }
 
-// readAll reads r to its end into a buffer of hint bytes at first, doubled
-// as it fills (not grown by append's quarter for large slices: a body read
-// in many steps is copied a few times, not dozens), failing past max.
-func readAll(r io.Reader, hint, max int64) ([]byte, error) {
-	b := make([]byte, 0, hint)
+// readAll reads r to its end after what b holds, doubling b as it fills
+// (not growing it by append's quarter for large slices: a body read in many
+// steps is copied a few times, not dozens), failing past max. The buffer is
+// returned on failure too, for its space to be reused.
+func readAll(b []byte, r io.Reader, max int64) ([]byte, error) {
 	for {
 		if len(b) == cap(b) {
 			if int64(len(b)) > max {
-				return nil, errTooLarge
+				return b, errTooLarge
 			}
-			nb := make([]byte, len(b), min(2*int64(cap(b)), max+1))
+			grow := 2 * int64(cap(b))
+			if grow < unknownSizeHint {
+				grow = unknownSizeHint
+			}
+			nb := make([]byte, len(b), min(grow, max+1))
 			copy(nb, b)
 			b = nb
 		}
 		n, err := r.Read(b[len(b):min(int64(cap(b)), max+1)])
 		b = b[:len(b)+n]
 		if int64(len(b)) > max {
-			return nil, errTooLarge
+			return b, errTooLarge
 		}
 		if err == io.EOF {
 			return b, nil
 		}
 		if err != nil {
-			return nil, err
+			return b, err
 		}
 	}
 }
 
+// scratch keeps the buffers bodies of unknown length are read into. Such
+// a body (a page sent in chunks, a compressed transfer) is read into one,
+// grown as it needs, and copied out at its exact length: a page costs one
+// allocation of its own size, where a buffer doubled from 32 KiB cost
+// about twice the page, zeroed and mostly copied, on every fetch.
+var scratch sync.Pool
+
+// maxScratch: a larger buffer (a rare huge page) is not kept.
+const maxScratch = 4 << 20
+
+func getScratch() *[]byte {
+	if sp, ok := scratch.Get().(*[]byte); ok {
+		return sp
+	}
+	b := make([]byte, 0, unknownSizeHint)
+	return &b
+}
+
+func putScratch(sp *[]byte) {
+	if cap(*sp) <= maxScratch {
+		scratch.Put(sp)
+	}
+}
+
+// readUnsized reads r to its end, at most max bytes, through a scratch
+// buffer, and returns the body at its exact length.
+func readUnsized(r io.Reader, max int64) ([]byte, error) {
+	sp := getScratch()
+	defer putScratch(sp)
+	b, err := readAll((*sp)[:0], r, max)
+	*sp = b[:0]
+	if err != nil {
+		return nil, err
+	}
+	return bytes.Clone(b), nil // not zeroed first: copied over at once
+}
+
 // unknownSizeHint is the first buffer of a body of unannounced length.
 const unknownSizeHint = 32 << 10
-
-// sizeHint is the buffer a body starts in: the length the answer announces
-// (four times it when the body is compressed, about what HTML compresses
-// by), plus a byte to see the end, within max. Reading into it whole spares
-// the copies of a buffer grown from nothing.
-func sizeHint(res *http.Response, max int64) int64 {
-	n := res.ContentLength
-	if n <= 0 {
-		return min(unknownSizeHint, max+1) // most pages are larger: a few doublings
-	}
-	if enc := res.Header.Get("Content-Encoding"); enc != "" && !strings.EqualFold(enc, "identity") {
-		n *= 4
-	}
-	return min(n+1, max+1)
-}
 
 // bodyReader decodes res's Content-Encoding over at most max+1 bytes of the
 // transfer; done releases the decoder.

@@ -27,24 +27,6 @@ func (a *API) getUser(w http.ResponseWriter, r *http.Request) {
 	})
 }
 
-type statusJSON struct {
-	Balance          int64   `json:"balance"`
-	FormattedBalance string  `json:"formatted_balance"`
-	Limit            int64   `json:"limit"`
-	Used             int64   `json:"used"`
-	IsLow            bool    `json:"is_low"`
-	Threshold        int64   `json:"threshold"`
-	PercentageUsed   float64 `json:"percentage_used"`
-	NextRenewal      *string `json:"next_renewal"`
-}
-
-func toStatusJSON(s billing.Status) statusJSON {
-	return statusJSON{
-		Balance: s.Balance, FormattedBalance: s.FormattedBalance, Limit: s.Limit, Used: s.Used,
-		IsLow: s.IsLow, Threshold: s.Threshold, PercentageUsed: s.PercentageUsed, NextRenewal: isoPtr(s.NextRenewal),
-	}
-}
-
 // status loads the caller's credit status; an account that vanished is a 404.
 func (a *API) status(w http.ResponseWriter, r *http.Request) (billing.Status, bool) {
 	st, err := a.credits.StatusFor(r.Context(), principal(r.Context()))
@@ -61,18 +43,12 @@ func (a *API) getCredits(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	writeJSON(w, http.StatusOK, struct {
-		Balance          int64      `json:"balance"`
-		FormattedBalance string     `json:"formatted_balance"`
-		Limit            int64      `json:"limit"`
-		Used             int64      `json:"used"`
-		Status           statusJSON `json:"status"`
-	}{st.Balance, st.FormattedBalance, st.Limit, st.Used, toStatusJSON(st)})
+	writeRaw(w, http.StatusOK, creditsBody(st))
 }
 
 func (a *API) usageStats(w http.ResponseWriter, r *http.Request) {
 	if st, ok := a.status(w, r); ok {
-		writeJSON(w, http.StatusOK, toStatusJSON(st))
+		writeRaw(w, http.StatusOK, statusBody(st))
 	}
 }
 

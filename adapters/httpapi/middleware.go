@@ -16,26 +16,40 @@ import (
 
 type ctxKey int
 
-const (
-	keyRequestID ctxKey = iota
-	keyPrincipal
-	keyLogInfo
-)
+const keyRequest ctxKey = iota
 
-// logInfo lets inner handlers tell the access log who called.
-type logInfo struct{ accountID, tokenID int64 }
+// request is what the API knows of the request being served, kept in its
+// context once (one allocation for the id, the caller and the recorder):
+// the middleware fills it in as it learns, the handlers and the access log
+// read it.
+type request struct {
+	id string
+	// principal is the caller, once authed has authenticated it.
+	principal ports.Principal
+	authed    bool
+	rec       statusRecorder
+}
+
+func current(ctx context.Context) *request {
+	st, _ := ctx.Value(keyRequest).(*request)
+	return st
+}
 
 // RequestID is the id of the request being served (X-Request-Id).
 func RequestID(ctx context.Context) string { return requestID(ctx) }
 
 func requestID(ctx context.Context) string {
-	id, _ := ctx.Value(keyRequestID).(string)
-	return id
+	if st := current(ctx); st != nil {
+		return st.id
+	}
+	return ""
 }
 
 func principal(ctx context.Context) ports.Principal {
-	p, _ := ctx.Value(keyPrincipal).(ports.Principal)
-	return p
+	if st := current(ctx); st != nil && st.authed {
+		return st.principal
+	}
+	return ports.Principal{}
 }
 
 // saneRequestID accepts a client's id of 1-128 characters of [A-Za-z0-9._:-].
@@ -101,14 +115,14 @@ func (a *API) outer(next http.Handler) http.Handler {
 		if !saneRequestID(id) {
 			id = newRequestID()
 		}
-		w.Header().Set("X-Request-Id", id)
-		info := &logInfo{}
-		ctx := context.WithValue(context.WithValue(r.Context(), keyRequestID, id), keyLogInfo, info)
+		w.Header()["X-Request-Id"] = []string{id}
+		st := &request{id: id, rec: statusRecorder{ResponseWriter: w}}
+		ctx := context.WithValue(r.Context(), keyRequest, st)
 		r = r.WithContext(ctx)
-		if r.Body != nil {
+		if r.Body != nil && r.Body != http.NoBody { // nothing to read, nothing to cap
 			r.Body = http.MaxBytesReader(w, r.Body, a.maxBody)
 		}
-		rec := &statusRecorder{ResponseWriter: w}
+		rec := &st.rec
 		defer func() {
 			if p := recover(); p != nil {
 				if p == http.ErrAbortHandler {
@@ -119,30 +133,32 @@ func (a *API) outer(next http.Handler) http.Handler {
 					a.writeError(rec, r, failure.E("httpapi", failure.Internal, "", fmt.Errorf("panic: %v", p)))
 				}
 			}
-			attrs := []any{
-				slog.String("method", r.Method), slog.String("path", r.URL.Path), slog.Int("status", rec.status),
-				slog.Duration("duration", time.Since(start)), slog.String("request_id", id), slog.Int("bytes", rec.bytes),
-			}
-			if info.accountID != 0 {
-				attrs = append(attrs, slog.Int64("account_id", info.accountID), slog.Int64("token_id", info.tokenID))
-			}
-			a.log.LogAttrs(ctx, slog.LevelInfo, "request", toAttrs(attrs)...)
+			a.accessLog(ctx, r, st, time.Since(start))
 		}()
 		next.ServeHTTP(rec, r)
 	})
 }
 
-func toAttrs(args []any) []slog.Attr {
-	out := make([]slog.Attr, 0, len(args))
-	for _, a := range args {
-		if at, ok := a.(slog.Attr); ok {
-			out = append(out, at)
-		}
+// accessLog writes the line of a served request, who called included once
+// authed knew it.
+func (a *API) accessLog(ctx context.Context, r *http.Request, st *request, took time.Duration) {
+	if !a.log.Enabled(ctx, slog.LevelInfo) {
+		return
 	}
-	return out
+	attrs := [8]slog.Attr{
+		slog.String("method", r.Method), slog.String("path", r.URL.Path), slog.Int("status", st.rec.status),
+		slog.Duration("duration", took), slog.String("request_id", st.id), slog.Int("bytes", st.rec.bytes),
+	}
+	n := 6
+	if st.authed && st.principal.Account.ID != 0 {
+		attrs[6], attrs[7] = slog.Int64("account_id", st.principal.Account.ID), slog.Int64("token_id", st.principal.Token.ID)
+		n = 8
+	}
+	a.log.LogAttrs(ctx, slog.LevelInfo, "request", attrs[:n]...)
 }
 
-// authed requires a valid Bearer token and puts the principal in the context.
+// authed requires a valid Bearer token and makes its principal the
+// request's.
 func (a *API) authed(next http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		p, err := a.auth.Authenticate(r.Context(), r.Header.Get("Authorization"))
@@ -150,9 +166,13 @@ func (a *API) authed(next http.HandlerFunc) http.HandlerFunc {
 			a.writeError(w, r, err)
 			return
 		}
-		if info, ok := r.Context().Value(keyLogInfo).(*logInfo); ok {
-			info.accountID, info.tokenID = p.Account.ID, p.Token.ID
+		if st := current(r.Context()); st != nil {
+			st.principal, st.authed = p, true
+			next(w, r)
+			return
 		}
-		next(w, r.WithContext(context.WithValue(r.Context(), keyPrincipal, p)))
+		// Outside outer (a handler served on its own): a request of its own.
+		st := &request{principal: p, authed: true}
+		next(w, r.WithContext(context.WithValue(r.Context(), keyRequest, st)))
 	}
 }

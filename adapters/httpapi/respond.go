@@ -66,7 +66,9 @@ func (a *API) writeError(w http.ResponseWriter, r *http.Request, err error) {
 
 // iso formats a timestamp as the API's clients expect (Laravel's shape):
 // UTC, microseconds, Z.
-func iso(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000000Z07:00") }
+func iso(t time.Time) string { return t.UTC().Format(isoLayout) }
+
+const isoLayout = "2006-01-02T15:04:05.000000Z07:00"
 
 func isoPtr(t *time.Time) *string {
 	if t == nil {

@@ -17,9 +17,40 @@ import (
 // Memory is a sliding-window log limiter.
 type Memory struct {
 	clock ports.Clock
+	// base is the instant the logs count from: a request time is kept as
+	// nanoseconds since base, 8 bytes without a pointer, so a long log
+	// (a generous limit) costs a third of the memory of time.Time values
+	// and nothing to the garbage collector's scan.
+	base  time.Time
 	mu    sync.Mutex
-	logs  map[string][]time.Time
+	logs  map[string]*keyLog
 	calls int
+}
+
+// keyLog is one key's log: the times of the requests it counts are
+// times[start:]. Requests leave at the front and arrive at the back; the
+// space they leave is reused when the back runs out, so a steady stream
+// of requests allocates nothing.
+type keyLog struct {
+	times []int64
+	start int
+}
+
+func (w *keyLog) live() []int64 { return w.times[w.start:] }
+
+// expire drops the requests at or before cutoff.
+func (w *keyLog) expire(cutoff int64) {
+	for w.start < len(w.times) && w.times[w.start] <= cutoff {
+		w.start++
+	}
+}
+
+func (w *keyLog) add(t int64) {
+	if len(w.times) == cap(w.times) && w.start > 0 {
+		n := copy(w.times, w.times[w.start:])
+		w.times, w.start = w.times[:n], 0
+	}
+	w.times = append(w.times, t)
 }
 
 var _ ports.RateLimiter = (*Memory)(nil)
@@ -29,7 +60,7 @@ func NewMemory(clock ports.Clock) (*Memory, error) {
 	if clock == nil {
 		return nil, errors.New("limiter.NewMemory: clock is required")
 	}
-	return &Memory{clock: clock, logs: map[string][]time.Time{}}, nil
+	return &Memory{clock: clock, base: clock.Now(), logs: map[string]*keyLog{}}, nil
 }
 
 // sweepEvery: how many calls between sweeps of idle keys, so memory tracks
@@ -39,38 +70,39 @@ const sweepEvery = 4096
 // Allow counts a request for key if fewer than limit were counted in the
 // last window.
 func (m *Memory) Allow(_ context.Context, key string, limit int, window time.Duration) (ports.RateDecision, error) {
-	now := m.clock.Now()
+	now := int64(m.clock.Now().Sub(m.base))
+	w := int64(window)
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.calls++
 	if m.calls%sweepEvery == 0 {
-		m.sweep(now, window)
+		m.sweep(now, w)
 	}
-	log := m.logs[key]
-	cut := 0
-	for cut < len(log) && !log[cut].After(now.Add(-window)) {
-		cut++
+	win := m.logs[key]
+	if win == nil {
+		win = &keyLog{}
+		m.logs[key] = win
 	}
-	log = log[cut:]
+	win.expire(now - w)
 	d := ports.RateDecision{Limit: limit}
-	if len(log) < limit {
-		log = append(log, now)
+	if log := win.live(); len(log) < limit {
+		win.add(now)
 		d.Allowed = true
 	} else if len(log) > 0 {
-		d.RetryAfter = log[0].Add(window).Sub(now)
+		d.RetryAfter = time.Duration(log[0] + w - now)
 	}
-	m.logs[key] = log
+	log := win.live()
 	d.Used = len(log)
 	d.Remaining = max(0, limit-len(log))
 	if len(log) > 0 {
-		d.Reset = log[len(log)-1].Add(window).Sub(now)
+		d.Reset = time.Duration(log[len(log)-1] + w - now)
 	}
 	return d, nil
 }
 
-func (m *Memory) sweep(now time.Time, window time.Duration) {
-	for k, log := range m.logs {
-		if len(log) == 0 || !log[len(log)-1].After(now.Add(-window)) {
+func (m *Memory) sweep(now, window int64) {
+	for k, win := range m.logs {
+		if log := win.live(); len(log) == 0 || log[len(log)-1] <= now-window {
 			delete(m.logs, k)
 		}
 	}

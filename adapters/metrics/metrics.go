@@ -14,6 +14,8 @@ import (
 	"context"
 	"database/sql"
 	"net/http"
+	"strconv"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -91,30 +93,102 @@ func (m *Metrics) Handler() http.Handler {
 	return promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{Registry: m.reg})
 }
 
-type routeKey struct{}
-
 // unmatched is the route of a request no pattern takes (a 404 or 405): the
 // raw path is never a label.
 const unmatched = "unmatched"
 
 // HTTP instruments next, the outermost handler: route names the pattern
-// that takes a request ("" for none).
+// that takes a request ("" for none). The series of a route (its latency,
+// its count by status) are looked up once and kept, so a request costs a
+// map read under a shared lock, not the label hashing of a vector.
 func (m *Metrics) HTTP(next http.Handler, route func(*http.Request) string) http.Handler {
-	fromCtx := promhttp.WithLabelFromCtx("route", func(ctx context.Context) string {
-		r, _ := ctx.Value(routeKey{}).(string)
-		return r
-	})
-	h := promhttp.InstrumentHandlerInFlight(m.inFlight,
-		promhttp.InstrumentHandlerCounter(m.requests,
-			promhttp.InstrumentHandlerDuration(m.requestDuration, next, fromCtx), fromCtx))
+	series := &routeSeries{m: m, latency: map[string]prometheus.Observer{}, counts: map[routeCode]prometheus.Counter{}}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		p := route(r)
 		if p == "" {
 			p = unmatched
 		}
-		h.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), routeKey{}, p)))
+		m.inFlight.Inc()
+		defer m.inFlight.Dec()
+		rec := codeRecorder{ResponseWriter: w}
+		start := time.Now()
+		next.ServeHTTP(&rec, r)
+		took := time.Since(start).Seconds()
+		lat, count := series.of(p, rec.code)
+		lat.Observe(took)
+		count.Inc()
 	})
 }
+
+type routeCode struct {
+	route string
+	code  int
+}
+
+// routeSeries are the request series resolved so far, by route and by
+// route and status.
+type routeSeries struct {
+	m       *Metrics
+	mu      sync.RWMutex
+	latency map[string]prometheus.Observer
+	counts  map[routeCode]prometheus.Counter
+}
+
+func (s *routeSeries) of(route string, code int) (prometheus.Observer, prometheus.Counter) {
+	if code == 0 {
+		code = http.StatusOK // nothing written: net/http answers 200
+	}
+	s.mu.RLock()
+	lat, ok1 := s.latency[route]
+	count, ok2 := s.counts[routeCode{route, code}]
+	s.mu.RUnlock()
+	if ok1 && ok2 {
+		return lat, count
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if lat, ok1 = s.latency[route]; !ok1 {
+		lat = s.m.requestDuration.WithLabelValues(route)
+		s.latency[route] = lat
+	}
+	if count, ok2 = s.counts[routeCode{route, code}]; !ok2 {
+		count = s.m.requests.WithLabelValues(route, strconv.Itoa(code))
+		s.counts[routeCode{route, code}] = count
+	}
+	return lat, count
+}
+
+// codeRecorder remembers the status a handler answered with, and lets
+// flushes (streamed answers) and http.ResponseController through.
+type codeRecorder struct {
+	http.ResponseWriter
+	code int
+}
+
+func (c *codeRecorder) WriteHeader(code int) {
+	if c.code == 0 {
+		c.code = code
+	}
+	c.ResponseWriter.WriteHeader(code)
+}
+
+func (c *codeRecorder) Write(b []byte) (int, error) {
+	if c.code == 0 {
+		c.code = http.StatusOK
+	}
+	return c.ResponseWriter.Write(b)
+}
+
+func (c *codeRecorder) Flush() {
+	if c.code == 0 {
+		c.code = http.StatusOK
+	}
+	if f, ok := c.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+func (c *codeRecorder) Unwrap() http.ResponseWriter { return c.ResponseWriter }
 
 // DB reports a connection pool (open, in use, idle, waits, closes) as
 // go_sql_* metrics labelled db_name=name.
@@ -147,11 +221,35 @@ func (m *Metrics) Shared(s SharedLimiter) {
 }
 
 // Limiter counts the decisions of l.
-func (m *Metrics) Limiter(l ports.RateLimiter) ports.RateLimiter { return &limiter{next: l, m: m} }
+func (m *Metrics) Limiter(l ports.RateLimiter) ports.RateLimiter {
+	return &limiter{next: l, m: m, decisions: map[decision]prometheus.Counter{}}
+}
 
 type limiter struct {
 	next ports.RateLimiter
 	m    *Metrics
+	// decisions are the counters resolved so far: a decision is taken on
+	// every billed call.
+	mu        sync.RWMutex
+	decisions map[decision]prometheus.Counter
+}
+
+type decision struct{ group, outcome string }
+
+func (l *limiter) counter(d decision) prometheus.Counter {
+	l.mu.RLock()
+	c, ok := l.decisions[d]
+	l.mu.RUnlock()
+	if ok {
+		return c
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if c, ok = l.decisions[d]; !ok {
+		c = l.m.rateDecisions.WithLabelValues(d.group, d.outcome)
+		l.decisions[d] = c
+	}
+	return c
 }
 
 func (l *limiter) Allow(ctx context.Context, key string, limit int, window time.Duration) (ports.RateDecision, error) {
@@ -169,7 +267,7 @@ func (l *limiter) Allow(ctx context.Context, key string, limit int, window time.
 	case !d.Allowed:
 		outcome = "refused"
 	}
-	l.m.rateDecisions.WithLabelValues(group, outcome).Inc()
+	l.counter(decision{group, outcome}).Inc()
 	return d, err
 }
 

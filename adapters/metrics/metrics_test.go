@@ -194,3 +194,46 @@ func parseURL(raw string) *url.URL {
 	}
 	return u
 }
+
+// A streamed answer is flushed through the instrument, and an answer that
+// writes nothing counts as the 200 net/http sends.
+func TestHTTPFlushesAndCountsSilentAnswers(t *testing.T) {
+	m := metrics.New()
+	h := m.HTTP(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/stream" {
+			_, _ = io.WriteString(w, "part")
+			if err := http.NewResponseController(w).Flush(); err != nil {
+				t.Errorf("flush: %v", err)
+			}
+		}
+	}), func(r *http.Request) string { return "GET " + r.URL.Path })
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/stream", nil))
+	if !rec.Flushed {
+		t.Error("the flush did not reach the client's writer")
+	}
+	h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest(http.MethodGet, "/silent", nil))
+	out := scrape(t, m)
+	for _, want := range []string{
+		`trawl_http_requests_total{code="200",route="GET /stream"} 1`,
+		`trawl_http_requests_total{code="200",route="GET /silent"} 1`,
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("no %s in:\n%s", want, grep(out, "trawl_http"))
+		}
+	}
+}
+
+// BenchmarkHTTP is what the instrument adds to a request: the in-flight
+// gauge, the latency and the count of its route and status.
+func BenchmarkHTTP(b *testing.B) {
+	m := metrics.New()
+	h := m.HTTP(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusOK) }),
+		func(*http.Request) string { return "GET /v1/credits" })
+	req := httptest.NewRequest(http.MethodGet, "/v1/credits", nil)
+	w := httptest.NewRecorder()
+	b.ReportAllocs()
+	for b.Loop() {
+		h.ServeHTTP(w, req)
+	}
+}

@@ -267,3 +267,73 @@ func TestBootstrap(t *testing.T) {
 		t.Fatalf("accounts = %d", n)
 	}
 }
+
+func TestWellFormedRefusesWhatIsNotBase62(t *testing.T) {
+	body := strings.Repeat("aZ09", 10)
+	if !auth.WellFormed("trawl_" + body) {
+		t.Fatal("a token of base62 characters refused")
+	}
+	for _, s := range []string{
+		"trawl_" + body[:39] + "-", "trawl_" + body[:39] + "_", "trawl_" + body[:38] + "é", "trawl_" + body[:39] + "\xff",
+		"trawl_" + body[:39] + " ", "Trawl_" + body, "trawl_" + body[:39], "trawl_" + body + "a",
+	} {
+		if auth.WellFormed(s) {
+			t.Errorf("WellFormed(%q) = true", s)
+		}
+	}
+}
+
+func TestHashSecretIsHexSHA256(t *testing.T) {
+	for s, want := range map[string]string{
+		"":    "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
+		"abc": "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad",
+		// longer than a token: hashed all the same
+		strings.Repeat("a", 1000): "41edece42d63e8d9bf515a9ba6932e1c20cbc9f5a5d134645adb5db1b9737ea3",
+	} {
+		if got := auth.HashSecret(s); got != want {
+			t.Errorf("HashSecret(%.10q...) = %s, want %s", s, got, want)
+		}
+	}
+	secret := "trawl_" + strings.Repeat("aZ09", 10)
+	if n := testing.AllocsPerRun(100, func() { _ = auth.HashSecret(secret) }); n > 1 {
+		t.Errorf("HashSecret allocates %.0f times, want the string only", n)
+	}
+}
+
+// hashBending answers a lookup with the token whose hash differs from the
+// one asked for in one place: a store whose index matched loosely.
+type hashBending struct {
+	*memstore.Store
+	flip int
+}
+
+func (h hashBending) PrincipalByTokenHash(ctx context.Context, hash string) (ports.Principal, error) {
+	p, err := h.Store.PrincipalByTokenHash(ctx, hash)
+	b := []byte(p.Token.Hash)
+	b[h.flip] ^= 1
+	p.Token.Hash = string(b)
+	return p, err
+}
+
+// The hash the store answers with is compared again, whole: a difference
+// anywhere in it, first byte or last, refuses the token.
+func TestAuthenticateComparesTheStoredHash(t *testing.T) {
+	_, store, clock := newService(t)
+	ctx := context.Background()
+	plain, _ := auth.NewService(store, store, clock, billing.DefaultPlans())
+	acct, _ := plain.CreateAccount(ctx, "dev@example.com", "", "basic")
+	tok, err := plain.CreateToken(ctx, acct.ID, "ci")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, flip := range []int{0, 31, 63} {
+		bent := hashBending{Store: store, flip: flip}
+		svc, _ := auth.NewService(store, bent, clock, billing.DefaultPlans())
+		if _, err := svc.Authenticate(ctx, "Bearer "+tok.Secret); !failure.Is(err, failure.Unauthenticated) {
+			t.Errorf("stored hash differing at byte %d: %v, want Unauthenticated", flip, err)
+		}
+	}
+	if _, err := plain.Authenticate(ctx, "Bearer "+tok.Secret); err != nil {
+		t.Fatalf("the token itself: %v", err)
+	}
+}

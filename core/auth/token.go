@@ -40,18 +40,33 @@ func WellFormed(s string) bool {
 	if len(s) != len(TokenPrefix)+TokenRandomLen || !strings.HasPrefix(s, TokenPrefix) {
 		return false
 	}
-	for _, c := range s[len(TokenPrefix):] {
-		if !strings.ContainsRune(base62, c) {
+	for i := len(TokenPrefix); i < len(s); i++ {
+		if !isBase62[s[i]] {
 			return false
 		}
 	}
 	return true
 }
 
+// isBase62 marks the bytes of base62: WellFormed runs on every request.
+var isBase62 = func() (t [256]bool) {
+	for i := range len(base62) {
+		t[base62[i]] = true
+	}
+	return t
+}()
+
 // HashSecret is what the store keeps of a secret: hex SHA-256.
 func HashSecret(secret string) string {
-	sum := sha256.Sum256([]byte(secret))
-	return hex.EncodeToString(sum[:])
+	var in [64]byte // a token fits: hashed without a copy on the heap
+	b := in[:0]
+	if len(secret) > len(in) {
+		b = nil
+	}
+	sum := sha256.Sum256(append(b, secret...))
+	var out [2 * sha256.Size]byte
+	hex.Encode(out[:], sum[:])
+	return string(out[:])
 }
 
 // Preview shows a secret without revealing it: trawl_AbCd...WxYz.

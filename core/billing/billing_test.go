@@ -1,6 +1,7 @@
 package billing_test
 
 import (
+	"math"
 	"testing"
 	"time"
 
@@ -175,6 +176,18 @@ func TestStatus(t *testing.T) {
 	}
 }
 
+// The status is read on every GET /v1/credits: the period is worked out
+// once, and what it allocates is its two strings' worth and the renewal.
+func TestStatusAllocations(t *testing.T) {
+	anchor, now := date(2026, 1, 10, 0), date(2026, 3, 20, 0)
+	s := state("pro", anchor, 1234, 0)
+	start := date(2026, 3, 10, 0)
+	s.PeriodStart = &start
+	if n := testing.AllocsPerRun(100, func() { _ = billing.DefaultPlans().StatusOf(s, now) }); n > 2 {
+		t.Errorf("StatusOf allocates %.0f times, want at most 2 (the formatted balance, the next renewal)", n)
+	}
+}
+
 func TestThresholdFloor(t *testing.T) {
 	for limit, want := range map[int64]int64{0: 50, 100: 50, 250: 50, 300: 60, 6000: 1200, 90000: 18000} {
 		if got := billing.Threshold(limit); got != want {
@@ -184,7 +197,8 @@ func TestThresholdFloor(t *testing.T) {
 }
 
 func TestFormatCredits(t *testing.T) {
-	for n, want := range map[int64]string{0: "0", 7: "7", 999: "999", 1000: "1,000", 6000: "6,000", 90000: "90,000", 1234567: "1,234,567", -1500: "-1,500"} {
+	for n, want := range map[int64]string{0: "0", 7: "7", 999: "999", 1000: "1,000", 6000: "6,000", 90000: "90,000", 1234567: "1,234,567", -1500: "-1,500",
+		math.MaxInt64: "9,223,372,036,854,775,807", math.MinInt64: "-9,223,372,036,854,775,808", -100: "-100"} {
 		if got := billing.FormatCredits(n); got != want {
 			t.Errorf("FormatCredits(%d) = %q, want %q", n, got, want)
 		}

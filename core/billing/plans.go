@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // Plan is a subscription plan.
@@ -77,10 +78,18 @@ type Plans struct {
 }
 
 // DefaultPlans is the plan table of spec section 1.
-func DefaultPlans() Plans {
-	p, _ := NewPlans(DefaultPlanList())
+func DefaultPlans() Plans { return defaultPlans() }
+
+// defaultPlans is built once: the zero Plans stands for it on every lookup
+// (a request's limit, its plan's token cap), and a table is never changed
+// once built.
+var defaultPlans = sync.OnceValue(func() Plans {
+	p, err := NewPlans(DefaultPlanList())
+	if err != nil {
+		panic(err)
+	}
 	return p
-}
+})
 
 var planName = regexp.MustCompile(`^[a-z][a-z0-9_-]{0,31}$`)
 

@@ -73,3 +73,15 @@ func TestPlansAreValues(t *testing.T) {
 		t.Errorf("team limit %d, want 500", got)
 	}
 }
+
+// The zero table is the default one, looked up without being rebuilt: a
+// plan's limit is read on every billed request.
+func TestZeroPlansLookupAllocatesNothing(t *testing.T) {
+	var zero billing.Plans
+	if got, want := zero.Limit("pro", "content"), billing.DefaultPlans().Limit("pro", "content"); got != want {
+		t.Fatalf("zero table: pro content limit %d, want the default %d", got, want)
+	}
+	if n := testing.AllocsPerRun(100, func() { _ = zero.Limit("business", "scrape") }); n != 0 {
+		t.Errorf("a lookup in the zero table allocates %.0f times, want 0", n)
+	}
+}

@@ -17,10 +17,17 @@ func Renew(s ports.CreditState, now time.Time) (ports.CreditState, bool) {
 		return s, false
 	}
 	start, _ := PeriodAt(*s.PlanAnchor, now)
+	return renewFrom(s, start)
+}
+
+// renewFrom restarts the counters of s when they belong to a period
+// before the one beginning at start.
+func renewFrom(s ports.CreditState, start time.Time) (ports.CreditState, bool) {
 	if s.PeriodStart != nil && !s.PeriodStart.Before(start) {
 		return s, false
 	}
-	s.PeriodStart = &start
+	begun := start // on the heap only when a period is renewed
+	s.PeriodStart = &begun
 	s.Used = 0
 	s.AllowanceUsed = 0
 	return s, true
@@ -74,7 +81,13 @@ func Threshold(limit int64) int64 {
 
 // StatusOf derives the credit status of a (renewed) credit row.
 func (t Plans) StatusOf(s ports.CreditState, now time.Time) Status {
-	s, _ = Renew(s, now)
+	var next *time.Time
+	if s.Plan != "" && s.PlanAnchor != nil {
+		// The period is worked out once, for the renewal and the next one.
+		start, n := PeriodAt(*s.PlanAnchor, now)
+		s, _ = renewFrom(s, start)
+		next = &n
+	}
 	limit := t.Must(s.Plan).MonthlyCredits
 	bal := t.Balance(s)
 	st := Status{
@@ -89,31 +102,26 @@ func (t Plans) StatusOf(s ports.CreditState, now time.Time) Status {
 		pct := float64(s.Used) * 100 / float64(limit)
 		st.PercentageUsed = math.Min(100, math.Round(pct*100)/100)
 	}
-	if s.Plan != "" && s.PlanAnchor != nil {
-		_, next := PeriodAt(*s.PlanAnchor, now)
-		st.NextRenewal = &next
-	}
+	st.NextRenewal = next
 	return st
 }
 
 // FormatCredits writes n with comma thousands separators: 90000 -> "90,000".
 func FormatCredits(n int64) string {
-	s := strconv.FormatInt(n, 10)
-	neg := false
+	var digits [20]byte
+	d := strconv.AppendInt(digits[:0], n, 10)
+	var out [27]byte // 19 digits, 6 commas and a sign at most
+	b := out[:0]
 	if n < 0 {
-		neg, s = true, s[1:]
+		b, d = append(b, '-'), d[1:]
 	}
-	var out []byte
-	for i := range len(s) {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			out = append(out, ',')
+	for i, c := range d {
+		if i > 0 && (len(d)-i)%3 == 0 {
+			b = append(b, ',')
 		}
-		out = append(out, s[i])
+		b = append(b, c)
 	}
-	if neg {
-		return "-" + string(out)
-	}
-	return string(out)
+	return string(b)
 }
 
 // Preview is the cost preview object of the spec.

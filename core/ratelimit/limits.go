@@ -4,6 +4,7 @@ package ratelimit
 
 import (
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/trawlhq/trawl/core/billing"
@@ -48,7 +49,7 @@ func Limit(plans billing.Plans, plan string, g Group) int {
 // belongs to the account, not to a token: every token of an account draws
 // on it, and deleting a token and making a new one does not empty it.
 func Key(accountID int64, g Group) string {
-	return fmt.Sprintf("a%d:%s", accountID, g)
+	return "a" + strconv.FormatInt(accountID, 10) + ":" + string(g)
 }
 
 // Warn reports whether used of limit deserves the approaching-limit warning.
