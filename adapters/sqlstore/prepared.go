@@ -132,3 +132,16 @@ func (p preparedExecer) SelectContext(ctx context.Context, dest any, query strin
 	}
 	return p.unprepared().SelectContext(ctx, dest, query, args...)
 }
+
+// scanRow runs a query of one row and scans its columns into dest, in
+// order: for the hottest reads, where a struct scan's reflection shows. No
+// row is sql.ErrNoRows, as with GetContext.
+func (p preparedExecer) scanRow(ctx context.Context, query string, args []any, dest ...any) error {
+	if st := p.stmt(ctx, query); st != nil {
+		return st.QueryRowContext(ctx, args...).Scan(dest...)
+	}
+	if p.tx != nil {
+		return p.tx.QueryRowContext(ctx, query, args...).Scan(dest...)
+	}
+	return p.s.db.QueryRowContext(ctx, query, args...).Scan(dest...)
+}

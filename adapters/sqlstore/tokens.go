@@ -66,29 +66,28 @@ func (s *Store) CreateToken(ctx context.Context, t ports.Token, maxActive int) (
 	return t, nil
 }
 
+// principalQuery reads a token and its account; the columns are in the
+// order PrincipalByTokenHash scans them.
+const principalQuery = `SELECT t.id, t.account_id, t.name, t.hash, t.preview, t.last_used_at, t.created_at,
+		a.id, a.name, a.email, a.email_verified_at, a.created_at, a.updated_at, a.plan, a.plan_anchor, a.period_start, a.used, a.allowance_used, a.topup
+		FROM tokens t JOIN accounts a ON a.id = t.account_id WHERE t.hash = ?`
+
 // PrincipalByTokenHash finds a live token and its account with one query.
 func (s *Store) PrincipalByTokenHash(ctx context.Context, hash string) (ports.Principal, error) {
 	ctx, cancel := s.bounded(ctx)
 	defer cancel()
-	var r struct {
-		TID         int64         `db:"t_id"`
-		TAccountID  int64         `db:"t_account_id"`
-		TName       string        `db:"t_name"`
-		THash       string        `db:"t_hash"`
-		TPreview    string        `db:"t_preview"`
-		TLastUsedAt sql.NullInt64 `db:"t_last_used_at"`
-		TCreatedAt  int64         `db:"t_created_at"`
-		accountRow
-	}
-	err := s.x().GetContext(ctx, &r, s.q(`SELECT t.id AS t_id, t.account_id AS t_account_id, t.name AS t_name, t.hash AS t_hash, t.preview AS t_preview,
-		t.last_used_at AS t_last_used_at, t.created_at AS t_created_at,
-		a.id, a.name, a.email, a.email_verified_at, a.created_at, a.updated_at, a.plan, a.plan_anchor, a.period_start, a.used, a.allowance_used, a.topup
-		FROM tokens t JOIN accounts a ON a.id = t.account_id WHERE t.hash = ?`), hash)
+	// Scanned column by column into fixed places: this read runs on every
+	// authenticated request, and a struct scan resolves the columns by
+	// reflection each time.
+	var tok tokenRow
+	var a accountRow
+	err := s.x().scanRow(ctx, s.q(principalQuery), []any{hash},
+		&tok.ID, &tok.AccountID, &tok.Name, &tok.Hash, &tok.Preview, &tok.LastUsedAt, &tok.CreatedAt,
+		&a.ID, &a.Name, &a.Email, &a.EmailVerifiedAt, &a.CreatedAt, &a.UpdatedAt, &a.Plan, &a.PlanAnchor, &a.PeriodStart, &a.Used, &a.AllowanceUsed, &a.TopUp)
 	if err != nil {
 		return ports.Principal{}, notFound(ctx, "sqlstore.PrincipalByTokenHash", "token", err)
 	}
-	tok := tokenRow{ID: r.TID, AccountID: r.TAccountID, Name: r.TName, Hash: r.THash, Preview: r.TPreview, LastUsedAt: r.TLastUsedAt, CreatedAt: r.TCreatedAt}
-	return ports.Principal{Account: r.accountRow.account(), Token: tok.token(), Credits: r.accountRow.credits()}, nil
+	return ports.Principal{Account: a.account(), Token: tok.token(), Credits: a.credits()}, nil
 }
 
 // ListTokens lists an account's tokens by id.
