@@ -119,6 +119,9 @@ type LedgerTx interface {
 // HoldPlacer is a LedgerStore that can also place a hold in one step, the
 // account's row locked for that step only, outside WithCredits.
 type HoldPlacer interface {
+	// PlacesHolds is false for a store whose PlaceHold never places (it
+	// would cost the caller a read of the credit row for nothing).
+	PlacesHolds() bool
 	// PlaceHold places h if the credit row, as it is when the hold is
 	// placed (not as the caller read it), meets g. placed is false, and
 	// nothing is written, when it does not or the store cannot tell in one

@@ -40,6 +40,10 @@ func (s *Store) WithCredits(ctx context.Context, accountID int64, fn func(ports.
 
 var _ ports.HoldPlacer = (*Store)(nil)
 
+// PlacesHolds: on PostgreSQL. On SQLite the transactional path is the
+// writer gate and holds kept in memory; there is no round trip to save.
+func (s *Store) PlacesHolds() bool { return s.dialect != SQLite }
+
 // PlaceHold places a hold in one autocommit statement on PostgreSQL: the
 // UPDATE of the account row re-evaluates its WHERE on the row's latest
 // version once it holds the row lock (READ COMMITTED), so the guard is
@@ -47,8 +51,7 @@ var _ ports.HoldPlacer = (*Store)(nil)
 // only. The statement counts the hold on the row and marks it counted, so
 // the trigger does not count it again; the commit is lazy, as PutHold's.
 // The bound on expiries keeps the counter exact: were a hold expired, the
-// transactional path deletes it. On SQLite nothing is placed: its
-// transactional path is the writer gate and holds kept in memory.
+// transactional path deletes it.
 func (s *Store) PlaceHold(ctx context.Context, h ports.Hold, g ports.HoldGuard) (bool, error) {
 	const op = "sqlstore.PlaceHold"
 	if s.dialect == SQLite {

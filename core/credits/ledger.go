@@ -149,7 +149,7 @@ func (l *Ledger) Reserve(ctx context.Context, r ports.ReserveRequest) (ports.Hol
 // transactional path decides (renewal, expired holds, a refusal's amounts).
 func (l *Ledger) placeHold(ctx context.Context, r ports.ReserveRequest, hold ports.Hold) (bool, error) {
 	placer, ok := l.store.(ports.HoldPlacer)
-	if !ok {
+	if !ok || !placer.PlacesHolds() {
 		return false, nil
 	}
 	state := r.Credits
