@@ -203,3 +203,42 @@ func TestPostgresReserveRaceInOneStatement(t *testing.T) {
 		t.Fatalf("%d holds placed in one statement, %v; want 3", inOne, err)
 	}
 }
+
+// A billed call holds its credits in one statement, from the credit row
+// read with its token, and is charged once; a row that changed since it was
+// read (another plan) sends the hold the transactional way, still right.
+func TestPostgresBilledCallHoldsInOneStatement(t *testing.T) {
+	s, p := pgWithAccount(t)
+	ctx := context.Background()
+	clock := testkit.NewClock(time.Now())
+	ledger, _ := credits.NewLedger(s, clock)
+	biller, _ := credits.NewBiller(ledger, s, clock, billing.DefaultPlans())
+	principal, err := s.PrincipalByTokenHash(ctx, p.Token.Hash)
+	if err != nil || principal.Credits.AccountID != p.Account.ID {
+		t.Fatalf("principal %+v, %v", principal, err)
+	}
+	stale := principal
+	stale.Credits.Plan = "pro"
+	for _, c := range []struct {
+		name      string
+		principal ports.Principal
+		inOne     bool
+	}{{"as read", principal, true}, {"changed since", stale, false}} {
+		r, err := biller.Run(ctx, credits.Call{Principal: c.principal, Service: billing.Scrape}, func(context.Context) (int64, ports.TransactionMetadata, error) {
+			var inOne bool
+			if err := s.DB().QueryRow(`SELECT counted FROM holds WHERE account_id = $1`, p.Account.ID).Scan(&inOne); err != nil || inOne != c.inOne {
+				t.Errorf("%s: hold placed in one statement %v, %v; want %v", c.name, inOne, err, c.inOne)
+			}
+			return 1, ports.TransactionMetadata{}, nil
+		})
+		if err != nil || r.Charged != 1 {
+			t.Fatalf("%s: Run = %+v, %v", c.name, r, err)
+		}
+		if counted, summed := heldColumns(t, s, p.Account.ID); counted != 0 || summed != 0 {
+			t.Fatalf("%s: after the call: held %d, holds sum %d; want 0", c.name, counted, summed)
+		}
+	}
+	if _, total, err := s.Transactions(ctx, p.Account.ID, 10, 0); err != nil || total != 2 {
+		t.Fatalf("%d transactions, %v; want 2", total, err)
+	}
+}
