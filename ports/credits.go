@@ -116,6 +116,35 @@ type LedgerTx interface {
 	MarkCheckoutPaid(sessionID string, at time.Time) (bool, error)
 }
 
+// HoldPlacer is a LedgerStore that can also place a hold in one step, the
+// account's row locked for that step only, outside WithCredits.
+type HoldPlacer interface {
+	// PlacesHolds is false for a store whose PlaceHold never places (it
+	// would cost the caller a read of the credit row for nothing).
+	PlacesHolds() bool
+	// PlaceHold places h if the credit row, as it is when the hold is
+	// placed (not as the caller read it), meets g. placed is false, and
+	// nothing is written, when it does not or the store cannot tell in one
+	// step: the caller then decides under WithCredits.
+	PlaceHold(ctx context.Context, h Hold, g HoldGuard) (placed bool, err error)
+}
+
+// HoldGuard is what PlaceHold requires of the credit row.
+type HoldGuard struct {
+	// Plan, PlanAnchor and PeriodStart must be the row's: the plan is the
+	// one reckoned with and no renewal is due.
+	Plan        string
+	PlanAnchor  *time.Time
+	PeriodStart *time.Time
+	// Allowance is the plan's monthly credits. The row's spendable balance,
+	// the allowance left (Allowance less AllowanceUsed, never below zero)
+	// plus TopUp less what the account's holds reserve, must cover the hold.
+	Allowance int64
+	// Now: no hold of the account may have expired by then (expired holds
+	// are deleted under WithCredits).
+	Now time.Time
+}
+
 // ReserveRequest asks the ledger to hold credits before work starts.
 type ReserveRequest struct {
 	AccountID int64
@@ -123,6 +152,11 @@ type ReserveRequest struct {
 	Amount    int64
 	TTL       time.Duration // 0: the ledger's default
 	Durable   bool          // the hold must outlive the process (Hold.Durable)
+	// Credits is the account's credit row as the caller read it (AccountID
+	// 0: not read), so a hold can be placed without reading it again. A
+	// stale row costs only time: the hold's guard is checked on the row as
+	// it is.
+	Credits CreditState
 }
 
 // Charge says what a settled call costs and how to record it.

@@ -38,6 +38,49 @@ func (s *Store) WithCredits(ctx context.Context, accountID int64, fn func(ports.
 	}))
 }
 
+var _ ports.HoldPlacer = (*Store)(nil)
+
+// PlacesHolds: on PostgreSQL. On SQLite the transactional path is the
+// writer gate and holds kept in memory; there is no round trip to save.
+func (s *Store) PlacesHolds() bool { return s.dialect != SQLite }
+
+// PlaceHold places a hold in one autocommit statement on PostgreSQL: the
+// UPDATE of the account row re-evaluates its WHERE on the row's latest
+// version once it holds the row lock (READ COMMITTED), so the guard is
+// checked on the row as it is, and the lock is held for this statement
+// only. The statement counts the hold on the row and marks it counted, so
+// the trigger does not count it again; the commit is lazy, as PutHold's.
+// The bound on expiries keeps the counter exact: were a hold expired, the
+// transactional path deletes it.
+func (s *Store) PlaceHold(ctx context.Context, h ports.Hold, g ports.HoldGuard) (bool, error) {
+	const op = "sqlstore.PlaceHold"
+	if s.dialect == SQLite {
+		return false, nil
+	}
+	ctx, cancel := s.bounded(ctx)
+	defer cancel()
+	exp := ms(h.ExpiresAt)
+	res, err := s.x().ExecContext(ctx, s.q(placeHoldSQL),
+		h.Amount, exp, exp,
+		h.AccountID, g.Plan, msPtr(g.PlanAnchor), msPtr(g.PeriodStart), ms(g.Now), g.Allowance, h.Amount,
+		h.ID, h.TokenID, h.Amount, ms(h.CreatedAt), exp)
+	if err != nil {
+		return false, fail(ctx, op, err)
+	}
+	n, err := res.RowsAffected()
+	return n == 1, fail(ctx, op, err)
+}
+
+const placeHoldSQL = `WITH placed AS (UPDATE accounts SET held = held + ?::bigint,
+		holds_expire_from = LEAST(COALESCE(holds_expire_from, ?::bigint), ?::bigint)
+	WHERE id = ? AND plan = ? AND plan_anchor IS NOT DISTINCT FROM ?::bigint AND period_start IS NOT DISTINCT FROM ?::bigint
+		AND (holds_expire_from IS NULL OR holds_expire_from > ?::bigint)
+		AND GREATEST(?::bigint - allowance_used, 0) + topup - held >= ?::bigint
+	RETURNING id)
+	INSERT INTO holds (id, account_id, token_id, amount, created_at, expires_at, counted)
+	SELECT ?::text, placed.id, ?::bigint, ?::bigint, ?::bigint, ?::bigint, true
+	FROM placed, (SELECT set_config('synchronous_commit', 'off', true)) AS lazy`
+
 // finish takes the lock if nothing did (the account must exist), writes
 // what still waits and chooses how the commit waits.
 func (l *ledgerTx) finish() error {

@@ -81,6 +81,7 @@ func (b *Biller) Run(ctx context.Context, c Call, work Work) (Receipt, error) {
 		AccountID: c.Principal.Account.ID,
 		TokenID:   c.Principal.Token.ID,
 		Amount:    maxCredits,
+		Credits:   c.Principal.Credits,
 	})
 	if err != nil {
 		return Receipt{}, err

@@ -101,8 +101,16 @@ func (l *Ledger) Reserve(ctx context.Context, r ports.ReserveRequest) (ports.Hol
 	if ttl <= 0 {
 		ttl = DefaultHoldTTL
 	}
-	var hold ports.Hold
-	err := l.store.WithCredits(ctx, r.AccountID, func(tx ports.LedgerTx) error {
+	now := l.clock.Now()
+	hold := ports.Hold{ID: newHoldID(), AccountID: r.AccountID, TokenID: r.TokenID, Amount: r.Amount, CreatedAt: now, ExpiresAt: now.Add(ttl), Durable: r.Durable}
+	placed, err := l.placeHold(ctx, r, hold)
+	if err != nil {
+		return ports.Hold{}, failure.Wrap(op, err)
+	}
+	if placed {
+		return hold, nil
+	}
+	err = l.store.WithCredits(ctx, r.AccountID, func(tx ports.LedgerTx) error {
 		now := l.clock.Now()
 		state, renewed := billing.Renew(tx.State(), now)
 		if state.Plan == "" {
@@ -124,13 +132,44 @@ func (l *Ledger) Reserve(ctx context.Context, r ports.ReserveRequest) (ports.Hol
 				return err
 			}
 		}
-		hold = ports.Hold{ID: newHoldID(), AccountID: r.AccountID, TokenID: r.TokenID, Amount: r.Amount, CreatedAt: now, ExpiresAt: now.Add(ttl), Durable: r.Durable}
+		hold.CreatedAt, hold.ExpiresAt = now, now.Add(ttl)
 		return tx.PutHold(hold)
 	})
 	if err != nil {
 		return ports.Hold{}, failure.Wrap(op, err)
 	}
 	return hold, nil
+}
+
+// placeHold places the hold in one step when the store can (HoldPlacer) and
+// the credit row, as the caller read it or as read now without a lock, has a
+// plan and needs no renewal. The guard carries the rules' terms (plan,
+// period, the plan's allowance), so the store checks them on the row as it
+// is when the hold is placed: a stale read costs only time. False: the
+// transactional path decides (renewal, expired holds, a refusal's amounts).
+func (l *Ledger) placeHold(ctx context.Context, r ports.ReserveRequest, hold ports.Hold) (bool, error) {
+	placer, ok := l.store.(ports.HoldPlacer)
+	if !ok || !placer.PlacesHolds() {
+		return false, nil
+	}
+	state := r.Credits
+	if state.AccountID != r.AccountID {
+		var err error
+		if state, _, err = l.store.ReadCredits(ctx, r.AccountID, hold.CreatedAt); err != nil {
+			return false, err
+		}
+	}
+	if _, due := billing.Renew(state, hold.CreatedAt); due || state.Plan == "" {
+		return false, nil
+	}
+	plan, ok := l.plans.ByName(state.Plan)
+	if !ok {
+		return false, nil // a plan the operator removed: the rules decide
+	}
+	return placer.PlaceHold(ctx, hold, ports.HoldGuard{
+		Plan: state.Plan, PlanAnchor: state.PlanAnchor, PeriodStart: state.PeriodStart,
+		Allowance: plan.MonthlyCredits, Now: hold.CreatedAt,
+	})
 }
 
 // shortOfCredits is the refusal of a charge the spendable balance does not cover.
