@@ -61,11 +61,37 @@ type TokenStore interface {
 
 // Principal is who is calling: the account and the token that authenticated
 // the request. TokenID 0 means the system itself (operator commands, jobs).
+// It holds what authorisation, limits and billing read on every request,
+// nothing more, so authentication reads no profile columns; the account's
+// profile and the token's name are read where they are shown.
 type Principal struct {
-	Account Account
-	Token   Token
+	Account PrincipalAccount
+	Token   PrincipalToken
 	// Credits is the account's credit row as read with the token, so a
 	// request that only reports it needs no second read. Its AccountID is 0
 	// when the reader did not load it.
 	Credits CreditState
+}
+
+// PrincipalAccount is the calling account as a request needs it.
+type PrincipalAccount struct {
+	ID   int64
+	Plan string
+}
+
+// PrincipalToken is the token that authenticated a request, as a request
+// needs it: the stored hash to compare again, and when it was last used.
+type PrincipalToken struct {
+	ID         int64
+	AccountID  int64
+	Hash       string
+	LastUsedAt *time.Time
+}
+
+// Caller is the account as a request's principal carries it.
+func (a Account) Caller() PrincipalAccount { return PrincipalAccount{ID: a.ID, Plan: a.Plan} }
+
+// Caller is the token as a request's principal carries it.
+func (t Token) Caller() PrincipalToken {
+	return PrincipalToken{ID: t.ID, AccountID: t.AccountID, Hash: t.Hash, LastUsedAt: t.LastUsedAt}
 }

@@ -311,7 +311,11 @@ func (h creditsHandler) CanAfford(ctx context.Context, req *connect.Request[traw
 }
 
 func (h creditsHandler) PurchaseCredits(ctx context.Context, req *connect.Request[trawlv1.PurchaseCreditsRequest]) (*connect.Response[trawlv1.PurchaseCreditsResponse], error) {
-	co, err := h.s.d.Credits.Purchase(ctx, principal(ctx).Account, req.Msg.GetCredits())
+	acct, err := h.s.d.Auth.Account(ctx, principal(ctx))
+	if err != nil {
+		return nil, toConnect(err)
+	}
+	co, err := h.s.d.Credits.Purchase(ctx, acct, req.Msg.GetCredits())
 	if err != nil {
 		return nil, toConnect(err)
 	}
@@ -321,6 +325,9 @@ func (h creditsHandler) PurchaseCredits(ctx context.Context, req *connect.Reques
 type accountHandler struct{ s *Server }
 
 func (h accountHandler) GetUser(ctx context.Context, _ *connect.Request[trawlv1.GetUserRequest]) (*connect.Response[trawlv1.GetUserResponse], error) {
-	a := principal(ctx).Account
+	a, err := h.s.d.Auth.Account(ctx, principal(ctx))
+	if err != nil {
+		return nil, toConnect(err)
+	}
 	return connect.NewResponse(&trawlv1.GetUserResponse{Id: a.ID, Name: a.Name, Email: a.Email, EmailVerifiedAt: isoPtr(a.EmailVerifiedAt), CreatedAt: iso(a.CreatedAt), UpdatedAt: iso(a.UpdatedAt)}), nil
 }

@@ -106,7 +106,7 @@ func TestBothDeliveriesAgree(t *testing.T) {
 	drain := func(t *testing.T, a ports.Account, balance int64) {
 		st, _ := e.Credits.Status(ctx, a.ID)
 		n := st.Balance - balance
-		_, err := e.Biller.Run(ctx, credits.Call{Principal: ports.Principal{Account: a}, Service: billing.Content, MaxCredits: n},
+		_, err := e.Biller.Run(ctx, credits.Call{Principal: ports.Principal{Account: a.Caller()}, Service: billing.Content, MaxCredits: n},
 			func(context.Context) (int64, ports.TransactionMetadata, error) {
 				return n, ports.TransactionMetadata{}, nil
 			})
@@ -384,7 +384,7 @@ func TestBothDeliveriesApplyTheSameDefaults(t *testing.T) {
 	ctx := context.Background()
 	a, tok := e.Account("defaults@example.com", "basic")
 	for range 25 {
-		if _, err := e.Biller.Run(ctx, credits.Call{Principal: ports.Principal{Account: a}, Service: billing.Content, MaxCredits: 1},
+		if _, err := e.Biller.Run(ctx, credits.Call{Principal: ports.Principal{Account: a.Caller()}, Service: billing.Content, MaxCredits: 1},
 			func(context.Context) (int64, ports.TransactionMetadata, error) {
 				return 1, ports.TransactionMetadata{}, nil
 			}); err != nil {

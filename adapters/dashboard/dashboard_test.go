@@ -211,8 +211,11 @@ func TestTokenLifecycle(t *testing.T) {
 	}
 	secret := m[1]
 	principal, err := e.auth.Authenticate(context.Background(), "Bearer "+secret)
-	if err != nil || principal.Token.Name != "production crawler" {
+	if err != nil {
 		t.Fatalf("the new token does not authenticate: %v", err)
+	}
+	if tok, err := e.auth.Token(context.Background(), principal.Account.ID, principal.Token.ID); err != nil || tok.Name != "production crawler" {
+		t.Fatalf("the new token = %+v, %v", tok, err)
 	}
 	if r := e.api.Do("GET", "/v1/credits", secret, nil); r.Status != 200 {
 		t.Fatalf("the API with the new token: %d %s", r.Status, r.Body)

@@ -20,7 +20,11 @@ type userJSON struct {
 }
 
 func (a *API) getUser(w http.ResponseWriter, r *http.Request) {
-	acct := principal(r.Context()).Account
+	acct, err := a.auth.Account(r.Context(), principal(r.Context()))
+	if err != nil {
+		a.writeError(w, r, err)
+		return
+	}
 	writeJSON(w, http.StatusOK, userJSON{
 		ID: acct.ID, Name: acct.Name, Email: acct.Email, EmailVerifiedAt: isoPtr(acct.EmailVerifiedAt),
 		CreatedAt: iso(acct.CreatedAt), UpdatedAt: iso(acct.UpdatedAt),
@@ -185,7 +189,12 @@ func (a *API) purchase(w http.ResponseWriter, r *http.Request) {
 		a.writeError(w, r, err)
 		return
 	}
-	co, err := a.credits.Purchase(r.Context(), principal(r.Context()).Account, n)
+	acct, err := a.auth.Account(r.Context(), principal(r.Context()))
+	if err != nil {
+		a.writeError(w, r, err)
+		return
+	}
+	co, err := a.credits.Purchase(r.Context(), acct, n)
 	if err != nil {
 		a.writeError(w, r, err)
 		return

@@ -13,7 +13,7 @@ import (
 )
 
 func creditsCall(a ports.Account) credits.Call {
-	return credits.Call{Principal: ports.Principal{Account: a}, Service: "content"}
+	return credits.Call{Principal: ports.Principal{Account: a.Caller()}, Service: "content"}
 }
 
 func twoCredits(context.Context) (int64, ports.TransactionMetadata, error) {

@@ -52,7 +52,7 @@ func TestCreditsByService(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := ports.Principal{Account: acct}
+	p := ports.Principal{Account: acct.Caller()}
 	ok := func(n int64) credits.Work {
 		return func(context.Context) (int64, ports.TransactionMetadata, error) {
 			return n, ports.TransactionMetadata{}, nil

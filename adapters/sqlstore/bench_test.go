@@ -46,7 +46,7 @@ func benchPrincipal(b *testing.B, s *sqlstore.Store) ports.Principal {
 	if err != nil {
 		b.Fatal(err)
 	}
-	return ports.Principal{Account: a, Token: t}
+	return ports.Principal{Account: a.Caller(), Token: t.Caller()}
 }
 
 func BenchmarkPrincipalByTokenHash(b *testing.B) {

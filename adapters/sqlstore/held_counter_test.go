@@ -30,7 +30,7 @@ func pgWithAccount(t *testing.T) (*sqlstore.Store, ports.Principal) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return s, ports.Principal{Account: a, Token: tok}
+	return s, ports.Principal{Account: a.Caller(), Token: tok.Caller()}
 }
 
 // heldColumns is the account row's count of its holds, beside their sum.

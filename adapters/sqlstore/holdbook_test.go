@@ -71,7 +71,7 @@ func sqliteWithAccount(t *testing.T, timeout time.Duration) (*sqlstore.Store, *s
 	if err != nil {
 		t.Fatal(err)
 	}
-	return s, other, ports.Principal{Account: a, Token: tok}
+	return s, other, ports.Principal{Account: a.Caller(), Token: tok.Caller()}
 }
 
 // Placing and dropping a call's hold writes nothing to the file: both work

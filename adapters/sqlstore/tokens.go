@@ -68,26 +68,28 @@ func (s *Store) CreateToken(ctx context.Context, t ports.Token, maxActive int) (
 
 // principalQuery reads a token and its account; the columns are in the
 // order PrincipalByTokenHash scans them.
-const principalQuery = `SELECT t.id, t.account_id, t.name, t.hash, t.preview, t.last_used_at, t.created_at,
-		a.id, a.name, a.email, a.email_verified_at, a.created_at, a.updated_at, a.plan, a.plan_anchor, a.period_start, a.used, a.allowance_used, a.topup
+const principalQuery = `SELECT t.id, t.account_id, t.hash, t.last_used_at,
+		a.plan, a.plan_anchor, a.period_start, a.used, a.allowance_used, a.topup
 		FROM tokens t JOIN accounts a ON a.id = t.account_id WHERE t.hash = ?`
 
 // PrincipalByTokenHash finds a live token and its account with one query.
 func (s *Store) PrincipalByTokenHash(ctx context.Context, hash string) (ports.Principal, error) {
 	ctx, cancel := s.bounded(ctx)
 	defer cancel()
-	// Scanned column by column into fixed places: this read runs on every
-	// authenticated request, and a struct scan resolves the columns by
-	// reflection each time.
+	// Only the columns a request needs (no profile text), scanned column by
+	// column into fixed places: this read runs on every authenticated
+	// request, and a struct scan resolves the columns by reflection each
+	// time.
 	var tok tokenRow
 	var a accountRow
 	err := s.x().scanRow(ctx, s.q(principalQuery), []any{hash},
-		&tok.ID, &tok.AccountID, &tok.Name, &tok.Hash, &tok.Preview, &tok.LastUsedAt, &tok.CreatedAt,
-		&a.ID, &a.Name, &a.Email, &a.EmailVerifiedAt, &a.CreatedAt, &a.UpdatedAt, &a.Plan, &a.PlanAnchor, &a.PeriodStart, &a.Used, &a.AllowanceUsed, &a.TopUp)
+		&tok.ID, &tok.AccountID, &tok.Hash, &tok.LastUsedAt,
+		&a.Plan, &a.PlanAnchor, &a.PeriodStart, &a.Used, &a.AllowanceUsed, &a.TopUp)
 	if err != nil {
 		return ports.Principal{}, notFound(ctx, "sqlstore.PrincipalByTokenHash", "token", err)
 	}
-	return ports.Principal{Account: a.account(), Token: tok.token(), Credits: a.credits()}, nil
+	a.ID = tok.AccountID
+	return ports.Principal{Account: a.account().Caller(), Token: tok.token().Caller(), Credits: a.credits()}, nil
 }
 
 // ListTokens lists an account's tokens by id.

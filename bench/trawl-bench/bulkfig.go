@@ -69,7 +69,7 @@ func bulkFigure() {
 			urls = append(urls, fmt.Sprintf("http://site%d.test/page-%d", i%hosts, i))
 		}
 		start := time.Now()
-		ack, err := svc.Bulk.Submit(ctx, credits.Call{Principal: ports.Principal{Account: acct}}, bulk.Request{URLs: urls, Email: true})
+		ack, err := svc.Bulk.Submit(ctx, credits.Call{Principal: ports.Principal{Account: acct.Caller()}}, bulk.Request{URLs: urls, Email: true})
 		if err != nil {
 			log.Fatal(err)
 		}

@@ -239,7 +239,7 @@ func TestCapMessage(t *testing.T) {
 }
 
 // storedToken reads the token row as the store keeps it.
-func storedToken(t *testing.T, store ports.TokenStore, secret string) ports.Token {
+func storedToken(t *testing.T, store ports.TokenStore, secret string) ports.PrincipalToken {
 	t.Helper()
 	p, err := store.PrincipalByTokenHash(context.Background(), auth.HashSecret(secret))
 	if err != nil {

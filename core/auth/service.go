@@ -34,6 +34,16 @@ func NewService(accounts ports.AccountStore, tokens ports.TokenStore, clock port
 	return &Service{accounts: accounts, tokens: tokens, clock: clock, plans: plans}, nil
 }
 
+// Account reads the calling account whole (its profile, which a principal
+// does not carry).
+func (s *Service) Account(ctx context.Context, p ports.Principal) (ports.Account, error) {
+	a, err := s.accounts.AccountByID(ctx, p.Account.ID)
+	if err != nil {
+		return ports.Account{}, failure.Wrap("auth.Account", err)
+	}
+	return a, nil
+}
+
 // Plans is the plan table in force.
 func (s *Service) Plans() billing.Plans { return s.plans }
 

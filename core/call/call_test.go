@@ -40,7 +40,7 @@ func pipeline(t *testing.T) *call.Pipeline {
 }
 
 func request(key string) call.Request {
-	return call.Request{Principal: ports.Principal{Account: ports.Account{ID: 7, Plan: "basic"}}, Group: ratelimit.Content,
+	return call.Request{Principal: ports.Principal{Account: ports.PrincipalAccount{ID: 7, Plan: "basic"}}, Group: ratelimit.Content,
 		IdempotencyKey: key, Fingerprint: func() (string, error) { return "fp", nil }}
 }
 

@@ -68,7 +68,7 @@ func (f *fixture) spendAllowance(t *testing.T, n int64) {
 }
 
 func (f *fixture) call(credits0 int64) credits.Call {
-	return credits.Call{Principal: ports.Principal{Account: f.account, Token: f.token}, Service: billing.Content, MaxCredits: credits0, RequestID: "req_1"}
+	return credits.Call{Principal: ports.Principal{Account: f.account.Caller(), Token: f.token.Caller()}, Service: billing.Content, MaxCredits: credits0, RequestID: "req_1"}
 }
 
 func charge(n int64, err error) credits.Work {
@@ -407,7 +407,7 @@ func TestStatusForUsesThePrincipalsCreditRow(t *testing.T) {
 	if err != nil || st.Balance != full {
 		t.Fatalf("StatusFor = %d, %v; want the principal's %d", st.Balance, err, full)
 	}
-	st, err = f.svc.StatusFor(ctx, ports.Principal{Account: f.account, Token: f.token})
+	st, err = f.svc.StatusFor(ctx, ports.Principal{Account: f.account.Caller(), Token: f.token.Caller()})
 	if err != nil || st.Balance != full+500 {
 		t.Fatalf("StatusFor without a credit row = %d, %v; want the store's %d", st.Balance, err, full+500)
 	}

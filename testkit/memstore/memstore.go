@@ -201,7 +201,7 @@ func (s *Store) PrincipalByTokenHash(_ context.Context, hash string) (ports.Prin
 			if !ok {
 				break
 			}
-			return ports.Principal{Account: s.withAccount(a), Token: t, Credits: s.d.credits[a.ID]}, nil
+			return ports.Principal{Account: s.withAccount(a).Caller(), Token: t.Caller(), Credits: s.d.credits[a.ID]}, nil
 		}
 	}
 	return ports.Principal{}, failure.E("memstore.PrincipalByTokenHash", failure.NotFound, "token not found")

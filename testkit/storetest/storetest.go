@@ -119,8 +119,7 @@ func testTokens(t *testing.T, s Stores) {
 		t.Fatalf("4th token over cap 3: got %v, want Conflict", err)
 	}
 	p, err := s.PrincipalByTokenHash(ctx, t1.Hash)
-	if err != nil || p.Token.ID != t1.ID || p.Token.AccountID != a.ID || p.Token.LastUsedAt != nil || p.Token.Hash != t1.Hash || p.Account.ID != a.ID || p.Account.Email != "a@example.com" || p.Account.Plan != "pro" ||
-		!p.Account.CreatedAt.Equal(t0) || p.Token.Preview != t1.Preview || !p.Token.CreatedAt.Equal(t0) {
+	if err != nil || p.Token.ID != t1.ID || p.Token.AccountID != a.ID || p.Token.LastUsedAt != nil || p.Token.Hash != t1.Hash || p.Account.ID != a.ID || p.Account.Plan != "pro" {
 		t.Fatalf("PrincipalByTokenHash = %+v, %v", p, err)
 	}
 	if _, err := s.PrincipalByTokenHash(ctx, "nope"); !failure.Is(err, failure.NotFound) {
@@ -447,7 +446,7 @@ func testConcurrentCharges(t *testing.T, s Stores) {
 	}
 	ledger, _ := credits.NewLedger(s, clock)
 	biller, _ := credits.NewBiller(ledger, s, clock, billing.DefaultPlans())
-	principal := ports.Principal{Account: a, Token: tok}
+	principal := ports.Principal{Account: a.Caller(), Token: tok.Caller()}
 	var ok, short atomic.Int32
 	var wg sync.WaitGroup
 	start := make(chan struct{})
@@ -498,7 +497,7 @@ func testRevokedToken(t *testing.T, s Stores) {
 	tok := newToken(t, s, a.ID, 1)
 	ledger, _ := credits.NewLedger(s, clock)
 	biller, _ := credits.NewBiller(ledger, s, clock, billing.DefaultPlans())
-	_, err := biller.Run(ctx, credits.Call{Principal: ports.Principal{Account: a, Token: tok}, Service: billing.Content}, func(context.Context) (int64, ports.TransactionMetadata, error) {
+	_, err := biller.Run(ctx, credits.Call{Principal: ports.Principal{Account: a.Caller(), Token: tok.Caller()}, Service: billing.Content}, func(context.Context) (int64, ports.TransactionMetadata, error) {
 		if err := s.DeleteToken(ctx, a.ID, tok.ID); err != nil {
 			t.Fatal(err)
 		}
