@@ -250,6 +250,9 @@ func shouldDrop(n *html.Node, t tally, structural map[string]bool) bool {
 	if st.commas >= 10 && weight >= 0 && ld < 0.6 {
 		return false // well-punctuated prose, even with many inline links
 	}
+	if isList && weight >= 0 && isProseList(n) {
+		return false // a list of the article's own, however linked
+	}
 	switch {
 	case weight < 0 && st.chars < 1000:
 		return true
@@ -690,4 +693,60 @@ func isAuthorNote(text string) bool {
 		}
 	}
 	return false
+}
+
+// proseItemMinWords: a list item this long or longer, ending as a
+// sentence does or with words of its own beside its links, is a
+// sentence rather than a link's title.
+const proseItemMinWords = 5
+
+// isProseList: a list set between two paragraphs of prose, most of whose
+// items are sentences (a checklist, steps, tips citing their sources) is
+// part of the article however many links its items carry; a list of
+// links to elsewhere is a run of titles, and is not set mid-text.
+func isProseList(n *html.Node) bool {
+	if !isProseParagraph(siblingElement(n, -1)) || !isProseParagraph(siblingElement(n, 1)) {
+		return false
+	}
+	items, sentences := 0, 0
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		if c.DataAtom != atom.Li {
+			continue
+		}
+		items++
+		t := strings.TrimSpace(innerText(c))
+		st := measure(c)
+		if len(strings.Fields(t)) >= proseItemMinWords &&
+			(strings.ContainsAny(lastRune(t), ".!?…;:)\"”") || float64(st.chars-st.linkChars) >= 0.3*float64(st.chars)) {
+			sentences++
+		}
+	}
+	return items >= 2 && 4*sentences >= 3*items
+}
+
+// isProseParagraph: a paragraph of running text, mostly unlinked.
+func isProseParagraph(n *html.Node) bool {
+	if n == nil || n.DataAtom != atom.P {
+		return false
+	}
+	st := measure(n)
+	return st.linkDensity() < 0.5 && len(strings.Fields(innerText(n))) >= 8
+}
+
+// siblingElement is the element next to n in direction dir (-1 before,
+// 1 after), past text and comments; nil when there is none.
+func siblingElement(n *html.Node, dir int) *html.Node {
+	for {
+		if dir < 0 {
+			n = n.PrevSibling
+		} else {
+			n = n.NextSibling
+		}
+		if n == nil || n.Type == html.ElementNode {
+			return n
+		}
+		if n.Type == html.TextNode && strings.TrimSpace(n.Data) != "" {
+			return nil
+		}
+	}
 }
