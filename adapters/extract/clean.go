@@ -517,6 +517,9 @@ func dropCommentThreads(root *html.Node) {
 	total := measure(root).chars
 	var threads []*html.Node
 	elements(root, func(n *html.Node) bool {
+		if n.DataAtom == atom.Pre || n.DataAtom == atom.Code {
+			return false // a highlighter's comment tokens are code
+		}
 		ci := classID(n)
 		if ci != "" && containsAny(ci, commentWords) && !containsAny(ci, []string{"article", "content", "body", "main"}) {
 			threads = append(threads, n)
