@@ -237,6 +237,9 @@ func shouldDrop(n *html.Node, t tally, structural map[string]bool) bool {
 	ld := st.linkDensity()
 	switch n.DataAtom {
 	case atom.P, atom.Span:
+		if n.Parent != nil && n.Parent.DataAtom == atom.Li {
+			return false // an item's text: the list is judged as a whole
+		}
 		// A paragraph that is only a link ("Read more: ...") is navigation.
 		return st.chars < 200 && ld > 0.8 || n.DataAtom == atom.P && isLinkLines(n)
 	case atom.Li:
@@ -253,6 +256,9 @@ func shouldDrop(n *html.Node, t tally, structural map[string]bool) bool {
 	if isList && weight >= 0 && isProseList(n) {
 		return false // a list of the article's own, however linked
 	}
+	if weight >= 0 && isAnnouncedList(n) {
+		return false // the list a sentence of the article announces
+	}
 	switch {
 	case weight < 0 && st.chars < 1000:
 		return true
@@ -266,7 +272,7 @@ func shouldDrop(n *html.Node, t tally, structural map[string]bool) bool {
 		return true
 	case imgs > 1 && paras == 0 && st.chars < 200:
 		return true
-	case st.chars < 40 && headings == 0 && imgs == 0 && !strings.ContainsAny(text, ".!?") && !isList && n.DataAtom != atom.Table:
+	case st.chars < 40 && headings == 0 && imgs == 0 && !strings.ContainsAny(text, ".!?") && !isList && n.DataAtom != atom.Table && !announcesList(n, text):
 		return true
 	}
 	return false
@@ -752,4 +758,87 @@ func siblingElement(n *html.Node, dir int) *html.Node {
 			return nil
 		}
 	}
+}
+
+// isAnnouncedList: n is a list (or a wrapper holding only one) that a
+// paragraph of the article announces, ending with a colon ("Many patches
+// were sent for review:"): the list is what the sentence goes on to say,
+// however linked its items are. A label ("Related:") is not a sentence.
+func isAnnouncedList(n *html.Node) bool {
+	l := n
+	for depth := 0; l.DataAtom != atom.Ul && l.DataAtom != atom.Ol; depth++ {
+		c := onlyChild(l)
+		if c == nil || depth == 2 {
+			return false
+		}
+		l = c
+	}
+	items := 0
+	for c := l.FirstChild; c != nil; c = c.NextSibling {
+		if c.DataAtom == atom.Li {
+			items++
+		}
+	}
+	if items < 2 {
+		return false
+	}
+	a, prev := n, siblingElement(n, -1)
+	for depth := 0; prev == nil && depth < 2 && a.Parent != nil && onlyChild(a.Parent) == a; depth++ {
+		a = a.Parent
+		prev = siblingElement(a, -1)
+	}
+	for depth := 0; prev != nil && prev.DataAtom != atom.P && depth < 2; depth++ {
+		prev = lastChildElement(prev)
+	}
+	if prev == nil || prev.DataAtom != atom.P {
+		return false
+	}
+	t := strings.TrimSpace(innerText(prev))
+	return strings.HasSuffix(t, ":") && len(strings.Fields(t)) >= announceMinWords && measure(prev).linkDensity() < 0.5
+}
+
+// announcesList: n, with text t, is a sentence ending with a colon and
+// followed by the list it announces.
+func announcesList(n *html.Node, t string) bool {
+	t = strings.TrimSpace(t)
+	if !strings.HasSuffix(t, ":") || len(strings.Fields(t)) < announceMinWords {
+		return false
+	}
+	next := siblingElement(n, 1)
+	for depth := 0; next != nil && next.DataAtom != atom.Ul && next.DataAtom != atom.Ol && depth < 2; depth++ {
+		next = onlyChild(next)
+	}
+	return next != nil
+}
+
+// announceMinWords: a colon ends a sentence announcing a list only after
+// this many words; a shorter one is a label.
+const announceMinWords = 4
+
+// onlyChild is n's one element child when it has no other and no text
+// of its own; nil otherwise.
+func onlyChild(n *html.Node) *html.Node {
+	var only *html.Node
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		switch {
+		case c.Type == html.ElementNode:
+			if only != nil {
+				return nil
+			}
+			only = c
+		case c.Type == html.TextNode && strings.TrimSpace(c.Data) != "":
+			return nil
+		}
+	}
+	return only
+}
+
+// lastChildElement is n's last element child, nil when it has none.
+func lastChildElement(n *html.Node) *html.Node {
+	for c := n.LastChild; c != nil; c = c.PrevSibling {
+		if c.Type == html.ElementNode {
+			return c
+		}
+	}
+	return nil
 }

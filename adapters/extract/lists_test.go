@@ -34,3 +34,33 @@ func TestLinkedProseListInsideArticle(t *testing.T) {
 		t.Errorf("related links kept: %q", out.Text)
 	}
 }
+
+// A list of linked titles that a sentence of the article announces,
+// ending with a colon, is what the sentence goes on to say; the same list
+// under a label ("Related:") is still navigation.
+func TestAnnouncedLinkListKept(t *testing.T) {
+	para := func(words string) string {
+		return `<p>` + words + `, which the maintainers described at length in their monthly report to the project's users.</p>`
+	}
+	list := func(prefix string) string {
+		return `<div class="ulist"><ul><li><p><a href="/pr/1">` + prefix + `: support floating point types</a></p></li>` +
+			`<li><p><a href="/pr/2">` + prefix + `: allow casts between integers and pointers</a></p></li>` +
+			`<li><p><a href="/pr/3">` + prefix + `: add the weak variable attribute</a></p></li></ul></div>`
+	}
+	page := `<html><head><title>Compiler progress</title></head><body><nav><a href="/">Home</a><a href="/blog">Blog</a></nav><article><h1>Compiler progress</h1>` +
+		para("There has been good progress on the backend these past months") + `<div class="paragraph"><p>Many patches were sent for review:</p></div>` + list("jit") +
+		para("Most of them were merged within a week") + para("The next release will carry all of them") +
+		`<p>Related:</p>` + list("older") + `</article></body></html>`
+	out, err := extractHTML(t, page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"jit: support floating point types", "jit: add the weak variable attribute", "next release"} {
+		if !strings.Contains(out.Text, want) {
+			t.Errorf("missing %q in %q", want, out.Text)
+		}
+	}
+	if strings.Contains(out.Text, "older: support") {
+		t.Errorf("list under a label kept: %q", out.Text)
+	}
+}
