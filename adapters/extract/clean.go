@@ -237,6 +237,9 @@ func shouldDrop(n *html.Node, t tally, structural map[string]bool) bool {
 	ld := st.linkDensity()
 	switch n.DataAtom {
 	case atom.P, atom.Span:
+		if n.Parent != nil && n.Parent.DataAtom == atom.Li {
+			return false // an item's text: the list is judged as a whole
+		}
 		// A paragraph that is only a link ("Read more: ...") is navigation.
 		return st.chars < 200 && ld > 0.8 || n.DataAtom == atom.P && isLinkLines(n)
 	case atom.Li:
@@ -249,6 +252,12 @@ func shouldDrop(n *html.Node, t tally, structural map[string]bool) bool {
 	isList := n.DataAtom == atom.Ul || n.DataAtom == atom.Ol || n.DataAtom == atom.Dl
 	if st.commas >= 10 && weight >= 0 && ld < 0.6 {
 		return false // well-punctuated prose, even with many inline links
+	}
+	if isList && weight >= 0 && isProseList(n) {
+		return false // a list of the article's own, however linked
+	}
+	if weight >= 0 && isAnnouncedList(n) {
+		return false // the list a sentence of the article announces
 	}
 	switch {
 	case weight < 0 && st.chars < 1000:
@@ -263,7 +272,7 @@ func shouldDrop(n *html.Node, t tally, structural map[string]bool) bool {
 		return true
 	case imgs > 1 && paras == 0 && st.chars < 200:
 		return true
-	case st.chars < 40 && headings == 0 && imgs == 0 && !strings.ContainsAny(text, ".!?") && !isList && n.DataAtom != atom.Table:
+	case st.chars < 40 && headings == 0 && imgs == 0 && !strings.ContainsAny(text, ".!?") && !isList && n.DataAtom != atom.Table && !announcesList(n, text):
 		return true
 	}
 	return false
@@ -514,6 +523,9 @@ func dropCommentThreads(root *html.Node) {
 	total := measure(root).chars
 	var threads []*html.Node
 	elements(root, func(n *html.Node) bool {
+		if n.DataAtom == atom.Pre || n.DataAtom == atom.Code {
+			return false // a highlighter's comment tokens are code
+		}
 		ci := classID(n)
 		if ci != "" && containsAny(ci, commentWords) && !containsAny(ci, []string{"article", "content", "body", "main"}) {
 			threads = append(threads, n)
@@ -690,4 +702,143 @@ func isAuthorNote(text string) bool {
 		}
 	}
 	return false
+}
+
+// proseItemMinWords: a list item this long or longer, ending as a
+// sentence does or with words of its own beside its links, is a
+// sentence rather than a link's title.
+const proseItemMinWords = 5
+
+// isProseList: a list set between two paragraphs of prose, most of whose
+// items are sentences (a checklist, steps, tips citing their sources) is
+// part of the article however many links its items carry; a list of
+// links to elsewhere is a run of titles, and is not set mid-text.
+func isProseList(n *html.Node) bool {
+	if !isProseParagraph(siblingElement(n, -1)) || !isProseParagraph(siblingElement(n, 1)) {
+		return false
+	}
+	items, sentences := 0, 0
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		if c.DataAtom != atom.Li {
+			continue
+		}
+		items++
+		t := strings.TrimSpace(innerText(c))
+		st := measure(c)
+		if len(strings.Fields(t)) >= proseItemMinWords &&
+			(strings.ContainsAny(lastRune(t), ".!?…;:)\"”") || float64(st.chars-st.linkChars) >= 0.3*float64(st.chars)) {
+			sentences++
+		}
+	}
+	return items >= 2 && 4*sentences >= 3*items
+}
+
+// isProseParagraph: a paragraph of running text, mostly unlinked.
+func isProseParagraph(n *html.Node) bool {
+	if n == nil || n.DataAtom != atom.P {
+		return false
+	}
+	st := measure(n)
+	return st.linkDensity() < 0.5 && len(strings.Fields(innerText(n))) >= 8
+}
+
+// siblingElement is the element next to n in direction dir (-1 before,
+// 1 after), past text and comments; nil when there is none.
+func siblingElement(n *html.Node, dir int) *html.Node {
+	for {
+		if dir < 0 {
+			n = n.PrevSibling
+		} else {
+			n = n.NextSibling
+		}
+		if n == nil || n.Type == html.ElementNode {
+			return n
+		}
+		if n.Type == html.TextNode && strings.TrimSpace(n.Data) != "" {
+			return nil
+		}
+	}
+}
+
+// isAnnouncedList: n is a list (or a wrapper holding only one) that a
+// paragraph of the article announces, ending with a colon ("Many patches
+// were sent for review:"): the list is what the sentence goes on to say,
+// however linked its items are. A label ("Related:") is not a sentence.
+func isAnnouncedList(n *html.Node) bool {
+	l := n
+	for depth := 0; l.DataAtom != atom.Ul && l.DataAtom != atom.Ol; depth++ {
+		c := onlyChild(l)
+		if c == nil || depth == 2 {
+			return false
+		}
+		l = c
+	}
+	items := 0
+	for c := l.FirstChild; c != nil; c = c.NextSibling {
+		if c.DataAtom == atom.Li {
+			items++
+		}
+	}
+	if items < 2 {
+		return false
+	}
+	a, prev := n, siblingElement(n, -1)
+	for depth := 0; prev == nil && depth < 2 && a.Parent != nil && onlyChild(a.Parent) == a; depth++ {
+		a = a.Parent
+		prev = siblingElement(a, -1)
+	}
+	for depth := 0; prev != nil && prev.DataAtom != atom.P && depth < 2; depth++ {
+		prev = lastChildElement(prev)
+	}
+	if prev == nil || prev.DataAtom != atom.P {
+		return false
+	}
+	t := strings.TrimSpace(innerText(prev))
+	return strings.HasSuffix(t, ":") && len(strings.Fields(t)) >= announceMinWords && measure(prev).linkDensity() < 0.5
+}
+
+// announcesList: n, with text t, is a sentence ending with a colon and
+// followed by the list it announces.
+func announcesList(n *html.Node, t string) bool {
+	t = strings.TrimSpace(t)
+	if !strings.HasSuffix(t, ":") || len(strings.Fields(t)) < announceMinWords {
+		return false
+	}
+	next := siblingElement(n, 1)
+	for depth := 0; next != nil && next.DataAtom != atom.Ul && next.DataAtom != atom.Ol && depth < 2; depth++ {
+		next = onlyChild(next)
+	}
+	return next != nil
+}
+
+// announceMinWords: a colon ends a sentence announcing a list only after
+// this many words; a shorter one is a label.
+const announceMinWords = 4
+
+// onlyChild is n's one element child when it has no other and no text
+// of its own; nil otherwise.
+func onlyChild(n *html.Node) *html.Node {
+	var only *html.Node
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		switch {
+		case c.Type == html.ElementNode:
+			if only != nil {
+				return nil
+			}
+			only = c
+		case c.Type == html.TextNode && strings.TrimSpace(c.Data) != "":
+			return nil
+		}
+	}
+	return only
+}
+
+// lastChildElement is n's last element child, nil when it has none.
+func lastChildElement(n *html.Node) *html.Node {
+	for c := n.LastChild; c != nil; c = c.PrevSibling {
+		if c.Type == html.ElementNode {
+			return c
+		}
+	}
+	return nil
 }

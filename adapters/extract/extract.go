@@ -76,6 +76,8 @@ func (e *Extractor) Extract(ctx context.Context, r ports.ExtractRequest) (ports.
 		}
 	}
 	meta := metadata(doc, base)
+	ingredients, steps := recipeParts(doc)
+	faq := faqEntries(doc)
 	if err := ctx.Err(); err != nil {
 		return ports.Extracted{}, failure.Wrap(op, err)
 	}
@@ -96,6 +98,12 @@ func (e *Extractor) Extract(ctx context.Context, r ports.ExtractRequest) (ports.
 	}
 	if content == nil || runeLen(text) < MinTextChars {
 		return ports.Extracted{}, failure.Unable(op, failure.ReasonNoMainContent, "The page could not be extracted: no main content was found.")
+	}
+	if completeRecipe(content, text, ingredients, steps) {
+		text = renderText(content)
+	}
+	if completeFAQ(content, text, faq) {
+		text = renderText(content)
 	}
 	absolutize(content, base)
 	markCodeLanguages(content)

@@ -303,7 +303,7 @@ func wholePage(doc *html.Node, lenient bool) *html.Node {
 // the article's header rather than its body wrapper.
 const (
 	leadMinChars = 50
-	leadMaxChars = 600
+	leadMaxChars = 1500
 	// leadLevels: how far above the body's first block the lead is looked
 	// for, when no article or main element bounds the search.
 	leadLevels = 3
@@ -313,6 +313,12 @@ const (
 	// leadBoxChars: a wrapper with less text than this above the body is
 	// the article's header, searched for its lead.
 	leadBoxChars = 800
+	// leadStandfirstBoxChars: a wrapper with less text than this, most
+	// of it (leadStandfirstShare) in at most leadStandfirstParas lead
+	// paragraphs, is the header of an article with a long standfirst.
+	leadStandfirstBoxChars = 2000
+	leadStandfirstShare    = 0.6
+	leadStandfirstParas    = 3
 	// leadLongWords: a paragraph this long is prose however it ends.
 	leadLongWords = 20
 )
@@ -389,7 +395,7 @@ func leadsBefore(first, body *html.Node) []*html.Node {
 			if st.chars < leadSkipChars && !strings.ContainsAny(innerText(s), ".!?") || isHeading(s.DataAtom) && st.chars < 300 {
 				continue
 			}
-			if st.chars < leadBoxChars && (s.DataAtom == atom.Div || s.DataAtom == atom.Header || s.DataAtom == atom.Hgroup || s.DataAtom == atom.Section) {
+			if st.chars < leadStandfirstBoxChars && (s.DataAtom == atom.Div || s.DataAtom == atom.Header || s.DataAtom == atom.Hgroup || s.DataAtom == atom.Section) {
 				var inner []*html.Node
 				elements(s, func(n *html.Node) bool {
 					if isLead(n) {
@@ -398,7 +404,15 @@ func leadsBefore(first, body *html.Node) []*html.Node {
 					}
 					return true
 				})
-				if len(inner) > 0 {
+				// A larger header is one only around a long standfirst
+				// (a paragraph or a few), the most of its text; more
+				// paragraphs are a row of teasers.
+				leadChars := 0
+				for _, l := range inner {
+					leadChars += measure(l).chars
+				}
+				if len(inner) > 0 && (st.chars < leadBoxChars ||
+					len(inner) <= leadStandfirstParas && float64(leadChars) >= leadStandfirstShare*float64(st.chars)) {
 					leads = append(inner, leads...)
 					continue
 				}

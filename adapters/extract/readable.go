@@ -248,6 +248,10 @@ func removeBoilerplate(body *html.Node, byName bool) {
 			return true
 		case atom.Article, atom.Main, atom.Body, atom.Html, atom.Table, atom.Tbody, atom.Tr, atom.Td, atom.Th:
 			return true
+		case atom.Pre, atom.Code:
+			// Code is not chrome, whatever its highlighter names its
+			// tokens ("comment", "meta", "tag").
+			return false
 		}
 		if role := strings.ToLower(attr(n, "role")); boilerRoles[role] && !guard(n) {
 			remove(n)

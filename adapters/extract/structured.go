@@ -88,3 +88,104 @@ func typedAs(t any) bool {
 	}
 	return false
 }
+
+// recipeMinItems: a recipe declares at least this many ingredients or
+// steps before they stand in for a missing part of its text.
+const recipeMinItems = 3
+
+// recipeParts are the ingredients and the steps of the recipe a page
+// declares in its JSON-LD (recipeIngredient, recipeInstructions as text,
+// steps or sections of steps), unescaped; nil when it declares none.
+func recipeParts(doc *html.Node) (ingredients, steps []string) {
+	clean := func(s string) string { return strings.Join(strings.Fields(html.UnescapeString(s)), " ") }
+	var instructions func(v any)
+	instructions = func(v any) {
+		switch x := v.(type) {
+		case string:
+			if t := clean(x); t != "" {
+				steps = append(steps, t)
+			}
+		case []any:
+			for _, e := range x {
+				instructions(e)
+			}
+		case map[string]any:
+			if s, ok := x["text"].(string); ok {
+				instructions(s)
+			} else if items, ok := x["itemListElement"]; ok {
+				instructions(items)
+			}
+		}
+	}
+	var walk func(v any)
+	walk = func(v any) {
+		switch x := v.(type) {
+		case []any:
+			for _, e := range x {
+				walk(e)
+			}
+		case map[string]any:
+			if list, ok := x["recipeIngredient"].([]any); ok && ingredients == nil {
+				for _, e := range list {
+					if s, ok := e.(string); ok && clean(s) != "" {
+						ingredients = append(ingredients, clean(s))
+					}
+				}
+				instructions(x["recipeInstructions"])
+				return
+			}
+			for _, e := range x {
+				walk(e)
+			}
+		}
+	}
+	elements(doc, func(n *html.Node) bool {
+		if n.DataAtom != atom.Script {
+			return true
+		}
+		if strings.Contains(strings.ToLower(attr(n, "type")), "ld+json") && n.FirstChild != nil && strings.Contains(n.FirstChild.Data, "recipeIngredient") {
+			var v any
+			if json.Unmarshal([]byte(n.FirstChild.Data), &v) == nil {
+				walk(v)
+			}
+		}
+		return false
+	})
+	return ingredients, steps
+}
+
+// completeRecipe adds to the content of a recipe page the ingredients and
+// the steps its structured data declares when the content lacks them
+// (most of them absent from its text: the page renders them with
+// scripts, or in a block the extraction judged furniture), as a list
+// each. It reports whether it added any.
+func completeRecipe(content *html.Node, text string, ingredients, steps []string) bool {
+	have := strings.ToLower(strings.Join(strings.Fields(text), " "))
+	added := false
+	for _, part := range []struct {
+		items []string
+		list  atom.Atom
+	}{{ingredients, atom.Ul}, {steps, atom.Ol}} {
+		if len(part.items) < recipeMinItems {
+			continue
+		}
+		found := 0
+		for _, it := range part.items {
+			if strings.Contains(have, strings.ToLower(it)) {
+				found++
+			}
+		}
+		if 2*found >= len(part.items) {
+			continue
+		}
+		l := &html.Node{Type: html.ElementNode, Data: part.list.String(), DataAtom: part.list}
+		for _, it := range part.items {
+			li := &html.Node{Type: html.ElementNode, Data: "li", DataAtom: atom.Li}
+			li.AppendChild(&html.Node{Type: html.TextNode, Data: it})
+			l.AppendChild(li)
+		}
+		content.AppendChild(l)
+		added = true
+	}
+	return added
+}
