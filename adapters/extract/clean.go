@@ -88,6 +88,11 @@ func cleanConditionally(root *html.Node) {
 				ct := walk(c)
 				if shouldDrop(c, ct, structural) {
 					n.RemoveChild(c)
+					if c.DataAtom == atom.Form || ct.forms > 0 {
+						// The form is gone but its prompt is not: the
+						// block that held it is judged as holding it.
+						t.lostForms++
+					}
 				} else {
 					t.add(ct, c.DataAtom)
 				}
@@ -154,6 +159,7 @@ func structuralClasses(root *html.Node) map[string]bool {
 type tally struct {
 	st                                                    textStats
 	paras, imgs, pics, lis, headings, pres, quotes, forms int
+	lostForms                                             int
 }
 
 // add counts in a child element of type a and its tally.
@@ -169,6 +175,7 @@ func (t *tally) add(c tally, a atom.Atom) {
 	t.pres += c.pres
 	t.quotes += c.quotes
 	t.forms += c.forms
+	t.lostForms += c.lostForms
 	switch a {
 	case atom.P:
 		t.paras++
@@ -245,7 +252,7 @@ func shouldDrop(n *html.Node, t tally, structural map[string]bool) bool {
 	case atom.Li:
 		return false
 	}
-	if (n.DataAtom == atom.Form || t.forms > 0) && st.chars < formMaxChars {
+	if (n.DataAtom == atom.Form || t.forms > 0 || t.lostForms > 0 && isSignUpPrompt(n)) && st.chars < formMaxChars {
 		return true // a form and its prompt: a newsletter sign-up, a search box
 	}
 	paras, imgs, lis, headings := t.paras, t.imgs, t.lis, t.headings
@@ -841,4 +848,13 @@ func lastChildElement(n *html.Node) *html.Node {
 		}
 	}
 	return nil
+}
+
+// signUpKeys: the words of a sign-up block's prompt ("Join our newsletter",
+// "Get the best stories in your inbox").
+var signUpKeys = []string{"newsletter", "subscri", "inbox", "sign up", "signup", "mailing list", "e-mail", "email"}
+
+// isSignUpPrompt: a block whose words ask for a sign-up.
+func isSignUpPrompt(n *html.Node) bool {
+	return hasAny(strings.ToLower(innerText(n)), signUpKeys)
 }
