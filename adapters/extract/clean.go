@@ -252,7 +252,7 @@ func shouldDrop(n *html.Node, t tally, structural map[string]bool) bool {
 	case atom.Li:
 		return false
 	}
-	if (n.DataAtom == atom.Form || t.forms > 0 || t.lostForms > 0 && isSignUpPrompt(n)) && st.chars < formMaxChars {
+	if st.chars < formMaxChars && (n.DataAtom == atom.Form || t.forms > 0 || t.lostForms > 0 && isSignUpPrompt(n)) {
 		return true // a form and its prompt: a newsletter sign-up, a search box
 	}
 	paras, imgs, lis, headings := t.paras, t.imgs, t.lis, t.headings
