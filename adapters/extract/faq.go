@@ -1,7 +1,6 @@
 package extract
 
 import (
-	"encoding/json"
 	"strings"
 	"unicode"
 
@@ -46,18 +45,7 @@ func faqEntries(doc *html.Node) []faqEntry {
 			}
 		}
 	}
-	elements(doc, func(n *html.Node) bool {
-		if n.DataAtom != atom.Script {
-			return true
-		}
-		if strings.Contains(strings.ToLower(attr(n, "type")), "ld+json") && n.FirstChild != nil && strings.Contains(n.FirstChild.Data, "acceptedAnswer") {
-			var v any
-			if json.Unmarshal([]byte(n.FirstChild.Data), &v) == nil {
-				walk(v)
-			}
-		}
-		return false
-	})
+	eachJSONLD(doc, "acceptedAnswer", walk)
 	if len(out) < faqMinQuestions {
 		return nil
 	}

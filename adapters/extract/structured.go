@@ -44,18 +44,7 @@ func structuredContent(doc *html.Node) *html.Node {
 			}
 		}
 	}
-	elements(doc, func(n *html.Node) bool {
-		if n.DataAtom != atom.Script {
-			return true
-		}
-		if strings.Contains(strings.ToLower(attr(n, "type")), "ld+json") && n.FirstChild != nil {
-			var v any
-			if json.Unmarshal([]byte(n.FirstChild.Data), &v) == nil {
-				walk(v)
-			}
-		}
-		return false
-	})
+	eachJSONLD(doc, "", walk)
 	text := body
 	if runeLen(strings.TrimSpace(text)) < excerptMin {
 		text = desc
@@ -139,18 +128,7 @@ func recipeParts(doc *html.Node) (ingredients, steps []string) {
 			}
 		}
 	}
-	elements(doc, func(n *html.Node) bool {
-		if n.DataAtom != atom.Script {
-			return true
-		}
-		if strings.Contains(strings.ToLower(attr(n, "type")), "ld+json") && n.FirstChild != nil && strings.Contains(n.FirstChild.Data, "recipeIngredient") {
-			var v any
-			if json.Unmarshal([]byte(n.FirstChild.Data), &v) == nil {
-				walk(v)
-			}
-		}
-		return false
-	})
+	eachJSONLD(doc, "recipeIngredient", walk)
 	return ingredients, steps
 }
 
@@ -188,4 +166,22 @@ func completeRecipe(content *html.Node, text string, ingredients, steps []string
 		added = true
 	}
 	return added
+}
+
+// eachJSONLD hands fn the decoded value of each JSON-LD script of the page
+// whose text holds key (any script when key is empty): the cheap substring
+// test spares decoding the scripts that cannot hold what the caller reads.
+func eachJSONLD(doc *html.Node, key string, fn func(any)) {
+	elements(doc, func(n *html.Node) bool {
+		if n.DataAtom != atom.Script {
+			return true
+		}
+		if strings.Contains(strings.ToLower(attr(n, "type")), "ld+json") && n.FirstChild != nil && strings.Contains(n.FirstChild.Data, key) {
+			var v any
+			if json.Unmarshal([]byte(n.FirstChild.Data), &v) == nil {
+				fn(v)
+			}
+		}
+		return false
+	})
 }
