@@ -25,15 +25,7 @@ func writeRaw(w http.ResponseWriter, status int, body []byte) {
 // creditsBody is the answer of GET /v1/credits: the balance fields, then
 // the whole status under "status".
 func creditsBody(st billing.Status) []byte {
-	b := make([]byte, 0, 384)
-	b = append(b, `{"balance":`...)
-	b = strconv.AppendInt(b, st.Balance, 10)
-	b = append(b, `,"formatted_balance":`...)
-	b = appendJSONString(b, st.FormattedBalance)
-	b = append(b, `,"limit":`...)
-	b = strconv.AppendInt(b, st.Limit, 10)
-	b = append(b, `,"used":`...)
-	b = strconv.AppendInt(b, st.Used, 10)
+	b := appendBalance(make([]byte, 0, 384), st)
 	b = append(b, `,"status":`...)
 	b = appendStatus(b, st)
 	return append(b, "}\n"...)
@@ -44,8 +36,9 @@ func statusBody(st billing.Status) []byte {
 	return append(appendStatus(make([]byte, 0, 256), st), '\n')
 }
 
-// appendStatus appends the status object of statusJSON.
-func appendStatus(b []byte, st billing.Status) []byte {
+// appendBalance opens an object with the balance fields both answers start
+// with: balance, formatted_balance, limit, used.
+func appendBalance(b []byte, st billing.Status) []byte {
 	b = append(b, `{"balance":`...)
 	b = strconv.AppendInt(b, st.Balance, 10)
 	b = append(b, `,"formatted_balance":`...)
@@ -53,7 +46,12 @@ func appendStatus(b []byte, st billing.Status) []byte {
 	b = append(b, `,"limit":`...)
 	b = strconv.AppendInt(b, st.Limit, 10)
 	b = append(b, `,"used":`...)
-	b = strconv.AppendInt(b, st.Used, 10)
+	return strconv.AppendInt(b, st.Used, 10)
+}
+
+// appendStatus appends the status object of statusJSON.
+func appendStatus(b []byte, st billing.Status) []byte {
+	b = appendBalance(b, st)
 	b = append(b, `,"is_low":`...)
 	b = strconv.AppendBool(b, st.IsLow)
 	b = append(b, `,"threshold":`...)
