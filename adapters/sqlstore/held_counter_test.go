@@ -20,6 +20,12 @@ func pgWithAccount(t *testing.T) (*sqlstore.Store, ports.Principal) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.Close() })
+	return s, basicPrincipal(t, s)
+}
+
+// basicPrincipal creates an account on the basic plan with one token.
+func basicPrincipal(t *testing.T, s *sqlstore.Store) ports.Principal {
+	t.Helper()
 	ctx := context.Background()
 	now := time.Now()
 	a, err := s.CreateAccount(ctx, ports.Account{Name: "A", Email: "a@example.com", Plan: "basic", CreatedAt: now, UpdatedAt: now})
@@ -30,7 +36,7 @@ func pgWithAccount(t *testing.T) (*sqlstore.Store, ports.Principal) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return s, ports.Principal{Account: a.Caller(), Token: tok.Caller()}
+	return ports.Principal{Account: a.Caller(), Token: tok.Caller()}
 }
 
 // heldColumns is the account row's count of its holds, beside their sum.

@@ -61,17 +61,7 @@ func sqliteWithAccount(t *testing.T, timeout time.Duration) (*sqlstore.Store, *s
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { other.Close() })
-	ctx := context.Background()
-	now := time.Now()
-	a, err := s.CreateAccount(ctx, ports.Account{Name: "A", Email: "a@example.com", Plan: "basic", CreatedAt: now, UpdatedAt: now})
-	if err != nil {
-		t.Fatal(err)
-	}
-	tok, err := s.CreateToken(ctx, ports.Token{AccountID: a.ID, Name: "t", Hash: "h", Preview: "p", CreatedAt: now}, 5)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s, other, ports.Principal{Account: a.Caller(), Token: tok.Caller()}
+	return s, other, basicPrincipal(t, s)
 }
 
 // Placing and dropping a call's hold writes nothing to the file: both work
