@@ -21,31 +21,20 @@ type faqEntry struct{ question, answer string }
 // than half of) is not content.
 func faqEntries(doc *html.Node) []faqEntry {
 	var out []faqEntry
-	var walk func(v any)
-	walk = func(v any) {
-		switch x := v.(type) {
-		case []any:
-			for _, e := range x {
-				walk(e)
-			}
-		case map[string]any:
-			if t, _ := x["@type"].(string); t == "Question" {
-				q, _ := x["name"].(string)
-				a := ""
-				if ans, ok := x["acceptedAnswer"].(map[string]any); ok {
-					a, _ = ans["text"].(string)
-				}
-				if strings.TrimSpace(q) != "" && strings.TrimSpace(a) != "" {
-					out = append(out, faqEntry{question: strings.Join(strings.Fields(html.UnescapeString(q)), " "), answer: a})
-				}
-				return
-			}
-			for _, e := range x {
-				walk(e)
-			}
+	eachJSONLDObject(doc, "acceptedAnswer", func(x map[string]any) bool {
+		if t, _ := x["@type"].(string); t != "Question" {
+			return true
 		}
-	}
-	eachJSONLD(doc, "acceptedAnswer", walk)
+		q, _ := x["name"].(string)
+		a := ""
+		if ans, ok := x["acceptedAnswer"].(map[string]any); ok {
+			a, _ = ans["text"].(string)
+		}
+		if strings.TrimSpace(q) != "" && strings.TrimSpace(a) != "" {
+			out = append(out, faqEntry{question: strings.Join(strings.Fields(html.UnescapeString(q)), " "), answer: a})
+		}
+		return false
+	})
 	if len(out) < faqMinQuestions {
 		return nil
 	}

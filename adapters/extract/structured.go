@@ -23,28 +23,15 @@ var structuredTypes = map[string]bool{
 // excerptMin characters, as HTML; nil when the page declares none.
 func structuredContent(doc *html.Node) *html.Node {
 	body, desc := "", ""
-	var walk func(v any)
-	walk = func(v any) {
-		switch x := v.(type) {
-		case []any:
-			for _, e := range x {
-				walk(e)
-			}
-		case map[string]any:
-			if s, ok := x["articleBody"].(string); ok && len(s) > len(body) {
-				body = s
-			}
-			if s, ok := x["description"].(string); ok && len(s) > len(desc) && typedAs(x["@type"]) {
-				desc = s
-			}
-			for k, e := range x {
-				if k != "articleBody" && k != "description" {
-					walk(e)
-				}
-			}
+	eachJSONLDObject(doc, "", func(x map[string]any) bool {
+		if s, ok := x["articleBody"].(string); ok && len(s) > len(body) {
+			body = s
 		}
-	}
-	eachJSONLD(doc, "", walk)
+		if s, ok := x["description"].(string); ok && len(s) > len(desc) && typedAs(x["@type"]) {
+			desc = s
+		}
+		return true
+	})
 	text := body
 	if runeLen(strings.TrimSpace(text)) < excerptMin {
 		text = desc
@@ -106,29 +93,19 @@ func recipeParts(doc *html.Node) (ingredients, steps []string) {
 			}
 		}
 	}
-	var walk func(v any)
-	walk = func(v any) {
-		switch x := v.(type) {
-		case []any:
-			for _, e := range x {
-				walk(e)
-			}
-		case map[string]any:
-			if list, ok := x["recipeIngredient"].([]any); ok && ingredients == nil {
-				for _, e := range list {
-					if s, ok := e.(string); ok && clean(s) != "" {
-						ingredients = append(ingredients, clean(s))
-					}
-				}
-				instructions(x["recipeInstructions"])
-				return
-			}
-			for _, e := range x {
-				walk(e)
+	eachJSONLDObject(doc, "recipeIngredient", func(x map[string]any) bool {
+		list, ok := x["recipeIngredient"].([]any)
+		if !ok || ingredients != nil {
+			return true
+		}
+		for _, e := range list {
+			if s, ok := e.(string); ok && clean(s) != "" {
+				ingredients = append(ingredients, clean(s))
 			}
 		}
-	}
-	eachJSONLD(doc, "recipeIngredient", walk)
+		instructions(x["recipeInstructions"])
+		return false
+	})
 	return ingredients, steps
 }
 
@@ -168,10 +145,26 @@ func completeRecipe(content *html.Node, text string, ingredients, steps []string
 	return added
 }
 
-// eachJSONLD hands fn the decoded value of each JSON-LD script of the page
-// whose text holds key (any script when key is empty): the cheap substring
-// test spares decoding the scripts that cannot hold what the caller reads.
-func eachJSONLD(doc *html.Node, key string, fn func(any)) {
+// eachJSONLDObject hands fn each object of each JSON-LD script of the page
+// whose text holds key (any script when key is empty), outermost first; fn
+// says whether to look inside the object too. The cheap substring test
+// spares decoding the scripts that cannot hold what the caller reads.
+func eachJSONLDObject(doc *html.Node, key string, fn func(map[string]any) bool) {
+	var walk func(v any)
+	walk = func(v any) {
+		switch x := v.(type) {
+		case []any:
+			for _, e := range x {
+				walk(e)
+			}
+		case map[string]any:
+			if fn(x) {
+				for _, e := range x {
+					walk(e)
+				}
+			}
+		}
+	}
 	elements(doc, func(n *html.Node) bool {
 		if n.DataAtom != atom.Script {
 			return true
@@ -179,7 +172,7 @@ func eachJSONLD(doc *html.Node, key string, fn func(any)) {
 		if strings.Contains(strings.ToLower(attr(n, "type")), "ld+json") && n.FirstChild != nil && strings.Contains(n.FirstChild.Data, key) {
 			var v any
 			if json.Unmarshal([]byte(n.FirstChild.Data), &v) == nil {
-				fn(v)
+				walk(v)
 			}
 		}
 		return false
