@@ -159,7 +159,26 @@ func atoi(s string) int64 { n, _ := strconv.ParseInt(s, 10, 64); return n }
 // serverPass asks /v1/content for every page, conc at a time, and returns
 // how many were not 200.
 func serverPass(client *http.Client, addr, token, enc string, pages []extractbench.Page, conc int) int64 {
-	var next, failed atomic.Int64
+	var failed atomic.Int64
+	eachPage(len(pages), conc, func(i int) {
+		req, _ := http.NewRequest(http.MethodGet, "http://"+addr+"/v1/content?url="+url.QueryEscape("http://articles.test/"+enc+"/"+pages[i].ID), nil)
+		req.Header.Set("Authorization", "Bearer "+token)
+		res, err := client.Do(req)
+		if err != nil {
+			log.Fatal(err)
+		}
+		_, _ = io.Copy(io.Discard, res.Body)
+		res.Body.Close()
+		if res.StatusCode != http.StatusOK {
+			failed.Add(1)
+		}
+	})
+	return failed.Load()
+}
+
+// eachPage runs fn for each of n pages, conc at a time, each page once.
+func eachPage(n, conc int, fn func(i int)) {
+	var next atomic.Int64
 	var wg sync.WaitGroup
 	for range conc {
 		wg.Add(1)
@@ -167,25 +186,14 @@ func serverPass(client *http.Client, addr, token, enc string, pages []extractben
 			defer wg.Done()
 			for {
 				i := int(next.Add(1)) - 1
-				if i >= len(pages) {
+				if i >= n {
 					return
 				}
-				req, _ := http.NewRequest(http.MethodGet, "http://"+addr+"/v1/content?url="+url.QueryEscape("http://articles.test/"+enc+"/"+pages[i].ID), nil)
-				req.Header.Set("Authorization", "Bearer "+token)
-				res, err := client.Do(req)
-				if err != nil {
-					log.Fatal(err)
-				}
-				_, _ = io.Copy(io.Discard, res.Body)
-				res.Body.Close()
-				if res.StatusCode != http.StatusOK {
-					failed.Add(1)
-				}
+				fn(i)
 			}
 		}()
 	}
 	wg.Wait()
-	return failed.Load()
 }
 
 // cpuNow is the process's user and system CPU time.
@@ -255,22 +263,9 @@ func contentChild(siteAddr string) {
 // floorPass extracts every page with the bare extractor, conc at a time,
 // under the URL the server's fetch ends at.
 func floorPass(ex *extract.Extractor, enc string, pages []extractbench.Page, conc int) {
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range conc {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				i := int(next.Add(1)) - 1
-				if i >= len(pages) {
-					return
-				}
-				_, _ = ex.Extract(context.Background(), ports.ExtractRequest{URL: "http://articles.test/" + enc + "/" + pages[i].ID, HTML: pages[i].HTML})
-			}
-		}()
-	}
-	wg.Wait()
+	eachPage(len(pages), conc, func(i int) {
+		_, _ = ex.Extract(context.Background(), ports.ExtractRequest{URL: "http://articles.test/" + enc + "/" + pages[i].ID, HTML: pages[i].HTML})
+	})
 }
 
 // startProfile writes a CPU profile to path until the returned func runs.
