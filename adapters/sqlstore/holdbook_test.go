@@ -15,26 +15,20 @@ import (
 )
 
 func TestContractRestartSQLite(t *testing.T) {
-	storetest.RunRestart(t, func(t *testing.T) (storetest.Stores, func() storetest.Stores) {
-		dir := t.TempDir()
-		open := func() *sqlstore.Store {
-			s, err := sqlstore.Open(context.Background(), sqlstore.Options{DataDir: dir})
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { s.Close() })
-			return s
-		}
-		s := open()
-		return s, func() storetest.Stores { s.Close(); s = open(); return s }
-	})
+	runRestart(t, func(t *testing.T) sqlstore.Options { return sqlstore.Options{DataDir: t.TempDir()} })
 }
 
 func TestContractRestartPostgres(t *testing.T) {
+	runRestart(t, func(t *testing.T) sqlstore.Options { return sqlstore.Options{DatabaseURL: pgtest.NewDatabase(t)} })
+}
+
+// runRestart runs the restart contract on a store reopened with the same
+// options, as a restarted server would open it.
+func runRestart(t *testing.T, options func(t *testing.T) sqlstore.Options) {
 	storetest.RunRestart(t, func(t *testing.T) (storetest.Stores, func() storetest.Stores) {
-		dbURL := pgtest.NewDatabase(t)
+		o := options(t)
 		open := func() *sqlstore.Store {
-			s, err := sqlstore.Open(context.Background(), sqlstore.Options{DatabaseURL: dbURL})
+			s, err := sqlstore.Open(context.Background(), o)
 			if err != nil {
 				t.Fatal(err)
 			}
