@@ -225,10 +225,7 @@ func (l *sqliteTx) PutHold(h ports.Hold) error {
 	h.AccountID = l.accountID
 	h.CreatedAt, h.ExpiresAt = fromMS(ms(h.CreatedAt)), fromMS(ms(h.ExpiresAt))
 	if h.Durable {
-		if err := l.begin(); err != nil {
-			return err
-		}
-		if _, err := l.x().ExecContext(l.ctx, l.s.q(`INSERT INTO holds (id, account_id, token_id, amount, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)`),
+		if err := l.writeHold(`INSERT INTO holds (id, account_id, token_id, amount, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)`,
 			h.ID, h.AccountID, h.TokenID, h.Amount, ms(h.CreatedAt), ms(h.ExpiresAt)); err != nil {
 			if isUnique(err) {
 				return failure.E("sqlstore.PutHold", failure.Conflict, "hold exists")
@@ -240,6 +237,16 @@ func (l *sqliteTx) PutHold(h ports.Hold) error {
 	}
 	l.change()[h.ID] = h
 	return nil
+}
+
+// writeHold writes a durable hold's change to the holds table, inside the
+// view's transaction (begun here if it was not yet).
+func (l *sqliteTx) writeHold(query string, args ...any) error {
+	if err := l.begin(); err != nil {
+		return err
+	}
+	_, err := l.x().ExecContext(l.ctx, l.s.q(query), args...)
+	return err
 }
 
 func (l *sqliteTx) Hold(id string) (ports.Hold, error) {
@@ -256,10 +263,7 @@ func (l *sqliteTx) DeleteHold(id string) error {
 		return err
 	}
 	if h.Durable {
-		if err := l.begin(); err != nil {
-			return err
-		}
-		if _, err := l.x().ExecContext(l.ctx, l.s.q(`DELETE FROM holds WHERE id = ? AND account_id = ?`), id, l.accountID); err != nil {
+		if err := l.writeHold(`DELETE FROM holds WHERE id = ? AND account_id = ?`, id, l.accountID); err != nil {
 			return err
 		}
 	}
@@ -273,10 +277,7 @@ func (l *sqliteTx) UpdateHold(id string, amount int64) error {
 		return err
 	}
 	if h.Durable {
-		if err := l.begin(); err != nil {
-			return err
-		}
-		if _, err := l.x().ExecContext(l.ctx, l.s.q(`UPDATE holds SET amount = ? WHERE id = ? AND account_id = ?`), amount, id, l.accountID); err != nil {
+		if err := l.writeHold(`UPDATE holds SET amount = ? WHERE id = ? AND account_id = ?`, amount, id, l.accountID); err != nil {
 			return err
 		}
 	}
