@@ -128,3 +128,30 @@ func TestReadBodyAllocatesThePageOnce(t *testing.T) {
 		})
 	}
 }
+
+// The scratch buffer outlives collections: a server extracting pages
+// collects every few pages, and a buffer lost at each collection was grown
+// again from 32 KiB on the next fetch, in fresh memory.
+func TestReadBodyKeepsScratchAcrossCollections(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector drops pooled buffers at random")
+	}
+	page := textPage(400 << 10)
+	res := &http.Response{Header: http.Header{}, ContentLength: -1}
+	read := func() {
+		res.Body = io.NopCloser(bytes.NewReader(page))
+		if got, err := readBody(res, 10<<20); err != nil || !bytes.Equal(got, page) {
+			t.Fatalf("read %d bytes (%v), want the %d of the page", len(got), err, len(page))
+		}
+	}
+	read()
+	runtime.GC()
+	runtime.GC()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	read()
+	runtime.ReadMemStats(&after)
+	if per, want := int64(after.TotalAlloc-before.TotalAlloc), int64(len(page))+64<<10; per > want {
+		t.Errorf("after two collections, reading a %d-byte page allocates %d bytes, want at most %d", len(page), per, want)
+	}
+}

@@ -19,6 +19,7 @@ import (
 	"net/netip"
 	"net/url"
 	"os"
+	"runtime"
 	"strings"
 	"sync"
 	"syscall"
@@ -523,22 +524,38 @@ func readAll(b []byte, r io.Reader, max int64) ([]byte, error) {
 // grown as it needs, and copied out at its exact length: a page costs one
 // allocation of its own size, where a buffer doubled from 32 KiB cost
 // about twice the page, zeroed and mostly copied, on every fetch.
-var scratch sync.Pool
+//
+// The buffers live in a bounded list, not a sync.Pool: a pool is emptied
+// by every second collection, and a server extracting pages collects every
+// few pages, so a pooled buffer was mostly gone when the next fetch came
+// and was grown again from 32 KiB, fresh memory the kernel had to fault in.
+var scratch = make(chan *[]byte, scratchKept())
 
-// maxScratch: a larger buffer (a rare huge page) is not kept.
-const maxScratch = 4 << 20
+// maxScratch: a larger buffer (a rare huge page) is not kept, so what the
+// list holds stays under scratchKept times this (32 MiB at most).
+const maxScratch = 2 << 20
+
+// scratchKept is how many buffers are kept: about two per fetch that can
+// run on a CPU at once, between 4 and 16.
+func scratchKept() int { return min(16, max(4, 2*runtime.GOMAXPROCS(0))) }
 
 func getScratch() *[]byte {
-	if sp, ok := scratch.Get().(*[]byte); ok {
+	select {
+	case sp := <-scratch:
 		return sp
+	default:
+		b := make([]byte, 0, unknownSizeHint)
+		return &b
 	}
-	b := make([]byte, 0, unknownSizeHint)
-	return &b
 }
 
 func putScratch(sp *[]byte) {
-	if cap(*sp) <= maxScratch {
-		scratch.Put(sp)
+	if cap(*sp) > maxScratch {
+		return
+	}
+	select {
+	case scratch <- sp:
+	default:
 	}
 }
 
