@@ -3,6 +3,8 @@ package sqlstore_test
 import (
 	"context"
 	"database/sql"
+	"math"
+	"runtime/metrics"
 	"testing"
 	"time"
 
@@ -119,5 +121,48 @@ func TestSQLiteCreditRowChangedByAnotherProcess(t *testing.T) {
 	}
 	if runs != 2 {
 		t.Fatalf("the view ran %d times, want 2", runs)
+	}
+}
+
+// goroutinesStarted is how many goroutines the process has started.
+func goroutinesStarted() uint64 {
+	m := []metrics.Sample{{Name: "/sched/goroutines-created:goroutines"}}
+	metrics.Read(m)
+	return m[0].Value.Uint64()
+}
+
+// On SQLite a billed call's store work (the authentication read, the hold
+// and the charge) runs on the caller's goroutine, with a request's
+// cancellable context: no goroutine per statement or transaction to watch
+// the context, each of which cost more than the statement it watched.
+func TestSQLiteHotPathStartsNoGoroutine(t *testing.T) {
+	s, _, p := sqliteWithAccount(t, 5*time.Second)
+	ledger, _ := credits.NewLedger(s, testkit.NewClock(time.Now()))
+	call := func() {
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		if _, err := s.PrincipalByTokenHash(ctx, p.Token.Hash); err != nil {
+			t.Fatal(err)
+		}
+		h, err := ledger.Reserve(ctx, ports.ReserveRequest{AccountID: p.Account.ID, TokenID: p.Token.ID, Amount: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := ledger.Settle(ctx, h, ports.Charge{Credits: 1, ServiceType: "scrape", ServiceName: "Scrape"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for range 3 { // statements are prepared once, in the background
+		call()
+		time.Sleep(50 * time.Millisecond)
+	}
+	fewest := uint64(math.MaxUint64)
+	for range 5 { // the fewest, should another test start some meanwhile
+		before := goroutinesStarted()
+		call()
+		fewest = min(fewest, goroutinesStarted()-before)
+	}
+	if fewest != 0 {
+		t.Errorf("a billed call's store work started %d goroutines, want 0", fewest)
 	}
 }

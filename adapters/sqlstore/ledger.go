@@ -21,11 +21,11 @@ import (
 // of them expires, so the held amount is read with the lock, not summed.
 func (s *Store) WithCredits(ctx context.Context, accountID int64, fn func(ports.LedgerTx) error) error {
 	const op = "sqlstore.WithCredits"
-	ctx, cancel := s.bounded(ctx)
-	defer cancel()
 	if s.dialect == SQLite {
 		return s.withCreditsSQLite(ctx, accountID, fn)
 	}
+	ctx, cancel := s.bounded(ctx)
+	defer cancel()
 	return notFound(ctx, op, "account", s.inTx(ctx, func(tx execer) error {
 		l := &ledgerTx{s: s, ctx: ctx, tx: tx, accountID: accountID}
 		if err := fn(l); err != nil {
@@ -584,7 +584,7 @@ func (s *Store) Transactions(ctx context.Context, accountID int64, limit, offset
 // one statement (on SQLite the holds are in memory).
 func (s *Store) ReadCredits(ctx context.Context, accountID int64, now time.Time) (ports.CreditState, int64, error) {
 	const op = "sqlstore.ReadCredits"
-	ctx, cancel := s.bounded(ctx)
+	ctx, cancel := s.keyed(ctx)
 	defer cancel()
 	if s.dialect == SQLite {
 		if err := s.holds.load(ctx, s); err != nil {

@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/jmoiron/sqlx"
-
 	"github.com/trawlhq/trawl/core/failure"
 	"github.com/trawlhq/trawl/ports"
 )
@@ -25,13 +23,18 @@ var errStaleRead = errors.New("credit row changed before the write transaction b
 // an IMMEDIATE transaction; a credit row read before it is read again
 // inside it, and should another process have changed it meanwhile the view
 // starts over inside a transaction from the first statement. Hold changes
-// reach the book only once the transaction (if any) has committed.
+// reach the book only once the transaction (if any) has committed. Its
+// statements run on the writer's connection (sqliteWriter).
 func (s *Store) withCreditsSQLite(ctx context.Context, accountID int64, fn func(ports.LedgerTx) error) error {
 	const op = "sqlstore.WithCredits"
-	if err := s.writer.enter(ctx); err != nil {
-		return fail(ctx, op, fmt.Errorf("begin: %w", err))
+	gate, cancel := s.bounded(ctx)
+	defer cancel()
+	if err := s.writer.enter(gate); err != nil {
+		return fail(gate, op, fmt.Errorf("begin: %w", err))
 	}
 	defer s.writer.leave()
+	// Once through the gate, the view runs to its end (see keyed).
+	ctx = context.WithoutCancel(ctx)
 	if err := s.holds.load(ctx, s); err != nil {
 		return fail(ctx, op, err)
 	}
@@ -74,7 +77,7 @@ type sqliteTx struct {
 	s         *Store
 	ctx       context.Context
 	accountID int64
-	tx        *sqlx.Tx // nil until the view writes or checks a token
+	open      bool // the view's transaction has begun (on the writer)
 	// state is the credit row as the view has it; read is the row as read
 	// from the file (loaded: it was; inTx: inside the transaction).
 	state, read           ports.CreditState
@@ -86,24 +89,20 @@ type sqliteTx struct {
 	err error
 }
 
-func (l *sqliteTx) x() execer {
-	if l.tx != nil {
-		return preparedExecer{s: l.s, tx: l.tx}
-	}
-	return l.s.x()
-}
+// x runs the view's statements, before and inside its transaction, on the
+// writer's connection.
+func (l *sqliteTx) x() execer { return l.s.sqliteW.x() }
 
 // begin opens the IMMEDIATE transaction, checking a row read before it
 // against the file as the transaction sees it.
 func (l *sqliteTx) begin() error {
-	if l.tx != nil {
+	if l.open {
 		return nil
 	}
-	tx, err := l.s.db.BeginTxx(l.ctx, nil)
-	if err != nil {
+	if err := l.s.sqliteW.begin(l.ctx); err != nil {
 		return fmt.Errorf("begin: %w", err)
 	}
-	l.tx = tx
+	l.open = true
 	if !l.loaded {
 		return nil
 	}
@@ -119,9 +118,9 @@ func (l *sqliteTx) begin() error {
 }
 
 func (l *sqliteTx) rollback() {
-	if l.tx != nil {
-		_ = l.tx.Rollback()
-		l.tx = nil
+	if l.open {
+		l.s.sqliteW.rollback(l.ctx)
+		l.open = false
 	}
 }
 
@@ -142,10 +141,9 @@ func (l *sqliteTx) finish() error {
 		}
 		l.unsaved = false
 	}
-	if l.tx != nil {
-		err := l.tx.Commit()
-		l.tx = nil
-		if err != nil {
+	if l.open {
+		l.open = false
+		if err := l.s.sqliteW.commit(l.ctx); err != nil {
 			return err
 		}
 	}
@@ -166,7 +164,7 @@ func (l *sqliteTx) load() error {
 }
 
 func (l *sqliteTx) setRow(c ports.CreditState) {
-	l.state, l.read, l.loaded, l.inTx = c, c, true, l.tx != nil
+	l.state, l.read, l.loaded, l.inTx = c, c, true, l.open
 }
 
 func (l *sqliteTx) State() ports.CreditState {

@@ -46,7 +46,8 @@ type Store struct {
 	stmts        stmtCache
 	rebound      sync.Map // query with ? -> the same with $n (PostgreSQL)
 	writer       writerGate
-	holds        holdBook // SQLite: the credit holds, in memory
+	sqliteW      *sqliteWriter // SQLite: the ledger's connection
+	holds        holdBook      // SQLite: the credit holds, in memory
 }
 
 var (
@@ -183,12 +184,18 @@ func Connect(o Options) (*Store, error) {
 		q.Add("_pragma", "synchronous(NORMAL)")
 		q.Add("_pragma", "foreign_keys(1)")
 		q.Set("_txlock", "immediate")
-		db, err := sqlx.Open("sqlite", "file:"+path+"?"+q.Encode())
+		dsn := "file:" + path + "?" + q.Encode()
+		db, err := sqlx.Open("sqlite", dsn)
 		if err != nil {
 			return nil, fmt.Errorf("open sqlite: %w", err)
 		}
 		o.Pool.withDefaults(SQLite).apply(db)
-		return &Store{db: db, dialect: SQLite, queryTimeout: timeout, writer: newWriterGate()}, nil
+		w, err := newSQLiteWriter(dsn)
+		if err != nil {
+			db.Close()
+			return nil, fmt.Errorf("open sqlite: %w", err)
+		}
+		return &Store{db: db, dialect: SQLite, queryTimeout: timeout, writer: newWriterGate(), sqliteW: w}, nil
 	}
 }
 
@@ -201,6 +208,12 @@ func (s *Store) DB() *sqlx.DB { return s.db }
 // Close closes the database.
 func (s *Store) Close() error {
 	s.closeStatements()
+	if s.sqliteW != nil {
+		// After the view in progress, if any.
+		_ = s.writer.enter(context.Background())
+		_ = s.sqliteW.close()
+		s.writer.leave()
+	}
 	return s.db.Close()
 }
 
@@ -243,6 +256,21 @@ type execer interface {
 // it is this bound that runs out, the context's cause says so.
 func (s *Store) bounded(ctx context.Context) (context.Context, context.CancelFunc) {
 	return context.WithTimeoutCause(ctx, s.queryTimeout, errQueryTimeout)
+}
+
+// keyed is the context of a statement that reads or writes a few rows by
+// key, on the hot path of a request (authentication, the credit view, the
+// credit status). On PostgreSQL it is bounded, as every statement. On
+// SQLite it is detached from ctx's cancellation: such a statement takes
+// microseconds in the process, and the watchers that would cancel it (a
+// goroutine from database/sql and one from the driver for each statement)
+// cost more CPU than the statement. A wait for another process's lock is
+// still bounded, by the busy timeout (the query timeout).
+func (s *Store) keyed(ctx context.Context) (context.Context, context.CancelFunc) {
+	if s.dialect == SQLite {
+		return context.WithoutCancel(ctx), func() {}
+	}
+	return s.bounded(ctx)
 }
 
 // inTx runs fn in a transaction, committing on nil and rolling back otherwise

@@ -74,7 +74,7 @@ const principalQuery = `SELECT t.id, t.account_id, t.hash, t.last_used_at,
 
 // PrincipalByTokenHash finds a live token and its account with one query.
 func (s *Store) PrincipalByTokenHash(ctx context.Context, hash string) (ports.Principal, error) {
-	ctx, cancel := s.bounded(ctx)
+	ctx, cancel := s.keyed(ctx)
 	defer cancel()
 	// Only the columns a request needs (no profile text), scanned column by
 	// column into fixed places: this read runs on every authenticated
