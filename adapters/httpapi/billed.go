@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"strconv"
 
 	"github.com/trawlhq/trawl/adapters/callheader"
 	"github.com/trawlhq/trawl/core/call"
@@ -48,7 +49,10 @@ func (a *API) billed(pattern string, group ratelimit.Group, h billedFunc) {
 			a.writeError(w, r, err)
 			return
 		}
+		// The answer is whole: its length goes with it, so it is sent as it
+		// is, not in chunks.
 		w.Header().Set("Content-Type", out.Value.ContentType)
+		w.Header().Set("Content-Length", strconv.Itoa(len(out.Value.Body)))
 		w.WriteHeader(out.Value.Status)
 		_, _ = w.Write(out.Value.Body)
 	}))

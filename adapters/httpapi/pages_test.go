@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -106,6 +107,9 @@ func TestContentEndpoint(t *testing.T) {
 	m := r.JSON(t)
 	if r.Status != 200 || m["url"] != "http://news.test/tide-pools" || m["success"] != true || num(t, m, "statusCode") != 200 || m["errorMessage"] != nil {
 		t.Fatalf("content = %d %v", r.Status, m)
+	}
+	if cl := r.Header.Get("Content-Length"); cl != strconv.Itoa(len(r.Body)) { // sent whole, not chunked
+		t.Errorf("Content-Length %q for a body of %d bytes", cl, len(r.Body))
 	}
 	if h, _ := m["html"].(string); !strings.Contains(h, "<h2>Three ways to keep cool</h2>") || strings.Contains(h, "<script") {
 		t.Errorf("html = %s", h)
