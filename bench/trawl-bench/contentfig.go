@@ -13,6 +13,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"runtime/metrics"
 	"runtime/pprof"
 	"slices"
 	"strconv"
@@ -63,7 +64,7 @@ func articleDir() string {
 // sites send them: the server then decodes them, which the floor does not),
 // starts the server child, and alternates a run of /v1/content over every
 // page with a run of the bare extractor, pairs times, for each.
-func contentFigure(pairs, conc int, cpuProfile string, verbose bool) {
+func contentFigure(pairs, conc int, cpuProfile string, encodings []string, verbose bool) {
 	pairs = max(pairs, contentPairs)
 	dir := articleDir()
 	pages, err := extractbench.Load(dir)
@@ -125,9 +126,10 @@ func contentFigure(pairs, conc int, cpuProfile string, verbose bool) {
 
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: conc}, Timeout: time.Minute}
 	fmt.Printf("\n%-40s %10s %10s %6s\n", fmt.Sprintf("GET /v1/content, %d article pages, CPU", len(pages)), "Trawl", "floor", "ratio")
-	for _, enc := range []string{"identity", "gzip"} {
+	for _, enc := range encodings {
 		var trawl, floor, ratios []float64
 		var failed int64
+		var server, bare [][]float64 // counters per page, each pair
 		for range pairs {
 			before := ask("cpu")
 			failed = 0
@@ -137,13 +139,29 @@ func contentFigure(pairs, conc int, cpuProfile string, verbose bool) {
 			after := ask("cpu")
 			n := float64(contentRounds * len(pages))
 			t := float64(atoi(after[0])-atoi(before[0])) / n
-			f := float64(atoi(ask("floor " + enc)[0])) / n
+			fl := ask("floor " + enc)
+			f := float64(atoi(fl[0])) / n
+			sc, bc := make([]float64, len(counterNames)), make([]float64, len(counterNames))
+			for i := range counterNames {
+				sc[i], bc[i] = float64(atoi(after[1+i])-atoi(before[1+i]))/n, float64(atoi(fl[1+i]))/n
+			}
+			server, bare = append(server, sc), append(bare, bc)
 			trawl, floor, ratios = append(trawl, t), append(floor, f), append(ratios, t/f)
 		}
 		med := func(v []float64) float64 { v = slices.Clone(v); slices.Sort(v); return v[len(v)/2] }
 		fmt.Printf("%-40s %10s %10s %6.2f   server per page vs the bare extractor, %d clients, %d pages not extracted\n", "  pages sent "+enc,
 			time.Duration(med(trawl)).Round(10*time.Microsecond), time.Duration(med(floor)).Round(10*time.Microsecond), med(ratios), conc, failed/contentRounds)
 		if verbose {
+			for i, name := range counterNames {
+				col := func(v [][]float64) float64 {
+					c := make([]float64, len(v))
+					for j := range v {
+						c[j] = v[j][i]
+					}
+					return med(c)
+				}
+				fmt.Printf("    %-34s server %10.1f   extractor %10.1f\n", name+" per page", col(server), col(bare))
+			}
 			for i := range trawl {
 				fmt.Printf("    pair %d: %v / %v = %.3f\n", i+1, time.Duration(trawl[i]).Round(10*time.Microsecond), time.Duration(floor[i]).Round(10*time.Microsecond), ratios[i])
 			}
@@ -196,6 +214,39 @@ func eachPage(n, conc int, fn func(i int)) {
 	wg.Wait()
 }
 
+// counterNames are what the verbose figure shows beside CPU time, per page
+// of the server's passes and of the extractor's: where a difference in CPU
+// comes from (system time, memory, goroutine hand-offs, collections).
+var counterNames = []string{"system CPU µs", "page faults", "context switches", "KB allocated", "objects allocated", "goroutines started", "GC cycles"}
+
+// counters reads counterNames' values now.
+func counters() []int64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		log.Fatal(err)
+	}
+	ms := []metrics.Sample{{Name: "/gc/heap/allocs:bytes"}, {Name: "/gc/heap/allocs:objects"}, {Name: "/sched/goroutines-created:goroutines"}, {Name: "/gc/cycles/total:gc-cycles"}}
+	metrics.Read(ms)
+	v := func(i int) int64 {
+		if ms[i].Value.Kind() != metrics.KindUint64 {
+			return 0
+		}
+		return int64(ms[i].Value.Uint64())
+	}
+	return []int64{ru.Stime.Nano() / 1e3, ru.Minflt, ru.Nvcsw + ru.Nivcsw, v(0) >> 10, v(1), v(2), v(3)}
+}
+
+// line writes the CPU time and counters as one line of the child's answers.
+func line(cpu time.Duration, c []int64) {
+	var b strings.Builder
+	b.WriteString(strconv.FormatInt(int64(cpu), 10))
+	for _, v := range c {
+		b.WriteByte(' ')
+		b.WriteString(strconv.FormatInt(v, 10))
+	}
+	fmt.Println(b.String())
+}
+
 // cpuNow is the process's user and system CPU time.
 func cpuNow() time.Duration {
 	var ru syscall.Rusage
@@ -244,16 +295,20 @@ func contentChild(siteAddr string) {
 			fmt.Println(ln.Addr().String(), b.token)
 		case "cpu": // after a collection, so a pass pays for its own garbage
 			runtime.GC()
-			fmt.Println(int64(cpuNow()))
+			line(cpuNow(), counters())
 		case "floor identity", "floor gzip":
 			enc := strings.TrimPrefix(in.Text(), "floor ")
 			runtime.GC()
-			start := cpuNow()
+			start, c0 := cpuNow(), counters()
 			for range contentRounds {
 				floorPass(ex, enc, pages, conc)
 			}
 			runtime.GC()
-			fmt.Println(int64(cpuNow() - start))
+			c1 := counters()
+			for i := range c1 {
+				c1[i] -= c0[i]
+			}
+			line(cpuNow()-start, c1)
 		case "quit":
 			return
 		}

@@ -19,6 +19,7 @@ import (
 	"runtime"
 	"runtime/pprof"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -42,6 +43,7 @@ func main() {
 	only := flag.String("only", "", "run one part: http (the HTTP loads on each store), content (/v1/content CPU per page; -cpuprofile then profiles the server process) or limiters")
 	storeName := flag.String("store", "", "run the store loads on this store only: sqlite or postgres (default both)")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the run (server and load) to this file, for go tool pprof")
+	encodings := flag.String("encodings", "identity gzip", "the content figure's page encodings, of identity and gzip")
 	blockProfile := flag.String("blockprofile", "", "write a profile of where goroutines waited (locks, channels, select) to this file")
 	flag.Parse()
 	log.SetFlags(0)
@@ -50,7 +52,7 @@ func main() {
 		return
 	}
 	if *only == "content" {
-		contentFigure(*pairs, runtimeProcs(), *cpuProfile, true)
+		contentFigure(*pairs, runtimeProcs(), *cpuProfile, strings.Fields(*encodings), true)
 		return
 	}
 	if *blockProfile != "" {
@@ -156,7 +158,7 @@ func main() {
 		fmt.Printf("%-40s %12.0f op/s %12.0f op/s\n", l.name, l.contended, l.spread)
 	}
 	mapFigure(*pairs)
-	contentFigure(*pairs, runtimeProcs(), "", false)
+	contentFigure(*pairs, runtimeProcs(), "", strings.Fields(*encodings), false)
 	bulkFigure()
 	limiterFigure(*pgURL, *conc, *duration)
 }
