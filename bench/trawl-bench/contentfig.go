@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"log"
@@ -122,14 +123,14 @@ func contentFigure(pairs, conc int, cpuProfile string, encodings []string, verbo
 		return strings.Fields(out.Text())
 	}
 	hello := ask("hello")
-	addr, token := hello[0], hello[1]
+	addr, token, bareAddr := hello[0], hello[1], hello[2]
 
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: conc}, Timeout: time.Minute}
 	fmt.Printf("\n%-40s %10s %10s %6s\n", fmt.Sprintf("GET /v1/content, %d article pages, CPU", len(pages)), "Trawl", "floor", "ratio")
 	for _, enc := range encodings {
-		var trawl, floor, ratios []float64
+		var trawl, floor, ratios, bare, bareRatios []float64
 		var failed int64
-		var server, bare [][]float64 // counters per page, each pair
+		var server, extractor [][]float64 // counters per page, each pair
 		for range pairs {
 			before := ask("cpu")
 			failed = 0
@@ -145,12 +146,18 @@ func contentFigure(pairs, conc int, cpuProfile string, encodings []string, verbo
 			for i := range counterNames {
 				sc[i], bc[i] = float64(atoi(after[1+i])-atoi(before[1+i]))/n, float64(atoi(fl[1+i]))/n
 			}
-			server, bare = append(server, sc), append(bare, bc)
+			server, extractor = append(server, sc), append(extractor, bc)
 			trawl, floor, ratios = append(trawl, t), append(floor, f), append(ratios, t/f)
+			before = ask("cpu")
+			bareServerPass(client, bareAddr, enc, pages, conc)
+			b := float64(atoi(ask("cpu")[0])-atoi(before[0])) / n
+			bare, bareRatios = append(bare, b), append(bareRatios, b/f)
 		}
 		med := func(v []float64) float64 { v = slices.Clone(v); slices.Sort(v); return v[len(v)/2] }
 		fmt.Printf("%-40s %10s %10s %6.2f   server per page vs the bare extractor, %d clients, %d pages not extracted\n", "  pages sent "+enc,
 			time.Duration(med(trawl)).Round(10*time.Microsecond), time.Duration(med(floor)).Round(10*time.Microsecond), med(ratios), conc, failed/contentRounds)
+		fmt.Printf("%-40s %10s %10s %6.2f   for reference: a bare net/http server that fetches, extracts and answers in JSON\n", "    bare net/http server",
+			time.Duration(med(bare)).Round(10*time.Microsecond), time.Duration(med(floor)).Round(10*time.Microsecond), med(bareRatios))
 		if verbose {
 			for i, name := range counterNames {
 				col := func(v [][]float64) float64 {
@@ -160,7 +167,7 @@ func contentFigure(pairs, conc int, cpuProfile string, encodings []string, verbo
 					}
 					return med(c)
 				}
-				fmt.Printf("    %-34s server %10.1f   extractor %10.1f\n", name+" per page", col(server), col(bare))
+				fmt.Printf("    %-34s server %10.1f   extractor %10.1f\n", name+" per page", col(server), col(extractor))
 			}
 			for i := range trawl {
 				fmt.Printf("    pair %d: %v / %v = %.3f\n", i+1, time.Duration(trawl[i]).Round(10*time.Microsecond), time.Duration(floor[i]).Round(10*time.Microsecond), ratios[i])
@@ -173,6 +180,55 @@ func contentFigure(pairs, conc int, cpuProfile string, encodings []string, verbo
 }
 
 func atoi(s string) int64 { n, _ := strconv.ParseInt(s, 10, 64); return n }
+
+// bareServerPass asks the bare net/http server for every page, conc at a
+// time.
+func bareServerPass(client *http.Client, addr, enc string, pages []extractbench.Page, conc int) {
+	eachPage(len(pages), conc, func(i int) {
+		res, err := client.Get("http://" + addr + "/?url=" + url.QueryEscape("http://articles.test/"+enc+"/"+pages[i].ID))
+		if err != nil {
+			log.Fatal(err)
+		}
+		_, _ = io.Copy(io.Discard, res.Body)
+		res.Body.Close()
+	})
+}
+
+// bareServer is the reference beside the figure: what net/http costs a
+// server that does the page's work and nothing else (no authentication,
+// no credits, no checks), with a plain http.Client whose connections to
+// the site are kept, and encoding/json.
+func bareServer(ex *extract.Extractor, siteAddr string) *http.Server {
+	client := &http.Client{Transport: &http.Transport{
+		MaxIdleConnsPerHost: 16,
+		DialContext: func(ctx context.Context, network, _ string) (net.Conn, error) {
+			var d net.Dialer
+			return d.DialContext(ctx, network, siteAddr)
+		},
+	}}
+	return &http.Server{ReadHeaderTimeout: 5 * time.Second, Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		u := r.URL.Query().Get("url")
+		res, err := client.Get(u)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadGateway)
+			return
+		}
+		body, err := io.ReadAll(res.Body)
+		res.Body.Close()
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadGateway)
+			return
+		}
+		out, err := ex.Extract(r.Context(), ports.ExtractRequest{URL: u, HTML: body})
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return
+		}
+		b, _ := json.Marshal(out)
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write(b)
+	})}
+}
 
 // serverPass asks /v1/content for every page, conc at a time, and returns
 // how many were not 200.
@@ -288,11 +344,18 @@ func contentChild(siteAddr string) {
 		defer stop()
 	}
 	ex := extract.New()
+	bln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		log.Fatal(err)
+	}
+	bsrv := bareServer(ex, siteAddr)
+	go func() { _ = bsrv.Serve(bln) }()
+	defer bsrv.Close()
 	in := bufio.NewScanner(os.Stdin)
 	for in.Scan() {
 		switch in.Text() {
 		case "hello":
-			fmt.Println(ln.Addr().String(), b.token)
+			fmt.Println(ln.Addr().String(), b.token, bln.Addr().String())
 		case "cpu": // after a collection, so a pass pays for its own garbage
 			runtime.GC()
 			line(cpuNow(), counters())
