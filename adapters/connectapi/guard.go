@@ -17,6 +17,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/trawlhq/trawl/adapters/errmap"
+	"github.com/trawlhq/trawl/adapters/httprec"
 	"github.com/trawlhq/trawl/core/failure"
 )
 
@@ -165,7 +166,7 @@ func (s *Server) guard(procedure string, next http.Handler) http.Handler {
 		if st.procedure == "" {
 			st.procedure = r.URL.Path
 		}
-		rec := &answerRecorder{ResponseWriter: w}
+		rec := &answerRecorder{Recorder: httprec.Recorder{ResponseWriter: w}}
 		next.ServeHTTP(rec, r.WithContext(context.WithValue(r.Context(), stateKey{}, st)))
 		if st.logged {
 			return
@@ -173,13 +174,13 @@ func (s *Server) guard(procedure string, next http.Handler) http.Handler {
 		h := w.Header()
 		grpcStatus := h.Get("Grpc-Status") + h.Get(http.TrailerPrefix+"Grpc-Status")
 		// Connect answers internal, unknown and data loss as 500; gRPC in its status.
-		if rec.status == http.StatusInternalServerError ||
+		if rec.Status == http.StatusInternalServerError ||
 			grpcStatus == strconv.Itoa(int(connect.CodeInternal)) || grpcStatus == strconv.Itoa(int(connect.CodeUnknown)) || grpcStatus == strconv.Itoa(int(connect.CodeDataLoss)) {
 			msg := h.Get("Grpc-Message") + h.Get(http.TrailerPrefix+"Grpc-Message")
 			if msg == "" {
 				msg = rec.body.String()
 			}
-			s.d.Logger.ErrorContext(r.Context(), "rpc failed", "err", msg, "procedure", st.procedure, "status", rec.status, "grpc_status", grpcStatus,
+			s.d.Logger.ErrorContext(r.Context(), "rpc failed", "err", msg, "procedure", st.procedure, "status", rec.Status, "grpc_status", grpcStatus,
 				"request_id", s.d.RequestID(r.Context()))
 		}
 	})
@@ -232,35 +233,14 @@ func digits(s string, min, max int) bool {
 // answerRecorder notes the status of an answer and keeps the start of an
 // error body, for the log.
 type answerRecorder struct {
-	http.ResponseWriter
-	status int
-	body   bytes.Buffer
-}
-
-func (a *answerRecorder) WriteHeader(code int) {
-	if a.status == 0 {
-		a.status = code
-	}
-	a.ResponseWriter.WriteHeader(code)
+	httprec.Recorder
+	body bytes.Buffer
 }
 
 func (a *answerRecorder) Write(b []byte) (int, error) {
-	if a.status == 0 {
-		a.status = http.StatusOK
-	}
-	if a.status >= 500 && a.body.Len() < 1024 {
+	n, err := a.Recorder.Write(b)
+	if a.Status >= 500 && a.body.Len() < 1024 {
 		a.body.Write(b[:min(len(b), 1024-a.body.Len())])
 	}
-	return a.ResponseWriter.Write(b)
-}
-
-func (a *answerRecorder) Unwrap() http.ResponseWriter { return a.ResponseWriter }
-
-func (a *answerRecorder) Flush() {
-	if a.status == 0 {
-		a.status = http.StatusOK
-	}
-	if f, ok := a.ResponseWriter.(http.Flusher); ok {
-		f.Flush()
-	}
+	return n, err
 }

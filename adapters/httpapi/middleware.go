@@ -10,6 +10,7 @@ import (
 	"runtime/debug"
 	"time"
 
+	"github.com/trawlhq/trawl/adapters/httprec"
 	"github.com/trawlhq/trawl/core/failure"
 	"github.com/trawlhq/trawl/ports"
 )
@@ -27,7 +28,7 @@ type request struct {
 	// principal is the caller, once authed has authenticated it.
 	principal ports.Principal
 	authed    bool
-	rec       statusRecorder
+	rec       httprec.Recorder
 }
 
 func current(ctx context.Context) *request {
@@ -72,41 +73,6 @@ func newRequestID() string {
 	return "req_" + hex.EncodeToString(b[:])
 }
 
-// statusRecorder remembers the status a handler wrote.
-type statusRecorder struct {
-	http.ResponseWriter
-	status int
-	bytes  int
-}
-
-func (s *statusRecorder) WriteHeader(code int) {
-	if s.status == 0 {
-		s.status = code
-	}
-	s.ResponseWriter.WriteHeader(code)
-}
-
-func (s *statusRecorder) Write(b []byte) (int, error) {
-	if s.status == 0 {
-		s.status = http.StatusOK
-	}
-	n, err := s.ResponseWriter.Write(b)
-	s.bytes += n
-	return n, err
-}
-
-func (s *statusRecorder) Unwrap() http.ResponseWriter { return s.ResponseWriter }
-
-// Flush lets streaming responses (gRPC reflection) through the recorder.
-func (s *statusRecorder) Flush() {
-	if s.status == 0 {
-		s.status = http.StatusOK
-	}
-	if f, ok := s.ResponseWriter.(http.Flusher); ok {
-		f.Flush()
-	}
-}
-
 // outer wraps every request: request id, body limit, panic recovery, access log.
 func (a *API) outer(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -116,7 +82,7 @@ func (a *API) outer(next http.Handler) http.Handler {
 			id = newRequestID()
 		}
 		w.Header()["X-Request-Id"] = []string{id}
-		st := &request{id: id, rec: statusRecorder{ResponseWriter: w}}
+		st := &request{id: id, rec: httprec.Recorder{ResponseWriter: w}}
 		ctx := context.WithValue(r.Context(), keyRequest, st)
 		r = r.WithContext(ctx)
 		if r.Body != nil && r.Body != http.NoBody { // nothing to read, nothing to cap
@@ -129,7 +95,7 @@ func (a *API) outer(next http.Handler) http.Handler {
 					panic(p)
 				}
 				a.log.ErrorContext(ctx, "panic serving request", "panic", fmt.Sprint(p), "stack", string(debug.Stack()), "request_id", id)
-				if rec.status == 0 {
+				if rec.Status == 0 {
 					a.writeError(rec, r, failure.E("httpapi", failure.Internal, "", fmt.Errorf("panic: %v", p)))
 				}
 			}
@@ -146,8 +112,8 @@ func (a *API) accessLog(ctx context.Context, r *http.Request, st *request, took 
 		return
 	}
 	attrs := [8]slog.Attr{
-		slog.String("method", r.Method), slog.String("path", r.URL.Path), slog.Int("status", st.rec.status),
-		slog.Duration("duration", took), slog.String("request_id", st.id), slog.Int("bytes", st.rec.bytes),
+		slog.String("method", r.Method), slog.String("path", r.URL.Path), slog.Int("status", st.rec.Status),
+		slog.Duration("duration", took), slog.String("request_id", st.id), slog.Int("bytes", st.rec.Bytes),
 	}
 	n := 6
 	if st.authed && st.principal.Account.ID != 0 {

@@ -22,6 +22,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/trawlhq/trawl/adapters/httprec"
 	"github.com/trawlhq/trawl/core/failure"
 	"github.com/trawlhq/trawl/core/ratelimit"
 	"github.com/trawlhq/trawl/ports"
@@ -110,11 +111,11 @@ func (m *Metrics) HTTP(next http.Handler, route func(*http.Request) string) http
 		}
 		m.inFlight.Inc()
 		defer m.inFlight.Dec()
-		rec := codeRecorder{ResponseWriter: w}
+		rec := httprec.Recorder{ResponseWriter: w}
 		start := time.Now()
 		next.ServeHTTP(&rec, r)
 		took := time.Since(start).Seconds()
-		lat, count := series.of(p, rec.code)
+		lat, count := series.of(p, rec.Status)
 		lat.Observe(took)
 		count.Inc()
 	})
@@ -157,38 +158,6 @@ func (s *routeSeries) of(route string, code int) (prometheus.Observer, prometheu
 	}
 	return lat, count
 }
-
-// codeRecorder remembers the status a handler answered with, and lets
-// flushes (streamed answers) and http.ResponseController through.
-type codeRecorder struct {
-	http.ResponseWriter
-	code int
-}
-
-func (c *codeRecorder) WriteHeader(code int) {
-	if c.code == 0 {
-		c.code = code
-	}
-	c.ResponseWriter.WriteHeader(code)
-}
-
-func (c *codeRecorder) Write(b []byte) (int, error) {
-	if c.code == 0 {
-		c.code = http.StatusOK
-	}
-	return c.ResponseWriter.Write(b)
-}
-
-func (c *codeRecorder) Flush() {
-	if c.code == 0 {
-		c.code = http.StatusOK
-	}
-	if f, ok := c.ResponseWriter.(http.Flusher); ok {
-		f.Flush()
-	}
-}
-
-func (c *codeRecorder) Unwrap() http.ResponseWriter { return c.ResponseWriter }
 
 // DB reports a connection pool (open, in use, idle, waits, closes) as
 // go_sql_* metrics labelled db_name=name.
