@@ -36,17 +36,7 @@ func benchStores(b *testing.B, run func(b *testing.B, s *sqlstore.Store)) {
 }
 
 func benchPrincipal(b *testing.B, s *sqlstore.Store) ports.Principal {
-	ctx := context.Background()
-	now := time.Now()
-	a, err := s.CreateAccount(ctx, ports.Account{Name: "B", Email: "b@example.com", Plan: "business", CreatedAt: now, UpdatedAt: now})
-	if err != nil {
-		b.Fatal(err)
-	}
-	t, err := s.CreateToken(ctx, ports.Token{AccountID: a.ID, Name: "b", Hash: "bench-hash", Preview: "p", CreatedAt: now}, 10)
-	if err != nil {
-		b.Fatal(err)
-	}
-	return ports.Principal{Account: a.Caller(), Token: t.Caller()}
+	return newPrincipal(b, s, "business", "bench-hash")
 }
 
 func BenchmarkPrincipalByTokenHash(b *testing.B) {

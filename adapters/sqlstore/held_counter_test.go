@@ -26,13 +26,19 @@ func pgWithAccount(t *testing.T) (*sqlstore.Store, ports.Principal) {
 // basicPrincipal creates an account on the basic plan with one token.
 func basicPrincipal(t *testing.T, s *sqlstore.Store) ports.Principal {
 	t.Helper()
+	return newPrincipal(t, s, "basic", "h")
+}
+
+// newPrincipal creates an account on plan with one token of hash.
+func newPrincipal(t testing.TB, s *sqlstore.Store, plan, hash string) ports.Principal {
+	t.Helper()
 	ctx := context.Background()
 	now := time.Now()
-	a, err := s.CreateAccount(ctx, ports.Account{Name: "A", Email: "a@example.com", Plan: "basic", CreatedAt: now, UpdatedAt: now})
+	a, err := s.CreateAccount(ctx, ports.Account{Name: "A", Email: "a@example.com", Plan: plan, CreatedAt: now, UpdatedAt: now})
 	if err != nil {
 		t.Fatal(err)
 	}
-	tok, err := s.CreateToken(ctx, ports.Token{AccountID: a.ID, Name: "t", Hash: "h", Preview: "p", CreatedAt: now}, 5)
+	tok, err := s.CreateToken(ctx, ports.Token{AccountID: a.ID, Name: "t", Hash: hash, Preview: "p", CreatedAt: now}, 10)
 	if err != nil {
 		t.Fatal(err)
 	}
