@@ -1,7 +1,6 @@
 package extract_test
 
 import (
-	"strings"
 	"testing"
 )
 
@@ -21,9 +20,5 @@ git status</code></pre>`
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"# initialize a repository here", "# see what changed since the last commit", "git status"} {
-		if !strings.Contains(out.Text, want) {
-			t.Errorf("missing %q in %q", want, out.Text)
-		}
-	}
+	wantIn(t, out.Text, "# initialize a repository here", "# see what changed since the last commit", "git status")
 }

@@ -94,6 +94,16 @@ func extractHTML(t *testing.T, page string) (ports.Extracted, error) {
 	return extract.New().Extract(context.Background(), ports.ExtractRequest{URL: "https://site.example/dir/page", HTML: []byte(page)})
 }
 
+// wantIn fails t for each of wants that text does not contain.
+func wantIn(t *testing.T, text string, wants ...string) {
+	t.Helper()
+	for _, want := range wants {
+		if !strings.Contains(text, want) {
+			t.Errorf("missing %q in %q", want, text)
+		}
+	}
+}
+
 const prose = "<p>Ocean currents carry heat from the equator toward the poles, and in doing so they shape the weather of whole continents for months at a time.</p><p>Scientists measure them with floats, satellites and ships, and the records now span more than a century of careful observation.</p>"
 
 func TestMetadataFallbacks(t *testing.T) {

@@ -26,11 +26,7 @@ func TestFAQCompletedFromStructuredData(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"When is the bar safe to cross?", "Two hours either side of high water", "Where can I moor overnight?", "visitors' pontoon"} {
-		if !strings.Contains(out.Text, want) {
-			t.Errorf("missing %q in %q", want, out.Text)
-		}
-	}
+	wantIn(t, out.Text, "When is the bar safe to cross?", "Two hours either side of high water", "Where can I moor overnight?", "visitors' pontoon")
 
 	page = `<html><head><title>Crossing the bar</title>` + faqLD + `</head><body><article><h1>Crossing the bar</h1>` + body + `</article></body></html>`
 	out, err = extractHTML(t, page)

@@ -20,11 +20,7 @@ func TestVeiledPageIsRead(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"Spring tide", "Neap tide", "Storm surge"} {
-		if !strings.Contains(out.Text, want) {
-			t.Errorf("missing %q in %q", want, out.Text)
-		}
-	}
+	wantIn(t, out.Text, "Spring tide", "Neap tide", "Storm surge")
 	if strings.Contains(out.Text, "Menu entry") {
 		t.Errorf("collapsed menu read: %q", out.Text)
 	}
@@ -94,11 +90,7 @@ func TestBlurbAboveItems(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"Stay up to date", "Renting a car could lead", "Returning a car after hours"} {
-		if !strings.Contains(out.Text, want) {
-			t.Errorf("missing %q in %q", want, out.Text)
-		}
-	}
+	wantIn(t, out.Text, "Stay up to date", "Renting a car could lead", "Returning a car after hours")
 }
 
 // An article split into sections, one of which holds most of its prose,
@@ -111,11 +103,7 @@ func TestArticleSectionsGathered(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"Introduction", "Main section", "Conclusion"} {
-		if !strings.Contains(out.Text, want) {
-			t.Errorf("missing %q in %q", want, out.Text)
-		}
-	}
+	wantIn(t, out.Text, "Introduction", "Main section", "Conclusion")
 }
 
 // Furniture inside the article goes: the heading of a removed block of

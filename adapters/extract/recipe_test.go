@@ -21,11 +21,7 @@ func TestRecipeCompletedFromStructuredData(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"200 g rolled oats", "2 tbsp golden syrup", "Melt the butter with the syrup.", "Stir in the oats & the soda."} {
-		if !strings.Contains(out.Text, want) {
-			t.Errorf("missing %q in %q", want, out.Text)
-		}
-	}
+	wantIn(t, out.Text, "200 g rolled oats", "2 tbsp golden syrup", "Melt the butter with the syrup.", "Stir in the oats & the soda.")
 
 	shown := `<html><head><title>Oat biscuits</title>` + recipeLD + `</head><body><article><h1>Oat biscuits</h1>` + intro +
 		`<h2>Ingredients</h2><ul><li>200 g rolled oats</li><li>100 g butter</li><li>2 tbsp golden syrup</li><li>1 tsp baking soda</li></ul>` +
