@@ -6,38 +6,23 @@ import (
 	"testing"
 	"time"
 
+	"github.com/trawlhq/trawl/client"
 	"github.com/trawlhq/trawl/core/billing"
 	"github.com/trawlhq/trawl/ports"
 )
 
-// statusJSON is the status object as encoding/json writes it: the shape
-// the hand-written encoder must keep to the byte.
-type statusJSON struct {
-	Balance          int64   `json:"balance"`
-	FormattedBalance string  `json:"formatted_balance"`
-	Limit            int64   `json:"limit"`
-	Used             int64   `json:"used"`
-	IsLow            bool    `json:"is_low"`
-	Threshold        int64   `json:"threshold"`
-	PercentageUsed   float64 `json:"percentage_used"`
-	NextRenewal      *string `json:"next_renewal"`
-}
-
-func toStatusJSON(s billing.Status) statusJSON {
-	return statusJSON{
+// toStatusJSON is the status object in the Go client's type: encoding/json
+// writing the client's types is the shape the hand-written encoder must
+// keep to the byte.
+func toStatusJSON(s billing.Status) client.CreditStatus {
+	return client.CreditStatus{
 		Balance: s.Balance, FormattedBalance: s.FormattedBalance, Limit: s.Limit, Used: s.Used,
 		IsLow: s.IsLow, Threshold: s.Threshold, PercentageUsed: s.PercentageUsed, NextRenewal: isoPtr(s.NextRenewal),
 	}
 }
 
 func creditsJSON(st billing.Status) []byte {
-	return encodeJSON(struct {
-		Balance          int64      `json:"balance"`
-		FormattedBalance string     `json:"formatted_balance"`
-		Limit            int64      `json:"limit"`
-		Used             int64      `json:"used"`
-		Status           statusJSON `json:"status"`
-	}{st.Balance, st.FormattedBalance, st.Limit, st.Used, toStatusJSON(st)})
+	return encodeJSON(client.Credits{Balance: st.Balance, FormattedBalance: st.FormattedBalance, Limit: st.Limit, Used: st.Used, Status: toStatusJSON(st)})
 }
 
 func TestStatusBodiesAreEncodingJSONs(t *testing.T) {
