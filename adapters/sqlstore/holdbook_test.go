@@ -166,3 +166,38 @@ func TestSQLiteHotPathStartsNoGoroutine(t *testing.T) {
 		t.Errorf("a billed call's store work started %d goroutines, want 0", fewest)
 	}
 }
+
+// Every write on SQLite goes through the one writer connection: a write
+// that fails (a conflict, a context ended before it ran) leaves it out of
+// any transaction, and the next writes, the ledger's and the others',
+// commit.
+func TestSQLiteWriterRecoversFromFailedWrites(t *testing.T) {
+	s, _, p := sqliteWithAccount(t, 5*time.Second)
+	ctx := context.Background()
+	now := time.Now()
+	ended, cancel := context.WithCancel(ctx)
+	cancel()
+	if _, err := s.CreateToken(ended, ports.Token{AccountID: p.Account.ID, Name: "late", Hash: "late", Preview: "l", CreatedAt: now}, 10); err == nil {
+		t.Fatal("a token created with an ended context")
+	}
+	if _, err := s.CreateToken(ctx, ports.Token{AccountID: p.Account.ID, Name: "over", Hash: "over", Preview: "o", CreatedAt: now}, 1); err == nil {
+		t.Fatal("a token created past the cap")
+	}
+	ledger, _ := credits.NewLedger(s, testkit.NewClock(now))
+	h, err := ledger.Reserve(ctx, ports.ReserveRequest{AccountID: p.Account.ID, TokenID: p.Token.ID, Amount: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ledger.Settle(ctx, h, ports.Charge{Credits: 1, ServiceType: "scrape", ServiceName: "Scrape"}); err != nil {
+		t.Fatalf("charge after failed writes: %v", err)
+	}
+	if _, err := s.CreateToken(ctx, ports.Token{AccountID: p.Account.ID, Name: "next", Hash: "next", Preview: "n", CreatedAt: now}, 10); err != nil {
+		t.Fatalf("token after failed writes: %v", err)
+	}
+	if got, err := s.PrincipalByTokenHash(ctx, "next"); err != nil || got.Token.AccountID != p.Account.ID {
+		t.Fatalf("the new token reads back as %+v (%v)", got.Token, err)
+	}
+	if txs, n, err := s.Transactions(ctx, p.Account.ID, 10, 0); err != nil || n != 1 || txs[0].Credits != 1 {
+		t.Fatalf("transactions %v, %d (%v), want the one charge", txs, n, err)
+	}
+}

@@ -3,24 +3,27 @@ package sqlstore
 import (
 	"context"
 	"database/sql"
+	"fmt"
 
 	"github.com/jmoiron/sqlx"
 )
 
-// sqliteWriter is the connection the ledger's views write through on
-// SQLite, used by one view at a time (under the writer gate), with its own
-// handle on the file so the pool keeps every connection for readers.
+// sqliteWriter is the connection every write of the store goes through on
+// SQLite (the ledger's views and every other transaction), used by one
+// writer at a time (under the writer gate), with its own handle on the
+// file so the pool keeps every connection for readers.
 //
-// It holds its connection between views, and its statements stay prepared
-// on it. A view's transaction is BEGIN IMMEDIATE and COMMIT on that
+// It holds its connection between transactions, and its statements stay
+// prepared on it. A transaction is BEGIN IMMEDIATE and COMMIT on that
 // connection, not a database/sql transaction, which starts a goroutine to
 // watch its context and borrows each pooled statement for its connection
 // on every call; and the connection's page cache stays warm with the rows
-// the ledger writes. Statements run with the view's context detached from
-// cancellation (see Store.keyed), so none of them starts a goroutine.
+// the store writes. A ledger view's statements run with its context
+// detached from cancellation (see Store.keyed), so none of them starts a
+// goroutine.
 //
 // After a failure it may have left a transaction open on, the connection
-// is closed (SQLite rolls the transaction back) and the next view opens
+// is closed (SQLite rolls the transaction back) and the next writer opens
 // another.
 type sqliteWriter struct {
 	db    *sqlx.DB
@@ -58,9 +61,14 @@ func (w *sqliteWriter) stmt(ctx context.Context, query string) (*sqlx.Stmt, erro
 	return st, nil
 }
 
-// begin, commit and rollback control the view's transaction.
+// begin, commit and rollback control a transaction. A BEGIN that failed
+// is rolled back, should it have begun all the same (a context ended as
+// it ran), so the connection is never left inside a transaction.
 func (w *sqliteWriter) begin(ctx context.Context) error {
 	_, err := w.x().ExecContext(ctx, "BEGIN IMMEDIATE")
+	if err != nil {
+		w.rollback(ctx)
+	}
 	return err
 }
 
@@ -73,12 +81,33 @@ func (w *sqliteWriter) commit(ctx context.Context) error {
 	return nil
 }
 
-// rollback rolls back; should that fail, the connection is closed, which
-// rolls back what it had begun.
+// rollback rolls back, whether ctx is done or not; should that fail, the
+// connection is closed, which rolls back what it had begun.
 func (w *sqliteWriter) rollback(ctx context.Context) {
-	if _, err := w.x().ExecContext(ctx, "ROLLBACK"); err != nil {
+	if _, err := w.x().ExecContext(context.WithoutCancel(ctx), "ROLLBACK"); err != nil {
 		w.reset()
 	}
+}
+
+// inTx runs fn in a transaction on the writer, committing on nil and
+// rolling back otherwise (and on panic). A ctx done before the commit
+// leaves nothing written.
+func (w *sqliteWriter) inTx(ctx context.Context, fn func(tx execer) error) (err error) {
+	if err := w.begin(ctx); err != nil {
+		return fmt.Errorf("begin: %w", err)
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			w.rollback(ctx)
+			panic(p)
+		}
+		if err != nil {
+			w.rollback(ctx)
+			return
+		}
+		err = w.commit(ctx)
+	}()
+	return fn(w.x())
 }
 
 // reset closes the connection and its statements; the next use opens

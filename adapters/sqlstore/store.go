@@ -274,12 +274,16 @@ func (s *Store) keyed(ctx context.Context) (context.Context, context.CancelFunc)
 }
 
 // inTx runs fn in a transaction, committing on nil and rolling back otherwise
-// (and on panic).
+// (and on panic). On SQLite the transaction is the writer's (sqliteWriter),
+// as every write of the store there.
 func (s *Store) inTx(ctx context.Context, fn func(tx execer) error) (err error) {
 	if err := s.writer.enter(ctx); err != nil {
 		return fmt.Errorf("begin: %w", err)
 	}
 	defer s.writer.leave()
+	if s.sqliteW != nil {
+		return s.sqliteW.inTx(ctx, fn)
+	}
 	tx, err := s.db.BeginTxx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("begin: %w", err)
