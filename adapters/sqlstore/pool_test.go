@@ -76,10 +76,11 @@ func (r *limitedRole) limit(t testing.TB, n int) {
 }
 
 // drop ends every connection the role has open, as a restarted or
-// overloaded server would.
+// overloaded server would, and waits until they have ended (a backend
+// still alive would serve the next statement).
 func (r *limitedRole) drop(t testing.TB) {
 	t.Helper()
-	if _, err := r.admin.Exec(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = $1`, r.name); err != nil {
+	if _, err := r.admin.Exec(`SELECT pg_terminate_backend(pid, 5000) FROM pg_stat_activity WHERE usename = $1`, r.name); err != nil {
 		t.Fatalf("terminate: %v", err)
 	}
 }
