@@ -10,6 +10,7 @@ import (
 
 	"github.com/trawlhq/trawl/adapters/sqlstore"
 	"github.com/trawlhq/trawl/core/credits"
+	"github.com/trawlhq/trawl/core/failure"
 	"github.com/trawlhq/trawl/ports"
 	"github.com/trawlhq/trawl/testkit"
 	"github.com/trawlhq/trawl/testkit/pgtest"
@@ -199,5 +200,91 @@ func TestSQLiteWriterRecoversFromFailedWrites(t *testing.T) {
 	}
 	if txs, n, err := s.Transactions(ctx, p.Account.ID, 10, 0); err != nil || n != 1 || txs[0].Credits != 1 {
 		t.Fatalf("transactions %v, %d (%v), want the one charge", txs, n, err)
+	}
+}
+
+// On SQLite a billed call's hold starts from the credit row its
+// authentication read, and its charge checks that row, and the token, in
+// the UPDATE that writes it: what another process changes in between is
+// neither lost nor overlooked, and a transaction of this process that ends
+// in between makes the view read the file.
+func TestSQLiteCallStartsFromTheRowAuthenticationRead(t *testing.T) {
+	type step func(t *testing.T, s *sqlstore.Store, other *sql.DB, p ports.Principal)
+	otherTopUp := func(n int) step {
+		return func(t *testing.T, _ *sqlstore.Store, other *sql.DB, p ports.Principal) {
+			if _, err := other.Exec(`UPDATE accounts SET topup = topup + ? WHERE id = ?`, n, p.Account.ID); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	for _, tc := range []struct {
+		name string
+		// afterAuth runs between the authentication read and the hold;
+		// afterHold between the hold and the charge.
+		afterAuth, afterHold step
+		// seenTopUp is the top-up the hold's view sees.
+		seenTopUp, wantTopUp, wantUsed int64
+		revoked                        bool
+	}{
+		{name: "nothing changes", wantUsed: 1},
+		{name: "another process adds credits before the hold", afterAuth: otherTopUp(50), seenTopUp: 0, wantTopUp: 50, wantUsed: 1},
+		{name: "a transaction of this process ends before the hold", afterAuth: func(t *testing.T, s *sqlstore.Store, other *sql.DB, p ports.Principal) {
+			otherTopUp(50)(t, s, other, p)
+			if _, err := s.CreateToken(context.Background(), ports.Token{AccountID: p.Account.ID, Name: "u", Hash: "u", Preview: "u", CreatedAt: time.Now()}, 10); err != nil {
+				t.Fatal(err)
+			}
+		}, seenTopUp: 50, wantTopUp: 50, wantUsed: 1},
+		{name: "another process adds credits during the call", afterHold: otherTopUp(7), wantTopUp: 7, wantUsed: 1},
+		{name: "another process deletes the token during the call", afterHold: func(t *testing.T, _ *sqlstore.Store, other *sql.DB, p ports.Principal) {
+			if _, err := other.Exec(`DELETE FROM tokens WHERE id = ?`, p.Token.ID); err != nil {
+				t.Fatal(err)
+			}
+		}, revoked: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s, other, p := sqliteWithAccount(t, 5*time.Second)
+			ctx := context.Background()
+			ledger, _ := credits.NewLedger(s, testkit.NewClock(time.Now()))
+			// A first call leaves the row remembered as the charge committed it.
+			h, err := ledger.Reserve(ctx, ports.ReserveRequest{AccountID: p.Account.ID, TokenID: p.Token.ID, Amount: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := ledger.Release(ctx, h); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := s.PrincipalByTokenHash(ctx, p.Token.Hash); err != nil {
+				t.Fatal(err)
+			}
+			if tc.afterAuth != nil {
+				tc.afterAuth(t, s, other, p)
+			}
+			if err := s.WithCredits(ctx, p.Account.ID, func(tx ports.LedgerTx) error {
+				if got := tx.State().TopUp; got != tc.seenTopUp {
+					t.Errorf("the hold's view sees a top-up of %d, want %d", got, tc.seenTopUp)
+				}
+				return nil
+			}); err != nil {
+				t.Fatal(err)
+			}
+			h, err = ledger.Reserve(ctx, ports.ReserveRequest{AccountID: p.Account.ID, TokenID: p.Token.ID, Amount: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.afterHold != nil {
+				tc.afterHold(t, s, other, p)
+			}
+			_, err = ledger.Settle(ctx, h, ports.Charge{Credits: 1, ServiceType: "scrape", ServiceName: "Scrape"})
+			if tc.revoked != failure.Is(err, failure.Unauthenticated) || (!tc.revoked && err != nil) {
+				t.Fatalf("settle: %v (revoked token: %v)", err, tc.revoked)
+			}
+			st, held, err := s.ReadCredits(ctx, p.Account.ID, time.Now())
+			if err != nil || st.TopUp != tc.wantTopUp || st.Used != tc.wantUsed || held != 0 {
+				t.Fatalf("top-up %d used %d held %d (%v); want %d, %d and 0", st.TopUp, st.Used, held, err, tc.wantTopUp, tc.wantUsed)
+			}
+			if _, n, err := s.Transactions(ctx, p.Account.ID, 10, 0); err != nil || n != int(tc.wantUsed) {
+				t.Fatalf("%d transactions (%v), want %d", n, err, tc.wantUsed)
+			}
+		})
 	}
 }

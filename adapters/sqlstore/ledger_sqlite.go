@@ -79,9 +79,14 @@ type sqliteTx struct {
 	accountID int64
 	open      bool // the view's transaction has begun (on the writer)
 	// state is the credit row as the view has it; read is the row as read
-	// from the file (loaded: it was; inTx: inside the transaction).
+	// from the file or remembered (creditRows) (loaded: it was; inTx: it
+	// is known to be the file's row inside the transaction).
 	state, read           ports.CreditState
 	loaded, inTx, unsaved bool
+	// deferred is the token a charge assumed live, with read, a remembered
+	// row: both are checked by the UPDATE that saves the row or, failing
+	// that, before the commit (check).
+	deferred int64
 	// book is the account's holds in the book; holds is this view's copy
 	// once it changes them (nil: unchanged).
 	book, holds map[string]ports.Hold
@@ -103,15 +108,33 @@ func (l *sqliteTx) begin() error {
 		return fmt.Errorf("begin: %w", err)
 	}
 	l.open = true
-	if !l.loaded {
+	if !l.loaded || l.deferred != 0 {
 		return nil
 	}
+	return l.check()
+}
+
+// check reads the credit row inside the transaction, and the deferred
+// token: a row other than the one the view began from, or a token gone,
+// starts the view over inside a transaction (errStaleRead), where the
+// rules see them as they are.
+func (l *sqliteTx) check() error {
 	row, err := l.s.lockAccount(l.ctx, l.x(), l.accountID)
 	if err != nil {
 		return err
 	}
 	if !sameCredits(row.credits(), l.read) {
 		return errStaleRead
+	}
+	if l.deferred != 0 {
+		live, err := l.TokenLive(l.deferred)
+		if err != nil {
+			return err
+		}
+		if !live {
+			return errStaleRead
+		}
+		l.deferred = 0
 	}
 	l.inTx = true
 	return nil
@@ -136,15 +159,25 @@ func (l *sqliteTx) finish() error {
 		if err := l.begin(); err != nil {
 			return err
 		}
-		if _, err := l.x().ExecContext(l.ctx, l.s.q(saveStateSQL), stateArgs(l.state)...); err != nil {
+		if err := l.save(); err != nil {
 			return err
 		}
-		l.unsaved = false
+	}
+	if l.deferred != 0 {
+		if err := l.begin(); err != nil {
+			return err
+		}
+		if err := l.check(); err != nil {
+			return err
+		}
 	}
 	if l.open {
 		l.open = false
 		if err := l.s.sqliteW.commit(l.ctx); err != nil {
 			return err
+		}
+		if l.inTx {
+			l.s.sqliteW.rows.keep(l.state, l.s.sqliteW.rows.now())
 		}
 	}
 	if l.holds != nil {
@@ -153,8 +186,46 @@ func (l *sqliteTx) finish() error {
 	return nil
 }
 
-// load reads the credit row, inside the transaction if there is one.
+// save writes the view's credit row, inside its transaction. With a
+// deferred check the UPDATE is a compare-and-set: it changes the row only
+// if it is still the one the view began from and the token is still live,
+// and when it changes nothing the view starts over (errStaleRead).
+func (l *sqliteTx) save() error {
+	if l.deferred == 0 {
+		if _, err := l.x().ExecContext(l.ctx, l.s.q(saveStateSQL), stateArgs(l.state)...); err != nil {
+			return err
+		}
+		l.unsaved = false
+		return nil
+	}
+	r := l.read
+	args := append(stateArgs(l.state), r.Plan, msPtr(r.PlanAnchor), msPtr(r.PeriodStart), r.Used, r.AllowanceUsed, r.TopUp, l.deferred, l.accountID)
+	res, err := l.x().ExecContext(l.ctx, l.s.q(saveStateIfSQL), args...)
+	if err != nil {
+		return err
+	}
+	if n, err := res.RowsAffected(); err != nil || n != 1 {
+		return errors.Join(errStaleRead, err)
+	}
+	l.unsaved, l.deferred, l.inTx = false, 0, true
+	return nil
+}
+
+// saveStateIfSQL is saveStateSQL where the row is still as read and the
+// token still exists, checked on the row the write changes.
+const saveStateIfSQL = saveStateSQL + ` AND plan = ? AND plan_anchor IS ? AND period_start IS ? AND used = ? AND allowance_used = ? AND topup = ?
+	AND EXISTS (SELECT 1 FROM tokens WHERE id = ? AND account_id = ?)`
+
+// load reads the credit row, inside the transaction if there is one;
+// before it, the row remembered since the last transaction ended, if any,
+// is the row (creditRows).
 func (l *sqliteTx) load() error {
+	if !l.open {
+		if row, ok := l.s.sqliteW.rows.current(l.accountID); ok {
+			l.setRow(row)
+			return nil
+		}
+	}
 	row, err := l.s.lockAccount(l.ctx, l.x(), l.accountID)
 	if err != nil {
 		return err
@@ -307,12 +378,21 @@ func (l *sqliteTx) TokenLive(tokenID int64) (bool, error) {
 
 // DropHold drops the hold from memory and, for a call's token, begins the
 // transaction that will charge it, reading the credit row and checking the
-// token in one statement.
+// token in one statement; or, with a row remembered since the last
+// transaction ended, reads nothing and defers both checks to the UPDATE
+// that saves the charged row (save).
 func (l *sqliteTx) DropHold(holdID string, tokenID int64, now time.Time) (bool, int64, error) {
 	if err := l.DeleteHold(holdID); err != nil && !failure.Is(err, failure.NotFound) {
 		return false, 0, err
 	}
 	live := true
+	if tokenID != 0 && !l.open && !l.loaded {
+		if row, ok := l.s.sqliteW.rows.current(l.accountID); ok {
+			l.setRow(row)
+			l.deferred = tokenID
+			return true, liveSum(l.mine(), now, ""), nil
+		}
+	}
 	if tokenID != 0 {
 		if err := l.begin(); err != nil {
 			return false, 0, err
@@ -345,10 +425,9 @@ func (l *sqliteTx) AddTransaction(t ports.Transaction) (ports.Transaction, error
 		return t, err
 	}
 	if l.unsaved {
-		if _, err := l.x().ExecContext(l.ctx, l.s.q(saveStateSQL), stateArgs(l.state)...); err != nil {
+		if err := l.save(); err != nil {
 			return t, err
 		}
-		l.unsaved = false
 	}
 	return addTransaction(l.ctx, l.s, l.x(), l.accountID, t)
 }

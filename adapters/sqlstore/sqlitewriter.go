@@ -29,6 +29,9 @@ type sqliteWriter struct {
 	db    *sqlx.DB
 	conn  *sqlx.Conn
 	stmts map[string]*sqlx.Stmt
+	// rows are the credit rows read or committed since the last
+	// transaction ended; every commit and rollback ends their epoch.
+	rows creditRows
 }
 
 func newSQLiteWriter(dsn string) (*sqliteWriter, error) {
@@ -74,6 +77,7 @@ func (w *sqliteWriter) begin(ctx context.Context) error {
 
 // commit commits; on failure the transaction is rolled back.
 func (w *sqliteWriter) commit(ctx context.Context) error {
+	defer w.rows.ended()
 	if _, err := w.x().ExecContext(ctx, "COMMIT"); err != nil {
 		w.rollback(ctx)
 		return err
@@ -84,6 +88,7 @@ func (w *sqliteWriter) commit(ctx context.Context) error {
 // rollback rolls back, whether ctx is done or not; should that fail, the
 // connection is closed, which rolls back what it had begun.
 func (w *sqliteWriter) rollback(ctx context.Context) {
+	defer w.rows.ended()
 	if _, err := w.x().ExecContext(context.WithoutCancel(ctx), "ROLLBACK"); err != nil {
 		w.reset()
 	}

@@ -82,6 +82,10 @@ func (s *Store) PrincipalByTokenHash(ctx context.Context, hash string) (ports.Pr
 	// time.
 	var tok tokenRow
 	var a accountRow
+	var epoch uint64
+	if s.sqliteW != nil {
+		epoch = s.sqliteW.rows.now()
+	}
 	err := s.x().scanRow(ctx, s.q(principalQuery), []any{hash},
 		&tok.ID, &tok.AccountID, &tok.Hash, &tok.LastUsedAt,
 		&a.Plan, &a.PlanAnchor, &a.PeriodStart, &a.Used, &a.AllowanceUsed, &a.TopUp)
@@ -89,7 +93,12 @@ func (s *Store) PrincipalByTokenHash(ctx context.Context, hash string) (ports.Pr
 		return ports.Principal{}, notFound(ctx, "sqlstore.PrincipalByTokenHash", "token", err)
 	}
 	a.ID = tok.AccountID
-	return ports.Principal{Account: a.account().Caller(), Token: tok.token().Caller(), Credits: a.credits()}, nil
+	credits := a.credits()
+	if s.sqliteW != nil {
+		// The call's hold starts from this row (creditRows).
+		s.sqliteW.rows.keep(credits, epoch)
+	}
+	return ports.Principal{Account: a.account().Caller(), Token: tok.token().Caller(), Credits: credits}, nil
 }
 
 // ListTokens lists an account's tokens by id.
