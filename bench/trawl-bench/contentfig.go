@@ -130,7 +130,7 @@ func contentFigure(pairs, conc int, cpuProfile string, encodings []string, verbo
 	for _, enc := range encodings {
 		var trawl, floor, ratios, bare, bareRatios []float64
 		var failed int64
-		var server, extractor [][]float64 // counters per page, each pair
+		var server, extractor, bareC [][]float64 // counters per page, each pair
 		for range pairs {
 			before := ask("cpu")
 			failed = 0
@@ -150,7 +150,13 @@ func contentFigure(pairs, conc int, cpuProfile string, encodings []string, verbo
 			trawl, floor, ratios = append(trawl, t), append(floor, f), append(ratios, t/f)
 			before = ask("cpu")
 			bareServerPass(client, bareAddr, enc, pages, conc)
-			b := float64(atoi(ask("cpu")[0])-atoi(before[0])) / n
+			after = ask("cpu")
+			b := float64(atoi(after[0])-atoi(before[0])) / n
+			rc := make([]float64, len(counterNames))
+			for i := range counterNames {
+				rc[i] = float64(atoi(after[1+i])-atoi(before[1+i])) / n
+			}
+			bareC = append(bareC, rc)
 			bare, bareRatios = append(bare, b), append(bareRatios, b/f)
 		}
 		med := func(v []float64) float64 { v = slices.Clone(v); slices.Sort(v); return v[len(v)/2] }
@@ -167,7 +173,7 @@ func contentFigure(pairs, conc int, cpuProfile string, encodings []string, verbo
 					}
 					return med(c)
 				}
-				fmt.Printf("    %-34s server %10.1f   extractor %10.1f\n", name+" per page", col(server), col(extractor))
+				fmt.Printf("    %-34s server %10.1f   bare server %10.1f   extractor %10.1f\n", name+" per page", col(server), col(bareC), col(extractor))
 			}
 			for i := range trawl {
 				fmt.Printf("    pair %d: %v / %v = %.3f\n", i+1, time.Duration(trawl[i]).Round(10*time.Microsecond), time.Duration(floor[i]).Round(10*time.Microsecond), ratios[i])
