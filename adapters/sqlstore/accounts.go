@@ -51,7 +51,7 @@ func (s *Store) CreateAccount(ctx context.Context, a ports.Account) (ports.Accou
 		anchor = sql.NullInt64{Int64: ms(a.CreatedAt), Valid: true}
 	}
 	var id int64
-	err := s.x().GetContext(ctx, &id, s.q(`INSERT INTO accounts (name, email, email_verified_at, created_at, updated_at, plan, plan_anchor, period_start)
+	err := s.w().GetContext(ctx, &id, s.q(`INSERT INTO accounts (name, email, email_verified_at, created_at, updated_at, plan, plan_anchor, period_start)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`),
 		a.Name, a.Email, msPtr(a.EmailVerifiedAt), ms(a.CreatedAt), ms(a.UpdatedAt), a.Plan, anchor, anchor)
 	if isUnique(err) {
@@ -132,7 +132,7 @@ func (s *Store) WebhookSecret(ctx context.Context, accountID int64, newSecret fu
 func (s *Store) SetWebhookSecret(ctx context.Context, accountID int64, secret string) error {
 	ctx, cancel := s.bounded(ctx)
 	defer cancel()
-	res, err := s.x().ExecContext(ctx, s.q(`UPDATE accounts SET webhook_secret = ? WHERE id = ?`), secret, accountID)
+	res, err := s.w().ExecContext(ctx, s.q(`UPDATE accounts SET webhook_secret = ? WHERE id = ?`), secret, accountID)
 	if err != nil {
 		return fail(ctx, "sqlstore.SetWebhookSecret", err)
 	}

@@ -15,7 +15,7 @@ func (s *Store) SetPasswordHash(ctx context.Context, accountID int64, hash strin
 	const op = "sqlstore.SetPasswordHash"
 	ctx, cancel := s.bounded(ctx)
 	defer cancel()
-	_, err := s.x().ExecContext(ctx, s.q(`INSERT INTO account_passwords (account_id, hash, updated_at) VALUES (?, ?, ?)
+	_, err := s.w().ExecContext(ctx, s.q(`INSERT INTO account_passwords (account_id, hash, updated_at) VALUES (?, ?, ?)
 		ON CONFLICT (account_id) DO UPDATE SET hash = excluded.hash, updated_at = excluded.updated_at`),
 		accountID, hash, ms(time.Now()))
 	return fail(ctx, op, err)
@@ -37,7 +37,7 @@ func (s *Store) PasswordHash(ctx context.Context, accountID int64) (string, erro
 func (s *Store) MarkEmailVerified(ctx context.Context, accountID int64, at time.Time) error {
 	ctx, cancel := s.bounded(ctx)
 	defer cancel()
-	_, err := s.x().ExecContext(ctx, s.q(`UPDATE accounts SET email_verified_at = ?, updated_at = ? WHERE id = ? AND email_verified_at IS NULL`),
+	_, err := s.w().ExecContext(ctx, s.q(`UPDATE accounts SET email_verified_at = ?, updated_at = ? WHERE id = ? AND email_verified_at IS NULL`),
 		ms(at), ms(at), accountID)
 	return fail(ctx, "sqlstore.MarkEmailVerified", err)
 }
@@ -81,7 +81,7 @@ func (s *Store) Session(ctx context.Context, hash string, now time.Time) (ports.
 func (s *Store) DeleteSession(ctx context.Context, hash string) error {
 	ctx, cancel := s.bounded(ctx)
 	defer cancel()
-	_, err := s.x().ExecContext(ctx, s.q(`DELETE FROM sessions WHERE hash = ?`), hash)
+	_, err := s.w().ExecContext(ctx, s.q(`DELETE FROM sessions WHERE hash = ?`), hash)
 	return fail(ctx, "sqlstore.DeleteSession", err)
 }
 
@@ -89,7 +89,7 @@ func (s *Store) DeleteSession(ctx context.Context, hash string) error {
 func (s *Store) DeleteAccountSessions(ctx context.Context, accountID int64) error {
 	ctx, cancel := s.bounded(ctx)
 	defer cancel()
-	_, err := s.x().ExecContext(ctx, s.q(`DELETE FROM sessions WHERE account_id = ?`), accountID)
+	_, err := s.w().ExecContext(ctx, s.q(`DELETE FROM sessions WHERE account_id = ?`), accountID)
 	return fail(ctx, "sqlstore.DeleteAccountSessions", err)
 }
 
@@ -122,7 +122,7 @@ func (s *Store) UseEmailToken(ctx context.Context, hash string, purpose ports.Em
 	ctx, cancel := s.bounded(ctx)
 	defer cancel()
 	var r emailTokenRow
-	err := s.x().GetContext(ctx, &r, s.q(`DELETE FROM email_tokens WHERE hash = ? AND purpose = ? AND expires_at > ?
+	err := s.w().GetContext(ctx, &r, s.q(`DELETE FROM email_tokens WHERE hash = ? AND purpose = ? AND expires_at > ?
 		RETURNING account_id, created_at, expires_at`), hash, purpose, ms(now))
 	if err != nil {
 		return ports.EmailToken{}, notFound(ctx, op, "email token", err)

@@ -14,7 +14,7 @@ var _ ports.PaymentEventStore = (*Store)(nil)
 func (s *Store) RecordPaymentEvent(ctx context.Context, provider, eventID string, at time.Time) (bool, error) {
 	ctx, cancel := s.bounded(ctx)
 	defer cancel()
-	res, err := s.x().ExecContext(ctx, s.q(`INSERT INTO payment_events (provider, event_id, received_at) VALUES (?, ?, ?)
+	res, err := s.w().ExecContext(ctx, s.q(`INSERT INTO payment_events (provider, event_id, received_at) VALUES (?, ?, ?)
 		ON CONFLICT (provider, event_id) DO NOTHING`), provider, eventID, ms(at))
 	if err != nil {
 		return false, fail(ctx, "sqlstore.RecordPaymentEvent", err)
@@ -27,7 +27,7 @@ func (s *Store) RecordPaymentEvent(ctx context.Context, provider, eventID string
 func (s *Store) ForgetPaymentEvent(ctx context.Context, provider, eventID string) error {
 	ctx, cancel := s.bounded(ctx)
 	defer cancel()
-	_, err := s.x().ExecContext(ctx, s.q(`DELETE FROM payment_events WHERE provider = ? AND event_id = ?`), provider, eventID)
+	_, err := s.w().ExecContext(ctx, s.q(`DELETE FROM payment_events WHERE provider = ? AND event_id = ?`), provider, eventID)
 	return fail(ctx, "sqlstore.ForgetPaymentEvent", err)
 }
 
@@ -56,7 +56,7 @@ func (s *Store) Subscription(ctx context.Context, accountID int64) (ports.Subscr
 func (s *Store) SaveSubscription(ctx context.Context, x ports.Subscription) error {
 	ctx, cancel := s.bounded(ctx)
 	defer cancel()
-	_, err := s.x().ExecContext(ctx, s.q(`INSERT INTO subscriptions (account_id, provider, subscription_id, plan, status, event_at) VALUES (?, ?, ?, ?, ?, ?)
+	_, err := s.w().ExecContext(ctx, s.q(`INSERT INTO subscriptions (account_id, provider, subscription_id, plan, status, event_at) VALUES (?, ?, ?, ?, ?, ?)
 		ON CONFLICT (account_id) DO UPDATE SET provider = excluded.provider, subscription_id = excluded.subscription_id,
 		plan = excluded.plan, status = excluded.status, event_at = excluded.event_at`),
 		x.AccountID, x.Provider, x.ID, x.Plan, x.Status, ms(x.EventAt))
@@ -69,7 +69,7 @@ var _ ports.PlanCheckoutStore = (*Store)(nil)
 func (s *Store) CreatePlanCheckout(ctx context.Context, x ports.PlanCheckoutSession) error {
 	ctx, cancel := s.bounded(ctx)
 	defer cancel()
-	_, err := s.x().ExecContext(ctx, s.q(`INSERT INTO plan_checkouts (id, account_id, plan, created_at, paid_at) VALUES (?, ?, ?, ?, ?)`),
+	_, err := s.w().ExecContext(ctx, s.q(`INSERT INTO plan_checkouts (id, account_id, plan, created_at, paid_at) VALUES (?, ?, ?, ?, ?)`),
 		x.ID, x.AccountID, x.Plan, ms(x.CreatedAt), msPtr(x.PaidAt))
 	return fail(ctx, "sqlstore.CreatePlanCheckout", err)
 }
@@ -97,7 +97,7 @@ func (s *Store) PlanCheckoutSession(ctx context.Context, id string) (ports.PlanC
 func (s *Store) MarkPlanCheckoutPaid(ctx context.Context, id string, at time.Time) (bool, error) {
 	ctx, cancel := s.bounded(ctx)
 	defer cancel()
-	res, err := s.x().ExecContext(ctx, s.q(`UPDATE plan_checkouts SET paid_at = ? WHERE id = ? AND paid_at IS NULL`), ms(at), id)
+	res, err := s.w().ExecContext(ctx, s.q(`UPDATE plan_checkouts SET paid_at = ? WHERE id = ? AND paid_at IS NULL`), ms(at), id)
 	if err != nil {
 		return false, fail(ctx, "sqlstore.MarkPlanCheckoutPaid", err)
 	}

@@ -288,3 +288,24 @@ func TestSQLiteCallStartsFromTheRowAuthenticationRead(t *testing.T) {
 		})
 	}
 }
+
+// On SQLite the pool only reads: every write of the store goes through the
+// writer, in the writer gate's queue, so none waits in SQLite's sleeping
+// busy handler for another write of the same process. A write on the pool
+// fails; the store's own writes (those of every test) do not.
+func TestSQLitePoolOnlyReads(t *testing.T) {
+	s, _, p := sqliteWithAccount(t, 5*time.Second)
+	if _, err := s.DB().Exec(`UPDATE accounts SET name = 'B' WHERE id = ?`, p.Account.ID); err == nil {
+		t.Fatal("a write on the pool succeeded")
+	}
+	ctx := context.Background()
+	if err := s.TouchToken(ctx, p.Token.ID, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.DeleteToken(ctx, p.Account.ID, p.Token.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.PrincipalByTokenHash(ctx, p.Token.Hash); !failure.Is(err, failure.NotFound) {
+		t.Fatalf("a deleted token reads back: %v", err)
+	}
+}

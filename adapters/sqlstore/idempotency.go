@@ -59,7 +59,7 @@ func (s *Store) BeginIdempotent(ctx context.Context, rec ports.IdempotencyRecord
 func (s *Store) CompleteIdempotent(ctx context.Context, accountID int64, key string, status int, contentType string, body []byte) error {
 	ctx, cancel := s.bounded(ctx)
 	defer cancel()
-	_, err := s.x().ExecContext(ctx, s.q(`UPDATE idempotency_keys SET done = TRUE, status = ?, content_type = ?, body = ? WHERE account_id = ? AND key = ?`),
+	_, err := s.w().ExecContext(ctx, s.q(`UPDATE idempotency_keys SET done = TRUE, status = ?, content_type = ?, body = ? WHERE account_id = ? AND key = ?`),
 		status, contentType, body, accountID, key)
 	return fail(ctx, "sqlstore.CompleteIdempotent", err)
 }
@@ -68,6 +68,6 @@ func (s *Store) CompleteIdempotent(ctx context.Context, accountID int64, key str
 func (s *Store) AbandonIdempotent(ctx context.Context, accountID int64, key string) error {
 	ctx, cancel := s.bounded(ctx)
 	defer cancel()
-	_, err := s.x().ExecContext(ctx, s.q(`DELETE FROM idempotency_keys WHERE account_id = ? AND key = ? AND done = FALSE`), accountID, key)
+	_, err := s.w().ExecContext(ctx, s.q(`DELETE FROM idempotency_keys WHERE account_id = ? AND key = ? AND done = FALSE`), accountID, key)
 	return fail(ctx, "sqlstore.AbandonIdempotent", err)
 }

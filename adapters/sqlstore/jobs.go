@@ -153,7 +153,7 @@ func (s *Store) ClaimJob(ctx context.Context, owner string, now time.Time, lease
 func (s *Store) RenewLease(ctx context.Context, jobID, owner string, until time.Time) error {
 	ctx, cancel := s.bounded(ctx)
 	defer cancel()
-	res, err := s.x().ExecContext(ctx, s.q(`UPDATE bulk_jobs SET lease_until = ? WHERE id = ? AND lease_owner = ? AND status = 'processing'`), ms(until), jobID, owner)
+	res, err := s.w().ExecContext(ctx, s.q(`UPDATE bulk_jobs SET lease_until = ? WHERE id = ? AND lease_owner = ? AND status = 'processing'`), ms(until), jobID, owner)
 	if err != nil {
 		return fail(ctx, "sqlstore.RenewLease", err)
 	}
@@ -167,7 +167,7 @@ func (s *Store) RenewLease(ctx context.Context, jobID, owner string, until time.
 func (s *Store) FinishURL(ctx context.Context, u ports.BulkURL) error {
 	ctx, cancel := s.bounded(ctx)
 	defer cancel()
-	_, err := s.x().ExecContext(ctx, s.q(`UPDATE bulk_job_urls SET status = ?, status_code = ?, error = ?, content = ?, engine = ?, reason = ?, finished_at = ? WHERE job_id = ? AND idx = ?`),
+	_, err := s.w().ExecContext(ctx, s.q(`UPDATE bulk_job_urls SET status = ?, status_code = ?, error = ?, content = ?, engine = ?, reason = ?, finished_at = ? WHERE job_id = ? AND idx = ?`),
 		u.Status, u.StatusCode, u.Error, string(u.Content), u.Engine, u.Reason, msPtr(u.FinishedAt), u.JobID, u.Index)
 	return fail(ctx, "sqlstore.FinishURL", err)
 }
@@ -176,7 +176,7 @@ func (s *Store) FinishURL(ctx context.Context, u ports.BulkURL) error {
 func (s *Store) FinishJob(ctx context.Context, j ports.BulkJob, owner string) error {
 	ctx, cancel := s.bounded(ctx)
 	defer cancel()
-	res, err := s.x().ExecContext(ctx, s.q(`UPDATE bulk_jobs SET status = ?, error = ?, archive_key = ?, completed_at = ?, failed_at = ?, lease_owner = '', lease_until = 0
+	res, err := s.w().ExecContext(ctx, s.q(`UPDATE bulk_jobs SET status = ?, error = ?, archive_key = ?, completed_at = ?, failed_at = ?, lease_owner = '', lease_until = 0
 		WHERE id = ? AND lease_owner = ? AND status = 'processing'`),
 		j.Status, j.Error, j.ArchiveKey, msPtr(j.CompletedAt), msPtr(j.FailedAt), j.ID, owner)
 	if err != nil {
@@ -192,7 +192,7 @@ func (s *Store) FinishJob(ctx context.Context, j ports.BulkJob, owner string) er
 func (s *Store) RecordDelivery(ctx context.Context, a ports.DeliveryAttempt) error {
 	ctx, cancel := s.bounded(ctx)
 	defer cancel()
-	_, err := s.x().ExecContext(ctx, s.q(`INSERT INTO delivery_attempts (job_id, channel, attempt, target, status_code, error, duration_ms, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`),
+	_, err := s.w().ExecContext(ctx, s.q(`INSERT INTO delivery_attempts (job_id, channel, attempt, target, status_code, error, duration_ms, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`),
 		a.JobID, a.Channel, a.Attempt, a.Target, a.StatusCode, a.Error, a.Duration.Milliseconds(), ms(a.At))
 	return fail(ctx, "sqlstore.RecordDelivery", err)
 }

@@ -614,7 +614,7 @@ func (s *Store) ReadCredits(ctx context.Context, accountID int64, now time.Time)
 func (s *Store) CreateCheckoutSession(ctx context.Context, cs ports.CheckoutSession) error {
 	ctx, cancel := s.bounded(ctx)
 	defer cancel()
-	_, err := s.x().ExecContext(ctx, s.q(`INSERT INTO checkout_sessions (id, account_id, credits, amount_cents, currency, created_at) VALUES (?, ?, ?, ?, ?, ?)`),
+	_, err := s.w().ExecContext(ctx, s.q(`INSERT INTO checkout_sessions (id, account_id, credits, amount_cents, currency, created_at) VALUES (?, ?, ?, ?, ?, ?)`),
 		cs.ID, cs.AccountID, cs.Credits, cs.AmountCents, cs.Currency, ms(cs.CreatedAt))
 	if isUnique(err) {
 		return failure.E("sqlstore.CreateCheckoutSession", failure.Conflict, "session exists")

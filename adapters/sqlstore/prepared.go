@@ -95,6 +95,46 @@ var _ execer = preparedExecer{}
 // x is the store's execer outside a transaction.
 func (s *Store) x() preparedExecer { return preparedExecer{s: s} }
 
+// w runs a write that is one statement: on SQLite on the writer, under the
+// writer gate, as every write there (the pool only reads), so it waits its
+// turn in the gate's queue, not in SQLite's sleeping busy handler; on
+// PostgreSQL as x. It must not be used inside a transaction of the store
+// (the gate is held).
+func (s *Store) w() execer {
+	if s.sqliteW == nil {
+		return s.x()
+	}
+	return gatedWrite{s}
+}
+
+// gatedWrite runs each statement on the writer, under the gate.
+type gatedWrite struct{ s *Store }
+
+func (g gatedWrite) run(ctx context.Context, fn func(x writerExecer) error) error {
+	if err := g.s.writer.enter(ctx); err != nil {
+		return err
+	}
+	defer g.s.writer.leave()
+	defer g.s.sqliteW.rows.ended()
+	return fn(g.s.sqliteW.x())
+}
+
+func (g gatedWrite) ExecContext(ctx context.Context, query string, args ...any) (res sql.Result, err error) {
+	err = g.run(ctx, func(x writerExecer) error {
+		res, err = x.ExecContext(ctx, query, args...)
+		return err
+	})
+	return res, err
+}
+
+func (g gatedWrite) GetContext(ctx context.Context, dest any, query string, args ...any) error {
+	return g.run(ctx, func(x writerExecer) error { return x.GetContext(ctx, dest, query, args...) })
+}
+
+func (g gatedWrite) SelectContext(ctx context.Context, dest any, query string, args ...any) error {
+	return g.run(ctx, func(x writerExecer) error { return x.SelectContext(ctx, dest, query, args...) })
+}
+
 func (p preparedExecer) unprepared() execer {
 	if p.tx != nil {
 		return p.tx

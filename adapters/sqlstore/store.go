@@ -177,7 +177,8 @@ func Connect(o Options) (*Store, error) {
 		// begins IMMEDIATE so the credit rules get an exclusive, consistent
 		// view (the SQLite counterpart of SELECT ... FOR UPDATE); the busy
 		// timeout makes other processes (admin commands) wait, not fail, for
-		// as long as a statement may take.
+		// as long as a statement may take. The pool only reads
+		// (query_only): every write goes through the writer.
 		q := url.Values{}
 		q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", timeout.Milliseconds()))
 		q.Add("_pragma", "journal_mode(WAL)")
@@ -185,7 +186,7 @@ func Connect(o Options) (*Store, error) {
 		q.Add("_pragma", "foreign_keys(1)")
 		q.Set("_txlock", "immediate")
 		dsn := "file:" + path + "?" + q.Encode()
-		db, err := sqlx.Open("sqlite", dsn)
+		db, err := sqlx.Open("sqlite", dsn+"&_pragma=query_only(1)")
 		if err != nil {
 			return nil, fmt.Errorf("open sqlite: %w", err)
 		}
@@ -230,11 +231,20 @@ func (s *Store) Migrate(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	d := goose.DialectSQLite3
+	d, db := goose.DialectSQLite3, s.db.DB
 	if s.dialect == Postgres {
 		d = goose.DialectPostgres
+	} else {
+		// On the writer's handle, its connection handed back for the run.
+		if err := s.writer.enter(ctx); err != nil {
+			return err
+		}
+		defer s.writer.leave()
+		defer s.sqliteW.rows.ended()
+		s.sqliteW.reset()
+		db = s.sqliteW.db.DB
 	}
-	p, err := goose.NewProvider(d, s.db.DB, sub)
+	p, err := goose.NewProvider(d, db, sub)
 	if err != nil {
 		return fmt.Errorf("migrations: %w", err)
 	}

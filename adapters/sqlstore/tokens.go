@@ -120,7 +120,7 @@ func (s *Store) ListTokens(ctx context.Context, accountID int64) ([]ports.Token,
 func (s *Store) DeleteToken(ctx context.Context, accountID, tokenID int64) error {
 	ctx, cancel := s.bounded(ctx)
 	defer cancel()
-	res, err := s.x().ExecContext(ctx, s.q(`DELETE FROM tokens WHERE id = ? AND account_id = ?`), tokenID, accountID)
+	res, err := s.w().ExecContext(ctx, s.q(`DELETE FROM tokens WHERE id = ? AND account_id = ?`), tokenID, accountID)
 	if err != nil {
 		return fail(ctx, "sqlstore.DeleteToken", err)
 	}
@@ -134,6 +134,6 @@ func (s *Store) DeleteToken(ctx context.Context, accountID, tokenID int64) error
 func (s *Store) TouchToken(ctx context.Context, tokenID int64, at time.Time) error {
 	ctx, cancel := s.bounded(ctx)
 	defer cancel()
-	_, err := s.x().ExecContext(ctx, s.q(`UPDATE tokens SET last_used_at = ? WHERE id = ?`), ms(at), tokenID)
+	_, err := s.w().ExecContext(ctx, s.q(`UPDATE tokens SET last_used_at = ? WHERE id = ?`), ms(at), tokenID)
 	return fail(ctx, "sqlstore.TouchToken", err)
 }

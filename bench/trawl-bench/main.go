@@ -24,6 +24,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/jmoiron/sqlx"
 	_ "github.com/lib/pq"
 
 	"github.com/trawlhq/trawl/adapters/clock"
@@ -90,19 +91,31 @@ func main() {
 	fmt.Printf("ratio: Trawl's requests/s over its floor's, measured in the same run\n\n")
 	fmt.Printf("%-40s %10s %9s %9s   %10s %9s %9s   %6s\n", "HTTP load", "Trawl r/s", "p50", "p99", "floor r/s", "p50", "p99", "ratio")
 
+	// Each store comes with the handle its floors use: on SQLite one of
+	// their own on the file, as the store's pool only reads.
 	stores := []struct {
 		name string
-		open func() (*sqlstore.Store, func(), error)
+		open func() (*sqlstore.Store, *sqlx.DB, func(), error)
 	}{
-		{"sqlite", func() (*sqlstore.Store, func(), error) {
+		{"sqlite", func() (*sqlstore.Store, *sqlx.DB, func(), error) {
 			dir, err := os.MkdirTemp("", "trawl-bench")
 			if err != nil {
-				return nil, nil, err
+				return nil, nil, nil, err
 			}
 			s, err := sqlstore.Open(context.Background(), sqlstore.Options{DataDir: dir})
-			return s, func() { s.Close(); os.RemoveAll(dir) }, err
+			if err != nil {
+				return nil, nil, nil, err
+			}
+			db, err := sqlx.Open("sqlite", "file:"+sqlstore.SQLitePath(dir)+"?_pragma=busy_timeout(5000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_txlock=immediate")
+			return s, db, func() { db.Close(); s.Close(); os.RemoveAll(dir) }, err
 		}},
-		{"postgres", func() (*sqlstore.Store, func(), error) { return openPostgres(*pgURL) }},
+		{"postgres", func() (*sqlstore.Store, *sqlx.DB, func(), error) {
+			s, closeFn, err := openPostgres(*pgURL)
+			if err != nil {
+				return nil, nil, nil, err
+			}
+			return s, s.DB(), closeFn, nil
+		}},
 	}
 	page := tinyPage()
 	defer page.Close()
@@ -117,7 +130,7 @@ func main() {
 		if *storeName != "" && *storeName != st.name {
 			continue
 		}
-		s, closeFn, err := st.open()
+		s, floorDB, closeFn, err := st.open()
 		if err != nil {
 			fmt.Printf("%-40s skipped: %v\n", "GET /v1/credits ("+st.name+")", err)
 			ledgers = append(ledgers, ledgerFig{name: st.name, err: err})
@@ -127,12 +140,12 @@ func main() {
 		if err != nil {
 			log.Fatal(err)
 		}
-		floor, err := creditsFloor(s.DB())
+		floor, err := creditsFloor(floorDB)
 		if err != nil {
 			log.Fatal(err)
 		}
 		pairRow("GET /v1/credits ("+st.name+")", b.handler, floor, "/v1/credits", b.token, *conc, *duration, *pairs)
-		sfloor, err := scrapeFloor(s.DB(), b.floorAccount, "http://"+page.addr+"/")
+		sfloor, err := scrapeFloor(floorDB, b.floorAccount, "http://"+page.addr+"/")
 		if err != nil {
 			log.Fatal(err)
 		}
