@@ -84,3 +84,28 @@ func BenchmarkReserveSettle(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkBilledCall is a billed call's whole store work: the
+// authentication read, the hold and the charge of 1 credit, in turn, so
+// each read follows a commit as it does in the server.
+func BenchmarkBilledCall(b *testing.B) {
+	benchStores(b, func(b *testing.B, s *sqlstore.Store) {
+		p := benchPrincipal(b, s)
+		ctx := context.Background()
+		ledger, _ := credits.NewLedger(s, clock.System{})
+		b.ReportAllocs()
+		for b.Loop() {
+			got, err := s.PrincipalByTokenHash(ctx, p.Token.Hash)
+			if err != nil {
+				b.Fatal(err)
+			}
+			h, err := ledger.Reserve(ctx, ports.ReserveRequest{AccountID: got.Account.ID, TokenID: got.Token.ID, Amount: 1, Credits: got.Credits})
+			if err != nil {
+				b.Fatal(err)
+			}
+			if _, err := ledger.Settle(ctx, h, ports.Charge{Credits: 1, ServiceType: "scrape", ServiceName: "Scrape"}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}

@@ -156,6 +156,14 @@ func (x writerExecer) GetContext(ctx context.Context, dest any, query string, ar
 	return st.GetContext(ctx, dest, args...)
 }
 
+func (x writerExecer) scanRow(ctx context.Context, query string, args []any, dest ...any) error {
+	st, err := x.w.stmt(ctx, query)
+	if err != nil {
+		return err
+	}
+	return st.QueryRowContext(ctx, args...).Scan(dest...)
+}
+
 func (x writerExecer) SelectContext(ctx context.Context, dest any, query string, args ...any) error {
 	st, err := x.w.stmt(ctx, query)
 	if err != nil {

@@ -82,13 +82,24 @@ func (s *Store) PrincipalByTokenHash(ctx context.Context, hash string) (ports.Pr
 	// time.
 	var tok tokenRow
 	var a accountRow
+	dest := []any{&tok.ID, &tok.AccountID, &tok.Hash, &tok.LastUsedAt,
+		&a.Plan, &a.PlanAnchor, &a.PeriodStart, &a.Used, &a.AllowanceUsed, &a.TopUp}
 	var epoch uint64
-	if s.sqliteW != nil {
+	var err error
+	if s.sqliteW != nil && s.writer.tryEnter() {
+		// The writer is idle: read on its connection, whose page cache
+		// holds what this process wrote last (every write goes through
+		// it), where a pool connection must read again every page a
+		// commit changed since its last read.
 		epoch = s.sqliteW.rows.now()
+		err = s.sqliteW.x().scanRow(ctx, principalQuery, []any{hash}, dest...)
+		s.writer.leave()
+	} else {
+		if s.sqliteW != nil {
+			epoch = s.sqliteW.rows.now()
+		}
+		err = s.x().scanRow(ctx, s.q(principalQuery), []any{hash}, dest...)
 	}
-	err := s.x().scanRow(ctx, s.q(principalQuery), []any{hash},
-		&tok.ID, &tok.AccountID, &tok.Hash, &tok.LastUsedAt,
-		&a.Plan, &a.PlanAnchor, &a.PeriodStart, &a.Used, &a.AllowanceUsed, &a.TopUp)
 	if err != nil {
 		return ports.Principal{}, notFound(ctx, "sqlstore.PrincipalByTokenHash", "token", err)
 	}

@@ -26,6 +26,16 @@ func (g writerGate) enter(ctx context.Context) error {
 	}
 }
 
+// tryEnter enters the gate if no one is in it, without waiting.
+func (g writerGate) tryEnter() bool {
+	select {
+	case g <- struct{}{}:
+		return true
+	default:
+		return false
+	}
+}
+
 // leave opens the gate for the next writer.
 func (g writerGate) leave() {
 	if g != nil {
