@@ -27,10 +27,18 @@ var errStaleRead = errors.New("credit row changed before the write transaction b
 // statements run on the writer's connection (sqliteWriter).
 func (s *Store) withCreditsSQLite(ctx context.Context, accountID int64, fn func(ports.LedgerTx) error) error {
 	const op = "sqlstore.WithCredits"
-	gate, cancel := s.bounded(ctx)
-	defer cancel()
-	if err := s.writer.enter(gate); err != nil {
-		return fail(gate, op, fmt.Errorf("begin: %w", err))
+	if !s.writer.tryEnter() {
+		// The wait, not the view, is bounded (a timer only when there is
+		// one).
+		gate, cancel := s.bounded(ctx)
+		err := s.writer.enter(gate)
+		if err != nil {
+			err = fail(gate, op, fmt.Errorf("begin: %w", err))
+		}
+		cancel()
+		if err != nil {
+			return err
+		}
 	}
 	defer s.writer.leave()
 	// Once through the gate, the view runs to its end (see keyed).
