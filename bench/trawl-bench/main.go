@@ -106,7 +106,12 @@ func main() {
 			if err != nil {
 				return nil, nil, nil, err
 			}
-			db, err := sqlx.Open("sqlite", "file:"+sqlstore.SQLitePath(dir)+"?_pragma=busy_timeout(5000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_txlock=immediate")
+			// As the store's pool was before it only read: its settings and
+			// its pool size.
+			db, err := sqlx.Open("sqlite", "file:"+sqlstore.SQLitePath(dir)+"?_pragma=busy_timeout(5000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(1)&_txlock=immediate")
+			pool := sqlstore.DefaultPool(sqlstore.SQLite)
+			db.SetMaxOpenConns(pool.MaxConns)
+			db.SetMaxIdleConns(pool.MaxConns)
 			return s, db, func() { db.Close(); s.Close(); os.RemoveAll(dir) }, err
 		}},
 		{"postgres", func() (*sqlstore.Store, *sqlx.DB, func(), error) {
