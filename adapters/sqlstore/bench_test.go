@@ -67,39 +67,31 @@ func BenchmarkReadCredits(b *testing.B) {
 
 // BenchmarkReserveSettle is one billed call's credit work: the hold, then the
 // charge of 1 credit.
-func BenchmarkReserveSettle(b *testing.B) {
-	benchStores(b, func(b *testing.B, s *sqlstore.Store) {
-		p := benchPrincipal(b, s)
-		ctx := context.Background()
-		ledger, _ := credits.NewLedger(s, clock.System{})
-		b.ReportAllocs()
-		for b.Loop() {
-			h, err := ledger.Reserve(ctx, ports.ReserveRequest{AccountID: p.Account.ID, TokenID: p.Token.ID, Amount: 1})
-			if err != nil {
-				b.Fatal(err)
-			}
-			if _, err := ledger.Settle(ctx, h, ports.Charge{Credits: 1, ServiceType: "scrape", ServiceName: "Scrape"}); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
-}
+func BenchmarkReserveSettle(b *testing.B) { benchBilledCalls(b, false) }
 
 // BenchmarkBilledCall is a billed call's whole store work: the
 // authentication read, the hold and the charge of 1 credit, in turn, so
 // each read follows a commit as it does in the server.
-func BenchmarkBilledCall(b *testing.B) {
+func BenchmarkBilledCall(b *testing.B) { benchBilledCalls(b, true) }
+
+// benchBilledCalls runs billed calls' credit work on each store, each
+// after its authentication read when authenticate is set.
+func benchBilledCalls(b *testing.B, authenticate bool) {
 	benchStores(b, func(b *testing.B, s *sqlstore.Store) {
 		p := benchPrincipal(b, s)
 		ctx := context.Background()
 		ledger, _ := credits.NewLedger(s, clock.System{})
 		b.ReportAllocs()
 		for b.Loop() {
-			got, err := s.PrincipalByTokenHash(ctx, p.Token.Hash)
-			if err != nil {
-				b.Fatal(err)
+			r := ports.ReserveRequest{AccountID: p.Account.ID, TokenID: p.Token.ID, Amount: 1}
+			if authenticate {
+				got, err := s.PrincipalByTokenHash(ctx, p.Token.Hash)
+				if err != nil {
+					b.Fatal(err)
+				}
+				r.Credits = got.Credits
 			}
-			h, err := ledger.Reserve(ctx, ports.ReserveRequest{AccountID: got.Account.ID, TokenID: got.Token.ID, Amount: 1, Credits: got.Credits})
+			h, err := ledger.Reserve(ctx, r)
 			if err != nil {
 				b.Fatal(err)
 			}
