@@ -21,9 +21,11 @@ import (
 // checks it before it commits: the charge's UPDATE compares every credit
 // column and checks the token in its WHERE clause (one statement where a
 // read and a write were), or the row is read again. When it differs, the
-// view starts over inside a transaction (errStaleRead). A hold placed on a
-// row another process changed meanwhile is what a hold placed a moment
-// before that change is: the charge is decided on the row as it is.
+// view starts over inside a transaction (errStaleRead). A view that
+// decided on the row and writes nothing (a refusal, a plan already set)
+// reads it again before it answers. A hold placed on a row another process
+// changed meanwhile is what a hold placed a moment before that change is:
+// the charge is decided on the row as it is.
 //
 // Rows are values: CreditState's times are never changed through their
 // pointers (the rules replace them).
@@ -55,7 +57,11 @@ func (c *creditRows) ended() { c.epoch.Add(1) }
 func (c *creditRows) now() uint64 { return c.epoch.Load() }
 
 // keep remembers row as the file held it at epoch, unless the slot holds
-// a row as recent.
+// a row of a later epoch. At the same epoch the last kept wins: a row a
+// view committed is kept under the epoch its commit began, and a read
+// under that epoch began after the commit, so it holds that row or a newer
+// one another process wrote. Which of two such reads saw the newer row is
+// not known; the checks above make that cost only time.
 func (c *creditRows) keep(row ports.CreditState, epoch uint64) {
 	if row.AccountID == 0 {
 		return

@@ -5,14 +5,17 @@ import (
 	"database/sql"
 	"math"
 	"runtime/metrics"
+	"slices"
 	"testing"
 	"time"
 
 	"github.com/trawlhq/trawl/adapters/sqlstore"
+	"github.com/trawlhq/trawl/core/billing"
 	"github.com/trawlhq/trawl/core/credits"
 	"github.com/trawlhq/trawl/core/failure"
 	"github.com/trawlhq/trawl/ports"
 	"github.com/trawlhq/trawl/testkit"
+	"github.com/trawlhq/trawl/testkit/mocks"
 	"github.com/trawlhq/trawl/testkit/pgtest"
 	"github.com/trawlhq/trawl/testkit/storetest"
 )
@@ -59,6 +62,65 @@ func sqliteWithAccount(t *testing.T, timeout time.Duration) (*sqlstore.Store, *s
 	}
 	t.Cleanup(func() { other.Close() })
 	return s, other, basicPrincipal(t, s)
+}
+
+// A decision taken on a remembered credit row that writes nothing (a
+// refusal, a plan the account already has) stands only if the row is the
+// file's: what another process changed after the authentication read is
+// seen, not answered from memory.
+func TestSQLiteDecisionsThatWriteNothingSeeTheFile(t *testing.T) {
+	reserve := func(ctx context.Context, _ *credits.Service, ledger *credits.Ledger, p ports.Principal) error {
+		_, err := ledger.Reserve(ctx, ports.ReserveRequest{AccountID: p.Account.ID, TokenID: p.Token.ID, Amount: 1})
+		return err
+	}
+	for _, tc := range []struct {
+		name string
+		// before runs in another process before the authentication read,
+		// after between it and the call.
+		before, after string
+		call          func(context.Context, *credits.Service, *credits.Ledger, ports.Principal) error
+		wantPlan      string
+		wantHeld      int64
+	}{
+		{name: "credits added after the balance ran out", before: `UPDATE accounts SET allowance_used = 6000 WHERE id = ?`,
+			after: `UPDATE accounts SET topup = 5 WHERE id = ?`, call: reserve, wantPlan: "basic", wantHeld: 1},
+		{name: "a plan set on an account without one", before: `UPDATE accounts SET plan = '', plan_anchor = NULL, period_start = NULL WHERE id = ?`,
+			after: `UPDATE accounts SET plan = 'basic' WHERE id = ?`, call: reserve, wantPlan: "basic", wantHeld: 1},
+		{name: "a plan set back to the one remembered", after: `UPDATE accounts SET plan = 'pro' WHERE id = ?`,
+			call: func(ctx context.Context, svc *credits.Service, _ *credits.Ledger, p ports.Principal) error {
+				return svc.SetPlan(ctx, p.Account.ID, "basic")
+			}, wantPlan: "basic"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s, other, p := sqliteWithAccount(t, 5*time.Second)
+			ctx := context.Background()
+			clock := testkit.NewClock(time.Now())
+			ledger, _ := credits.NewLedger(s, clock)
+			svc, err := credits.NewService(s, s, mocks.NewPaymentProvider(t), clock, credits.DefaultPricing, billing.DefaultPlans())
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, q := range []string{tc.before, "", tc.after} {
+				if q == "" {
+					if _, err := s.PrincipalByTokenHash(ctx, p.Token.Hash); err != nil {
+						t.Fatal(err)
+					}
+				} else if _, err := other.Exec(q, p.Account.ID); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := tc.call(ctx, svc, ledger, p); err != nil {
+				t.Fatalf("decided on the row before another process changed it: %v", err)
+			}
+			var plan string
+			if err := other.QueryRow(`SELECT plan FROM accounts WHERE id = ?`, p.Account.ID).Scan(&plan); err != nil || plan != tc.wantPlan {
+				t.Fatalf("plan %q (%v), want %q", plan, err, tc.wantPlan)
+			}
+			if _, held, err := s.ReadCredits(ctx, p.Account.ID, clock.Now()); err != nil || held != tc.wantHeld {
+				t.Fatalf("held %d (%v), want %d", held, err, tc.wantHeld)
+			}
+		})
+	}
 }
 
 // Placing and dropping a call's hold writes nothing to the file: both work
@@ -222,24 +284,27 @@ func TestSQLiteCallStartsFromTheRowAuthenticationRead(t *testing.T) {
 		// afterAuth runs between the authentication read and the hold;
 		// afterHold between the hold and the charge.
 		afterAuth, afterHold step
-		// seenTopUp is the top-up the hold's view sees.
-		seenTopUp, wantTopUp, wantUsed int64
-		revoked                        bool
+		// seen is the top-up a view that reads the row and writes nothing
+		// sees, run by run: from the remembered row, then, when the file's
+		// differs, from the file.
+		seen                []int64
+		wantTopUp, wantUsed int64
+		revoked             bool
 	}{
-		{name: "nothing changes", wantUsed: 1},
-		{name: "another process adds credits before the hold", afterAuth: otherTopUp(50), seenTopUp: 0, wantTopUp: 50, wantUsed: 1},
+		{name: "nothing changes", seen: []int64{0}, wantUsed: 1},
+		{name: "another process adds credits before the hold", afterAuth: otherTopUp(50), seen: []int64{0, 50}, wantTopUp: 50, wantUsed: 1},
 		{name: "a transaction of this process ends before the hold", afterAuth: func(t *testing.T, s *sqlstore.Store, other *sql.DB, p ports.Principal) {
 			otherTopUp(50)(t, s, other, p)
 			if _, err := s.CreateToken(context.Background(), ports.Token{AccountID: p.Account.ID, Name: "u", Hash: "u", Preview: "u", CreatedAt: time.Now()}, 10); err != nil {
 				t.Fatal(err)
 			}
-		}, seenTopUp: 50, wantTopUp: 50, wantUsed: 1},
-		{name: "another process adds credits during the call", afterHold: otherTopUp(7), wantTopUp: 7, wantUsed: 1},
+		}, seen: []int64{50}, wantTopUp: 50, wantUsed: 1},
+		{name: "another process adds credits during the call", afterHold: otherTopUp(7), seen: []int64{0}, wantTopUp: 7, wantUsed: 1},
 		{name: "another process deletes the token during the call", afterHold: func(t *testing.T, _ *sqlstore.Store, other *sql.DB, p ports.Principal) {
 			if _, err := other.Exec(`DELETE FROM tokens WHERE id = ?`, p.Token.ID); err != nil {
 				t.Fatal(err)
 			}
-		}, revoked: true},
+		}, seen: []int64{0}, revoked: true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s, other, p := sqliteWithAccount(t, 5*time.Second)
@@ -259,13 +324,15 @@ func TestSQLiteCallStartsFromTheRowAuthenticationRead(t *testing.T) {
 			if tc.afterAuth != nil {
 				tc.afterAuth(t, s, other, p)
 			}
+			var seen []int64
 			if err := s.WithCredits(ctx, p.Account.ID, func(tx ports.LedgerTx) error {
-				if got := tx.State().TopUp; got != tc.seenTopUp {
-					t.Errorf("the hold's view sees a top-up of %d, want %d", got, tc.seenTopUp)
-				}
+				seen = append(seen, tx.State().TopUp)
 				return nil
 			}); err != nil {
 				t.Fatal(err)
+			}
+			if !slices.Equal(seen, tc.seen) {
+				t.Errorf("a view that writes nothing sees top-ups %v, want %v", seen, tc.seen)
 			}
 			h, err = ledger.Reserve(ctx, ports.ReserveRequest{AccountID: p.Account.ID, TokenID: p.Token.ID, Amount: 1})
 			if err != nil {

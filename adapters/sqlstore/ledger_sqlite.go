@@ -75,6 +75,11 @@ func (s *Store) sqliteView(ctx context.Context, accountID int64, eager bool, fn 
 		if l.err != nil {
 			return l.err // fn failed for want of the row it could not read
 		}
+		// A refusal decided on a remembered row stands only if the row is
+		// the file's.
+		if err := l.confirm(); err != nil {
+			return err
+		}
 		return err
 	}
 	return l.finish()
@@ -88,9 +93,11 @@ type sqliteTx struct {
 	open      bool // the view's transaction has begun (on the writer)
 	// state is the credit row as the view has it; read is the row as read
 	// from the file or remembered (creditRows) (loaded: it was; inTx: it
-	// is known to be the file's row inside the transaction).
-	state, read           ports.CreditState
-	loaded, inTx, unsaved bool
+	// is known to be the file's row inside the transaction; remembered: it
+	// came from memory and has not been checked against the file yet;
+	// used: fn read it).
+	state, read                             ports.CreditState
+	loaded, inTx, unsaved, remembered, used bool
 	// deferred is the token a charge assumed live, with read, a remembered
 	// row: both are checked by the UPDATE that saves the row or, failing
 	// that, before the commit (check).
@@ -134,6 +141,7 @@ func (l *sqliteTx) check() error {
 	if !sameCredits(row.credits(), l.read) {
 		return errStaleRead
 	}
+	l.remembered = false
 	if l.deferred != 0 {
 		live, err := l.TokenLive(l.deferred)
 		if err != nil {
@@ -155,11 +163,44 @@ func (l *sqliteTx) rollback() {
 	}
 }
 
+// confirm checks, outside the transaction, a remembered row fn decided on
+// (it read it) against the file: a view that writes nothing has no UPDATE
+// or transaction to check it, and what it decided (a refusal, a plan
+// already set) must hold for the row as it is. A row another process
+// changed starts the view over inside a transaction (errStaleRead), as
+// does a deferred token check.
+func (l *sqliteTx) confirm() error {
+	if !l.used || !l.remembered {
+		return nil
+	}
+	if l.deferred != 0 || l.open {
+		return errStaleRead
+	}
+	row, err := l.s.lockAccount(l.ctx, l.x(), l.accountID)
+	if err != nil {
+		return err
+	}
+	if !sameCredits(row.credits(), l.read) {
+		return errStaleRead
+	}
+	l.remembered = false
+	return nil
+}
+
 // finish checks the account exists (a view may never have read its row),
-// writes a saved row, commits, and hands the hold changes to the book.
+// writes a saved row, commits, and hands the hold changes to the book. A
+// view that changed nothing has its remembered row confirmed; one that
+// placed or dropped a hold has not: a hold placed on a row another process
+// changed meanwhile is a hold placed a moment before that change, and the
+// charge is decided on the row as it is.
 func (l *sqliteTx) finish() error {
 	if !l.loaded {
 		if err := l.load(); err != nil {
+			return err
+		}
+	}
+	if !l.unsaved && l.deferred == 0 && l.holds == nil {
+		if err := l.confirm(); err != nil {
 			return err
 		}
 	}
@@ -215,7 +256,7 @@ func (l *sqliteTx) save() error {
 	if n, err := res.RowsAffected(); err != nil || n != 1 {
 		return errors.Join(errStaleRead, err)
 	}
-	l.unsaved, l.deferred, l.inTx = false, 0, true
+	l.unsaved, l.deferred, l.inTx, l.remembered = false, 0, true, false
 	return nil
 }
 
@@ -230,7 +271,7 @@ const saveStateIfSQL = saveStateSQL + ` AND plan = ? AND plan_anchor IS ? AND pe
 func (l *sqliteTx) load() error {
 	if !l.open {
 		if row, ok := l.s.sqliteW.rows.current(l.accountID); ok {
-			l.setRow(row)
+			l.setRow(row, true)
 			return nil
 		}
 	}
@@ -238,18 +279,19 @@ func (l *sqliteTx) load() error {
 	if err != nil {
 		return err
 	}
-	l.setRow(row.credits())
+	l.setRow(row.credits(), false)
 	return nil
 }
 
-func (l *sqliteTx) setRow(c ports.CreditState) {
-	l.state, l.read, l.loaded, l.inTx = c, c, true, l.open
+func (l *sqliteTx) setRow(c ports.CreditState, remembered bool) {
+	l.state, l.read, l.loaded, l.inTx, l.remembered = c, c, true, l.open, remembered
 }
 
 func (l *sqliteTx) State() ports.CreditState {
 	if !l.loaded && l.err == nil {
 		l.err = l.load()
 	}
+	l.used = true
 	return l.state
 }
 
@@ -396,7 +438,7 @@ func (l *sqliteTx) DropHold(holdID string, tokenID int64, now time.Time) (bool, 
 	live := true
 	if tokenID != 0 && !l.open && !l.loaded {
 		if row, ok := l.s.sqliteW.rows.current(l.accountID); ok {
-			l.setRow(row)
+			l.setRow(row, true)
 			l.deferred = tokenID
 			return true, liveSum(l.mine(), now, ""), nil
 		}
@@ -421,7 +463,7 @@ func (l *sqliteTx) DropHold(holdID string, tokenID int64, now time.Time) (bool, 
 			if err != nil {
 				return false, 0, err
 			}
-			l.setRow(r.credits())
+			l.setRow(r.credits(), false)
 			live = r.Live == 1
 		}
 	}
