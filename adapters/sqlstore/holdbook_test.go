@@ -123,6 +123,46 @@ func TestSQLiteDecisionsThatWriteNothingSeeTheFile(t *testing.T) {
 	}
 }
 
+// The credit row remembered after a commit is the file's, to the
+// millisecond the file keeps: a period that renews on the file's row
+// renews on the remembered one.
+func TestSQLiteRememberedRowRenewsWithTheFile(t *testing.T) {
+	s, _, p := sqliteWithAccount(t, 5*time.Second)
+	ctx := context.Background()
+	// Half a millisecond past what the file keeps.
+	start := time.Now().UTC().AddDate(0, 0, 1).Truncate(time.Second).Add(500 * time.Microsecond)
+	clock := testkit.NewClock(start)
+	ledger, _ := credits.NewLedger(s, clock)
+	svc, err := credits.NewService(s, s, mocks.NewPaymentProvider(t), clock, credits.DefaultPricing, billing.DefaultPlans())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := svc.Grant(ctx, p.Account.ID, 100); err != nil {
+		t.Fatal(err)
+	}
+	if err := svc.SetPlan(ctx, p.Account.ID, "pro"); err != nil {
+		t.Fatal(err)
+	}
+	charge := func(n int64) {
+		t.Helper()
+		h, err := ledger.Reserve(ctx, ports.ReserveRequest{AccountID: p.Account.ID, TokenID: p.Token.ID, Amount: n})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := ledger.Settle(ctx, h, ports.Charge{Credits: n, ServiceType: "scrape", ServiceName: "Scrape"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	charge(20000) // the period's allowance
+	// The file's next period begins a month after the millisecond it keeps.
+	clock.Set(billing.AddMonths(start.Truncate(time.Millisecond), 1))
+	charge(1)
+	st, _, err := s.ReadCredits(ctx, p.Account.ID, clock.Now())
+	if err != nil || st.TopUp != 100 || st.AllowanceUsed != 1 || st.Used != 1 {
+		t.Fatalf("top-up %d, allowance used %d, used %d (%v); want the renewed period's 100, 1 and 1", st.TopUp, st.AllowanceUsed, st.Used, err)
+	}
+}
+
 // Placing and dropping a call's hold writes nothing to the file: both work
 // while another process holds SQLite's write lock, and only the charge waits
 // for it.

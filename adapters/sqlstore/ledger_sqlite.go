@@ -304,8 +304,20 @@ func (l *sqliteTx) SaveState(c ports.CreditState) error {
 		}
 	}
 	c.AccountID = l.accountID
+	// The file keeps whole milliseconds: the row kept after the commit
+	// (creditRows) must be the file's, to the nanosecond the rules compare.
+	c.PlanAnchor, c.PeriodStart = inMS(c.PlanAnchor), inMS(c.PeriodStart)
 	l.state, l.unsaved = c, true
 	return nil
+}
+
+// inMS is *t as the file keeps it: whole milliseconds, in UTC.
+func inMS(t *time.Time) *time.Time {
+	if t == nil || (t.Nanosecond()%int(time.Millisecond) == 0 && t.Location() == time.UTC) {
+		return t
+	}
+	v := fromMS(ms(*t))
+	return &v
 }
 
 // mine is the account's holds as this view sees them.
