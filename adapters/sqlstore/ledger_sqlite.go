@@ -134,14 +134,9 @@ func (l *sqliteTx) begin() error {
 // starts the view over inside a transaction (errStaleRead), where the
 // rules see them as they are.
 func (l *sqliteTx) check() error {
-	row, err := l.s.lockAccount(l.ctx, l.x(), l.accountID)
-	if err != nil {
+	if err := l.reread(); err != nil {
 		return err
 	}
-	if !sameCredits(row.credits(), l.read) {
-		return errStaleRead
-	}
-	l.remembered = false
 	if l.deferred != 0 {
 		live, err := l.TokenLive(l.deferred)
 		if err != nil {
@@ -176,6 +171,13 @@ func (l *sqliteTx) confirm() error {
 	if l.deferred != 0 || l.open {
 		return errStaleRead
 	}
+	return l.reread()
+}
+
+// reread reads the credit row again, inside the transaction if one is
+// open: a row other than the one the view began from starts the view over
+// (errStaleRead).
+func (l *sqliteTx) reread() error {
 	row, err := l.s.lockAccount(l.ctx, l.x(), l.accountID)
 	if err != nil {
 		return err
