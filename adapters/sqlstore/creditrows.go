@@ -60,8 +60,8 @@ func (c *creditRows) now() uint64 { return c.epoch.Load() }
 // a row of a later epoch. At the same epoch the last kept wins: a row a
 // view committed is kept under the epoch that began as its commit ended,
 // and a read under that epoch began after the commit, so it holds that row
-// or a newer one another process wrote. Which of two such reads saw the newer row is
-// not known; the checks above make that cost only time.
+// or a newer one another process wrote. Which of two such reads saw the
+// newer row is not known; the checks above make that cost only time.
 func (c *creditRows) keep(row ports.CreditState, epoch uint64) {
 	if row.AccountID == 0 {
 		return
