@@ -3,8 +3,10 @@ package e2e
 import (
 	"encoding/json"
 	"fmt"
+	"html"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"sort"
@@ -46,6 +48,14 @@ func fixtureSite(t *testing.T) (site string, canaryPort int, canaryHits *atomic.
 	mux.Handle("/", http.FileServer(http.Dir("../testdata/render/dist")))
 	mux.HandleFunc("/redirect", func(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, r.URL.Query().Get("to"), http.StatusFound)
+	})
+	// Script shells whose document goes to ?to= once it ran: by a script
+	// and by a meta refresh.
+	mux.HandleFunc("/leave/script", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintf(w, `<!doctype html><html><body><div id="root"></div><script>location.href = %q;</script></body></html>`, r.URL.Query().Get("to"))
+	})
+	mux.HandleFunc("/leave/meta", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintf(w, `<!doctype html><html><head><meta http-equiv="refresh" content="0; url=%s"></head><body><div id="root"></div></body></html>`, html.EscapeString(r.URL.Query().Get("to")))
 	})
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -153,6 +163,48 @@ func TestBinaryRenders(t *testing.T) {
 	time.Sleep(300 * time.Millisecond)
 	if n := hits.Load(); n != 0 {
 		t.Fatalf("the SSRF page reached the canary %d times", n)
+	}
+}
+
+// TestBinaryRenderRefusesNonPublicNavigation: under render=always and
+// auto, a page whose document goes to loopback or the metadata address, by
+// a redirect, a script or a meta refresh, gets from /v1/scrape and
+// /v1/content the answer a plain fetch redirected there gets: a free 422
+// on url. Nothing reaches the canary.
+func TestBinaryRenderRefusesNonPublicNavigation(t *testing.T) {
+	path := chromiumForRender(t)
+	site, port, hits := fixtureSite(t)
+	s := startEnv(t, []string{"--data-dir", t.TempDir()}, []string{
+		"TRAWL_FETCH_RESOLVE=spa.test:80=" + site, "TRAWL_BROWSER_PATH=" + path, "TRAWL_FETCH_TIMEOUT=20s", "TRAWL_BROWSER_PAGES=2",
+	})
+	token := tokenRE.FindString(s.stdout.String())
+	balance := func() float64 {
+		_, m := get(t, s.base+"/v1/credits", token)
+		return m["balance"].(float64)
+	}
+	targets := []string{"http://169.254.169.254/latest/meta-data/", fmt.Sprintf("http://127.0.0.1:%d/secret", port), fmt.Sprintf("http://localhost:%d/secret", port)}
+	before := balance()
+	i := 0
+	for _, endpoint := range []string{"scrape", "content"} {
+		for _, mode := range []string{"always", "auto"} {
+			for _, how := range []string{"redirect", "leave/script", "leave/meta"} {
+				to := targets[i%len(targets)]
+				i++
+				page := "http://spa.test/" + how + "?to=" + url.QueryEscape(to)
+				code, m := get(t, s.base+"/v1/"+endpoint+"?render="+mode+"&url="+url.QueryEscape(page), token)
+				errs, _ := m["errors"].(map[string]any)
+				if code != 422 || fmt.Sprint(errs["url"]) != "[The url resolves to a non-public address.]" {
+					t.Errorf("%s render=%s, %s to %s = %d %v (final_url %v, engine %v)", endpoint, mode, how, to, code, m["message"], m["final_url"], m["engine"])
+				}
+			}
+		}
+	}
+	if after := balance(); after != before {
+		t.Errorf("the refused pages cost %v credits, want 0", before-after)
+	}
+	time.Sleep(300 * time.Millisecond)
+	if n := hits.Load(); n != 0 {
+		t.Fatalf("the canary was reached %d times", n)
 	}
 }
 

@@ -14,6 +14,8 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/netip"
+	"net/url"
 	"os"
 	"runtime"
 	"strings"
@@ -354,7 +356,7 @@ func (r *Renderer) Render(ctx context.Context, req ports.RenderRequest) (ports.R
 			r.opts.Log.Error("the browser did not start", "err", err)
 			return out, unavailable("The page could not be rendered: the browser is not available.", err)
 		}
-		out, err = r.renderIn(ctx, in, u.String(), budget)
+		out, err = r.renderIn(ctx, in, u.String(), field, budget)
 		r.release(in)
 		if err != nil && !in.alive() && attempt == 0 && ctx.Err() == nil {
 			continue // the browser died under this page: once more on a new one
@@ -383,10 +385,38 @@ type pageState struct {
 	crashed   bool
 	mainFrame cdp.FrameID
 	refused   int
+	// left is closed when the page's own document went, or tried to go, to
+	// a non-public address: a redirect, a script or a meta refresh.
+	left     chan struct{}
+	leftOnce sync.Once
+}
+
+func (st *pageState) leave() { st.leftOnce.Do(func() { close(st.left) }) }
+
+func (st *pageState) hasLeft() bool {
+	select {
+	case <-st.left:
+		return true
+	default:
+		return false
+	}
 }
 
 // renderIn renders one page in its own incognito context of in.
-func (r *Renderer) renderIn(ctx context.Context, in *instance, pageURL string, budget time.Duration) (ports.RenderResponse, error) {
+func (r *Renderer) renderIn(ctx context.Context, in *instance, pageURL, field string, budget time.Duration) (ports.RenderResponse, error) {
+	out, st, err := r.load(ctx, in, pageURL, budget)
+	if st != nil && st.hasLeft() {
+		// The page's document went for a non-public address: the answer
+		// is the one a fetch redirected there gets, whatever the page
+		// showed before.
+		return ports.RenderResponse{URL: pageURL}, weburl.NonPublicError(field)
+	}
+	return out, err
+}
+
+// load opens pageURL in a new tab of in and reads the document once it
+// settled; st is the tab's state, nil when the tab never opened.
+func (r *Renderer) load(ctx context.Context, in *instance, pageURL string, budget time.Duration) (ports.RenderResponse, *pageState, error) {
 	out := ports.RenderResponse{URL: pageURL}
 	proxy := "http://" + r.opts.ProxyAddr
 	tab, closeTab := chromedp.NewContext(in.ctx, chromedp.WithNewBrowserContext(func(p *target.CreateBrowserContextParams) {
@@ -399,9 +429,20 @@ func (r *Renderer) renderIn(ctx context.Context, in *instance, pageURL string, b
 	stop := context.AfterFunc(ctx, closeTab)
 	defer stop()
 
-	st := &pageState{inflight: map[network.RequestID]bool{}, lastNet: time.Now()}
+	st := &pageState{inflight: map[network.RequestID]bool{}, lastNet: time.Now(), left: make(chan struct{})}
+	// A page that goes for a non-public address is done at once.
+	go func() {
+		select {
+		case <-st.left:
+			closeTab()
+		case <-tab.Done():
+		}
+	}()
+	fail := func(err error) (ports.RenderResponse, *pageState, error) {
+		return out, st, r.pageError(ctx, in, budget, err)
+	}
 	if err := chromedp.Listen(tab, func(ev any) { r.onEvent(tab, st, ev) }); err != nil {
-		return out, r.pageError(ctx, in, budget, err)
+		return fail(err)
 	}
 	st.mu.Lock()
 	st.mainFrame = cdp.FrameID(chromedp.FromContext(tab).Target.TargetID)
@@ -428,21 +469,21 @@ func (r *Renderer) renderIn(ctx context.Context, in *instance, pageURL string, b
 	}
 	for _, f := range setup {
 		if err := f(); err != nil {
-			return out, r.pageError(ctx, in, budget, err)
+			return fail(err)
 		}
 	}
 	nav, err := chromedp.Call(tab, page.Navigate, page.NavigateParams{URL: pageURL})
 	if err != nil {
-		return out, r.pageError(ctx, in, budget, err)
+		return fail(err)
 	}
 	if nav.ErrorText != "" {
-		return out, unavailable("The page could not be rendered: the browser could not load it.", errors.New(nav.ErrorText))
+		return out, st, unavailable("The page could not be rendered: the browser could not load it.", errors.New(nav.ErrorText))
 	}
 	if nav.IsDownload {
-		return out, unavailable("The page could not be rendered: the URL is a download.", nil)
+		return out, st, unavailable("The page could not be rendered: the URL is a download.", nil)
 	}
 	if err := r.settle(ctx, tab, st); err != nil {
-		return out, r.pageError(ctx, in, budget, err)
+		return fail(err)
 	}
 	type doc struct {
 		HTML string `json:"html"`
@@ -450,7 +491,7 @@ func (r *Renderer) renderIn(ctx context.Context, in *instance, pageURL string, b
 	}
 	d, err := chromedp.Run(tab, chromedp.Evaluate[doc](`({html: document.documentElement ? document.documentElement.outerHTML : "", url: location.href})`))
 	if err != nil {
-		return out, r.pageError(ctx, in, budget, err)
+		return fail(err)
 	}
 	st.mu.Lock()
 	out.StatusCode = st.status
@@ -460,9 +501,9 @@ func (r *Renderer) renderIn(ctx context.Context, in *instance, pageURL string, b
 	}
 	out.FinalURL, out.HTML = d.URL, []byte(d.HTML)
 	if !strings.HasPrefix(out.FinalURL, "http://") && !strings.HasPrefix(out.FinalURL, "https://") {
-		return ports.RenderResponse{URL: pageURL}, unavailable("The page could not be rendered: it left the web.", nil)
+		return ports.RenderResponse{URL: pageURL}, st, unavailable("The page could not be rendered: it left the web.", nil)
 	}
-	return out, nil
+	return out, st, nil
 }
 
 // onEvent tracks the requests in flight and the main document's status, and
@@ -496,7 +537,16 @@ func (r *Renderer) onEvent(tab context.Context, st *pageState, ev any) {
 		if block {
 			st.refused++
 		}
+		// The page's own document (the first one, a redirect, a script's
+		// or a meta refresh's navigation) is checked here as well as at
+		// the proxy: the proxy keeps it from connecting, this check
+		// keeps the render from answering with what stands in its place.
+		mainDoc := !block && typ == network.ResourceTypeDocument && e.FrameID == st.mainFrame
 		go func() {
+			if mainDoc && r.nonPublicTarget(tab, u) {
+				st.leave()
+				block = true
+			}
 			if block {
 				_, _ = chromedp.Call(tab, fetch.FailRequest, fetch.FailRequestParams{RequestID: id, ErrorReason: network.ErrorReasonBlockedByClient})
 				return
@@ -504,6 +554,33 @@ func (r *Renderer) onEvent(tab context.Context, st *pageState, ev any) {
 			_, _ = chromedp.Call(tab, fetch.ContinueRequest, fetch.ContinueRequestParams{RequestID: id})
 		}()
 	}
+}
+
+// nonPublicTarget reports whether a document URL is on a non-public
+// address, by the verdicts a fetch gives a redirect target: an IP literal
+// or a local name by its address, any other name resolved by the guard.
+func (r *Renderer) nonPublicTarget(ctx context.Context, raw string) bool {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return false
+	}
+	host := u.Hostname()
+	if ip, err := netip.ParseAddr(host); err == nil {
+		return !weburl.IsPublicIP(ip)
+	}
+	if weburl.IsLocalName(host) {
+		return true
+	}
+	if r.opts.Guard == nil {
+		return false
+	}
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	// The port is left out: the URL rules' default port is for what a
+	// caller asks for, not for where a page goes.
+	err = r.opts.Guard.CheckHost(ctx, u.Scheme+"://"+host+"/", "url")
+	var v *weburl.Violation
+	return errors.As(err, &v) && v.NonPublic
 }
 
 // settle waits until the page is done: the network quiet for the quiet
@@ -522,6 +599,8 @@ func (r *Renderer) settle(ctx context.Context, tab context.Context, st *pageStat
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
+		case <-st.left:
+			return errLeft
 		case <-t.C:
 		}
 		st.mu.Lock()
@@ -570,6 +649,7 @@ func (r *Renderer) settle(ctx context.Context, tab context.Context, st *pageStat
 var (
 	errPageCrashed = errors.New("page crashed")
 	errPageMemory  = errors.New("page over its memory limit")
+	errLeft        = errors.New("page went for a non-public address")
 )
 
 // pageError words why a render failed; the budget running out or the page

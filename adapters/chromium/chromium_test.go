@@ -264,3 +264,58 @@ func TestRenderRestartsWithoutFailingQueued(t *testing.T) {
 		t.Fatalf("render after a crash: %v", err)
 	}
 }
+
+// nonPublic reports whether err is the 422 a fetch redirected to a
+// non-public address gets: Invalid, naming url.
+func nonPublic(err error) bool {
+	fe, ok := failure.As(err)
+	return ok && fe.Kind == failure.Invalid && len(fe.Fields["url"]) == 1 &&
+		fe.Fields["url"][0] == "The url resolves to a non-public address."
+}
+
+// leavingPages serves pages whose document goes to target: a redirect, a
+// script's location change and a meta refresh.
+func leavingPages(mux *http.ServeMux, target func() string) {
+	mux.HandleFunc("/leave/redirect", func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, target(), http.StatusFound)
+	})
+	mux.HandleFunc("/leave/script", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintf(w, `<!doctype html><body><p>Moving on.</p><script>location.href = %q;</script></body>`, target())
+	})
+	mux.HandleFunc("/leave/meta", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintf(w, `<!doctype html><head><meta http-equiv="refresh" content="0; url=%s"></head><body><p>Moving on.</p></body>`, target())
+	})
+}
+
+// TestRenderRefusesNonPublicNavigation: a page whose document goes to
+// loopback, the metadata address or a name resolving to a private address,
+// by a redirect, a script or a meta refresh, is the 422 a fetch redirected
+// there gets; nothing reaches the canary.
+func TestRenderRefusesNonPublicNavigation(t *testing.T) {
+	targets := map[string]func() string{
+		"loopback": func() string { return "http://127.0.0.1:" + canaryPort() + "/secret" },
+		"metadata": func() string { return "http://169.254.169.254/latest/meta-data/" },
+		"private":  func() string { return "http://private.test:" + canaryPort() + "/secret" },
+	}
+	mux := http.NewServeMux()
+	for name, target := range targets {
+		sub := http.NewServeMux()
+		leavingPages(sub, target)
+		mux.Handle("/"+name+"/", http.StripPrefix("/"+name, sub))
+	}
+	rg := newRig(t, mux, chromium.Options{Concurrency: 2, Timeout: 20 * time.Second})
+	for name := range targets {
+		for _, how := range []string{"redirect", "script", "meta"} {
+			start := time.Now()
+			res, err := rg.r.Render(context.Background(), ports.RenderRequest{URL: rg.site + "/" + name + "/leave/" + how, Field: "url"})
+			if !nonPublic(err) {
+				t.Errorf("%s by %s: %d %s %v, want the non-public 422", name, how, res.StatusCode, res.FinalURL, err)
+			}
+			t.Logf("%s by %s: %v after %s", name, how, err, time.Since(start).Round(time.Millisecond))
+		}
+	}
+	time.Sleep(300 * time.Millisecond)
+	if n := rg.canary.Load(); n != 0 {
+		t.Fatalf("the canary was reached %d times", n)
+	}
+}
