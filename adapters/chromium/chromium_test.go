@@ -319,3 +319,30 @@ func TestRenderRefusesNonPublicNavigation(t *testing.T) {
 		t.Fatalf("the canary was reached %d times", n)
 	}
 }
+
+// TestRenderPageThatLeavesLate: a page that draws its article and 300 ms
+// later sends its document to the metadata address is answered within the
+// budget, with the article or the non-public 422, not by waiting it out.
+func TestRenderPageThatLeavesLate(t *testing.T) {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintf(w, `<!doctype html><html><body><div id="root"></div><script>
+document.getElementById('root').innerHTML = %q;
+setTimeout(() => { location.href = 'http://169.254.169.254/latest/meta-data/'; }, 300);
+</script></body></html>`, article)
+	})
+	rg := newRig(t, mux, chromium.Options{Concurrency: 1})
+	start := time.Now()
+	res, err := rg.r.Render(context.Background(), ports.RenderRequest{URL: rg.site + "/", Field: "url"})
+	took := time.Since(start)
+	t.Logf("%v after %s", err, took.Round(time.Millisecond))
+	if err != nil && !nonPublic(err) {
+		t.Fatalf("err %v after %s, want the article or the non-public 422", err, took)
+	}
+	if err == nil && (!strings.Contains(string(res.HTML), "Rendered heading") || res.FinalURL != rg.site+"/") {
+		t.Fatalf("render = %d %s %.300s", res.StatusCode, res.FinalURL, res.HTML)
+	}
+	if took >= 25*time.Second {
+		t.Fatalf("answered after %s, the budget is 30s", took)
+	}
+}
