@@ -18,6 +18,7 @@ import (
 	"net/url"
 	"os"
 	"runtime"
+	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -53,6 +54,8 @@ type Options struct {
 	RestartAfter  int           // pages per browser process; default 200
 	MemoryCeiling int64         // bytes of the local browser's processes; default 2 GiB
 	PageHeapLimit int64         // JS heap of one page; default 256 MiB
+	FleetMemory   int64         // the local browser's processes above their idle figure; default 1 GiB
+	PageMemory    int64         // one renderer process, off the JS heap too; default 512 MiB, at most FleetMemory
 	Timeout       time.Duration // default budget of one render; default 30 s
 	QuietPeriod   time.Duration // network idle this long means done; default 500 ms
 	Log           *slog.Logger
@@ -69,6 +72,7 @@ type Renderer struct {
 	renders  atomic.Int64
 	failures atomic.Int64
 	restarts atomic.Int64
+	stopped  atomic.Int64 // renderers stopped for their memory
 }
 
 var _ ports.Renderer = (*Renderer)(nil)
@@ -93,6 +97,13 @@ func New(o Options) (*Renderer, error) {
 	if o.PageHeapLimit <= 0 {
 		o.PageHeapLimit = 256 << 20
 	}
+	if o.FleetMemory <= 0 {
+		o.FleetMemory = 1 << 30
+	}
+	if o.PageMemory <= 0 {
+		o.PageMemory = 512 << 20
+	}
+	o.PageMemory = min(o.PageMemory, o.FleetMemory)
 	if o.Timeout <= 0 {
 		o.Timeout = 30 * time.Second
 	}
@@ -109,11 +120,12 @@ func New(o Options) (*Renderer, error) {
 type Stats struct {
 	Renders, Failures, Restarts int64
 	BrowserRSS                  int64 // bytes, local browser only (0 when unknown)
+	StoppedForMemory            int64 // renderers stopped above their memory share
 }
 
 // Stats reads the counters and the browser's resident memory.
 func (r *Renderer) Stats() Stats {
-	s := Stats{Renders: r.renders.Load(), Failures: r.failures.Load(), Restarts: r.restarts.Load()}
+	s := Stats{Renders: r.renders.Load(), Failures: r.failures.Load(), Restarts: r.restarts.Load(), StoppedForMemory: r.stopped.Load()}
 	r.mu.Lock()
 	if r.cur != nil {
 		s.BrowserRSS = r.cur.rss()
@@ -144,6 +156,7 @@ type instance struct {
 	crashed      atomic.Bool
 	lastRSSCheck int
 	lastRSS      int64
+	idle         int64 // the local browser's processes' own memory at rest (under Renderer.mu)
 }
 
 func (in *instance) alive() bool {
@@ -262,7 +275,106 @@ func (r *Renderer) start() (*instance, error) {
 		in.close()
 		return nil, errors.New("the browser did not start within 30s")
 	}
+	if pid := in.pid(); pid > 0 {
+		for _, p := range browserProcs(pid) {
+			in.idle += p.own
+		}
+		go r.watchMemory(in, pid)
+	}
 	return in, nil
+}
+
+// memoryCheck is how often the watch reads the browser's memory while
+// pages render: a page writing memory as fast as a core can gains about
+// 100 MiB between two reads. At rest it reads once a second, for the idle
+// figure.
+const (
+	memoryCheck = 50 * time.Millisecond
+	idleCheck   = time.Second
+	// ownFloor is the memory of its own a renderer holds before the fleet's
+	// cap may stop it: more than any light page holds, so an
+	// overfull fleet stops the pages that fill it.
+	ownFloor = 64 << 20
+)
+
+// watchMemory keeps the local browser within its memory while pages
+// render, off the JavaScript heap too (array buffers, canvas, WebAssembly
+// memory), by reading /proc: a renderer process above PageMemory is
+// stopped, and while the browser's processes hold more than 7/8 of
+// FleetMemory above their idle figure, the renderers holding the most
+// memory of their own are stopped until the rest fits (the eighth left is
+// for what grows between two reads). The idle figure is the browser's at
+// start, then whenever no page renders. A stopped renderer's page crashes
+// and fails alone with a free 503; the browser and the other pages carry
+// on. It runs only for a local browser on Linux.
+func (r *Renderer) watchMemory(in *instance, root int) {
+	trigger := r.opts.FleetMemory / 8 * 7
+	var lastIdle time.Time
+	// stopping is what was killed and has not exited yet: it still holds
+	// its memory for a moment, and is not stopped twice.
+	stopping := map[int]bool{}
+	t := time.NewTicker(memoryCheck)
+	defer t.Stop()
+	for {
+		select {
+		case <-in.ctx.Done():
+			return
+		case <-t.C:
+		}
+		r.mu.Lock()
+		active := in.active
+		idle := in.idle
+		r.mu.Unlock()
+		if active == 0 {
+			if time.Since(lastIdle) >= idleCheck {
+				lastIdle = time.Now()
+				var total int64
+				for _, p := range browserProcs(root) {
+					total += p.own
+				}
+				r.mu.Lock()
+				if in.active == 0 && total > 0 {
+					in.idle = total
+				}
+				r.mu.Unlock()
+			}
+			continue
+		}
+		var total, leaving int64
+		var renderers []proc
+		seen := map[int]bool{}
+		for _, p := range browserProcs(root) {
+			total += p.own
+			seen[p.pid] = true
+			switch {
+			case stopping[p.pid]:
+				leaving += p.own
+			case p.renderer:
+				renderers = append(renderers, p)
+			}
+		}
+		for pid := range stopping {
+			if !seen[pid] {
+				delete(stopping, pid)
+			}
+		}
+		sort.Slice(renderers, func(i, j int) bool { return renderers[i].own > renderers[j].own })
+		over := total - leaving - idle - trigger
+		for _, p := range renderers {
+			switch {
+			case p.own > r.opts.PageMemory:
+			case over > 0 && p.own > ownFloor:
+			default:
+				continue
+			}
+			if err := stopProcess(p.pid); err == nil {
+				stopping[p.pid] = true
+				r.stopped.Add(1)
+				r.opts.Log.Info("stopped a page over its memory", "page_bytes", p.own, "browser_bytes", total, "idle_bytes", idle)
+			}
+			over -= p.own
+		}
+	}
 }
 
 // acquire hands out the current browser, replacing it first when it died,
@@ -385,21 +497,34 @@ type pageState struct {
 	crashed   bool
 	mainFrame cdp.FrameID
 	refused   int
-	// left is closed when the page's own document went, or tried to go, to
-	// a non-public address: a redirect, a script or a meta refresh.
-	left     chan struct{}
-	leftOnce sync.Once
+	// left: the page's own document went, or tried to go, to a non-public
+	// address (a redirect, a script or a meta refresh).
+	left bool
+	// ended is closed when the page is done for, left or crashed: its tab
+	// is closed at once.
+	ended   chan struct{}
+	endOnce sync.Once
 }
 
-func (st *pageState) leave() { st.leftOnce.Do(func() { close(st.left) }) }
+func (st *pageState) end() { st.endOnce.Do(func() { close(st.ended) }) }
+
+func (st *pageState) leave() {
+	st.mu.Lock()
+	st.left = true
+	st.mu.Unlock()
+	st.end()
+}
 
 func (st *pageState) hasLeft() bool {
-	select {
-	case <-st.left:
-		return true
-	default:
-		return false
-	}
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return st.left
+}
+
+func (st *pageState) hasCrashed() bool {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return st.crashed
 }
 
 // renderIn renders one page in its own incognito context of in.
@@ -429,17 +554,18 @@ func (r *Renderer) load(ctx context.Context, in *instance, pageURL string, budge
 	stop := context.AfterFunc(ctx, closeTab)
 	defer stop()
 
-	st := &pageState{inflight: map[network.RequestID]bool{}, lastNet: time.Now(), left: make(chan struct{})}
-	// A page that goes for a non-public address is done at once.
+	st := &pageState{inflight: map[network.RequestID]bool{}, lastNet: time.Now(), ended: make(chan struct{})}
+	// A page that goes for a non-public address, or whose renderer was
+	// stopped, is done at once.
 	go func() {
 		select {
-		case <-st.left:
+		case <-st.ended:
 			closeTab()
 		case <-tab.Done():
 		}
 	}()
 	fail := func(err error) (ports.RenderResponse, *pageState, error) {
-		return out, st, r.pageError(ctx, in, budget, err)
+		return out, st, r.pageError(ctx, in, st, budget, err)
 	}
 	if err := chromedp.Listen(tab, func(ev any) { r.onEvent(tab, st, ev) }); err != nil {
 		return fail(err)
@@ -527,6 +653,7 @@ func (r *Renderer) onEvent(tab context.Context, st *pageState, ev any) {
 		}
 	case *inspector.EventTargetCrashed:
 		st.crashed = true
+		st.end()
 	case *fetch.EventRequestPaused:
 		id, u, typ := e.RequestID, "", e.ResourceType
 		if e.Request != nil {
@@ -599,7 +726,10 @@ func (r *Renderer) settle(ctx context.Context, tab context.Context, st *pageStat
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
-		case <-st.left:
+		case <-st.ended:
+			if st.hasCrashed() {
+				return errPageCrashed
+			}
 			return errLeft
 		case <-t.C:
 		}
@@ -654,9 +784,9 @@ var (
 
 // pageError words why a render failed; the budget running out or the page
 // hogging memory is a clean failure of this page only.
-func (r *Renderer) pageError(ctx context.Context, in *instance, budget time.Duration, err error) error {
+func (r *Renderer) pageError(ctx context.Context, in *instance, st *pageState, budget time.Duration, err error) error {
 	switch {
-	case errors.Is(err, errPageMemory), errors.Is(err, errPageCrashed):
+	case errors.Is(err, errPageMemory), errors.Is(err, errPageCrashed), st.hasCrashed():
 		return unavailable("The page could not be rendered: it used more memory than a page may.", err)
 	case ctx.Err() != nil && errors.Is(ctx.Err(), context.Canceled):
 		return ctx.Err()
