@@ -53,6 +53,8 @@ type Config struct {
 	BrowserOff          bool          // TRAWL_BROWSER_OFF: never render, even with a browser installed
 	BrowserPages        int64         // TRAWL_BROWSER_PAGES: pages rendering at once; default: the core count
 	BrowserRestartAfter int64         // TRAWL_BROWSER_RESTART_AFTER: pages per browser process; default 200
+	BrowserMemoryBytes  int64         // TRAWL_BROWSER_MEMORY_BYTES: the local browser's memory above idle; default 1 GiB
+	BrowserPageMemory   int64         // TRAWL_BROWSER_PAGE_MEMORY_BYTES: memory of one page's renderer; default 512 MiB
 	BrowserProxyListen  string        // TRAWL_BROWSER_PROXY_LISTEN: where the browser's egress proxy listens; default 127.0.0.1:0
 	SearchRender        string        // TRAWL_SEARCH_RENDER: engines whose result pages are fetched in the browser (google)
 
@@ -156,7 +158,7 @@ func (c Config) FromEnv(getenv func(string) string) (Config, error) {
 		}
 	}
 	for name, dst := range map[string]*int64{"TRAWL_MAX_BODY_BYTES": &c.MaxBody, "TRAWL_TOPUP_CENTS_PER_1000": &c.PriceCents, "TRAWL_FETCH_MAX_BYTES": &c.FetchMaxBytes, "TRAWL_LLM_CONTEXT_CHARS": &c.LLMContextChars, "TRAWL_BULK_JOBS": &c.BulkJobs,
-		"TRAWL_DATABASE_MAX_CONNS": &c.DatabaseMaxConns, "TRAWL_BROWSER_PAGES": &c.BrowserPages, "TRAWL_BROWSER_RESTART_AFTER": &c.BrowserRestartAfter, "TRAWL_DATABASE_MAX_IDLE_CONNS": &c.DatabaseMaxIdleConns,
+		"TRAWL_DATABASE_MAX_CONNS": &c.DatabaseMaxConns, "TRAWL_BROWSER_PAGES": &c.BrowserPages, "TRAWL_BROWSER_RESTART_AFTER": &c.BrowserRestartAfter, "TRAWL_BROWSER_MEMORY_BYTES": &c.BrowserMemoryBytes, "TRAWL_BROWSER_PAGE_MEMORY_BYTES": &c.BrowserPageMemory, "TRAWL_DATABASE_MAX_IDLE_CONNS": &c.DatabaseMaxIdleConns,
 		"TRAWL_DOCUMENT_MAX_BYTES": &c.DocumentMaxBytes, "TRAWL_DOCUMENT_MAX_PAGES": &c.DocumentMaxPages, "TRAWL_DOCUMENT_WORKERS": &c.DocumentWorkers, "TRAWL_DOCUMENT_MEMORY_BYTES": &c.DocumentMemoryBytes} {
 		if v := strings.TrimSpace(getenv(name)); v != "" {
 			n, err := strconv.ParseInt(v, 10, 64)

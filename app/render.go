@@ -31,7 +31,8 @@ func NewRenderer(c Config, f *fetch.Client) (ports.Renderer, string, []func(), e
 	if c.BrowserOff {
 		return nil, "off (TRAWL_BROWSER_OFF): pages that need JavaScript are read over HTTP only", nil, nil
 	}
-	o := chromium.Options{RemoteURL: c.BrowserURL, Guard: f, Concurrency: int(c.BrowserPages), RestartAfter: int(c.BrowserRestartAfter), Timeout: c.FetchTimeout}
+	o := chromium.Options{RemoteURL: c.BrowserURL, Guard: f, Concurrency: int(c.BrowserPages), RestartAfter: int(c.BrowserRestartAfter),
+		FleetMemory: c.BrowserMemoryBytes, PageMemory: c.BrowserPageMemory, Timeout: c.FetchTimeout}
 	how := "remote browser at " + c.BrowserURL
 	if o.RemoteURL == "" {
 		if o.ExecPath = FindBrowser(c); o.ExecPath == "" {

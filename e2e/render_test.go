@@ -3,8 +3,10 @@ package e2e
 import (
 	"encoding/json"
 	"fmt"
+	"html"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"sort"
@@ -46,6 +48,21 @@ func fixtureSite(t *testing.T) (site string, canaryPort int, canaryHits *atomic.
 	mux.Handle("/", http.FileServer(http.Dir("../testdata/render/dist")))
 	mux.HandleFunc("/redirect", func(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, r.URL.Query().Get("to"), http.StatusFound)
+	})
+	// Script shells whose document goes to ?to= once it ran: by a script
+	// and by a meta refresh.
+	mux.HandleFunc("/leave/script", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintf(w, `<!doctype html><html><body><div id="root"></div><script>location.href = %q;</script></body></html>`, r.URL.Query().Get("to"))
+	})
+	// An article drawn by a script, and 300 ms later the document sent to ?to=.
+	mux.HandleFunc("/leave/late", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintf(w, `<!doctype html><html><head><title>Tide pools</title></head><body><div id="root"></div><script>
+document.getElementById('root').innerHTML = '<article><h1>Life in the tide pools</h1><p>' + 'Anemones close when the water leaves them, snails seal their shells and crabs hide under wet weed until the sea comes back. '.repeat(4) + '</p></article>';
+setTimeout(() => { location.href = %q; }, 300);
+</script></body></html>`, r.URL.Query().Get("to"))
+	})
+	mux.HandleFunc("/leave/meta", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintf(w, `<!doctype html><html><head><meta http-equiv="refresh" content="0; url=%s"></head><body><div id="root"></div></body></html>`, html.EscapeString(r.URL.Query().Get("to")))
 	})
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -153,6 +170,79 @@ func TestBinaryRenders(t *testing.T) {
 	time.Sleep(300 * time.Millisecond)
 	if n := hits.Load(); n != 0 {
 		t.Fatalf("the SSRF page reached the canary %d times", n)
+	}
+}
+
+// TestBinaryRenderRefusesNonPublicNavigation: under render=always and
+// auto, a page whose document goes to loopback or the metadata address, by
+// a redirect, a script or a meta refresh, gets from /v1/scrape and
+// /v1/content the answer a plain fetch redirected there gets: a free 422
+// on url. Nothing reaches the canary.
+func TestBinaryRenderRefusesNonPublicNavigation(t *testing.T) {
+	path := chromiumForRender(t)
+	site, port, hits := fixtureSite(t)
+	s := startEnv(t, []string{"--data-dir", t.TempDir()}, []string{
+		"TRAWL_FETCH_RESOLVE=spa.test:80=" + site, "TRAWL_BROWSER_PATH=" + path, "TRAWL_FETCH_TIMEOUT=20s", "TRAWL_BROWSER_PAGES=2",
+	})
+	token := tokenRE.FindString(s.stdout.String())
+	balance := func() float64 {
+		_, m := get(t, s.base+"/v1/credits", token)
+		return m["balance"].(float64)
+	}
+	targets := []string{"http://169.254.169.254/latest/meta-data/", fmt.Sprintf("http://127.0.0.1:%d/secret", port), fmt.Sprintf("http://localhost:%d/secret", port)}
+	before := balance()
+	i := 0
+	for _, endpoint := range []string{"scrape", "content"} {
+		for _, mode := range []string{"always", "auto"} {
+			for _, how := range []string{"redirect", "leave/script", "leave/meta"} {
+				to := targets[i%len(targets)]
+				i++
+				page := "http://spa.test/" + how + "?to=" + url.QueryEscape(to)
+				code, m := get(t, s.base+"/v1/"+endpoint+"?render="+mode+"&url="+url.QueryEscape(page), token)
+				errs, _ := m["errors"].(map[string]any)
+				if code != 422 || fmt.Sprint(errs["url"]) != "[The url resolves to a non-public address.]" {
+					t.Errorf("%s render=%s, %s to %s = %d %v (final_url %v, engine %v)", endpoint, mode, how, to, code, m["message"], m["final_url"], m["engine"])
+				}
+			}
+		}
+	}
+	if after := balance(); after != before {
+		t.Errorf("the refused pages cost %v credits, want 0", before-after)
+	}
+	time.Sleep(300 * time.Millisecond)
+	if n := hits.Load(); n != 0 {
+		t.Fatalf("the canary was reached %d times", n)
+	}
+}
+
+// TestBinaryRenderPageThatLeavesLate: a page that draws its article and
+// 300 ms later sends its document to the metadata address is answered
+// within the default budget (30 s) with the rendered article or the free
+// 422 on url, by /v1/content and /v1/scrape, in auto and always.
+func TestBinaryRenderPageThatLeavesLate(t *testing.T) {
+	path := chromiumForRender(t)
+	site, _, _ := fixtureSite(t)
+	s := startEnv(t, []string{"--data-dir", t.TempDir()}, []string{"TRAWL_FETCH_RESOLVE=spa.test:80=" + site, "TRAWL_BROWSER_PATH=" + path, "TRAWL_BROWSER_PAGES=2"})
+	token := tokenRE.FindString(s.stdout.String())
+	// The browser starts with the first render: not inside the times measured here.
+	if code, _ := get(t, s.base+"/v1/scrape?render=always&url=http://spa.test/article.html", token); code != 200 {
+		t.Fatalf("warming up: %d", code)
+	}
+	page := url.QueryEscape("http://spa.test/leave/late?to=" + url.QueryEscape("http://169.254.169.254/latest/meta-data/"))
+	for _, endpoint := range []string{"content", "scrape"} {
+		for _, mode := range []string{"auto", "always"} {
+			start := time.Now()
+			code, m := get(t, s.base+"/v1/"+endpoint+"?render="+mode+"&url="+page, token)
+			took := time.Since(start)
+			errs, _ := m["errors"].(map[string]any)
+			article := fmt.Sprint(m["markdown"], m["html"])
+			refused := code == 422 && fmt.Sprint(errs["url"]) == "[The url resolves to a non-public address.]"
+			rendered := code == 200 && m["engine"] == "browser" && strings.Contains(article, "Life in the tide pools") && m["final_url"] != "http://169.254.169.254/latest/meta-data/"
+			t.Logf("%s render=%s: %d after %s", endpoint, mode, code, took.Round(time.Millisecond))
+			if !refused && !rendered || took >= 25*time.Second {
+				t.Errorf("%s render=%s = %d after %s: %v (engine %v, final_url %v)", endpoint, mode, code, took, m["message"], m["engine"], m["final_url"])
+			}
+		}
 	}
 }
 

@@ -14,8 +14,11 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/netip"
+	"net/url"
 	"os"
 	"runtime"
+	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -51,6 +54,8 @@ type Options struct {
 	RestartAfter  int           // pages per browser process; default 200
 	MemoryCeiling int64         // bytes of the local browser's processes; default 2 GiB
 	PageHeapLimit int64         // JS heap of one page; default 256 MiB
+	FleetMemory   int64         // the local browser's processes above their idle figure; default 1 GiB
+	PageMemory    int64         // one renderer process, off the JS heap too; default 512 MiB, at most FleetMemory
 	Timeout       time.Duration // default budget of one render; default 30 s
 	QuietPeriod   time.Duration // network idle this long means done; default 500 ms
 	Log           *slog.Logger
@@ -67,6 +72,7 @@ type Renderer struct {
 	renders  atomic.Int64
 	failures atomic.Int64
 	restarts atomic.Int64
+	stopped  atomic.Int64 // renderers stopped for their memory
 }
 
 var _ ports.Renderer = (*Renderer)(nil)
@@ -91,6 +97,13 @@ func New(o Options) (*Renderer, error) {
 	if o.PageHeapLimit <= 0 {
 		o.PageHeapLimit = 256 << 20
 	}
+	if o.FleetMemory <= 0 {
+		o.FleetMemory = 1 << 30
+	}
+	if o.PageMemory <= 0 {
+		o.PageMemory = 512 << 20
+	}
+	o.PageMemory = min(o.PageMemory, o.FleetMemory)
 	if o.Timeout <= 0 {
 		o.Timeout = 30 * time.Second
 	}
@@ -107,11 +120,12 @@ func New(o Options) (*Renderer, error) {
 type Stats struct {
 	Renders, Failures, Restarts int64
 	BrowserRSS                  int64 // bytes, local browser only (0 when unknown)
+	StoppedForMemory            int64 // renderers stopped above their memory share
 }
 
 // Stats reads the counters and the browser's resident memory.
 func (r *Renderer) Stats() Stats {
-	s := Stats{Renders: r.renders.Load(), Failures: r.failures.Load(), Restarts: r.restarts.Load()}
+	s := Stats{Renders: r.renders.Load(), Failures: r.failures.Load(), Restarts: r.restarts.Load(), StoppedForMemory: r.stopped.Load()}
 	r.mu.Lock()
 	if r.cur != nil {
 		s.BrowserRSS = r.cur.rss()
@@ -142,6 +156,7 @@ type instance struct {
 	crashed      atomic.Bool
 	lastRSSCheck int
 	lastRSS      int64
+	idle         int64 // the local browser's processes' own memory at rest (under Renderer.mu)
 }
 
 func (in *instance) alive() bool {
@@ -260,7 +275,106 @@ func (r *Renderer) start() (*instance, error) {
 		in.close()
 		return nil, errors.New("the browser did not start within 30s")
 	}
+	if pid := in.pid(); pid > 0 {
+		for _, p := range browserProcs(pid) {
+			in.idle += p.own
+		}
+		go r.watchMemory(in, pid)
+	}
 	return in, nil
+}
+
+// memoryCheck is how often the watch reads the browser's memory while
+// pages render: a page writing memory as fast as a core can gains about
+// 100 MiB between two reads. At rest it reads once a second, for the idle
+// figure.
+const (
+	memoryCheck = 50 * time.Millisecond
+	idleCheck   = time.Second
+	// ownFloor is the memory of its own a renderer holds before the fleet's
+	// cap may stop it: more than any light page holds, so an
+	// overfull fleet stops the pages that fill it.
+	ownFloor = 64 << 20
+)
+
+// watchMemory keeps the local browser within its memory while pages
+// render, off the JavaScript heap too (array buffers, canvas, WebAssembly
+// memory), by reading /proc: a renderer process above PageMemory is
+// stopped, and while the browser's processes hold more than 7/8 of
+// FleetMemory above their idle figure, the renderers holding the most
+// memory of their own are stopped until the rest fits (the eighth left is
+// for what grows between two reads). The idle figure is the browser's at
+// start, then whenever no page renders. A stopped renderer's page crashes
+// and fails alone with a free 503; the browser and the other pages carry
+// on. It runs only for a local browser on Linux.
+func (r *Renderer) watchMemory(in *instance, root int) {
+	trigger := r.opts.FleetMemory / 8 * 7
+	var lastIdle time.Time
+	// stopping is what was killed and has not exited yet: it still holds
+	// its memory for a moment, and is not stopped twice.
+	stopping := map[int]bool{}
+	t := time.NewTicker(memoryCheck)
+	defer t.Stop()
+	for {
+		select {
+		case <-in.ctx.Done():
+			return
+		case <-t.C:
+		}
+		r.mu.Lock()
+		active := in.active
+		idle := in.idle
+		r.mu.Unlock()
+		if active == 0 {
+			if time.Since(lastIdle) >= idleCheck {
+				lastIdle = time.Now()
+				var total int64
+				for _, p := range browserProcs(root) {
+					total += p.own
+				}
+				r.mu.Lock()
+				if in.active == 0 && total > 0 {
+					in.idle = total
+				}
+				r.mu.Unlock()
+			}
+			continue
+		}
+		var total, leaving int64
+		var renderers []proc
+		seen := map[int]bool{}
+		for _, p := range browserProcs(root) {
+			total += p.own
+			seen[p.pid] = true
+			switch {
+			case stopping[p.pid]:
+				leaving += p.own
+			case p.renderer:
+				renderers = append(renderers, p)
+			}
+		}
+		for pid := range stopping {
+			if !seen[pid] {
+				delete(stopping, pid)
+			}
+		}
+		sort.Slice(renderers, func(i, j int) bool { return renderers[i].own > renderers[j].own })
+		over := total - leaving - idle - trigger
+		for _, p := range renderers {
+			switch {
+			case p.own > r.opts.PageMemory:
+			case over > 0 && p.own > ownFloor:
+			default:
+				continue
+			}
+			if err := stopProcess(p.pid); err == nil {
+				stopping[p.pid] = true
+				r.stopped.Add(1)
+				r.opts.Log.Info("stopped a page over its memory", "page_bytes", p.own, "browser_bytes", total, "idle_bytes", idle)
+			}
+			over -= p.own
+		}
+	}
 }
 
 // acquire hands out the current browser, replacing it first when it died,
@@ -354,7 +468,7 @@ func (r *Renderer) Render(ctx context.Context, req ports.RenderRequest) (ports.R
 			r.opts.Log.Error("the browser did not start", "err", err)
 			return out, unavailable("The page could not be rendered: the browser is not available.", err)
 		}
-		out, err = r.renderIn(ctx, in, u.String(), budget)
+		out, err = r.renderIn(ctx, in, u.String(), field, budget)
 		r.release(in)
 		if err != nil && !in.alive() && attempt == 0 && ctx.Err() == nil {
 			continue // the browser died under this page: once more on a new one
@@ -383,10 +497,51 @@ type pageState struct {
 	crashed   bool
 	mainFrame cdp.FrameID
 	refused   int
+	// left: the page's own document went, or tried to go, to a non-public
+	// address (a redirect, a script or a meta refresh).
+	left bool
+	// ended is closed when the page is done for, left or crashed: its tab
+	// is closed at once.
+	ended   chan struct{}
+	endOnce sync.Once
+}
+
+func (st *pageState) end() { st.endOnce.Do(func() { close(st.ended) }) }
+
+func (st *pageState) leave() {
+	st.mu.Lock()
+	st.left = true
+	st.mu.Unlock()
+	st.end()
+}
+
+func (st *pageState) hasLeft() bool {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return st.left
+}
+
+func (st *pageState) hasCrashed() bool {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return st.crashed
 }
 
 // renderIn renders one page in its own incognito context of in.
-func (r *Renderer) renderIn(ctx context.Context, in *instance, pageURL string, budget time.Duration) (ports.RenderResponse, error) {
+func (r *Renderer) renderIn(ctx context.Context, in *instance, pageURL, field string, budget time.Duration) (ports.RenderResponse, error) {
+	out, st, err := r.load(ctx, in, pageURL, budget)
+	if st != nil && st.hasLeft() {
+		// The page's document went for a non-public address: the answer
+		// is the one a fetch redirected there gets, whatever the page
+		// showed before.
+		return ports.RenderResponse{URL: pageURL}, weburl.NonPublicError(field)
+	}
+	return out, err
+}
+
+// load opens pageURL in a new tab of in and reads the document once it
+// settled; st is the tab's state, nil when the tab never opened.
+func (r *Renderer) load(ctx context.Context, in *instance, pageURL string, budget time.Duration) (ports.RenderResponse, *pageState, error) {
 	out := ports.RenderResponse{URL: pageURL}
 	proxy := "http://" + r.opts.ProxyAddr
 	tab, closeTab := chromedp.NewContext(in.ctx, chromedp.WithNewBrowserContext(func(p *target.CreateBrowserContextParams) {
@@ -399,9 +554,21 @@ func (r *Renderer) renderIn(ctx context.Context, in *instance, pageURL string, b
 	stop := context.AfterFunc(ctx, closeTab)
 	defer stop()
 
-	st := &pageState{inflight: map[network.RequestID]bool{}, lastNet: time.Now()}
+	st := &pageState{inflight: map[network.RequestID]bool{}, lastNet: time.Now(), ended: make(chan struct{})}
+	// A page that goes for a non-public address, or whose renderer was
+	// stopped, is done at once.
+	go func() {
+		select {
+		case <-st.ended:
+			closeTab()
+		case <-tab.Done():
+		}
+	}()
+	fail := func(err error) (ports.RenderResponse, *pageState, error) {
+		return out, st, r.pageError(ctx, in, st, budget, err)
+	}
 	if err := chromedp.Listen(tab, func(ev any) { r.onEvent(tab, st, ev) }); err != nil {
-		return out, r.pageError(ctx, in, budget, err)
+		return fail(err)
 	}
 	st.mu.Lock()
 	st.mainFrame = cdp.FrameID(chromedp.FromContext(tab).Target.TargetID)
@@ -428,21 +595,21 @@ func (r *Renderer) renderIn(ctx context.Context, in *instance, pageURL string, b
 	}
 	for _, f := range setup {
 		if err := f(); err != nil {
-			return out, r.pageError(ctx, in, budget, err)
+			return fail(err)
 		}
 	}
 	nav, err := chromedp.Call(tab, page.Navigate, page.NavigateParams{URL: pageURL})
 	if err != nil {
-		return out, r.pageError(ctx, in, budget, err)
+		return fail(err)
 	}
 	if nav.ErrorText != "" {
-		return out, unavailable("The page could not be rendered: the browser could not load it.", errors.New(nav.ErrorText))
+		return out, st, unavailable("The page could not be rendered: the browser could not load it.", errors.New(nav.ErrorText))
 	}
 	if nav.IsDownload {
-		return out, unavailable("The page could not be rendered: the URL is a download.", nil)
+		return out, st, unavailable("The page could not be rendered: the URL is a download.", nil)
 	}
 	if err := r.settle(ctx, tab, st); err != nil {
-		return out, r.pageError(ctx, in, budget, err)
+		return fail(err)
 	}
 	type doc struct {
 		HTML string `json:"html"`
@@ -450,7 +617,7 @@ func (r *Renderer) renderIn(ctx context.Context, in *instance, pageURL string, b
 	}
 	d, err := chromedp.Run(tab, chromedp.Evaluate[doc](`({html: document.documentElement ? document.documentElement.outerHTML : "", url: location.href})`))
 	if err != nil {
-		return out, r.pageError(ctx, in, budget, err)
+		return fail(err)
 	}
 	st.mu.Lock()
 	out.StatusCode = st.status
@@ -460,9 +627,9 @@ func (r *Renderer) renderIn(ctx context.Context, in *instance, pageURL string, b
 	}
 	out.FinalURL, out.HTML = d.URL, []byte(d.HTML)
 	if !strings.HasPrefix(out.FinalURL, "http://") && !strings.HasPrefix(out.FinalURL, "https://") {
-		return ports.RenderResponse{URL: pageURL}, unavailable("The page could not be rendered: it left the web.", nil)
+		return ports.RenderResponse{URL: pageURL}, st, unavailable("The page could not be rendered: it left the web.", nil)
 	}
-	return out, nil
+	return out, st, nil
 }
 
 // onEvent tracks the requests in flight and the main document's status, and
@@ -486,6 +653,7 @@ func (r *Renderer) onEvent(tab context.Context, st *pageState, ev any) {
 		}
 	case *inspector.EventTargetCrashed:
 		st.crashed = true
+		st.end()
 	case *fetch.EventRequestPaused:
 		id, u, typ := e.RequestID, "", e.ResourceType
 		if e.Request != nil {
@@ -496,7 +664,16 @@ func (r *Renderer) onEvent(tab context.Context, st *pageState, ev any) {
 		if block {
 			st.refused++
 		}
+		// The page's own document (the first one, a redirect, a script's
+		// or a meta refresh's navigation) is checked here as well as at
+		// the proxy: the proxy keeps it from connecting, this check
+		// keeps the render from answering with what stands in its place.
+		mainDoc := !block && typ == network.ResourceTypeDocument && e.FrameID == st.mainFrame
 		go func() {
+			if mainDoc && r.nonPublicTarget(tab, u) {
+				st.leave()
+				block = true
+			}
 			if block {
 				_, _ = chromedp.Call(tab, fetch.FailRequest, fetch.FailRequestParams{RequestID: id, ErrorReason: network.ErrorReasonBlockedByClient})
 				return
@@ -504,6 +681,33 @@ func (r *Renderer) onEvent(tab context.Context, st *pageState, ev any) {
 			_, _ = chromedp.Call(tab, fetch.ContinueRequest, fetch.ContinueRequestParams{RequestID: id})
 		}()
 	}
+}
+
+// nonPublicTarget reports whether a document URL is on a non-public
+// address, by the verdicts a fetch gives a redirect target: an IP literal
+// or a local name by its address, any other name resolved by the guard.
+func (r *Renderer) nonPublicTarget(ctx context.Context, raw string) bool {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return false
+	}
+	host := u.Hostname()
+	if ip, err := netip.ParseAddr(host); err == nil {
+		return !weburl.IsPublicIP(ip)
+	}
+	if weburl.IsLocalName(host) {
+		return true
+	}
+	if r.opts.Guard == nil {
+		return false
+	}
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	// The port is left out: the URL rules' default port is for what a
+	// caller asks for, not for where a page goes.
+	err = r.opts.Guard.CheckHost(ctx, u.Scheme+"://"+host+"/", "url")
+	var v *weburl.Violation
+	return errors.As(err, &v) && v.NonPublic
 }
 
 // settle waits until the page is done: the network quiet for the quiet
@@ -522,6 +726,11 @@ func (r *Renderer) settle(ctx context.Context, tab context.Context, st *pageStat
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
+		case <-st.ended:
+			if st.hasCrashed() {
+				return errPageCrashed
+			}
+			return errLeft
 		case <-t.C:
 		}
 		st.mu.Lock()
@@ -570,13 +779,14 @@ func (r *Renderer) settle(ctx context.Context, tab context.Context, st *pageStat
 var (
 	errPageCrashed = errors.New("page crashed")
 	errPageMemory  = errors.New("page over its memory limit")
+	errLeft        = errors.New("page went for a non-public address")
 )
 
 // pageError words why a render failed; the budget running out or the page
 // hogging memory is a clean failure of this page only.
-func (r *Renderer) pageError(ctx context.Context, in *instance, budget time.Duration, err error) error {
+func (r *Renderer) pageError(ctx context.Context, in *instance, st *pageState, budget time.Duration, err error) error {
 	switch {
-	case errors.Is(err, errPageMemory), errors.Is(err, errPageCrashed):
+	case errors.Is(err, errPageMemory), errors.Is(err, errPageCrashed), st.hasCrashed():
 		return unavailable("The page could not be rendered: it used more memory than a page may.", err)
 	case ctx.Err() != nil && errors.Is(ctx.Err(), context.Canceled):
 		return ctx.Err()

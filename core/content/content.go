@@ -118,7 +118,9 @@ func isMarkup(contentType string) bool {
 // Scrape returns the raw HTML of a page for 1 credit. The target's own
 // error status is still an answer (reported and billed); a response that is
 // not a document, or no response at all, is a 503 and free. In auto mode a
-// script shell is rendered in a browser; a failed render is free.
+// script shell is rendered in a browser; a failed render leaves the static
+// HTML, except a page that went for a non-public address: that is the 422
+// a fetch redirected there gets.
 func (s *Service) Scrape(ctx context.Context, call credits.Call, rawURL string, mode RenderMode) (Raw, credits.Receipt, error) {
 	u, err := weburl.Parse(rawURL, weburl.Rules{Field: "url"})
 	if err != nil {
@@ -154,6 +156,11 @@ func (s *Service) Scrape(ctx context.Context, call credits.Call, rawURL string, 
 			r, err := s.render(ctx, u.String())
 			if ctx.Err() != nil {
 				return 0, ports.TransactionMetadata{}, ctx.Err()
+			}
+			if failure.Is(err, failure.Invalid) {
+				// The page went for a non-public address in the browser:
+				// the answer a fetch redirected there gets.
+				return 0, ports.TransactionMetadata{}, err
 			}
 			if err == nil {
 				out = Raw{URL: u.String(), FinalURL: r.FinalURL, StatusCode: r.StatusCode, ContentType: "text/html", HTML: string(r.HTML), Engine: EngineBrowser}
