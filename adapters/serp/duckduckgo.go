@@ -234,6 +234,16 @@ func under(n *html.Node, class string) bool {
 	return false
 }
 
+// underID reports an ancestor of n with the id.
+func underID(n *html.Node, id string) bool {
+	for a := n.Parent; a != nil; a = a.Parent {
+		if a.Type == html.ElementNode && attrIs(a, "id", id) {
+			return true
+		}
+	}
+	return false
+}
+
 // underTag reports an ancestor of n that is a tag element.
 func underTag(n *html.Node, tag string) bool {
 	for a := n.Parent; a != nil; a = a.Parent {
