@@ -130,7 +130,7 @@ func TestMemoryCap(t *testing.T) {
 			after := procStatus(t, "VmRSS") - base
 			bound := int64(min(n, c.opts.Workers))*c.opts.MemoryLimitBytes + constant
 			t.Logf("%d document(s) of %d bytes: %v, peak resident +%d MiB (bound %d MiB), afterwards +%d MiB; %v",
-				n, len(doc), took.Round(time.Millisecond), peak>>20, bound>>20, after>>20, errs[0])
+				n, len(doc), took.Round(time.Millisecond), peak>>20, bound>>20, after>>20, message(errs[0]))
 			if peak > bound {
 				t.Errorf("peak resident memory +%d MiB, over %d MiB", peak>>20, bound>>20)
 			}
