@@ -122,12 +122,14 @@ bench: ## Print each figure beside its floor measured in the same run (ratios, p
 	go test -run '^$$' -bench . -benchmem ./adapters/... ./core/...
 
 .PHONY: bench-serp
-bench-serp: ## The parse of the saved Google result pages beside html.Parse of the same bytes: CPU time per op, 7 alternated pairs, median of the pairs' ratios
+bench-serp: ## The parse of the saved Google, Bing and DuckDuckGo result pages beside html.Parse of the same bytes: CPU time per op, 7 alternated pairs, median of the pairs' ratios
 	@go test -c -o "$${TMPDIR:-/tmp}/trawl-serp.test" ./adapters/serp/ && cd adapters/serp && \
+	for e in Google Bing DuckDuckGo; do \
 	for i in 1 2 3 4 5 6 7; do \
-		"$${TMPDIR:-/tmp}/trawl-serp.test" -test.run '^$$' -test.bench '^BenchmarkGoogle(Floor)?$$' -test.benchtime 40x | \
-		awk '{for (i = 2; i <= NF; i++) if ($$i == "cpu-ns/op") v = $$(i-1)} $$1 ~ /^BenchmarkGoogle-/ {p = v} $$1 ~ /^BenchmarkGoogleFloor-/ {f = v} \
+		"$${TMPDIR:-/tmp}/trawl-serp.test" -test.run '^$$' -test.bench "^Benchmark$$e(Floor)?\$$" -test.benchtime 40x | \
+		awk -v e="$$e" '{for (i = 2; i <= NF; i++) if ($$i == "cpu-ns/op") v = $$(i-1)} $$1 ~ ("^Benchmark" e "-") {p = v} $$1 ~ ("^Benchmark" e "Floor-") {f = v} \
 			END {printf "%.3f %d %d\n", p/f, p, f}'; \
-	done | sort -n | awk '{r[NR] = $$1; p[NR] = $$2; f[NR] = $$3} END {m = int((NR+1)/2); \
-		printf "SERP parse of the saved Google pages: %.1f ms CPU beside html.Parse %.1f ms, ratio %.2f (median of %d pairs)\n", p[m]/1e6, f[m]/1e6, r[m], NR}'; \
+	done | sort -n | awk -v e="$$e" '{r[NR] = $$1; p[NR] = $$2; f[NR] = $$3} END {m = int((NR+1)/2); \
+		printf "SERP parse of the saved %s pages: %.1f ms CPU beside html.Parse %.1f ms, ratio %.2f (median of %d pairs; goal <= 1.3)\n", e, p[m]/1e6, f[m]/1e6, r[m], NR}'; \
+	done; \
 	rm -f "$${TMPDIR:-/tmp}/trawl-serp.test"

@@ -105,13 +105,6 @@ type Outbound struct {
 	closers   []func()
 }
 
-// Warm prepares what is slow to start (the PDF reader) in the background.
-func (o Outbound) Warm() {
-	if o.pdf != nil {
-		o.pdf.Warm()
-	}
-}
-
 // Close releases what the outbound adapters hold (the PDF reader, the
 // browser and its egress proxy).
 func (o Outbound) Close() error {
@@ -156,7 +149,11 @@ func NewOutbound(c Config) (Outbound, error) {
 	}
 	model := llm.NewOpenAI(llm.Options{BaseURL: c.LLMBaseURL, APIKey: c.LLMAPIKey, Model: c.LLMModel, AttemptTimeout: c.LLMTimeout})
 	out := Outbound{Fetcher: f, Guard: f, Extractor: extract.New(), Discoverer: d, Engines: engines, LLM: model}
-	out.pdf = pdf.New(pdf.Options{MaxPages: int(c.DocumentMaxPages), Workers: int(c.DocumentWorkers), MemoryLimitBytes: c.DocumentMemoryBytes})
+	// PDFium is compiled on the first PDF, not at start: an idle node holds
+	// no compiled reader, and the compiled code kept in the data directory
+	// makes that first PDF after a restart about as fast as the next.
+	out.pdf = pdf.New(pdf.Options{MaxPages: int(c.DocumentMaxPages), Workers: int(c.DocumentWorkers), MemoryLimitBytes: c.DocumentMemoryBytes,
+		CacheDir: filepath.Join(c.DataDir, "pdfium-cache")})
 	out.Documents = map[ports.DocumentFormat]ports.DocumentConverter{ports.DocumentPDF: out.pdf, ports.DocumentDOCX: docx.New(docx.Options{})}
 	if out.Renderer, out.Rendering, out.closers, err = NewRenderer(c, f); err != nil {
 		return Outbound{}, err
@@ -364,7 +361,7 @@ func OutboundModule() fx.Option {
 			}
 			return traceOutbound(instrumentOutbound(o, m), t), err
 		}),
-		fx.Invoke(func(lc fx.Lifecycle, out Outbound) { lc.Append(fx.StartStopHook(out.Warm, out.Close)) }))
+		fx.Invoke(func(lc fx.Lifecycle, out Outbound) { lc.Append(fx.StopHook(out.Close)) }))
 }
 
 // CoreModule provides the core services.

@@ -470,9 +470,18 @@ func continues(b docmodel.Block, prev, l *line, body float64, itemLeft float64) 
 		return !ended
 	}
 	if gap > l.size*0.6 {
-		return false
+		// Wider line spacing (one and a half, double) leaves a gap like a
+		// paragraph's. A reader still carries on the sentence when the line
+		// neither ends it nor is followed by a capital: "The water tem-" /
+		// "perature fell", "fell through the" / "night".
+		return gap <= l.size*1.6 && !ended && startsLower(l.text)
 	}
 	return true
+}
+
+func startsLower(s string) bool {
+	r, _ := utf8.DecodeRuneInString(s)
+	return unicode.IsLower(r)
 }
 
 // joinLine appends the next line's text to a block, joining a word

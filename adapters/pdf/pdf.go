@@ -46,11 +46,18 @@ type Options struct {
 	// MaxChars caps the text read from a document (default 20 million
 	// characters); past it the remaining pages are left out with a warning.
 	MaxChars int
+	// CacheDir keeps PDFium's compiled code on disk (wazero's compilation
+	// cache), so that a restarted process loads it instead of compiling
+	// it again; empty, or a directory that cannot be written: every
+	// process compiles.
+	CacheDir string
 }
 
 // Converter implements ports.DocumentConverter for PDF.
 type Converter struct {
 	opts  Options
+	mem   *regions
+	slots chan struct{} // one per worker
 	ready chan struct{}
 	start sync.Once
 	pool  pdfium.Pool
@@ -59,6 +66,7 @@ type Converter struct {
 	// mu guards closed and the hand-over of pool between init and Close.
 	mu     sync.Mutex
 	closed bool
+	cache  wazero.CompilationCache
 }
 
 var _ ports.DocumentConverter = (*Converter)(nil)
@@ -78,7 +86,7 @@ func New(o Options) *Converter {
 	if o.MaxChars <= 0 {
 		o.MaxChars = 20_000_000
 	}
-	return &Converter{opts: o, ready: make(chan struct{})}
+	return &Converter{opts: o, mem: newRegions(), slots: make(chan struct{}, o.Workers), ready: make(chan struct{})}
 }
 
 // Warm compiles PDFium in the background, so that the first document does
@@ -93,7 +101,14 @@ func (c *Converter) init() {
 		WithCoreFeatures(api.CoreFeaturesV2 | experimental.CoreFeaturesExceptionHandling).
 		WithCloseOnContextDone(true).
 		WithMemoryLimitPages(pages)
+	if c.opts.CacheDir != "" {
+		if cache, err := wazero.NewCompilationCacheWithDir(c.opts.CacheDir); err == nil {
+			rc = rc.WithCompilationCache(cache)
+			c.cache = cache
+		}
+	}
 	pool, err := webassembly.Init(webassembly.Config{
+		Context: experimental.WithMemoryAllocator(context.Background(), c.mem),
 		MinIdle: 0, MaxIdle: c.opts.Workers, MaxTotal: c.opts.Workers,
 		RuntimeConfig: rc,
 		FSConfig:      wazero.NewFSConfig(), // no file system: documents come as bytes
@@ -106,6 +121,9 @@ func (c *Converter) init() {
 		// Closed while compiling: the pool is not handed out.
 		if pool != nil {
 			_ = pool.Close()
+		}
+		if c.cache != nil {
+			_ = c.cache.Close(context.Background())
 		}
 		c.err = errClosed
 		return
@@ -131,7 +149,12 @@ func (c *Converter) Close() error {
 		return nil
 	}
 	var err error
-	c.once.Do(func() { err = c.pool.Close() })
+	c.once.Do(func() {
+		err = c.pool.Close()
+		if c.cache != nil {
+			_ = c.cache.Close(context.Background())
+		}
+	})
 	return err
 }
 
@@ -155,8 +178,20 @@ func (c *Converter) Convert(ctx context.Context, r ports.DocumentRequest) (out p
 	if c.err != nil {
 		return out, unavailable(failure.ReasonUnavailable, "The document could not be converted: the PDF reader is not available.", c.err)
 	}
+	select {
+	case c.slots <- struct{}{}:
+	case <-ctx.Done():
+		return out, timeout(ctx)
+	}
+	defer func() { <-c.slots }()
+	// A worker slot is held, so the pool has an instance to give at once;
+	// mu pairs the instance with the memory its instantiation allocated.
+	c.mem.mu.Lock()
 	inst, err := c.pool.GetInstanceWithContext(ctx)
+	mem := c.mem.take()
+	c.mem.mu.Unlock()
 	if err != nil {
+		mem.done()
 		if ctx.Err() != nil {
 			return out, timeout(ctx)
 		}
@@ -184,6 +219,7 @@ func (c *Converter) Convert(ctx context.Context, r ports.DocumentRequest) (out p
 			_ = inst.Close()
 		}
 		killed.Unlock()
+		mem.done() // nothing runs in the instance any more
 		if p := recover(); p != nil {
 			out, err = ports.Extracted{}, unavailable(failure.ReasonUnreadableDocument, "The document could not be converted: it is damaged.", fmt.Errorf("%v", p))
 		}

@@ -19,19 +19,28 @@ const corpus = "../../testdata/documents"
 var (
 	shared     *Converter
 	sharedOnce sync.Once
+	// cacheDir keeps PDFium's compiled code for the package's converters:
+	// the first compiles it, the others load it.
+	cacheDir string
 )
 
 // converter is one Converter for the package's tests: PDFium compiles once.
 func converter(t testing.TB) *Converter {
-	sharedOnce.Do(func() { shared = New(Options{}) })
+	sharedOnce.Do(func() { shared = New(Options{CacheDir: cacheDir}) })
 	return shared
 }
 
 func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "trawl-pdfium-cache-")
+	if err != nil {
+		panic(err)
+	}
+	cacheDir = dir
 	code := m.Run()
 	if shared != nil {
 		_ = shared.Close()
 	}
+	_ = os.RemoveAll(dir)
 	os.Exit(code)
 }
 

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"golang.org/x/net/html"
+
+	"github.com/trawlhq/trawl/ports"
 )
 
 // BenchmarkParse measures the parse time of each saved result page.
@@ -34,20 +36,28 @@ func BenchmarkParse(b *testing.B) {
 // BenchmarkGoogle parses every saved Google page (one op is the whole set:
 // desktop, mobile, basic and no-JS layouts, a challenge, no results); its
 // floor, BenchmarkGoogleFloor, is html.Parse of the same bytes, the least
-// any reading of the pages does. make bench prints the ratio of the two.
-func BenchmarkGoogle(b *testing.B) {
-	pages := googlePages(b)
+// any reading of the pages does. Bing and DuckDuckGo likewise. make bench
+// prints the ratio of each pair.
+func BenchmarkGoogle(b *testing.B)          { benchEngine(b, "google", ParseGoogle) }
+func BenchmarkGoogleFloor(b *testing.B)     { benchFloor(b, "google") }
+func BenchmarkBing(b *testing.B)            { benchEngine(b, "bing", ParseBing) }
+func BenchmarkBingFloor(b *testing.B)       { benchFloor(b, "bing") }
+func BenchmarkDuckDuckGo(b *testing.B)      { benchEngine(b, "duckduckgo", ParseDuckDuckGo) }
+func BenchmarkDuckDuckGoFloor(b *testing.B) { benchFloor(b, "duckduckgo") }
+
+func benchEngine(b *testing.B, engine string, parse func([]byte) (ports.SearchResults, error)) {
+	pages := enginePages(b, engine)
 	b.ReportAllocs()
 	defer reportCPU(b)()
 	for b.Loop() {
 		for _, p := range pages {
-			_, _ = ParseGoogle(p)
+			_, _ = parse(p)
 		}
 	}
 }
 
-func BenchmarkGoogleFloor(b *testing.B) {
-	pages := googlePages(b)
+func benchFloor(b *testing.B, engine string) {
+	pages := enginePages(b, engine)
 	b.ReportAllocs()
 	defer reportCPU(b)()
 	for b.Loop() {
@@ -59,11 +69,11 @@ func BenchmarkGoogleFloor(b *testing.B) {
 	}
 }
 
-func googlePages(b *testing.B) [][]byte {
+func enginePages(b *testing.B, engine string) [][]byte {
 	b.Helper()
-	files, err := filepath.Glob("../../testdata/serp/google/*.html")
+	files, err := filepath.Glob(filepath.Join("../../testdata/serp", engine, "*.html"))
 	if err != nil || len(files) == 0 {
-		b.Fatalf("no saved Google pages (%v)", err)
+		b.Fatalf("no saved %s pages (%v)", engine, err)
 	}
 	var pages [][]byte
 	var n int64

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/PuerkitoBio/goquery"
+	"golang.org/x/net/html"
 
 	"github.com/trawlhq/trawl/ports"
 )
@@ -119,13 +120,16 @@ func ParseBing(page []byte) (ports.SearchResults, error) {
 		return ports.SearchResults{}, err
 	}
 	res := ports.SearchResults{}
-	if v, ok := doc.FindMatcher(match(`#sb_form_q, input[name="q"]`)).First().Attr("value"); ok {
-		res.QueryDisplayed = strings.TrimSpace(v)
+	h := bingHeadsOf(doc.Get(0))
+	if h.box != nil {
+		if v, ok := attrOf(h.box, "value"); ok {
+			res.QueryDisplayed = strings.TrimSpace(v)
+		}
 	}
-	res.TotalResults = parseCount(text(doc.FindMatcher(match(".sb_count")).First()))
+	res.TotalResults = parseCount(nodeText(h.count))
 	pos := 0
 	seen := map[string]bool{}
-	items := doc.FindMatcher(match("li.b_algo"))
+	items := selectionOf(doc, h.algo)
 	if items.Length() == 0 {
 		items = doc.FindMatcher(match("#b_results > li")).FilterFunction(func(_ int, s *goquery.Selection) bool { return s.FindMatcher(match("h2 a[href]")).Length() > 0 })
 	}
@@ -144,7 +148,7 @@ func ParseBing(page []byte) (ports.SearchResults, error) {
 		return ports.SearchResults{}, ErrBlocked
 	}
 	qseen := map[string]bool{}
-	doc.FindMatcher(match(`[data-tag="RelatedQnA.Item"], .df_alsoAsk[data-query]`)).Each(func(_ int, s *goquery.Selection) {
+	selectionOf(doc, h.questions).Each(func(_ int, s *goquery.Selection) {
 		q, _ := s.Attr("data-query")
 		if q == "" {
 			q = text(s.FindMatcher(match(".b_expansion_text")).First())
@@ -165,7 +169,7 @@ func ParseBing(page []byte) (ports.SearchResults, error) {
 		res.RelatedQuestions = append(res.RelatedQuestions, ports.RelatedQuestion{Question: q, Answer: ans})
 	})
 	rseen := map[string]bool{}
-	doc.FindMatcher(match(".b_rs a[href], #brsv3 a[href], .b_rrsr a[href]")).Each(func(_ int, s *goquery.Selection) {
+	selectionOf(doc, h.related).Each(func(_ int, s *goquery.Selection) {
 		q := text(s)
 		href, _ := s.Attr("href")
 		link := absolute(bingBase, href)
@@ -180,6 +184,40 @@ func ParseBing(page []byte) (ports.SearchResults, error) {
 		res.RelatedSearches = append(res.RelatedSearches, rs)
 	})
 	return res, nil
+}
+
+// bingHeads is what a Bing page is read for, found in one walk, in
+// document order.
+type bingHeads struct {
+	box, count *html.Node // the first #sb_form_q or input[name="q"]; the first .sb_count
+	// Every one: li.b_algo; [data-tag="RelatedQnA.Item"] or
+	// .df_alsoAsk[data-query]; a[href] under .b_rs, #brsv3 or .b_rrsr.
+	algo, questions, related []*html.Node
+}
+
+func bingHeadsOf(root *html.Node) bingHeads {
+	var h bingHeads
+	eachDescendant(root, func(n *html.Node) {
+		if n.Type != html.ElementNode {
+			return
+		}
+		if h.box == nil && (attrIs(n, "id", "sb_form_q") || n.Data == "input" && attrIs(n, "name", "q")) {
+			h.box = n
+		}
+		if h.count == nil && hasClass(n, "sb_count") {
+			h.count = n
+		}
+		if n.Data == "li" && hasClass(n, "b_algo") {
+			h.algo = append(h.algo, n)
+		}
+		if attrIs(n, "data-tag", "RelatedQnA.Item") || hasClass(n, "df_alsoAsk") && hasAttr(n, "data-query") {
+			h.questions = append(h.questions, n)
+		}
+		if n.Data == "a" && hasAttr(n, "href") && (under(n, "b_rs") || under(n, "b_rrsr") || underID(n, "brsv3")) {
+			h.related = append(h.related, n)
+		}
+	})
+	return h
 }
 
 func bingResult(pos int, li, a *goquery.Selection, link string) ports.OrganicResult {

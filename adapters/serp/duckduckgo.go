@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/PuerkitoBio/goquery"
+	"golang.org/x/net/html"
 
 	"github.com/trawlhq/trawl/ports"
 )
@@ -91,59 +92,164 @@ func ddgTarget(href string) string {
 	return u.String()
 }
 
-// ParseDuckDuckGo reads a page of DuckDuckGo's HTML endpoint.
+// ParseDuckDuckGo reads a page of DuckDuckGo's HTML endpoint. The page is
+// walked once for what it is read for (the search box, the results, the
+// related searches), and each result once for its parts: the selectors
+// say what is read, the walks are what it costs beside parsing the page.
 func ParseDuckDuckGo(page []byte) (ports.SearchResults, error) {
 	doc, err := goquery.NewDocumentFromReader(bytes.NewReader(page))
 	if err != nil {
 		return ports.SearchResults{}, err
 	}
 	res := ports.SearchResults{}
-	if v, ok := doc.FindMatcher(match(`input[name="q"]`)).First().Attr("value"); ok {
-		res.QueryDisplayed = strings.TrimSpace(v)
+	var box *html.Node
+	var results, related []*html.Node
+	eachDescendant(doc.Get(0), func(n *html.Node) {
+		if n.Type != html.ElementNode {
+			return
+		}
+		switch n.Data {
+		case "input": // input[name="q"]
+			if box == nil && attrIs(n, "name", "q") {
+				box = n
+			}
+		case "div": // div.result, div.web-result
+			if hasClass(n, "result") || hasClass(n, "web-result") {
+				results = append(results, n)
+			}
+		case "a": // .related-searches a[href], .js-related-searches a[href]
+			if hasAttr(n, "href") && (under(n, "related-searches") || under(n, "js-related-searches")) {
+				related = append(related, n)
+			}
+		}
+	})
+	if box != nil {
+		if v, ok := attrOf(box, "value"); ok {
+			res.QueryDisplayed = strings.TrimSpace(v)
+		}
 	}
 	seen := map[string]bool{}
-	doc.FindMatcher(match("div.result, div.web-result")).Each(func(_ int, s *goquery.Selection) {
-		if s.HasClass("result--ad") || s.FindMatcher(match(".badge--ad")).Length() > 0 || s.HasClass("result--no-result") {
-			return
+	for _, n := range results {
+		if hasClass(n, "result--ad") || hasClass(n, "result--no-result") {
+			continue
 		}
-		a := s.FindMatcher(match("a.result__a")).First()
-		if a.Length() == 0 {
-			a = s.FindMatcher(match("h2 a[href]")).First()
+		p := ddgPartsOf(n)
+		if p.ad {
+			continue
 		}
-		href, _ := a.Attr("href")
+		a := p.title
+		if a == nil {
+			a = p.h2Link
+		}
+		href := ""
+		if a != nil {
+			href, _ = attrOf(a, "href")
+		}
 		link := ddgTarget(href)
 		if link == "" || seen[link] {
-			return
+			continue
 		}
 		seen[link] = true
-		r := ports.OrganicResult{Position: len(res.Organic) + 1, Title: text(a), Link: link}
-		r.DisplayedLink = text(s.FindMatcher(match(".result__url")).First())
+		r := ports.OrganicResult{Position: len(res.Organic) + 1, Title: nodeText(a), Link: link}
+		r.DisplayedLink = nodeText(p.url)
 		if r.DisplayedLink == "" {
 			r.DisplayedLink = displayFromLink(link)
 		}
-		r.Snippet = text(s.FindMatcher(match(".result__snippet")).First())
+		r.Snippet = nodeText(p.snippet)
 		r.Source = hostOf(link)
-		if img := s.FindMatcher(match("img.result__icon__img")).First(); img.Length() > 0 {
-			r.Favicon = imgSrc(ddgBase, img)
+		if p.icon != nil {
+			r.Favicon = imgSrc(ddgBase, selectionOf(doc, []*html.Node{p.icon}))
 		}
 		if r.Favicon == "" {
 			if u, err := url.Parse(link); err == nil {
 				r.Favicon = u.Scheme + "://" + u.Host + "/favicon.ico"
 			}
 		}
-		if img := s.FindMatcher(match(".result__image img, img.result__image")).First(); img.Length() > 0 {
-			r.Thumbnail = imgSrc(ddgBase, img)
+		if p.image != nil {
+			r.Thumbnail = imgSrc(ddgBase, selectionOf(doc, []*html.Node{p.image}))
 		}
 		res.Organic = append(res.Organic, r)
-	})
+	}
 	if len(res.Organic) == 0 && isChallenge(doc, ddgChallenge, ddgResultPage) {
 		return ports.SearchResults{}, ErrBlocked
 	}
-	doc.FindMatcher(match(".related-searches a[href], .js-related-searches a[href]")).Each(func(_ int, s *goquery.Selection) {
-		href, _ := s.Attr("href")
-		if q := text(s); q != "" {
+	for _, n := range related {
+		href, _ := attrOf(n, "href")
+		if q := nodeText(n); q != "" {
 			res.RelatedSearches = append(res.RelatedSearches, ports.RelatedSearch{Query: q, Link: absolute(ddgBase, href)})
 		}
-	})
+	}
 	return res, nil
+}
+
+// ddgParts are the first of each part of a result, in document order.
+type ddgParts struct {
+	ad                                       bool       // .badge--ad
+	title, h2Link, url, snippet, icon, image *html.Node // a.result__a, h2 a[href], .result__url, .result__snippet, img.result__icon__img, .result__image img or img.result__image
+}
+
+func ddgPartsOf(result *html.Node) ddgParts {
+	var p ddgParts
+	eachDescendant(result, func(n *html.Node) {
+		if n.Type != html.ElementNode {
+			return
+		}
+		if hasClass(n, "badge--ad") {
+			p.ad = true
+		}
+		if p.url == nil && hasClass(n, "result__url") {
+			p.url = n
+		}
+		if p.snippet == nil && hasClass(n, "result__snippet") {
+			p.snippet = n
+		}
+		switch n.Data {
+		case "a":
+			if p.title == nil && hasClass(n, "result__a") {
+				p.title = n
+			}
+			if p.h2Link == nil && hasAttr(n, "href") && underTag(n, "h2") {
+				p.h2Link = n
+			}
+		case "img":
+			if p.icon == nil && hasClass(n, "result__icon__img") {
+				p.icon = n
+			}
+			if p.image == nil && (hasClass(n, "result__image") || under(n, "result__image")) {
+				p.image = n
+			}
+		}
+	})
+	return p
+}
+
+// under reports an ancestor of n (up to the document, as a descendant
+// selector matches) with the class.
+func under(n *html.Node, class string) bool {
+	for a := n.Parent; a != nil; a = a.Parent {
+		if a.Type == html.ElementNode && hasClass(a, class) {
+			return true
+		}
+	}
+	return false
+}
+
+// underID reports an ancestor of n with the id.
+func underID(n *html.Node, id string) bool {
+	for a := n.Parent; a != nil; a = a.Parent {
+		if a.Type == html.ElementNode && attrIs(a, "id", id) {
+			return true
+		}
+	}
+	return false
+}
+
+// underTag reports an ancestor of n that is a tag element.
+func underTag(n *html.Node, tag string) bool {
+	for a := n.Parent; a != nil; a = a.Parent {
+		if a.Type == html.ElementNode && a.Data == tag {
+			return true
+		}
+	}
+	return false
 }

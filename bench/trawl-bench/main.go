@@ -41,7 +41,7 @@ func main() {
 	pairs := flag.Int("pairs", 3, "Trawl and floor runs alternated this many times (medians reported)")
 	conc := flag.Int("c", 16, "concurrent clients")
 	pgURL := flag.String("postgres", pgtest.ServerURL(), "admin URL of a Postgres server (a scratch database is created)")
-	only := flag.String("only", "", "run one part: http (the HTTP loads on each store), content (/v1/content CPU per page; -cpuprofile then profiles the server process) or limiters")
+	only := flag.String("only", "", "run one part: http (the HTTP loads on each store), content (/v1/content CPU per page; -cpuprofile then profiles the server process), footprint (the binary's resident memory and first PDF), pdf (PDF conversion beside pdftotext) or limiters")
 	storeName := flag.String("store", "", "run the store loads on this store only: sqlite or postgres (default both)")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the run (server and load) to this file, for go tool pprof")
 	encodings := flag.String("encodings", "identity gzip", "the content figure's page encodings, of identity and gzip")
@@ -50,6 +50,14 @@ func main() {
 	log.SetFlags(0)
 	if addr := os.Getenv(contentChildEnv); addr != "" {
 		contentChild(addr)
+		return
+	}
+	if *only == "footprint" {
+		footprintFigure()
+		return
+	}
+	if *only == "pdf" {
+		pdfFigure()
 		return
 	}
 	if *only == "content" {
@@ -84,7 +92,7 @@ func main() {
 		return
 	}
 	if *only != "" && *only != "http" {
-		log.Fatalf("-only %q: want http, content or limiters", *only)
+		log.Fatalf("-only %q: want http, content, footprint, pdf or limiters", *only)
 	}
 
 	fmt.Printf("trawl-bench: %d clients, %s per load, %d alternated pairs (medians; the ratio is the median of the pairs' ratios), GOMAXPROCS=%d\n", *conc, *duration, *pairs, runtimeProcs())
@@ -179,6 +187,8 @@ func main() {
 	contentFigure(*pairs, runtimeProcs(), "", strings.Fields(*encodings), false)
 	bulkFigure()
 	limiterFigure(*pgURL, *conc, *duration)
+	pdfFigure()
+	footprintFigure()
 }
 
 // row prints one load's figures, and its share of a reference load's rate
