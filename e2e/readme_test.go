@@ -1,6 +1,8 @@
 package e2e
 
 import (
+	"encoding/json"
+	"net/http"
 	"os"
 	"os/exec"
 	"regexp"
@@ -11,18 +13,36 @@ import (
 	"github.com/trawlhq/trawl/testkit/sites"
 )
 
-// readmeCommands returns the commands of the README's sh blocks, with
-// backslash continuations joined.
+// readmeDocs are the README and the reference pages its examples moved
+// to: every sh block in them is an example a reader pastes.
+var readmeDocs = []string{
+	"../README.md", "../docs/api.md", "../docs/clients.md", "../docs/configuration.md",
+	"../docs/dashboard.md", "../docs/development.md", "../docs/extraction.md", "../docs/search.md",
+	"../docs/bulk.md", "../docs/fleet.md", "../docs/operations.md", "../docs/performance.md",
+	"../docs/decisions.md",
+}
+
+// readmeCommands returns the commands of the sh blocks of the README and
+// readmeDocs, with backslash continuations joined.
 func readmeCommands(t *testing.T) []string {
 	t.Helper()
-	raw, err := os.ReadFile("../README.md")
-	if err != nil {
-		t.Fatal(err)
+	var cmds []string
+	for _, name := range readmeDocs {
+		raw, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cmds = append(cmds, shCommands(string(raw))...)
 	}
+	return cmds
+}
+
+// shCommands returns the commands of a Markdown page's sh blocks.
+func shCommands(page string) []string {
 	var cmds []string
 	in := false
 	cur := ""
-	for _, line := range strings.Split(string(raw), "\n") {
+	for _, line := range strings.Split(page, "\n") {
 		switch {
 		case !in && strings.HasPrefix(line, "```sh"):
 			in = true
@@ -114,5 +134,43 @@ func TestREADMEExamplesRun(t *testing.T) {
 	if ran < 8 {
 		t.Fatalf("ran %d README examples", ran)
 	}
+	readmeListsEveryEndpoint(t, s.base)
 	s.stop(t)
+}
+
+// readmeListsEveryEndpoint: every operation of the served OpenAPI document
+// has its line in the README's endpoint table.
+func readmeListsEveryEndpoint(t *testing.T, base string) {
+	t.Helper()
+	res, err := http.Get(base + "/openapi.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	var doc struct {
+		Paths map[string]map[string]json.RawMessage `json:"paths"`
+	}
+	if err := json.NewDecoder(res.Body).Decode(&doc); err != nil {
+		t.Fatal(err)
+	}
+	readme, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for path, ops := range doc.Paths {
+		for method := range ops {
+			m := strings.ToUpper(method)
+			if m != "GET" && m != "POST" && m != "PUT" && m != "PATCH" && m != "DELETE" {
+				continue
+			}
+			n++
+			if !strings.Contains(string(readme), "`"+m+" "+path) {
+				t.Errorf("the README's endpoint table lacks %s %s", m, path)
+			}
+		}
+	}
+	if n < 20 {
+		t.Fatalf("the OpenAPI document lists %d operations", n)
+	}
 }
