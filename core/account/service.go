@@ -179,17 +179,32 @@ func (s *Service) SignUp(ctx context.Context, email, password, clientAddr string
 
 // emailLink stores a one-time link and returns its URL.
 func (s *Service) emailLink(ctx context.Context, accountID int64, purpose ports.EmailPurpose, path string, ttl time.Duration) (string, error) {
+	return storeLink(ctx, s.creds, s.clock.Now(), s.o.PublicURL, accountID, purpose, path, ttl)
+}
+
+func storeLink(ctx context.Context, creds ports.CredentialStore, now time.Time, publicURL string, accountID int64, purpose ports.EmailPurpose, path string, ttl time.Duration) (string, error) {
 	secret, err := newSecret()
 	if err != nil {
 		return "", err
 	}
-	now := s.clock.Now()
-	if err := s.creds.PutEmailToken(ctx, ports.EmailToken{
+	if err := creds.PutEmailToken(ctx, ports.EmailToken{
 		Hash: hashSecret(secret), AccountID: accountID, Purpose: purpose, CreatedAt: now, ExpiresAt: now.Add(ttl),
 	}); err != nil {
 		return "", err
 	}
-	return s.o.PublicURL + path + "?token=" + url.QueryEscape(secret), nil
+	return strings.TrimRight(publicURL, "/") + path + "?token=" + url.QueryEscape(secret), nil
+}
+
+// PasswordLinkTTL is how long the bootstrap account's password link works.
+const PasswordLinkTTL = 24 * time.Hour
+
+// PasswordLink stores a one-time link to the page that sets an account's
+// password, for the operator who starts a new store: the bootstrap
+// account has no password and no mailbox, so its link is printed, not
+// mailed. It works for PasswordLinkTTL, once, like a reset link.
+func PasswordLink(ctx context.Context, creds ports.CredentialStore, now time.Time, publicURL string, accountID int64) (string, error) {
+	link, err := storeLink(ctx, creds, now, publicURL, accountID, ports.EmailReset, "/dashboard/reset", PasswordLinkTTL)
+	return link, failure.Wrap("account.PasswordLink", err)
 }
 
 // SendVerification mails a fresh verification link (none when already verified).
