@@ -3,6 +3,8 @@ package e2e
 import (
 	"encoding/json"
 	"net/http"
+	"net/http/cookiejar"
+	"net/url"
 	"os"
 	"os/exec"
 	"regexp"
@@ -173,4 +175,47 @@ func readmeListsEveryEndpoint(t *testing.T, base string) {
 	if n < 20 {
 		t.Fatalf("the OpenAPI document lists %d operations", n)
 	}
+}
+
+var passwordLinkRE = regexp.MustCompile(`(http://\S+)/dashboard/reset\?token=(\S+)`)
+
+// TestBootstrapReachesTheDashboard: the first start names the dashboard and
+// the API reference and prints a link that sets the bootstrap account's
+// password, with which it signs in; the link works once.
+func TestBootstrapReachesTheDashboard(t *testing.T) {
+	s := start(t, []string{"--data-dir", t.TempDir()})
+	out := s.stdout.String()
+	if !strings.Contains(out, s.base+"/dashboard/") || !strings.Contains(out, s.base+"/docs") {
+		t.Fatalf("the banner does not name the dashboard and the docs:\n%s", out)
+	}
+	m := passwordLinkRE.FindStringSubmatch(out)
+	if m == nil || m[1] != s.base {
+		t.Fatalf("no password link in the banner:\n%s", out)
+	}
+	jar, _ := cookiejar.New(nil)
+	c := &http.Client{Jar: jar}
+	form := func(path string, v url.Values) *http.Response {
+		t.Helper()
+		req, _ := http.NewRequest("POST", s.base+path, strings.NewReader(v.Encode()))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		req.Header.Set("Origin", s.base)
+		res, err := c.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		return res
+	}
+	token, _ := url.QueryUnescape(m[2])
+	pw := url.Values{"token": {token}, "password": {"the operator's passphrase"}, "password_confirmation": {"the operator's passphrase"}}
+	if res := form("/dashboard/reset", pw); res.Request.URL.Path != "/dashboard/signin" {
+		t.Fatalf("setting the password ended at %s (%d)", res.Request.URL, res.StatusCode)
+	}
+	if res := form("/dashboard/signin", url.Values{"email": {"local@localhost"}, "password": {"the operator's passphrase"}}); res.StatusCode != 200 || res.Request.URL.Path != "/dashboard/tokens" {
+		t.Fatalf("sign-in ended at %s (%d)", res.Request.URL, res.StatusCode)
+	}
+	if res := form("/dashboard/reset", pw); res.StatusCode != http.StatusNotFound {
+		t.Fatalf("the link worked twice: %d", res.StatusCode)
+	}
+	s.stop(t)
 }
