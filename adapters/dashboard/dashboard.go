@@ -315,8 +315,14 @@ func (d *Dashboard) forbidden(w http.ResponseWriter, r *http.Request) {
 	d.render(w, r, http.StatusForbidden, "message", view{Title: "Refused", Error: "This form was sent from another site, so it was refused. Go back to the dashboard and try again."})
 }
 
-// Cookies: __Host- pins the session's to this host and path / when
-// Secure; the others, set for one path, are __Secure-.
+// sessionCookieName: __Host- pins the session cookie to this host and
+// path / when Secure; the other cookies, set for one path, are __Secure-.
+func (d *Dashboard) sessionCookieName() string {
+	if d.secure {
+		return "__Host-trawl_session"
+	}
+	return "trawl_session"
+}
 
 // deviceCookieName names the cookie of a browser that signed in before.
 // It is sent only to the sign-in form, so it never leaves with other requests.
@@ -342,10 +348,7 @@ func (d *Dashboard) cookie(r *http.Request, name string) string {
 }
 
 func (d *Dashboard) sessionSecret(r *http.Request) string {
-	if d.secure {
-		return d.cookie(r, "__Host-trawl_session")
-	}
-	return d.cookie(r, "trawl_session")
+	return d.cookie(r, d.sessionCookieName())
 }
 
 // sessionGrace keeps the session cookie a while after the session it
@@ -353,14 +356,10 @@ func (d *Dashboard) sessionSecret(r *http.Request) string {
 const sessionGrace = 7 * 24 * time.Hour
 
 func (d *Dashboard) setSession(w http.ResponseWriter, r *http.Request, secret string, lifetime time.Duration) {
-	name := "trawl_session"
-	if d.secure {
-		name = "__Host-trawl_session"
-	}
 	if lifetime > 0 {
 		lifetime += sessionGrace
 	}
-	d.setCookie(w, r, name, "/", secret, lifetime)
+	d.setCookie(w, r, d.sessionCookieName(), "/", secret, lifetime)
 }
 
 func (d *Dashboard) clearSession(w http.ResponseWriter, r *http.Request) {
