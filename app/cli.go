@@ -22,6 +22,7 @@ import (
 	"github.com/trawlhq/trawl/adapters/clock"
 	"github.com/trawlhq/trawl/adapters/payment"
 	"github.com/trawlhq/trawl/adapters/sqlstore"
+	"github.com/trawlhq/trawl/core/account"
 	"github.com/trawlhq/trawl/core/auth"
 	"github.com/trawlhq/trawl/core/billing"
 	"github.com/trawlhq/trawl/core/bulk"
@@ -501,6 +502,10 @@ func (c CLI) bootstrap(ctx context.Context, cfg Config) error {
 	}
 	tok := b.Token
 	base := cfg.PublicBase()
+	pwLink, err := account.PasswordLink(ctx, env.store, clock.System{}.Now(), base, b.Account.ID)
+	if err != nil {
+		return err
+	}
 	fmt.Fprintf(c.Stdout, `
 Trawl: a new store. Created the account %s (%s plan, %s credits a month)
 and one API token. It is shown this once and cannot be recovered:
@@ -514,7 +519,13 @@ Try it:
 
 Create more with: trawl tokens create --email %s
 
-`, b.Account.Email, b.Plan.DisplayName, billing.FormatCredits(b.Plan.MonthlyCredits), tok.Secret, base, tok.Secret, b.Account.Email)
+Dashboard:     %s/dashboard/
+    Choose %s's password with this link (it works once, for %d hours):
+    %s
+API reference: %s/docs
+
+`, b.Account.Email, b.Plan.DisplayName, billing.FormatCredits(b.Plan.MonthlyCredits), tok.Secret, base, tok.Secret, b.Account.Email,
+		base, b.Account.Email, account.PasswordLinkTTL/time.Hour, pwLink, base)
 	return nil
 }
 

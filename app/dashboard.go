@@ -14,7 +14,8 @@ import (
 	"github.com/trawlhq/trawl/ports"
 )
 
-// MountDashboard serves the dashboard under /dashboard/ and, with Stripe as
+// MountDashboard serves the dashboard under /dashboard/ (with the front
+// page and the favicon) and, with Stripe as
 // the payment provider, its webhook at POST /webhooks/stripe.
 func MountDashboard(api *httpapi.API, c Config, store *sqlstore.Store, s Services, out Outbound, lim ports.RateLimiter, clk ports.Clock, payments ports.PaymentProvider, log *slog.Logger) error {
 	pay, err := credits.NewPayments(s.Credits, store, store, clk)
@@ -26,6 +27,9 @@ func MountDashboard(api *httpapi.API, c Config, store *sqlstore.Store, s Service
 		return err
 	}
 	api.Mount(dashboard.Prefix, dash.Handler())
+	for _, p := range dashboard.RootPatterns {
+		api.Mount(p, dash.Handler())
+	}
 	if st, ok := payments.(*payment.Stripe); ok {
 		api.Mount("POST /webhooks/stripe", st.WebhookHandler(pay, log))
 	}

@@ -111,15 +111,15 @@ func TestPlansFromEnv(t *testing.T) {
 	}
 }
 
-// The README's example plan file is a valid table.
+// The example plan file of docs/configuration.md is a valid table.
 func TestREADMEPlanFile(t *testing.T) {
-	raw, err := os.ReadFile("../README.md")
+	raw, err := os.ReadFile("../docs/configuration.md")
 	if err != nil {
 		t.Fatal(err)
 	}
 	_, rest, ok := strings.Cut(string(raw), "```yaml\nplans:")
 	if !ok {
-		t.Fatal("no plan file example in the README")
+		t.Fatal("no plan file example in docs/configuration.md")
 	}
 	doc, _, _ := strings.Cut(rest, "```")
 	p, err := LoadPlans("README", []byte("plans:"+doc))

@@ -473,7 +473,7 @@ func NewHTTPServer(lc fx.Lifecycle, api *httpapi.API, c Config, log *slog.Logger
 	}
 	lc.Append(fx.Hook{
 		OnStart: func(context.Context) error {
-			log.Info("trawl listening", "addr", ln.Addr().String(), "public_url", c.PublicBase(), "version", Version)
+			log.Info("trawl listening", "addr", ln.Addr().String(), "public_url", c.PublicBase(), "dashboard", c.PublicBase()+"/dashboard/", "docs", c.PublicBase()+"/docs", "version", Version)
 			go func() {
 				if err := srv.Serve(ln); err != nil && err != http.ErrServerClosed {
 					log.Error("http server stopped", "err", err)

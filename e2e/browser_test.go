@@ -60,11 +60,17 @@ func TestBrowserCheckout(t *testing.T) {
 	before := run(t, ctx, chromedp.Text(chromedp.CSS(".card")))
 	button := run(t, ctx, chromedp.Text(pay))
 	title := run(t, ctx, chromedp.Title())
+	// The dashboard's look: its stylesheet applies, and the page leads back.
+	styled := run(t, ctx, chromedp.Evaluate[bool](`getComputedStyle(document.querySelector("header.top")).display === "flex"`))
+	back := run(t, ctx, chromedp.Evaluate[int](`document.querySelectorAll('a[href^="/dashboard/"]').length`))
+	if !styled || back < 2 {
+		t.Fatalf("checkout page: styled %v, %d links back to the dashboard", styled, back)
+	}
 	if err := chromedp.Do(ctx, chromedp.Click(pay), chromedp.WaitVisible(paid)); err != nil {
 		t.Fatalf("pay: %v", err)
 	}
 	after := run(t, ctx, chromedp.Text(chromedp.CSS(".card")))
-	if !strings.Contains(before, "1,500 credits") || button != "Pay 7.50 USD" || title != "Trawl checkout" {
+	if !strings.Contains(before, "1,500 credits") || button != "Pay 7.50 USD" || title != "Credit top-up · Trawl" {
 		t.Fatalf("checkout page showed %q, button %q, title %q", before, button, title)
 	}
 	if !strings.Contains(after, "1,500 credits were added") {

@@ -75,8 +75,10 @@ func TestBrowserDashboard(t *testing.T) {
 		return chromedp.Click(chromedp.CSS(`form[action="` + form + `"] button[type="submit"]`))
 	}
 
-	if err := chromedp.Do(ctx, chromedp.EmulateViewport(1100, 800), chromedp.Navigate(s.base+"/dashboard/"), chromedp.WaitVisible(chromedp.CSS("#password"))); err != nil {
-		t.Fatalf("open the dashboard: %v", err)
+	// The front page leads to the dashboard.
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(1100, 800), chromedp.Navigate(s.base+"/"), chromedp.WaitVisible(chromedp.CSS(`main a[href="/docs"]`)),
+		chromedp.Click(chromedp.CSS(`main a[href="/dashboard/"]`)), chromedp.WaitVisible(chromedp.CSS("#password"))); err != nil {
+		t.Fatalf("open the dashboard from the front page: %v", err)
 	}
 	if loc := run(t, ctx, chromedp.Location()); loc != s.base+"/dashboard/signin" {
 		t.Fatalf("signed out, /dashboard/ went to %s", loc)
@@ -105,10 +107,10 @@ func TestBrowserDashboard(t *testing.T) {
 	if err := chromedp.Do(ctx, submit("/dashboard/verify"), chromedp.WaitVisible(notice)); err != nil {
 		t.Fatalf("verify: %v", err)
 	}
-	if msg := run(t, ctx, chromedp.Text(notice)); !strings.Contains(msg, "ada@example.com is verified") {
+	if msg := run(t, ctx, chromedp.Text(notice)); !strings.Contains(msg, "Your email is verified") {
 		t.Fatalf("after verifying: %q", msg)
 	}
-	if err := chromedp.Do(ctx, chromedp.SendKeys(chromedp.CSS("#password"), "a long passphrase"), submit("/dashboard/signin"),
+	if err := chromedp.Do(ctx, chromedp.SendKeys(chromedp.CSS("#email"), "ada@example.com"), chromedp.SendKeys(chromedp.CSS("#password"), "a long passphrase"), submit("/dashboard/signin"),
 		chromedp.WaitVisible(chromedp.CSS("#name"))); err != nil {
 		t.Fatalf("sign in: %v", err)
 	}
@@ -121,11 +123,22 @@ func TestBrowserDashboard(t *testing.T) {
 	if !tokenRE.MatchString(token) {
 		t.Fatalf("secret field holds %q", token)
 	}
+	// The form answered with a redirect: the page is a GET, so a reload
+	// sends nothing again, and the secret is not shown a second time.
+	if loc := run(t, ctx, chromedp.Location()); loc != s.base+"/dashboard/tokens?created=1" {
+		t.Fatalf("after creating a token the browser is at %s", loc)
+	}
 	// The script that shows the button arrives after the page: wait for it.
 	if shown := run(t, ctx, chromedp.Poll[bool](`!document.querySelector("[data-copy]").hidden`, chromedp.WithPollingTimeout(10*time.Second))); !shown {
 		t.Fatal("the copy button stayed hidden with scripts on")
 	}
 	shot(ctx, "05-token-created")
+	if err := chromedp.Do(ctx, chromedp.Reload(), chromedp.WaitVisible(chromedp.CSS("table"))); err != nil {
+		t.Fatalf("reload: %v", err)
+	}
+	if secrets, rows := run(t, ctx, chromedp.Evaluate[int](`document.querySelectorAll("#secret").length`)), run(t, ctx, chromedp.Evaluate[int](`document.querySelectorAll("tbody tr").length`)); secrets != 0 || rows != 1 {
+		t.Fatalf("after a reload: %d secrets shown, %d tokens", secrets, rows)
+	}
 
 	if code, body := get(t, s.base+"/v1/credits", token); code != 200 || body["plan"] != nil && body["plan"] != "" {
 		t.Fatalf("GET /v1/credits with the new token: %d %v", code, body)

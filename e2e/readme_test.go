@@ -1,6 +1,10 @@
 package e2e
 
 import (
+	"encoding/json"
+	"net/http"
+	"net/http/cookiejar"
+	"net/url"
 	"os"
 	"os/exec"
 	"regexp"
@@ -11,18 +15,36 @@ import (
 	"github.com/trawlhq/trawl/testkit/sites"
 )
 
-// readmeCommands returns the commands of the README's sh blocks, with
-// backslash continuations joined.
+// readmeDocs are the README and the reference pages its examples moved
+// to: every sh block in them is an example a reader pastes.
+var readmeDocs = []string{
+	"../README.md", "../docs/api.md", "../docs/clients.md", "../docs/configuration.md",
+	"../docs/dashboard.md", "../docs/development.md", "../docs/extraction.md", "../docs/search.md",
+	"../docs/bulk.md", "../docs/fleet.md", "../docs/operations.md", "../docs/performance.md",
+	"../docs/decisions.md",
+}
+
+// readmeCommands returns the commands of the sh blocks of the README and
+// readmeDocs, with backslash continuations joined.
 func readmeCommands(t *testing.T) []string {
 	t.Helper()
-	raw, err := os.ReadFile("../README.md")
-	if err != nil {
-		t.Fatal(err)
+	var cmds []string
+	for _, name := range readmeDocs {
+		raw, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cmds = append(cmds, shCommands(string(raw))...)
 	}
+	return cmds
+}
+
+// shCommands returns the commands of a Markdown page's sh blocks.
+func shCommands(page string) []string {
 	var cmds []string
 	in := false
 	cur := ""
-	for _, line := range strings.Split(string(raw), "\n") {
+	for _, line := range strings.Split(page, "\n") {
 		switch {
 		case !in && strings.HasPrefix(line, "```sh"):
 			in = true
@@ -113,6 +135,87 @@ func TestREADMEExamplesRun(t *testing.T) {
 	t.Logf("ran %d README examples", ran)
 	if ran < 8 {
 		t.Fatalf("ran %d README examples", ran)
+	}
+	readmeListsEveryEndpoint(t, s.base)
+	s.stop(t)
+}
+
+// readmeListsEveryEndpoint: every operation of the served OpenAPI document
+// has its line in the README's endpoint table.
+func readmeListsEveryEndpoint(t *testing.T, base string) {
+	t.Helper()
+	res, err := http.Get(base + "/openapi.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	var doc struct {
+		Paths map[string]map[string]json.RawMessage `json:"paths"`
+	}
+	if err := json.NewDecoder(res.Body).Decode(&doc); err != nil {
+		t.Fatal(err)
+	}
+	readme, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for path, ops := range doc.Paths {
+		for method := range ops {
+			m := strings.ToUpper(method)
+			if m != "GET" && m != "POST" && m != "PUT" && m != "PATCH" && m != "DELETE" {
+				continue
+			}
+			n++
+			if !strings.Contains(string(readme), "`"+m+" "+path) {
+				t.Errorf("the README's endpoint table lacks %s %s", m, path)
+			}
+		}
+	}
+	if n < 20 {
+		t.Fatalf("the OpenAPI document lists %d operations", n)
+	}
+}
+
+var passwordLinkRE = regexp.MustCompile(`(http://\S+)/dashboard/reset\?token=(\S+)`)
+
+// TestBootstrapReachesTheDashboard: the first start names the dashboard and
+// the API reference and prints a link that sets the bootstrap account's
+// password, with which it signs in; the link works once.
+func TestBootstrapReachesTheDashboard(t *testing.T) {
+	s := start(t, []string{"--data-dir", t.TempDir()})
+	out := s.stdout.String()
+	if !strings.Contains(out, s.base+"/dashboard/") || !strings.Contains(out, s.base+"/docs") {
+		t.Fatalf("the banner does not name the dashboard and the docs:\n%s", out)
+	}
+	m := passwordLinkRE.FindStringSubmatch(out)
+	if m == nil || m[1] != s.base {
+		t.Fatalf("no password link in the banner:\n%s", out)
+	}
+	jar, _ := cookiejar.New(nil)
+	c := &http.Client{Jar: jar}
+	form := func(path string, v url.Values) *http.Response {
+		t.Helper()
+		req, _ := http.NewRequest("POST", s.base+path, strings.NewReader(v.Encode()))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		req.Header.Set("Origin", s.base)
+		res, err := c.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		return res
+	}
+	token, _ := url.QueryUnescape(m[2])
+	pw := url.Values{"token": {token}, "password": {"the operator's passphrase"}, "password_confirmation": {"the operator's passphrase"}}
+	if res := form("/dashboard/reset", pw); res.Request.URL.Path != "/dashboard/signin" {
+		t.Fatalf("setting the password ended at %s (%d)", res.Request.URL, res.StatusCode)
+	}
+	if res := form("/dashboard/signin", url.Values{"email": {"local@localhost"}, "password": {"the operator's passphrase"}}); res.StatusCode != 200 || res.Request.URL.Path != "/dashboard/tokens" {
+		t.Fatalf("sign-in ended at %s (%d)", res.Request.URL, res.StatusCode)
+	}
+	if res := form("/dashboard/reset", pw); res.StatusCode != http.StatusNotFound {
+		t.Fatalf("the link worked twice: %d", res.StatusCode)
 	}
 	s.stop(t)
 }

@@ -12,6 +12,9 @@ type EmailPurpose string
 const (
 	EmailVerify EmailPurpose = "verify"
 	EmailReset  EmailPurpose = "reset"
+	// EmailDevice is not mailed: it is the device cookie of a browser that
+	// signed in to the account, kept like a link so it can be checked.
+	EmailDevice EmailPurpose = "device"
 )
 
 // Session is a browser signed in to the dashboard. The store keeps only the

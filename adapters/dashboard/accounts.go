@@ -2,9 +2,8 @@ package dashboard
 
 import (
 	"net/http"
-	"strings"
 
-	"github.com/trawlhq/trawl/core/failure"
+	"github.com/trawlhq/trawl/core/account"
 	"github.com/trawlhq/trawl/ports"
 )
 
@@ -13,23 +12,22 @@ func (d *Dashboard) signUpPage(w http.ResponseWriter, r *http.Request) {
 }
 
 func (d *Dashboard) signUp(w http.ResponseWriter, r *http.Request) {
-	email := r.PostFormValue("email")
+	email, pw := r.PostFormValue("email"), r.PostFormValue("password")
 	v := view{Title: "Create your account", Form: map[string]string{"email": email}}
-	if r.PostFormValue("password") != r.PostFormValue("password_confirmation") {
-		v.Fields = map[string][]string{"password_confirmation": {"The two passwords do not match."}}
-		d.render(w, r, http.StatusUnprocessableEntity, "signup", v)
-		return
-	}
-	acct, err := d.acc.SignUp(r.Context(), email, r.PostFormValue("password"), clientAddr(r))
-	if err != nil && acct.ID == 0 {
+	if err := account.CheckSignUp(email, pw, r.PostFormValue("password_confirmation")); err != nil {
 		d.fail(w, r, "signup", v, err)
 		return
 	}
-	notice := "We sent a verification link to " + acct.Email + ". Open it, then sign in."
-	if err != nil {
-		notice = "Your account was created, but " + strings.ToLower(failure.Public(err, "the verification email could not be sent.")) + " Sign in to send it again."
+	acct, err := d.acc.SignUp(r.Context(), email, pw, clientAddr(r))
+	if err != nil && acct.Email == "" {
+		d.fail(w, r, "signup", v, err)
+		return
 	}
-	d.render(w, r, http.StatusOK, "signin", view{Title: "Sign in", Notice: notice, Form: map[string]string{"email": acct.Email}})
+	if err != nil {
+		http.Redirect(w, r, "/dashboard/signin?signedup=unsent", http.StatusSeeOther)
+		return
+	}
+	http.Redirect(w, r, "/dashboard/signin?signedup=1", http.StatusSeeOther)
 }
 
 // verifyPage asks for a click before using the link, so a mail scanner
@@ -44,12 +42,11 @@ func (d *Dashboard) verify(w http.ResponseWriter, r *http.Request) {
 		d.fail(w, r, "message", view{Title: "Verification failed"}, err)
 		return
 	}
-	v := view{Title: "Sign in", Notice: "Your email " + acct.Email + " is verified.", Form: map[string]string{"email": acct.Email}}
 	if cur, err := d.acc.Session(r.Context(), d.sessionSecret(r)); err == nil && cur.ID == acct.ID {
 		http.Redirect(w, r, "/dashboard/tokens?verified=1", http.StatusSeeOther)
 		return
 	}
-	d.render(w, r, http.StatusOK, "signin", v)
+	http.Redirect(w, r, "/dashboard/signin?verified=1", http.StatusSeeOther)
 }
 
 func (d *Dashboard) resend(w http.ResponseWriter, r *http.Request, acct ports.Account) {
@@ -60,16 +57,37 @@ func (d *Dashboard) resend(w http.ResponseWriter, r *http.Request, acct ports.Ac
 	http.Redirect(w, r, "/dashboard/tokens?sent=1", http.StatusSeeOther)
 }
 
+// signInNotices are what the sign-in page says after a redirect to it.
+var signInNotices = map[string]map[string]string{
+	"signedup": {
+		"1":      "Your account is ready to sign in. We sent a link to your email address: open it to verify the address, which API tokens need.",
+		"unsent": "Your account was created, but the verification email could not be sent. Sign in to send it again.",
+	},
+	"verified":  {"1": "Your email is verified. Sign in to continue."},
+	"signedout": {"1": "You are signed out."},
+	"expired":   {"1": "Your session has ended: it expired, or it was signed out from another page or by a password change. Sign in again to continue."},
+	"reset":     {"1": "Your password is changed and every browser was signed out. Sign in with the new password."},
+}
+
 func (d *Dashboard) signInPage(w http.ResponseWriter, r *http.Request) {
-	d.render(w, r, http.StatusOK, "signin", view{Title: "Sign in"})
+	v := view{Title: "Sign in"}
+	q := r.URL.Query()
+	for key, notices := range signInNotices {
+		if n, ok := notices[q.Get(key)]; ok {
+			v.Notice = n
+		}
+	}
+	d.render(w, r, http.StatusOK, "signin", v)
 }
 
 // signIn always starts a new session with a new id: a session id planted
-// in the browser before sign-in (fixation) is ended, never promoted.
+// in the browser before sign-in (fixation) is ended, never promoted. The
+// browser keeps a device cookie, which gives it a budget of failed sign-ins
+// of its own (core/account).
 func (d *Dashboard) signIn(w http.ResponseWriter, r *http.Request) {
 	email := r.PostFormValue("email")
 	v := view{Title: "Sign in", Form: map[string]string{"email": email}}
-	in, err := d.acc.SignIn(r.Context(), email, r.PostFormValue("password"), clientAddr(r))
+	in, err := d.acc.SignIn(r.Context(), email, r.PostFormValue("password"), clientAddr(r), d.cookie(r, d.deviceCookieName()))
 	if err != nil {
 		d.fail(w, r, "signin", v, err)
 		return
@@ -78,6 +96,7 @@ func (d *Dashboard) signIn(w http.ResponseWriter, r *http.Request) {
 		_ = d.acc.SignOut(r.Context(), old)
 	}
 	d.setSession(w, r, in.Secret, in.Lifetime)
+	d.setCookie(w, r, d.deviceCookieName(), "/dashboard/signin", in.Device, in.DeviceLifetime)
 	http.Redirect(w, r, "/dashboard/tokens", http.StatusSeeOther)
 }
 
@@ -87,11 +106,15 @@ func (d *Dashboard) signOut(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	d.clearSession(w, r)
-	d.render(w, r, http.StatusOK, "signin", view{Title: "Sign in", Notice: "You are signed out."})
+	http.Redirect(w, r, "/dashboard/signin?signedout=1", http.StatusSeeOther)
 }
 
 func (d *Dashboard) forgotPage(w http.ResponseWriter, r *http.Request) {
-	d.render(w, r, http.StatusOK, "forgot", view{Title: "Reset your password"})
+	v := view{Title: "Reset your password"}
+	if r.URL.Query().Get("sent") != "" {
+		v.Notice = "If an account uses that address, a link to reset its password is on its way."
+	}
+	d.render(w, r, http.StatusOK, "forgot", v)
 }
 
 func (d *Dashboard) forgot(w http.ResponseWriter, r *http.Request) {
@@ -101,8 +124,7 @@ func (d *Dashboard) forgot(w http.ResponseWriter, r *http.Request) {
 		d.fail(w, r, "forgot", v, err)
 		return
 	}
-	v.Notice = "If an account uses " + strings.TrimSpace(email) + ", a link to reset its password is on its way."
-	d.render(w, r, http.StatusOK, "forgot", v)
+	http.Redirect(w, r, "/dashboard/forgot?sent=1", http.StatusSeeOther)
 }
 
 func (d *Dashboard) resetPage(w http.ResponseWriter, r *http.Request) {
@@ -112,15 +134,15 @@ func (d *Dashboard) resetPage(w http.ResponseWriter, r *http.Request) {
 func (d *Dashboard) reset(w http.ResponseWriter, r *http.Request) {
 	token := r.PostFormValue("token")
 	v := view{Title: "Choose a new password", Form: map[string]string{"token": token}}
-	if r.PostFormValue("password") != r.PostFormValue("password_confirmation") {
-		v.Fields = map[string][]string{"password_confirmation": {"The two passwords do not match."}}
-		d.render(w, r, http.StatusUnprocessableEntity, "reset", v)
+	pw := r.PostFormValue("password")
+	if err := account.CheckNewPassword(pw, r.PostFormValue("password_confirmation")); err != nil {
+		d.fail(w, r, "reset", v, err)
 		return
 	}
-	if err := d.acc.ResetPassword(r.Context(), token, r.PostFormValue("password")); err != nil {
+	if err := d.acc.ResetPassword(r.Context(), token, pw); err != nil {
 		d.fail(w, r, "reset", v, err)
 		return
 	}
 	d.clearSession(w, r)
-	d.render(w, r, http.StatusOK, "signin", view{Title: "Sign in", Notice: "Your password is changed and every browser was signed out. Sign in with the new password."})
+	http.Redirect(w, r, "/dashboard/signin?reset=1", http.StatusSeeOther)
 }

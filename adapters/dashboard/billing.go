@@ -18,6 +18,9 @@ type billingData struct {
 	SellsPlans bool
 	Price      string // "1,000 credits for 5.00 USD"
 	Min, Max   int64
+	// NoPlan tells an account without a plan, before it pays, that top-up
+	// credits wait for a plan to be spent.
+	NoPlan string
 }
 
 func money(cents int64, currency string) string {
@@ -29,7 +32,7 @@ func (d *Dashboard) billingView(acct ports.Account) view {
 	v := view{Title: "Plans and top-ups", Nav: "billing", Account: &acct, Data: &billingData{
 		Current: d.credits.Plans().Must(acct.Plan), Plans: d.credits.Plans().All(), SellsPlans: d.credits.SellsPlans(),
 		Price: "1,000 credits for " + money(d.credits.PriceCents(1000), p.Currency),
-		Min:   credits.MinPurchase, Max: credits.MaxPurchase,
+		Min:   credits.MinPurchase, Max: credits.MaxPurchase, NoPlan: credits.TopUpNeedsPlan,
 	}}
 	return v
 }

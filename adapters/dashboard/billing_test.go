@@ -18,8 +18,8 @@ func TestTopUpThroughLocalCheckout(t *testing.T) {
 		t.Fatalf("billing page: %d %s", p.status, p.body)
 	}
 	for _, bad := range []struct{ in, msg string }{
-		{"lots", "must be a whole number between 100 and 10000"},
-		{"50", "must be between 100 and 10000"},
+		{"lots", "must be a whole number between 100 and 10,000"},
+		{"50", "must be between 100 and 10,000"},
 	} {
 		p := b.post("/dashboard/billing/topup", url.Values{"credits": {bad.in}})
 		if p.status != http.StatusUnprocessableEntity || !strings.Contains(p.body, `id="credits-error">The credits field `+bad.msg) || !strings.Contains(p.body, `value="`+bad.in+`"`) {

@@ -8,6 +8,7 @@ import (
 	"bytes"
 	"embed"
 	"errors"
+	"fmt"
 	"html/template"
 	"io"
 	"io/fs"
@@ -99,8 +100,47 @@ var funcs = template.FuncMap{
 	},
 	"at":      func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04 UTC") },
 	"credits": billing.FormatCredits,
+	"num":     num,
+	"url":     breakURL,
 	"f":       newField,
 	"neg":     func(n int64) int64 { return -n },
+}
+
+// num writes a count with thousands separators, like credits.
+func num(n any) string {
+	switch v := n.(type) {
+	case int:
+		return billing.FormatCredits(int64(v))
+	case int64:
+		return billing.FormatCredits(v)
+	case int32:
+		return billing.FormatCredits(int64(v))
+	}
+	return fmt.Sprint(n)
+}
+
+// breakURL lets a long URL wrap after its slashes and before its query
+// separators instead of anywhere (or nowhere): each piece is escaped and a
+// <wbr> marks where a line may end.
+func breakURL(u string) template.HTML {
+	var b strings.Builder
+	start := 0
+	for i := 0; i < len(u); i++ {
+		switch u[i] {
+		case '/', '-', '_':
+			if i+1 < len(u) && u[i+1] != '/' {
+				b.WriteString(template.HTMLEscapeString(u[start : i+1]))
+				b.WriteString("<wbr>")
+				start = i + 1
+			}
+		case '?', '&', '=', '#':
+			b.WriteString(template.HTMLEscapeString(u[start:i]))
+			b.WriteString("<wbr>")
+			start = i
+		}
+	}
+	b.WriteString(template.HTMLEscapeString(u[start:]))
+	return template.HTML(b.String())
 }
 
 // field is one labelled input and the messages shown beside it.
@@ -162,7 +202,7 @@ func (d *Dashboard) Handler() http.Handler {
 func (d *Dashboard) routes() {
 	m := d.mux
 	m.Handle("GET /dashboard/static/", http.StripPrefix("/dashboard/", http.FileServerFS(staticFS)))
-	m.HandleFunc("GET /dashboard/{$}", d.home)
+	m.HandleFunc("GET /dashboard/{$}", d.signedIn(d.home))
 	m.HandleFunc("GET /dashboard/signup", d.signUpPage)
 	m.HandleFunc("POST /dashboard/signup", d.signUp)
 	m.HandleFunc("GET /dashboard/verify", d.verifyPage)
@@ -192,6 +232,22 @@ func (d *Dashboard) routes() {
 	m.HandleFunc("POST /dashboard/webhooks/secret", d.signedIn(d.showSecret))
 	m.HandleFunc("POST /dashboard/webhooks/rotate", d.signedIn(d.rotateSecret))
 	m.HandleFunc("/dashboard/", d.notFound)
+	m.HandleFunc("GET /{$}", d.root)
+	m.HandleFunc("GET /favicon.ico", d.favicon)
+}
+
+// RootPatterns are the paths outside Prefix the dashboard also serves: the
+// front page, which leads to the dashboard and the API reference, and the
+// favicon.
+var RootPatterns = []string{"GET /{$}", "GET /favicon.ico"}
+
+func (d *Dashboard) root(w http.ResponseWriter, r *http.Request) {
+	d.render(w, r, http.StatusOK, "root", view{Title: "Trawl"})
+}
+
+func (d *Dashboard) favicon(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Cache-Control", "public, max-age=86400")
+	http.ServeFileFS(w, r, staticFS, "static/favicon.ico")
 }
 
 // view is what every page template gets.
@@ -259,43 +315,86 @@ func (d *Dashboard) forbidden(w http.ResponseWriter, r *http.Request) {
 	d.render(w, r, http.StatusForbidden, "message", view{Title: "Refused", Error: "This form was sent from another site, so it was refused. Go back to the dashboard and try again."})
 }
 
-// Session cookies: __Host- pins them to this host and path / when Secure.
-func (d *Dashboard) cookieName() string {
+// sessionCookieName: __Host- pins the session cookie to this host and
+// path / when Secure; the other cookies, set for one path, are __Secure-.
+func (d *Dashboard) sessionCookieName() string {
 	if d.secure {
 		return "__Host-trawl_session"
 	}
 	return "trawl_session"
 }
 
-func (d *Dashboard) sessionSecret(r *http.Request) string {
-	c, err := r.Cookie(d.cookieName())
+// deviceCookieName names the cookie of a browser that signed in before.
+// It is sent only to the sign-in form, so it never leaves with other requests.
+func (d *Dashboard) deviceCookieName() string { return d.named("trawl_device") }
+
+// newTokenCookieName carries a token just created to the one page that
+// shows its secret, once.
+func (d *Dashboard) newTokenCookieName() string { return d.named("trawl_new_token") }
+
+func (d *Dashboard) named(name string) string {
+	if d.secure {
+		return "__Secure-" + name
+	}
+	return name
+}
+
+func (d *Dashboard) cookie(r *http.Request, name string) string {
+	c, err := r.Cookie(name)
 	if err != nil {
 		return ""
 	}
 	return c.Value
 }
 
+func (d *Dashboard) sessionSecret(r *http.Request) string {
+	return d.cookie(r, d.sessionCookieName())
+}
+
+// sessionGrace keeps the session cookie a while after the session it
+// names ends, so a browser that comes back after it expired is told so.
+const sessionGrace = 7 * 24 * time.Hour
+
 func (d *Dashboard) setSession(w http.ResponseWriter, r *http.Request, secret string, lifetime time.Duration) {
-	http.SetCookie(w, &http.Cookie{
-		Name: d.cookieName(), Value: secret, Path: "/", MaxAge: int(lifetime / time.Second),
-		HttpOnly: true, Secure: d.secure || r.TLS != nil, SameSite: http.SameSiteLaxMode,
-	})
+	if lifetime > 0 {
+		lifetime += sessionGrace
+	}
+	d.setCookie(w, r, d.sessionCookieName(), "/", secret, lifetime)
 }
 
 func (d *Dashboard) clearSession(w http.ResponseWriter, r *http.Request) {
-	http.SetCookie(w, &http.Cookie{Name: d.cookieName(), Value: "", Path: "/", MaxAge: -1, HttpOnly: true, Secure: d.secure || r.TLS != nil, SameSite: http.SameSiteLaxMode})
+	d.setSession(w, r, "", -time.Second)
+}
+
+// setCookie sets an HttpOnly cookie for path; a lifetime below zero
+// deletes it.
+func (d *Dashboard) setCookie(w http.ResponseWriter, r *http.Request, name, path, value string, lifetime time.Duration) {
+	maxAge := int(lifetime / time.Second)
+	if lifetime < 0 {
+		maxAge = -1
+	}
+	http.SetCookie(w, &http.Cookie{
+		Name: name, Value: value, Path: path, MaxAge: maxAge,
+		HttpOnly: true, Secure: d.secure || r.TLS != nil, SameSite: http.SameSiteLaxMode,
+	})
 }
 
 func (d *Dashboard) toSignIn(w http.ResponseWriter, r *http.Request) {
 	http.Redirect(w, r, "/dashboard/signin", http.StatusSeeOther)
 }
 
-// signedIn passes the signed-in account to h, or sends the browser to sign in.
+// signedIn passes the signed-in account to h, or sends the browser to sign
+// in: with a notice when it held a session that ended.
 func (d *Dashboard) signedIn(h func(http.ResponseWriter, *http.Request, ports.Account)) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		acct, err := d.acc.Session(r.Context(), d.sessionSecret(r))
+		secret := d.sessionSecret(r)
+		acct, err := d.acc.Session(r.Context(), secret)
 		if failure.Is(err, failure.Unauthenticated) {
 			d.clearSession(w, r)
+			if secret != "" {
+				http.Redirect(w, r, "/dashboard/signin?expired=1", http.StatusSeeOther)
+				return
+			}
 			d.toSignIn(w, r)
 			return
 		}
@@ -307,12 +406,8 @@ func (d *Dashboard) signedIn(h func(http.ResponseWriter, *http.Request, ports.Ac
 	}
 }
 
-func (d *Dashboard) home(w http.ResponseWriter, r *http.Request) {
-	if _, err := d.acc.Session(r.Context(), d.sessionSecret(r)); err == nil {
-		http.Redirect(w, r, "/dashboard/tokens", http.StatusSeeOther)
-		return
-	}
-	d.toSignIn(w, r)
+func (d *Dashboard) home(w http.ResponseWriter, r *http.Request, _ ports.Account) {
+	http.Redirect(w, r, "/dashboard/tokens", http.StatusSeeOther)
 }
 
 // clientAddr is the peer address sign-in attempts are counted against.

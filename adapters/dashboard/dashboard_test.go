@@ -96,6 +96,9 @@ func newEnv(t *testing.T) *env {
 		t.Fatal(err)
 	}
 	api.API.Mount(dashboard.Prefix, d.Handler())
+	for _, p := range dashboard.RootPatterns {
+		api.API.Mount(p, d.Handler())
+	}
 	return e
 }
 
@@ -157,6 +160,17 @@ func (b *browser) post(path string, form url.Values, headers ...string) page {
 	return b.do(req)
 }
 
+// posted sends a form and checks the answer is a redirect to want (post,
+// redirect, get: a reload never sends the form again), then follows it.
+func (b *browser) posted(path string, form url.Values, want string) page {
+	b.t.Helper()
+	p := b.post(path, form)
+	if p.status != http.StatusSeeOther || p.header.Get("Location") != want {
+		b.t.Fatalf("POST %s: %d to %q, want 303 to %q\n%s", path, p.status, p.header.Get("Location"), want, p.body)
+	}
+	return b.get(want)
+}
+
 func (b *browser) session() string {
 	u, _ := url.Parse(b.e.srv.URL)
 	for _, c := range b.jar.Cookies(u) {
@@ -171,11 +185,11 @@ func (b *browser) session() string {
 func (b *browser) signUp(email string) {
 	b.t.Helper()
 	p := b.post("/dashboard/signup", url.Values{"email": {email}, "password": {"a long passphrase"}, "password_confirmation": {"a long passphrase"}})
-	if p.status != 200 || !strings.Contains(p.body, "We sent a verification link") {
-		b.t.Fatalf("sign up: %d %s", p.status, p.body)
+	if p.status != http.StatusSeeOther || p.header.Get("Location") != "/dashboard/signin?signedup=1" {
+		b.t.Fatalf("sign up: %d %v %s", p.status, p.header, p.body)
 	}
-	if p := b.post("/dashboard/verify", url.Values{"token": {b.e.mail.lastToken(b.t)}}); p.status != 200 || !strings.Contains(p.body, "is verified") {
-		b.t.Fatalf("verify: %d %s", p.status, p.body)
+	if p := b.post("/dashboard/verify", url.Values{"token": {b.e.mail.lastToken(b.t)}}); p.status != http.StatusSeeOther || p.header.Get("Location") != "/dashboard/signin?verified=1" {
+		b.t.Fatalf("verify: %d %v %s", p.status, p.header, p.body)
 	}
 	b.signIn(email, "a long passphrase")
 }
@@ -204,12 +218,16 @@ func TestTokenLifecycle(t *testing.T) {
 	if p.header.Get("Cache-Control") != "no-store" || p.header.Get("Referrer-Policy") != "no-referrer" {
 		t.Fatalf("headers %v", p.header)
 	}
-	p = b.post("/dashboard/tokens", url.Values{"name": {"production crawler"}})
+	p = b.posted("/dashboard/tokens", url.Values{"name": {"production crawler"}}, "/dashboard/tokens?created=1")
 	m := secretRE.FindStringSubmatch(p.body)
-	if p.status != http.StatusCreated || m == nil || !strings.Contains(p.body, "only time it is shown") {
+	if p.status != http.StatusOK || m == nil || !strings.Contains(p.body, "only time it is shown") {
 		t.Fatalf("create: %d %s", p.status, p.body)
 	}
 	secret := m[1]
+	// A reload shows it no more.
+	if p := b.get("/dashboard/tokens?created=1"); strings.Contains(p.body, secret) || strings.Contains(p.body, "only time it is shown") {
+		t.Fatalf("the secret was shown twice: %s", p.body)
+	}
 	principal, err := e.auth.Authenticate(context.Background(), "Bearer "+secret)
 	if err != nil {
 		t.Fatalf("the new token does not authenticate: %v", err)
@@ -277,6 +295,23 @@ func TestFieldErrorsBesideTheField(t *testing.T) {
 	if p.status != http.StatusUnprocessableEntity || !strings.Contains(p.body, `id="password_confirmation-error">The two passwords do not match.`) {
 		t.Fatalf("mismatch: %d %s", p.status, p.body)
 	}
+	// Three fields wrong at once: each says so beside itself.
+	p = b.post("/dashboard/signup", url.Values{"email": {"nope"}, "password": {"short"}, "password_confirmation": {"other"}})
+	for _, want := range []string{
+		`id="email-error">The email must be a valid email address.`,
+		`id="password-error">The password must be at least 10 characters.`,
+		`id="password_confirmation-error">The two passwords do not match.`,
+	} {
+		if p.status != http.StatusUnprocessableEntity || !strings.Contains(p.body, want) {
+			t.Errorf("three errors: %d, missing %q", p.status, want)
+		}
+	}
+	// The reset form likewise.
+	p = b.post("/dashboard/reset", url.Values{"token": {"any"}, "password": {"short"}, "password_confirmation": {"other"}})
+	if p.status != http.StatusUnprocessableEntity || !strings.Contains(p.body, `id="password-error">The password must be at least 10`) ||
+		!strings.Contains(p.body, `id="password_confirmation-error">The two passwords do not match.`) {
+		t.Errorf("reset with two errors: %d %s", p.status, p.body)
+	}
 }
 
 func TestUnverifiedAccountCannotCreateTokens(t *testing.T) {
@@ -302,8 +337,8 @@ func TestUnverifiedAccountCannotCreateTokens(t *testing.T) {
 	if p := b.post("/dashboard/verify", url.Values{"token": {e.mail.lastToken(t)}}); p.status != http.StatusSeeOther || p.header.Get("Location") != "/dashboard/tokens?verified=1" {
 		t.Fatalf("verify while signed in: %d %v", p.status, p.header)
 	}
-	if p := b.post("/dashboard/tokens", url.Values{"name": {"x"}}); p.status != http.StatusCreated {
-		t.Fatalf("create after verifying: %d", p.status)
+	if p := b.posted("/dashboard/tokens", url.Values{"name": {"x"}}, "/dashboard/tokens?created=1"); !secretRE.MatchString(p.body) {
+		t.Fatalf("create after verifying: %d %s", p.status, p.body)
 	}
 }
 
@@ -367,7 +402,7 @@ func TestSessionFixation(t *testing.T) {
 	}
 	// Sign out ends the session server-side.
 	cur := victim.session()
-	if p := victim.post("/dashboard/signout", nil); p.status != 200 || !strings.Contains(p.body, "You are signed out") {
+	if p := victim.posted("/dashboard/signout", nil, "/dashboard/signin?signedout=1"); p.status != 200 || !strings.Contains(p.body, "You are signed out") {
 		t.Fatalf("sign out: %d", p.status)
 	}
 	replay := e.browser(t)
@@ -382,10 +417,7 @@ func TestAnotherAccountsTokenIsNotFound(t *testing.T) {
 	alice, bob := e.browser(t), e.browser(t)
 	alice.signUp("alice@example.com")
 	bob.signUp("bob@example.com")
-	p := bob.post("/dashboard/tokens", url.Values{"name": {"bob's"}})
-	if p.status != http.StatusCreated {
-		t.Fatalf("bob create: %d", p.status)
-	}
+	bob.posted("/dashboard/tokens", url.Values{"name": {"bob's"}}, "/dashboard/tokens?created=1")
 	bobAcct, _ := e.store.AccountByEmail(context.Background(), "bob@example.com")
 	toks, _ := e.store.ListTokens(context.Background(), bobAcct.ID)
 	path := "/dashboard/tokens/" + strconv.FormatInt(toks[0].ID, 10) + "/delete"
@@ -413,7 +445,8 @@ func TestSignInThrottled(t *testing.T) {
 	e := newEnv(t)
 	b := e.browser(t)
 	b.post("/dashboard/signup", url.Values{"email": {"slow@example.com"}, "password": {"a long passphrase"}, "password_confirmation": {"a long passphrase"}})
-	for i := range 5 {
+	// Ten failures an hour from browsers that never signed in to the account.
+	for i := range 10 {
 		p := b.post("/dashboard/signin", url.Values{"email": {"slow@example.com"}, "password": {"wrong guess " + strconv.Itoa(i)}})
 		if p.status != http.StatusUnprocessableEntity || !strings.Contains(p.body, `id="password-error">The email or password is incorrect.`) {
 			t.Fatalf("attempt %d: %d %s", i+1, p.status, p.body)
@@ -421,12 +454,12 @@ func TestSignInThrottled(t *testing.T) {
 	}
 	p := b.post("/dashboard/signin", url.Values{"email": {"slow@example.com"}, "password": {"a long passphrase"}})
 	if p.status != http.StatusTooManyRequests || p.header.Get("Retry-After") == "" || !strings.Contains(p.body, "Too many sign-in attempts") {
-		t.Fatalf("sixth attempt: %d %v %s", p.status, p.header, p.body)
+		t.Fatalf("eleventh attempt: %d %v %s", p.status, p.header, p.body)
 	}
 	if b.session() != "" {
 		t.Fatal("a throttled sign-in set a session")
 	}
-	e.clock.Advance(16 * time.Minute)
+	e.clock.Advance(61 * time.Minute)
 	b.signIn("slow@example.com", "a long passphrase")
 }
 
@@ -435,14 +468,14 @@ func TestPasswordResetFlow(t *testing.T) {
 	b := e.browser(t)
 	b.signUp("reset@example.com")
 	other := e.browser(t)
-	if p := other.post("/dashboard/forgot", url.Values{"email": {"reset@example.com"}}); p.status != 200 || !strings.Contains(p.body, "a link to reset its password is on its way") {
+	if p := other.posted("/dashboard/forgot", url.Values{"email": {"reset@example.com"}}, "/dashboard/forgot?sent=1"); p.status != 200 || !strings.Contains(p.body, "a link to reset its password is on its way") {
 		t.Fatalf("forgot: %d %s", p.status, p.body)
 	}
 	tok := e.mail.lastToken(t)
 	if p := other.get("/dashboard/reset?token=" + url.QueryEscape(tok)); p.status != 200 || !strings.Contains(p.body, `name="token" value="`) {
 		t.Fatalf("reset page: %d", p.status)
 	}
-	if p := other.post("/dashboard/reset", url.Values{"token": {tok}, "password": {"a brand new passphrase"}, "password_confirmation": {"a brand new passphrase"}}); p.status != 200 {
+	if p := other.posted("/dashboard/reset", url.Values{"token": {tok}, "password": {"a brand new passphrase"}, "password_confirmation": {"a brand new passphrase"}}, "/dashboard/signin?reset=1"); !strings.Contains(p.body, "Your password is changed") {
 		t.Fatalf("reset: %d %s", p.status, p.body)
 	}
 	if p := b.get("/dashboard/tokens"); p.status != http.StatusSeeOther {

@@ -59,31 +59,39 @@ type webhookData struct {
 	Rotated bool
 }
 
+// webhooksPage shows the signing secret only after the form asked for it
+// (?show=1 or ?rotated=1), never in a URL and never on a plain visit.
 func (d *Dashboard) webhooksPage(w http.ResponseWriter, r *http.Request, acct ports.Account) {
-	d.render(w, r, http.StatusOK, "webhooks", view{Title: "Webhooks", Nav: "webhooks", Account: &acct, Data: &webhookData{}})
+	v := view{Title: "Webhooks", Nav: "webhooks", Account: &acct, Data: &webhookData{}}
+	q := r.URL.Query()
+	if q.Get("show") != "" || q.Get("rotated") != "" {
+		sec, err := d.secrets.Show(r.Context(), acct.ID)
+		if err != nil {
+			d.fail(w, r, "message", v, err)
+			return
+		}
+		v.Data = &webhookData{Secret: sec, Rotated: q.Get("rotated") != ""}
+	}
+	if q.Get("rotated") != "" {
+		v.Notice = "The signing secret was replaced. Deliveries from now on are signed with the new one; update your receiver."
+	}
+	d.render(w, r, http.StatusOK, "webhooks", v)
 }
 
-// showSecret answers a POST, so the secret appears only on request and
-// never in a URL, a history entry or a cached page.
+// showSecret creates the secret when the account has none yet, then sends
+// the browser to the page that shows it.
 func (d *Dashboard) showSecret(w http.ResponseWriter, r *http.Request, acct ports.Account) {
-	v := view{Title: "Webhooks", Nav: "webhooks", Account: &acct}
-	sec, err := d.secrets.Show(r.Context(), acct.ID)
-	if err != nil {
-		d.fail(w, r, "message", v, err)
+	if _, err := d.secrets.Show(r.Context(), acct.ID); err != nil {
+		d.fail(w, r, "message", view{Title: "Webhooks", Nav: "webhooks", Account: &acct}, err)
 		return
 	}
-	v.Data = &webhookData{Secret: sec}
-	d.render(w, r, http.StatusOK, "webhooks", v)
+	http.Redirect(w, r, "/dashboard/webhooks?show=1", http.StatusSeeOther)
 }
 
 func (d *Dashboard) rotateSecret(w http.ResponseWriter, r *http.Request, acct ports.Account) {
-	v := view{Title: "Webhooks", Nav: "webhooks", Account: &acct}
-	sec, err := d.secrets.Rotate(r.Context(), acct.ID)
-	if err != nil {
-		d.fail(w, r, "message", v, err)
+	if _, err := d.secrets.Rotate(r.Context(), acct.ID); err != nil {
+		d.fail(w, r, "message", view{Title: "Webhooks", Nav: "webhooks", Account: &acct}, err)
 		return
 	}
-	v.Notice = "The signing secret was replaced. Deliveries from now on are signed with the new one; update your receiver."
-	v.Data = &webhookData{Secret: sec, Rotated: true}
-	d.render(w, r, http.StatusOK, "webhooks", v)
+	http.Redirect(w, r, "/dashboard/webhooks?rotated=1", http.StatusSeeOther)
 }

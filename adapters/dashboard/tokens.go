@@ -3,6 +3,8 @@ package dashboard
 import (
 	"net/http"
 	"strconv"
+	"strings"
+	"time"
 
 	"github.com/trawlhq/trawl/core/auth"
 	"github.com/trawlhq/trawl/core/billing"
@@ -40,41 +42,51 @@ func (d *Dashboard) tokensView(r *http.Request, acct ports.Account) (view, error
 	return v, nil
 }
 
+// tokensPage shows the account's tokens and, once, the secret of the token
+// the browser just created (newTokenCookieName, cleared here).
 func (d *Dashboard) tokensPage(w http.ResponseWriter, r *http.Request, acct ports.Account) {
 	v, err := d.tokensView(r, acct)
 	if err != nil {
 		d.fail(w, r, "message", view{Title: "Error", Account: &acct}, err)
 		return
 	}
+	if c := d.cookie(r, d.newTokenCookieName()); c != "" {
+		d.setCookie(w, r, d.newTokenCookieName(), "/dashboard/tokens", "", -time.Second)
+		idText, secret, _ := strings.Cut(c, ".")
+		id, _ := strconv.ParseInt(idText, 10, 64)
+		// Shown only when the secret is the one of a token of this account.
+		for _, t := range v.Data.(*tokensData).Tokens {
+			if t.ID == id && t.Hash == auth.HashSecret(secret) {
+				v.Data.(*tokensData).New = &auth.NewToken{Token: t, Secret: secret}
+			}
+		}
+	}
 	d.render(w, r, http.StatusOK, "tokens", v)
 }
 
+// createToken answers with a redirect (a reload never creates a second
+// token); the secret rides to the next page in a short-lived cookie.
 func (d *Dashboard) createToken(w http.ResponseWriter, r *http.Request, acct ports.Account) {
-	v, err := d.tokensView(r, acct)
-	if err != nil {
-		d.fail(w, r, "message", view{Title: "Error", Account: &acct}, err)
-		return
-	}
 	name := r.PostFormValue("name")
-	v.Form = map[string]string{"name": name}
 	tok, err := d.auth.CreateOwnToken(r.Context(), acct.ID, name)
-	if failure.Is(err, failure.Conflict) {
-		// The plan's cap: say why beside the name field.
-		v.Fields = map[string][]string{"name": {failure.Public(err, "Your plan allows no more tokens.")}}
-		d.render(w, r, http.StatusConflict, "tokens", v)
-		return
-	}
 	if err != nil {
+		v, verr := d.tokensView(r, acct)
+		if verr != nil {
+			d.fail(w, r, "message", view{Title: "Error", Account: &acct}, verr)
+			return
+		}
+		v.Form = map[string]string{"name": name}
+		if failure.Is(err, failure.Conflict) {
+			// The plan's cap: say why beside the name field.
+			v.Fields = map[string][]string{"name": {failure.Public(err, "Your plan allows no more tokens.")}}
+			d.render(w, r, http.StatusConflict, "tokens", v)
+			return
+		}
 		d.fail(w, r, "tokens", v, err)
 		return
 	}
-	v, err = d.tokensView(r, acct)
-	if err != nil {
-		d.fail(w, r, "message", view{Title: "Error", Account: &acct}, err)
-		return
-	}
-	v.Data.(*tokensData).New = &tok
-	d.render(w, r, http.StatusCreated, "tokens", v)
+	d.setCookie(w, r, d.newTokenCookieName(), "/dashboard/tokens", strconv.FormatInt(tok.Token.ID, 10)+"."+tok.Secret, 5*time.Minute)
+	http.Redirect(w, r, "/dashboard/tokens?created=1", http.StatusSeeOther)
 }
 
 // tokenID is the token id in the path; one that is not a number names no

@@ -98,7 +98,7 @@ func (d *Dashboard) transactionsCSV(w http.ResponseWriter, r *http.Request, acct
 	err := d.credits.EachTransaction(r.Context(), acct.ID, csvRowLimit, func(t ports.Transaction) error {
 		return cw.Write([]string{
 			strconv.FormatInt(t.ID, 10), t.CreatedAt.UTC().Format(time.RFC3339), csvSafe(t.ServiceType), csvSafe(t.ServiceName),
-			strconv.FormatInt(t.Credits, 10), strconv.FormatInt(t.BalanceAfter, 10),
+			change(t.Credits), strconv.FormatInt(t.BalanceAfter, 10),
 			csvSafe(t.Metadata.URL), csvSafe(t.Metadata.Query), csvSafe(t.Metadata.JobID), csvSafe(t.Metadata.RequestID),
 		})
 	})
@@ -109,6 +109,11 @@ func (d *Dashboard) transactionsCSV(w http.ResponseWriter, r *http.Request, acct
 		panic(http.ErrAbortHandler)
 	}
 }
+
+// change is a transaction's effect on the balance, as the usage table
+// shows it: a charge of 2 is -2, a top-up of 1,500 is 1500 (a spreadsheet
+// reads both as numbers).
+func change(credits int64) string { return strconv.FormatInt(-credits, 10) }
 
 // chart is a stacked bar chart of credits per day, drawn as SVG.
 type chart struct {

@@ -98,7 +98,7 @@ func TestTransactionsCSV(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(rows) != 132 || rows[0][0] != "id" || rows[1][3] != "Search" || rows[1][4] != "2" || rows[1][7] != "'=HYPERLINK(\"http://evil.example\")" || rows[1][9] != "req_1" {
+	if len(rows) != 132 || rows[0][0] != "id" || rows[1][3] != "Search" || rows[1][4] != "-2" || rows[1][7] != "'=HYPERLINK(\"http://evil.example\")" || rows[1][9] != "req_1" {
 		t.Fatalf("%d rows; first two %v", len(rows), rows[:2])
 	}
 	if p := other.get("/dashboard/usage/transactions.csv"); strings.Count(p.body, "\n") != 1 {
@@ -136,7 +136,7 @@ func TestJobsPages(t *testing.T) {
 		t.Fatalf("jobs: %d %s", p.status, p.body)
 	}
 	p = alice.get("/dashboard/jobs/job_alice")
-	if p.status != 200 || !strings.Contains(p.body, "HTTP 503") || !strings.Contains(p.body, "webhook to <code>https://hooks.example/x</code>") {
+	if p.status != 200 || !strings.Contains(p.body, "HTTP 503") || !strings.Contains(p.body, `webhook to <code class="url">https://<wbr>hooks.example/<wbr>x</code>`) {
 		t.Fatalf("job: %d %s", p.status, p.body)
 	}
 	// A job of another account and an id no job can have read alike, in
@@ -161,19 +161,19 @@ func TestWebhookSecretShowAndRotate(t *testing.T) {
 	if p := b.get("/dashboard/webhooks"); p.status != 200 || strings.Contains(p.body, "whsec_") {
 		t.Fatalf("the page shows a secret before it is asked for: %d", p.status)
 	}
-	p := b.post("/dashboard/webhooks/secret", nil)
+	p := b.posted("/dashboard/webhooks/secret", nil, "/dashboard/webhooks?show=1")
 	m := whsecRE.FindStringSubmatch(p.body)
 	if p.status != 200 || m == nil {
 		t.Fatalf("show: %d %s", p.status, p.body)
 	}
 	first := m[1]
-	if again := whsecRE.FindStringSubmatch(b.post("/dashboard/webhooks/secret", nil).body); again == nil || again[1] != first {
+	if again := whsecRE.FindStringSubmatch(b.posted("/dashboard/webhooks/secret", nil, "/dashboard/webhooks?show=1").body); again == nil || again[1] != first {
 		t.Fatal("showing twice changed the secret")
 	}
 	if p := b.post("/dashboard/webhooks/rotate", nil, "Sec-Fetch-Site", "cross-site", "Origin", "https://evil.example"); p.status != http.StatusForbidden {
 		t.Fatalf("cross-site rotate: %d", p.status)
 	}
-	p = b.post("/dashboard/webhooks/rotate", nil)
+	p = b.posted("/dashboard/webhooks/rotate", nil, "/dashboard/webhooks?rotated=1")
 	m = whsecRE.FindStringSubmatch(p.body)
 	if p.status != 200 || m == nil || m[1] == first || !strings.Contains(p.body, "The signing secret was replaced") {
 		t.Fatalf("rotate: %d %s", p.status, p.body)

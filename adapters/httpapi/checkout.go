@@ -11,19 +11,29 @@ import (
 	"github.com/trawlhq/trawl/core/billing"
 )
 
+// checkoutTmpl is the local provider's top-up page, in the dashboard's
+// look (its stylesheet and header), leading back to it.
 var checkoutTmpl = template.Must(template.New("checkout").Parse(`<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>Trawl checkout</title>
+<html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<style>body{font-family:system-ui,sans-serif;max-width:32rem;margin:4rem auto;padding:0 1rem;color:#1b1f24}
-.card{border:1px solid #d0d7de;border-radius:8px;padding:1.5rem}button{font-size:1rem;padding:.6rem 1.4rem;border-radius:6px;border:0;background:#1f6feb;color:#fff;cursor:pointer}
-.muted{color:#57606a;font-size:.9rem}</style></head>
-<body><div class="card">
+<title>Credit top-up · Trawl</title>
+<link rel="icon" href="/favicon.ico" sizes="32x32">
+<link rel="stylesheet" href="/dashboard/static/dashboard.css">
+</head><body>
+<header class="top"><a class="brand" href="/dashboard/">Trawl</a></header>
+<main id="main">
 <h1>Credit top-up</h1>
+<div class="card">
 {{if .Paid}}<p><strong>Payment complete.</strong> {{.Credits}} credits were added to your balance.</p>
+<p><a href="/dashboard/usage">See your balance</a> · <a href="/dashboard/">Back to the dashboard</a></p>
 {{else}}<p>{{.Credits}} credits for <strong>{{.Amount}}</strong>.</p>
+{{with .Notice}}<p class="warning" id="no-plan">{{.}}</p>{{end}}
 <form method="post" action="/checkout/{{.ID}}/pay"><button type="submit">Pay {{.Amount}}</button></form>
-<p class="muted">Local checkout: this Trawl server runs without an external payment provider, so paying here adds the credits directly.</p>{{end}}
-</div></body></html>`))
+<p class="muted">Local checkout: this Trawl server runs without an external payment provider, so paying here adds the credits directly.</p>
+<p><a href="/dashboard/billing?purchase=cancelled">Cancel and go back to the dashboard</a></p>{{end}}
+</div>
+</main>
+</body></html>`))
 
 func formatMoney(cents int64, currency string) string {
 	return fmt.Sprintf("%d.%02d %s", cents/100, cents%100, strings.ToUpper(currency))
@@ -38,6 +48,7 @@ func (a *API) checkoutPage(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	_ = checkoutTmpl.Execute(w, map[string]any{
 		"ID": cs.ID, "Credits": billing.FormatCredits(cs.Credits), "Amount": formatMoney(cs.AmountCents, cs.Currency), "Paid": cs.PaidAt != nil,
+		"Notice": a.credits.TopUpNotice(r.Context(), cs.AccountID),
 	})
 }
 

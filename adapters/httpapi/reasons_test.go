@@ -106,7 +106,7 @@ func TestEveryFailureNamesAKnownReason(t *testing.T) {
 func asString(v any) string { s, _ := v.(string); return s }
 
 // TestReasonCodesAreDocumented: the OpenAPI document lists exactly the
-// codes of failure.Reasons, and the README names each.
+// codes of failure.Reasons, and docs/api.md names each.
 func TestReasonCodesAreDocumented(t *testing.T) {
 	e := apitest.Start(t, memstore.New(), apitest.Options{})
 	doc := e.Do("GET", "/openapi.json", "", nil).JSON(t)
@@ -115,7 +115,7 @@ func TestReasonCodesAreDocumented(t *testing.T) {
 		t.Fatalf("Failure.reason = %v, want the Reason schema", ref)
 	}
 	enum := schemas["Reason"].(map[string]any)["enum"].([]any)
-	readme, err := os.ReadFile("../../README.md")
+	readme, err := os.ReadFile("../../docs/api.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,7 +128,7 @@ func TestReasonCodesAreDocumented(t *testing.T) {
 			t.Errorf("code %d: document %v, failure.Reasons %s", i, enum[i], r.Code)
 		}
 		if !strings.Contains(string(readme), "| `"+string(r.Code)+"` |") {
-			t.Errorf("the README does not list %s", r.Code)
+			t.Errorf("docs/api.md does not list %s", r.Code)
 		}
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -39,11 +40,19 @@ type Options struct {
 	VerifyTTL time.Duration
 	// ResetTTL is how long a password reset link works (default 1 h).
 	ResetTTL time.Duration
-	// Sign-in attempts allowed per account and per client address in
-	// ThrottleWindow (defaults 5 and 20 in 15 minutes). Verification
-	// emails per account share PerAccount.
+	// PerAccount caps verification and reset emails per account in
+	// ThrottleWindow (default 5 in 15 minutes); PerAddress caps the failed
+	// sign-ins of one client address without a device cookie in that window
+	// (default 20).
 	PerAccount, PerAddress int
 	ThrottleWindow         time.Duration
+	// StrangerFailures caps the failed sign-ins an hour to one account from
+	// browsers without its device cookie, all of them together (default 10).
+	// DeviceFailures caps them for each browser that holds one (default 10),
+	// so strangers cannot lock the owner out. DeviceTTL is how long a device
+	// cookie is honoured after the sign-in that set it (default 180 days).
+	StrangerFailures, DeviceFailures int
+	DeviceTTL                        time.Duration
 	// SignUpsPerHour caps new accounts per client address (default 10), so
 	// the form cannot be used to mail strangers in bulk.
 	SignUpsPerHour int
@@ -68,6 +77,15 @@ func (o Options) withDefaults() Options {
 	if o.SignUpsPerHour <= 0 {
 		o.SignUpsPerHour = 10
 	}
+	if o.StrangerFailures <= 0 {
+		o.StrangerFailures = 10
+	}
+	if o.DeviceFailures <= 0 {
+		o.DeviceFailures = 10
+	}
+	if o.DeviceTTL <= 0 {
+		o.DeviceTTL = 180 * 24 * time.Hour
+	}
 	if o.ThrottleWindow <= 0 {
 		o.ThrottleWindow = 15 * time.Minute
 	}
@@ -90,6 +108,10 @@ type Service struct {
 	// dummy is verified against when no account matches, so an unknown
 	// email takes as long to refuse as a wrong password.
 	dummy string
+	// signIns serialises the sign-ins to one account in this process, so
+	// a burst of guesses cannot all pass the failure count before any is
+	// recorded.
+	signIns [64]sync.Mutex
 }
 
 // NewService builds the service.
@@ -135,25 +157,48 @@ func ValidatePassword(field, pw string) error {
 	return nil
 }
 
+// CheckSignUp reports every problem of a sign-up form at once, each under
+// its field: the email, the password's rules and its confirmation.
+func CheckSignUp(email, password, confirmation string) error {
+	var fe failure.FieldErrors
+	if _, err := auth.NormalizeEmail(email); err != nil {
+		fe.Add("email", "The email must be a valid email address.")
+	}
+	checkNewPassword(&fe, password, confirmation)
+	return fe.Err("account.CheckSignUp")
+}
+
+// CheckNewPassword reports the problems of a new password and its
+// confirmation, each under its field.
+func CheckNewPassword(password, confirmation string) error {
+	var fe failure.FieldErrors
+	checkNewPassword(&fe, password, confirmation)
+	return fe.Err("account.CheckNewPassword")
+}
+
+func checkNewPassword(fe *failure.FieldErrors, password, confirmation string) {
+	if err := ValidatePassword("password", password); err != nil {
+		fe.Add("password", failure.Public(err, ""))
+	}
+	if password != confirmation {
+		fe.Add("password_confirmation", "The two passwords do not match.")
+	}
+}
+
 // SignUp creates an account without a plan and mails a verification link.
 // The account can sign in at once; creating API tokens waits for the
-// verified address.
+// verified address. An email that already has an account gets the same
+// answer (an Account with only its Email set), and its owner a message
+// saying someone tried, so the form tells no one who signed up.
 func (s *Service) SignUp(ctx context.Context, email, password, clientAddr string) (ports.Account, error) {
 	const op = "account.SignUp"
 	if err := s.throttleIn(ctx, "signup:addr:"+clientAddr, s.o.SignUpsPerHour, time.Hour, "Too many new accounts from your network."); err != nil {
 		return ports.Account{}, err
 	}
-	var fe failure.FieldErrors
-	e, err := auth.NormalizeEmail(email)
-	if err != nil {
-		fe.Add("email", "The email must be a valid email address.")
-	}
-	if err := ValidatePassword("password", password); err != nil {
-		fe.Add("password", failure.Public(err, ""))
-	}
-	if err := fe.Err(op); err != nil {
+	if err := CheckSignUp(email, password, password); err != nil {
 		return ports.Account{}, err
 	}
+	e, _ := auth.NormalizeEmail(email)
 	hash, err := s.hasher.Hash(password)
 	if err != nil {
 		return ports.Account{}, failure.Wrap(op, err)
@@ -163,7 +208,7 @@ func (s *Service) SignUp(ctx context.Context, email, password, clientAddr string
 		Name: strings.SplitN(e, "@", 2)[0], Email: e, Plan: "", CreatedAt: now, UpdatedAt: now,
 	})
 	if failure.Is(err, failure.Conflict) {
-		return ports.Account{}, failure.Invalidf(op, "email", "An account with this email already exists. Sign in instead.")
+		return ports.Account{Email: e}, s.tellOwner(ctx, e)
 	}
 	if err != nil {
 		return ports.Account{}, failure.Wrap(op, err)
@@ -177,19 +222,53 @@ func (s *Service) SignUp(ctx context.Context, email, password, clientAddr string
 	return acct, nil
 }
 
+// tellOwner mails the owner of an address that someone tried to sign up
+// with it. Nothing it meets reaches the caller, whose answer must read as
+// a new account's: the mail is capped like verification emails and a
+// failure is only dropped.
+func (s *Service) tellOwner(ctx context.Context, email string) error {
+	acct, err := s.accounts.AccountByEmail(ctx, email)
+	if err != nil {
+		return nil
+	}
+	if s.throttleIn(ctx, "verify:"+strconv.FormatInt(acct.ID, 10), s.o.PerAccount, s.o.ThrottleWindow, "") != nil {
+		return nil
+	}
+	_ = s.mailer.Send(ctx, ports.Mail{
+		From: s.o.MailFrom, To: acct.Email, Subject: "Someone tried to sign up to Trawl with your email",
+		Text: fmt.Sprintf("Someone tried to create a Trawl account with this address, which already has one.\n\nIf it was you, sign in at %s/dashboard/signin (or choose a new password at %s/dashboard/forgot).\nIf it was not you, ignore this message: nothing changed.\n", s.o.PublicURL, s.o.PublicURL),
+	})
+	return nil
+}
+
 // emailLink stores a one-time link and returns its URL.
 func (s *Service) emailLink(ctx context.Context, accountID int64, purpose ports.EmailPurpose, path string, ttl time.Duration) (string, error) {
+	return storeLink(ctx, s.creds, s.clock.Now(), s.o.PublicURL, accountID, purpose, path, ttl)
+}
+
+func storeLink(ctx context.Context, creds ports.CredentialStore, now time.Time, publicURL string, accountID int64, purpose ports.EmailPurpose, path string, ttl time.Duration) (string, error) {
 	secret, err := newSecret()
 	if err != nil {
 		return "", err
 	}
-	now := s.clock.Now()
-	if err := s.creds.PutEmailToken(ctx, ports.EmailToken{
+	if err := creds.PutEmailToken(ctx, ports.EmailToken{
 		Hash: hashSecret(secret), AccountID: accountID, Purpose: purpose, CreatedAt: now, ExpiresAt: now.Add(ttl),
 	}); err != nil {
 		return "", err
 	}
-	return s.o.PublicURL + path + "?token=" + url.QueryEscape(secret), nil
+	return strings.TrimRight(publicURL, "/") + path + "?token=" + url.QueryEscape(secret), nil
+}
+
+// PasswordLinkTTL is how long the bootstrap account's password link works.
+const PasswordLinkTTL = 24 * time.Hour
+
+// PasswordLink stores a one-time link to the page that sets an account's
+// password, for the operator who starts a new store: the bootstrap
+// account has no password and no mailbox, so its link is printed, not
+// mailed. It works for PasswordLinkTTL, once, like a reset link.
+func PasswordLink(ctx context.Context, creds ports.CredentialStore, now time.Time, publicURL string, accountID int64) (string, error) {
+	link, err := storeLink(ctx, creds, now, publicURL, accountID, ports.EmailReset, "/dashboard/reset", PasswordLinkTTL)
+	return link, failure.Wrap("account.PasswordLink", err)
 }
 
 // SendVerification mails a fresh verification link (none when already verified).
@@ -244,6 +323,10 @@ type SignedIn struct {
 	ExpiresAt time.Time
 	// Lifetime is how long the session lasts from now (the cookie's Max-Age).
 	Lifetime time.Duration
+	// Device is the browser's new device cookie: it keeps a budget of
+	// failed sign-ins of its own for DeviceLifetime.
+	Device         string
+	DeviceLifetime time.Duration
 }
 
 func (s *Service) throttle(ctx context.Context, key string, limit int) error {
@@ -265,43 +348,6 @@ func (s *Service) throttleIn(ctx context.Context, key string, limit int, window 
 		return e
 	}
 	return nil
-}
-
-// SignIn checks a password and opens a new session. Attempts are limited
-// per account and per client address; every wrong email or password gets
-// the same answer.
-func (s *Service) SignIn(ctx context.Context, email, password, clientAddr string) (SignedIn, error) {
-	const op = "account.SignIn"
-	if err := s.throttle(ctx, "signin:addr:"+clientAddr, s.o.PerAddress); err != nil {
-		return SignedIn{}, err
-	}
-	e, _ := auth.NormalizeEmail(email)
-	if e == "" {
-		e = strings.ToLower(strings.TrimSpace(email))
-	}
-	if err := s.throttle(ctx, "signin:account:"+e, s.o.PerAccount); err != nil {
-		return SignedIn{}, err
-	}
-	wrong := failure.Invalidf(op, "password", "The email or password is incorrect.")
-	if len(password) > MaxPassword {
-		return SignedIn{}, wrong
-	}
-	acct, err := s.accounts.AccountByEmail(ctx, e)
-	hash := s.dummy
-	if err == nil {
-		if h, herr := s.creds.PasswordHash(ctx, acct.ID); herr == nil {
-			hash = h
-		} else if !failure.Is(herr, failure.NotFound) {
-			return SignedIn{}, failure.Wrap(op, herr)
-		}
-	} else if !failure.Is(err, failure.NotFound) {
-		return SignedIn{}, failure.Wrap(op, err)
-	}
-	ok, verr := s.hasher.Verify(hash, password)
-	if verr != nil || !ok || err != nil || hash == s.dummy {
-		return SignedIn{}, wrong
-	}
-	return s.openSession(ctx, acct)
 }
 
 func (s *Service) openSession(ctx context.Context, acct ports.Account) (SignedIn, error) {

@@ -41,3 +41,17 @@ func (s *Service) Subscribe(ctx context.Context, account ports.Account, planName
 	co, err := pc.CreatePlanCheckout(ctx, ports.PlanCheckoutRequest{AccountID: account.ID, Email: account.Email, Plan: plan.Name})
 	return co, failure.Wrap(op, err)
 }
+
+// TopUpNotice is what a checkout page tells the account before it pays
+// for top-up credits: TopUpNeedsPlan when it has no plan (or one no longer
+// offered), else nothing.
+func (s *Service) TopUpNotice(ctx context.Context, accountID int64) string {
+	acct, err := s.accounts.AccountByID(ctx, accountID)
+	if err != nil {
+		return ""
+	}
+	if _, ok := s.plans.ByName(acct.Plan); ok && acct.Plan != "" {
+		return ""
+	}
+	return TopUpNeedsPlan
+}

@@ -22,6 +22,11 @@ const (
 	MaxPreviewQuantity = 100
 )
 
+// TopUpNeedsPlan is what an account without a plan is told before it pays
+// for top-up credits: it may buy them, but billed calls answer Plan
+// Required until it subscribes, whatever its balance.
+const TopUpNeedsPlan = "You have no plan yet. You can buy top-up credits now, but they can be spent only once you subscribe to a plan: until then billed endpoints answer “Plan Required”, whatever your balance."
+
 // Pricing of top-ups. The price is shown on the checkout page and passed to
 // the payment provider; it is not part of the API contract.
 type Pricing struct {
@@ -190,13 +195,13 @@ func (s *Service) Preview(ctx context.Context, accountID int64, serviceType stri
 // NotWholeCredits is the failure for a top-up amount that is not a whole
 // number (a typed one that cannot be read), naming the range allowed.
 func NotWholeCredits() error {
-	return failure.Invalidf("credits.Purchase", "credits", "The credits field must be a whole number between %d and %d.", MinPurchase, MaxPurchase)
+	return failure.Invalidf("credits.Purchase", "credits", "The credits field must be a whole number between %s and %s.", billing.FormatCredits(MinPurchase), billing.FormatCredits(MaxPurchase))
 }
 
 // ValidatePurchase checks the credits of a top-up.
 func ValidatePurchase(credits int64) error {
 	if credits < MinPurchase || credits > MaxPurchase {
-		return failure.Invalidf("credits.Purchase", "credits", "The credits field must be between %d and %d.", MinPurchase, MaxPurchase)
+		return failure.Invalidf("credits.Purchase", "credits", "The credits field must be between %s and %s.", billing.FormatCredits(MinPurchase), billing.FormatCredits(MaxPurchase))
 	}
 	return nil
 }
