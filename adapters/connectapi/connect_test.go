@@ -3,6 +3,7 @@ package connectapi_test
 import (
 	"context"
 	"errors"
+	"maps"
 	"net/http"
 	"strings"
 	"testing"
@@ -56,7 +57,9 @@ func startOn(t testing.TB, store storetest.Stores, o apitest.Options, opts ...co
 	eng := fakesearch.New(t, "google")
 	eng.Serve(fakesearch.Result{Title: "Tides", Link: "http://news.test/article", Snippet: "About tides."})
 	model := fakellm.New(t)
-	o.Resolve, o.Engines, o.LLMBaseURL = sites.Resolve(site), map[string]string{"google": eng.URL}, model.BaseURL()
+	resolve := sites.Resolve(site)
+	maps.Copy(resolve, o.Resolve) // the test's own sites
+	o.Resolve, o.Engines, o.LLMBaseURL = resolve, map[string]string{"google": eng.URL}, model.BaseURL()
 	e := apitest.Start(t, store, o)
 	_, tok := e.Account("rpc@example.com", "business")
 	hc := http.DefaultClient

@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"maps"
 	"net/http"
 	"slices"
 	"strconv"
@@ -212,8 +213,10 @@ func principal(ctx context.Context) ports.Principal {
 	return p
 }
 
-// interceptor answers a call whose caller already gave up, and logs the
-// cause of every internal error with the request id.
+// interceptor answers a call whose caller already gave up, answers a
+// failure that comes after the call's deadline passed as deadline_exceeded
+// (the work failed because its time ran out, whatever the step that noticed
+// says), and logs the cause of every internal error with the request id.
 func (s *Server) interceptor() connect.UnaryInterceptorFunc {
 	return func(next connect.UnaryFunc) connect.UnaryFunc {
 		return func(ctx context.Context, req connect.AnyRequest) (connect.AnyResponse, error) {
@@ -223,6 +226,9 @@ func (s *Server) interceptor() connect.UnaryInterceptorFunc {
 				err = toConnect(err)
 			} else {
 				res, err = next(ctx, req)
+				if err != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
+					err = expired(err)
+				}
 			}
 			if err != nil {
 				s.logInternal(ctx, req.Spec().Procedure, err)
@@ -331,6 +337,20 @@ type publicError struct {
 func (e *publicError) Error() string { return e.msg }
 func (e *publicError) Unwrap() error { return e.cause }
 
+// expired answers a call whose deadline passed while it ran: deadline
+// exceeded, with the metadata the failure carried (what it charged).
+func expired(err error) error {
+	if connect.CodeOf(err) == connect.CodeDeadlineExceeded {
+		return err
+	}
+	ce := connect.NewError(connect.CodeDeadlineExceeded, &publicError{"The deadline passed before the call finished.", err})
+	if prev := (*connect.Error)(nil); errors.As(err, &prev) {
+		maps.Copy(ce.Meta(), prev.Meta())
+		ce.Meta().Del("Retry-After")
+	}
+	return ce
+}
+
 // toConnect translates an error through the one kind table, with details a
 // client can act on and without internals in the message. A call whose
 // deadline passed, or that its caller gave up, is answered as such: the
@@ -340,7 +360,7 @@ func toConnect(err error) error {
 	if kind == failure.Internal {
 		switch {
 		case errors.Is(err, context.DeadlineExceeded):
-			return connect.NewError(connect.CodeDeadlineExceeded, &publicError{"The deadline passed before the call finished.", err})
+			return expired(err)
 		case errors.Is(err, context.Canceled):
 			return connect.NewError(connect.CodeCanceled, &publicError{"The call was canceled.", err})
 		}

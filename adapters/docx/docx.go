@@ -82,12 +82,15 @@ func (c *Converter) Convert(ctx context.Context, r ports.DocumentRequest) (ports
 	if d.files["word/document.xml"] == nil {
 		return ports.Extracted{}, failure.Unable(op, failure.ReasonUnreadableDocument, "The document could not be converted: it is not a readable DOCX file.")
 	}
-	if err := d.read(); err != nil {
+	// A part that reached the cap is too large whatever the decoder made of
+	// what it read: the XML decoder hands back the text it had before the
+	// cap as if the part ended there.
+	if err := d.read(); err != nil || d.overCap {
 		switch {
 		case ctx.Err() != nil:
 			return ports.Extracted{}, failure.Unable(op, failure.ReasonTimeout, "The document could not be converted within the time limit.", err)
-		case errors.Is(err, errTooLarge):
-			return ports.Extracted{}, failure.Unable(op, failure.ReasonTooLarge, fmt.Sprintf("The document could not be converted: a part of it inflates past %d bytes.", c.opts.MaxPartBytes), err)
+		case d.overCap || errors.Is(err, errTooLarge):
+			return ports.Extracted{}, failure.Unable(op, failure.ReasonTooLarge, fmt.Sprintf("The document could not be converted: a part of it inflates past %d bytes.", c.opts.MaxPartBytes), errTooLarge)
 		case errors.Is(err, errTooDeep):
 			return ports.Extracted{}, failure.Unable(op, failure.ReasonUnreadableDocument, "The document could not be converted: its XML is nested too deeply.", err)
 		}
@@ -115,6 +118,7 @@ type doc struct {
 	meta      ports.Metadata
 	chars     int
 	truncated bool
+	overCap   bool // a part reached MaxPartBytes
 	titled    bool // the document uses a Title style: headings go one level down
 }
 
@@ -155,7 +159,7 @@ func (d *doc) open(name string) (*xml.Decoder, func(), error) {
 	if err != nil {
 		return nil, func() {}, err
 	}
-	lr := &capReader{r: rc, left: d.c.opts.MaxPartBytes}
+	lr := &capReader{r: rc, left: d.c.opts.MaxPartBytes, hit: &d.overCap}
 	dec := xml.NewDecoder(lr)
 	dec.Strict = false
 	dec.CharsetReader = func(label string, input io.Reader) (io.Reader, error) {
@@ -167,14 +171,16 @@ func (d *doc) open(name string) (*xml.Decoder, func(), error) {
 	return dec, func() { rc.Close() }, nil
 }
 
-// capReader fails once more than left bytes are read.
+// capReader fails once more than left bytes are read, and says so in hit.
 type capReader struct {
 	r    io.Reader
 	left int64
+	hit  *bool
 }
 
 func (c *capReader) Read(p []byte) (int, error) {
 	if c.left <= 0 {
+		*c.hit = true
 		return 0, errTooLarge
 	}
 	if int64(len(p)) > c.left {
@@ -524,6 +530,16 @@ func (d *doc) readBody(name, root string) ([]docmodel.Block, error) {
 		case xml.CharData:
 			if inText && skip == 0 && p != nil {
 				if d.chars+len(v) > d.c.opts.MaxChars {
+					// Keep what fits of this run, cut on a character.
+					p.text.WriteString(strings.ToValidUTF8(string(v[:d.c.opts.MaxChars-d.chars]), ""))
+					switch text := strings.TrimSpace(p.text.String()); {
+					case tableDepth > 0 && len(table) > 0:
+						cell.WriteString(text)
+						table[len(table)-1] = append(table[len(table)-1], cell.String())
+						out = append(out, docmodel.Block{Kind: docmodel.Table, Rows: table})
+					case text != "" && tableDepth == 0:
+						out = append(out, d.block(p, text))
+					}
 					d.truncated = true
 					return out, nil
 				}

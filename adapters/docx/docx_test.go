@@ -183,3 +183,41 @@ func FuzzConvert(f *testing.F) {
 		}
 	})
 }
+
+// A part past the part cap is too large, whatever the XML decoder made of
+// the bytes it read before the cap: one run whose text alone is longer than
+// both the text cap and the part cap, alone or after a paragraph.
+func TestPartPastTheCapSaysSo(t *testing.T) {
+	for name, before := range map[string]string{
+		"alone":             "",
+		"after a paragraph": `<w:p><w:r><w:t>The harbour registers were read first.</w:t></w:r></w:p>`,
+	} {
+		doc := []byte(`<w:document xmlns:w="w"><w:body>` + before + `<w:p><w:r><w:t>`)
+		doc = append(doc, bytes.Repeat([]byte("a"), 8<<20)...)
+		doc = append(doc, `</w:t></w:r></w:p></w:body></w:document>`...)
+		_, err := convert(t, New(Options{MaxPartBytes: 4 << 20, MaxChars: 1 << 20}), zipOf(t, map[string][]byte{"word/document.xml": doc}))
+		fe, ok := failure.As(err)
+		if !ok || fe.Kind != failure.Unavailable || fe.Reason != failure.ReasonTooLarge || !strings.Contains(fe.Message, "inflates past 4194304 bytes") {
+			t.Errorf("%s: err = %v; want too_large naming the limit", name, err)
+		}
+	}
+}
+
+// A run longer than the text cap, in a part under the part cap: its text
+// up to the cap is kept, with the warning, not reported as no text.
+func TestRunLongerThanTheTextCap(t *testing.T) {
+	doc := `<w:document xmlns:w="w"><w:body><w:p><w:r><w:t>` + strings.Repeat("tide ", 1000) + `</w:t></w:r></w:p></w:body></w:document>`
+	ex, err := convert(t, New(Options{MaxChars: 1000}), zipOf(t, map[string][]byte{"word/document.xml": []byte(doc)}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(ex.Text, "tide"); n != 200 || ex.Warning == "" {
+		t.Fatalf("%d words kept, warning %q", n, ex.Warning)
+	}
+	doc = `<w:document xmlns:w="w"><w:body><w:tbl><w:tr><w:tc><w:p><w:r><w:t>Harbour</w:t></w:r></w:p></w:tc><w:tc><w:p><w:r><w:t>` +
+		strings.Repeat("tide ", 1000) + `</w:t></w:r></w:p></w:tc></w:tr></w:tbl></w:body></w:document>`
+	ex, err = convert(t, New(Options{MaxChars: 1000}), zipOf(t, map[string][]byte{"word/document.xml": []byte(doc)}))
+	if err != nil || !strings.HasPrefix(ex.Markdown, "| Harbour | tide tide") || ex.Warning == "" {
+		t.Fatalf("a long cell: %v\n%.200s", err, ex.Markdown)
+	}
+}

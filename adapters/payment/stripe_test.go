@@ -76,14 +76,24 @@ func newStripeEnv(t *testing.T) *stripeEnv {
 func (e *stripeEnv) send(t *testing.T, payload []byte, secret string, at time.Time) int {
 	t.Helper()
 	signed := webhook.GenerateTestSignedPayload(&webhook.UnsignedPayload{Payload: payload, Secret: secret, Timestamp: at})
+	code, _ := e.post(t, payload, signed.Header)
+	return code
+}
+
+// post delivers a payload with the Stripe-Signature header given, and
+// returns the status and the answer's message.
+func (e *stripeEnv) post(t *testing.T, payload []byte, signature string) (int, string) {
+	t.Helper()
 	req, _ := http.NewRequest("POST", e.hook.URL, strings.NewReader(string(payload)))
-	req.Header.Set("Stripe-Signature", signed.Header)
+	req.Header.Set("Stripe-Signature", signature)
 	res, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
-	res.Body.Close()
-	return res.StatusCode
+	defer res.Body.Close()
+	var body struct{ Message string }
+	_ = json.NewDecoder(res.Body).Decode(&body)
+	return res.StatusCode, body.Message
 }
 
 func event(id, typ string, created time.Time, object map[string]any) []byte {
@@ -227,5 +237,39 @@ func TestStripeSubscriptionEvents(t *testing.T) {
 	// Replaying the upgrade after the cancellation changes nothing.
 	if code := e.send(t, event("evt_up", "customer.subscription.updated", t0.Add(10*time.Second), subscription("sub_1", acct, "price_business", "active")), whsec, t0); code != 200 || plan() != "" {
 		t.Fatalf("replayed upgrade: %d, plan %q", code, plan())
+	}
+}
+
+// A delivery captured more than the tolerance ago, replayed with a fresh t=
+// added before or after the original one: the signature covers the old
+// timestamp, so the header is refused and the plan stays as it was.
+func TestStripeWebhookRefusesSeveralTimestamps(t *testing.T) {
+	e := newStripeEnv(t)
+	acct := fmt.Sprint(e.account.ID)
+	now := e.clock.Now()
+	captured := now.Add(-10 * time.Minute)
+	payload := event("evt_replayed", "customer.subscription.updated", captured, subscription("sub_r", acct, "price_business", "active"))
+	signed := webhook.GenerateTestSignedPayload(&webhook.UnsignedPayload{Payload: payload, Secret: whsec, Timestamp: captured})
+	fresh := fmt.Sprintf("t=%d", now.Unix())
+	for name, header := range map[string]string{
+		"fresh t= prepended":  fresh + "," + signed.Header,
+		"fresh t= appended":   signed.Header + "," + fresh,
+		"spaced t= prepended": " " + fresh + "," + signed.Header,
+	} {
+		if code, msg := e.post(t, payload, header); code != http.StatusBadRequest {
+			t.Errorf("%s: %d %q, want 400", name, code, msg)
+		}
+	}
+	if a, _ := e.store.AccountByID(context.Background(), e.account.ID); a.Plan != "" {
+		t.Fatalf("a replayed event changed the plan to %q", a.Plan)
+	}
+	// The same event freshly signed is applied: the refusals above were for
+	// the header, not the event.
+	again := webhook.GenerateTestSignedPayload(&webhook.UnsignedPayload{Payload: payload, Secret: whsec, Timestamp: now})
+	if code, msg := e.post(t, payload, again.Header); code != http.StatusOK {
+		t.Fatalf("freshly signed: %d %q", code, msg)
+	}
+	if a, _ := e.store.AccountByID(context.Background(), e.account.ID); a.Plan != "business" {
+		t.Fatalf("plan %q after a valid delivery, want business", a.Plan)
 	}
 }

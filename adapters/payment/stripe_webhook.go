@@ -42,8 +42,12 @@ func (s *Stripe) WebhookHandler(pay *credits.Payments, log *slog.Logger) http.Ha
 			answer(w, http.StatusRequestEntityTooLarge, "The event is too large.")
 			return
 		}
-		header := r.Header.Get("Stripe-Signature")
-		if at, ok := signedAt(header); ok && s.clock.Now().Sub(at) > WebhookTolerance {
+		header, at, ok := signatureHeader(r.Header.Values("Stripe-Signature"))
+		if !ok {
+			answer(w, http.StatusBadRequest, "The signature header is invalid.")
+			return
+		}
+		if s.clock.Now().Sub(at) > WebhookTolerance {
 			answer(w, http.StatusBadRequest, "The signature is too old.")
 			return
 		}
@@ -76,15 +80,40 @@ func answer(w http.ResponseWriter, status int, msg string) {
 	_ = json.NewEncoder(w).Encode(map[string]string{"message": msg})
 }
 
-// signedAt reads the t= timestamp of a Stripe-Signature header.
-func signedAt(header string) (time.Time, bool) {
-	for _, part := range strings.Split(header, ",") {
-		if v, ok := strings.CutPrefix(strings.TrimSpace(part), "t="); ok {
-			n, err := strconv.ParseInt(v, 10, 64)
-			return time.Unix(n, 0), err == nil
+// signatureHeader reads a Stripe-Signature header ("t=...,v1=...,v1=...")
+// and rebuilds it with its one timestamp and its v1 signatures only, so the
+// timestamp checked against the tolerance is the one the signature is
+// verified with. A header with no t=, or more than one (a replayed
+// delivery with a fresh t= added), or sent more than once, is refused.
+func signatureHeader(values []string) (string, time.Time, bool) {
+	if len(values) != 1 {
+		return "", time.Time{}, false
+	}
+	var (
+		at    time.Time
+		stamp string
+		sigs  []string
+	)
+	for _, part := range strings.Split(values[0], ",") {
+		key, value, found := strings.Cut(strings.TrimSpace(part), "=")
+		if !found {
+			return "", time.Time{}, false
+		}
+		switch strings.ToLower(strings.TrimSpace(key)) {
+		case "t":
+			n, err := strconv.ParseInt(strings.TrimSpace(value), 10, 64)
+			if stamp != "" || err != nil {
+				return "", time.Time{}, false
+			}
+			at, stamp = time.Unix(n, 0), strconv.FormatInt(n, 10)
+		case "v1":
+			sigs = append(sigs, "v1="+strings.TrimSpace(value))
 		}
 	}
-	return time.Time{}, false
+	if stamp == "" || len(sigs) == 0 {
+		return "", time.Time{}, false
+	}
+	return "t=" + stamp + "," + strings.Join(sigs, ","), at, true
 }
 
 func accountOf(meta map[string]string, ref string) (int64, error) {

@@ -48,3 +48,14 @@ func TestPlain(t *testing.T) {
 		t.Errorf("html %q", ex.HTML)
 	}
 }
+
+func TestReadable(t *testing.T) {
+	for md, want := range map[string]bool{
+		"": false, " \n\t": false, "---\n\n***\n\n-": false, ". . . .": false, "\u200b\u2060\u200b": false, "| | |\n| --- | --- |": false,
+		"# Tides": true, "42": true, "Приливы": true, "潮汐": true, "- a": true,
+	} {
+		if got := readable(md); got != want {
+			t.Errorf("readable(%q) = %v, want %v", md, got, want)
+		}
+	}
+}

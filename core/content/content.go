@@ -13,6 +13,7 @@ import (
 	"net/url"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/trawlhq/trawl/core/billing"
 	"github.com/trawlhq/trawl/core/credits"
@@ -207,8 +208,28 @@ func (s *Service) Extract(ctx context.Context, pageURL string, mode RenderMode) 
 }
 
 // extract is Extract on a URL parsed once by its caller; pageURL is how the
-// answer names the page.
+// answer names the page. Whatever the source (an HTML page, static or
+// rendered, a document, plain text), an answer without a letter or a digit
+// in its Markdown is no answer: it is a free no_main_content, never a
+// billed empty page.
 func (s *Service) extract(ctx context.Context, u *url.URL, pageURL string, mode RenderMode) (Page, error) {
+	page, err := s.read(ctx, u, pageURL, mode)
+	if err == nil && !readable(page.Markdown) {
+		return Page{URL: page.URL, StatusCode: page.StatusCode}, failure.Unable("content.Extract", failure.ReasonNoMainContent,
+			"The page could not be extracted: no readable text was found in it.")
+	}
+	return page, err
+}
+
+// readable reports whether extracted Markdown holds something to read: at
+// least one letter or digit. Whitespace, punctuation, markup and invisible
+// characters alone are not content.
+func readable(markdown string) bool {
+	return strings.IndexFunc(markdown, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsNumber(r) }) >= 0
+}
+
+// read fetches and extracts a page: the work of extract before its rule.
+func (s *Service) read(ctx context.Context, u *url.URL, pageURL string, mode RenderMode) (Page, error) {
 	const op = "content.Extract"
 	if mode == "" {
 		mode = RenderAuto
