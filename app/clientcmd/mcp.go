@@ -62,7 +62,7 @@ func (r runner) apiClient(opts ...client.Option) (*client.Client, error) {
 
 // mcp serves the MCP tools over stdin and stdout until the agent hangs up.
 func (r runner) mcp(ctx context.Context) error {
-	api, err := r.apiClient(client.WithRetries(1))
+	api, err := r.apiClient(client.WithAttempts(1))
 	if err != nil {
 		return err
 	}
