@@ -19,7 +19,7 @@ import (
 )
 
 // DefaultAPIURL is the API the client commands reach without TRAWL_API_URL.
-const DefaultAPIURL = "http://127.0.0.1:8080"
+const DefaultAPIURL = app.DefaultAPIURL
 
 // Commands implements app.ClientCommands.
 type Commands struct{}
