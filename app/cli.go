@@ -17,6 +17,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"go.uber.org/dig"
 	"go.uber.org/fx"
 
 	"github.com/trawlhq/trawl/adapters/clock"
@@ -146,9 +147,13 @@ var commands = []command{
 		}, required: []string{"file"}},
 	{name: "api credits", synopsis: "[--json]", summary: "Print the account's balance through the Trawl API (free).", flags: jsonFlag},
 	{name: "mcp", summary: "Serve Trawl's MCP tools over stdio for a desktop agent. The tools call the Trawl API at " +
-		"TRAWL_API_URL (default http://127.0.0.1:8080) with the token in TRAWL_API_KEY.", flags: func(*flag.FlagSet, *options) {}},
+		"TRAWL_API_URL (default " + DefaultAPIURL + ") with the token in TRAWL_API_KEY.", flags: func(*flag.FlagSet, *options) {}},
 	{name: "version", summary: "Print the version of this binary.", flags: func(*flag.FlagSet, *options) {}},
 }
+
+// DefaultAPIURL is the API the client commands (api, mcp) reach without
+// TRAWL_API_URL.
+const DefaultAPIURL = "http://127.0.0.1:8080"
 
 // creditsText is a cost from the billing table as help text prints it.
 func creditsText(n int64) string {
@@ -163,6 +168,12 @@ var flagArg = map[string]string{
 	"database": "URL", "data-dir": "DIR", "addr": "HOST:PORT", "resolve": "HOST:PORT=IP:PORT",
 	"email": "E", "name": "N", "plan": "P", "id": "ID", "credits": "N",
 	"format": "F", "limit": "N", "engine": "E", "file": "FILE", "callback": "URL",
+}
+
+// isBoolFlag reports whether f is a switch, given without a value.
+func isBoolFlag(f *flag.Flag) bool {
+	b, ok := f.Value.(interface{ IsBoolFlag() bool })
+	return ok && b.IsBoolFlag()
 }
 
 func findCommand(name string) (command, bool) {
@@ -205,11 +216,28 @@ func usage(prefix string) string {
 	}
 	b.Reset()
 	b.WriteString(strings.Join(lines, "\n"))
-	b.WriteString(`
-Every command but mcp and version takes --database/--data-dir like serve and works
-while the server runs. Without --database the store is SQLite at
-<data-dir>/trawl.db. "trawl <command> --help" shows a command's flags.
+	switch prefix {
+	case "api":
+		b.WriteString(`
+The api commands call a running Trawl server: TRAWL_API_URL (default
+` + DefaultAPIURL + `) with the token in TRAWL_API_KEY. "trawl api <command> --help"
+shows a command's flags.
 `)
+	case "":
+		b.WriteString(`
+serve and the admin commands (migrate, accounts, tokens, credits, webhooks) take
+--database/--data-dir; the admin commands work while the server runs. Without
+--database the store is SQLite at <data-dir>/trawl.db. The api commands and mcp
+call a running server: TRAWL_API_URL (default ` + DefaultAPIURL + `) with the
+token in TRAWL_API_KEY. "trawl <command> --help" shows a command's flags.
+`)
+	default:
+		b.WriteString(`
+These commands take --database/--data-dir like serve and work while the server
+runs. Without --database the store is SQLite at <data-dir>/trawl.db.
+"trawl ` + prefix + ` <command> --help" shows a command's flags.
+`)
+	}
 	return b.String()
 }
 
@@ -230,7 +258,11 @@ func (c command) help(fs *flag.FlagSet) string {
 		if slices.Contains(c.required, f.Name) {
 			text += " (required)"
 		}
-		fmt.Fprintf(tw, "  %s\t%s\n", strings.TrimSpace("--"+f.Name+" "+flagArg[f.Name]), text)
+		arg := flagArg[f.Name]
+		if isBoolFlag(f) {
+			arg = ""
+		}
+		fmt.Fprintf(tw, "  %s\t%s\n", strings.TrimSpace("--"+f.Name+" "+arg), text)
 	})
 	_ = tw.Flush()
 	return b.String()
@@ -325,12 +357,20 @@ func (c CLI) Main(args []string) int {
 	}
 	err := c.run(cmd, rest)
 	var ue usageError
+	var ce configError
 	var refused apiRefused
 	switch {
 	case err == nil || errors.Is(err, flag.ErrHelp):
 		return 0
 	case errors.As(err, &ue):
-		fmt.Fprintf(c.Stderr, "trawl %s: %v\nRun \"trawl %s --help\" for its flags.\n", cmd.name, ue.error, cmd.name)
+		what := "its flags"
+		if !cmd.takesFlags() {
+			what = "what it needs"
+		}
+		fmt.Fprintf(c.Stderr, "trawl %s: %v\nRun \"trawl %s --help\" for %s.\n", cmd.name, ue.error, cmd.name, what)
+		return 2
+	case errors.As(err, &ce):
+		fmt.Fprintf(c.Stderr, "trawl %s: %v\n", cmd.name, ce.error)
 		return 2
 	case errors.As(err, &refused):
 		fmt.Fprintf(c.Stderr, "trawl: %v\n", refused.error)
@@ -346,6 +386,19 @@ func isHelp(arg string) bool {
 }
 
 type usageError struct{ error }
+
+// configError is a setting, from a flag or the environment, that stops the
+// server before it starts: one line naming it, exit code 2.
+type configError struct{ error }
+
+// takesFlags reports whether the command has flags of its own.
+func (c command) takesFlags() bool {
+	fs := flag.NewFlagSet(c.name, flag.ContinueOnError)
+	c.flags(fs, &options{})
+	n := 0
+	fs.VisitAll(func(*flag.Flag) { n++ })
+	return n > 0
+}
 
 // describe turns an error into an operator-facing sentence.
 func describe(err error) string { return failure.Public(err, err.Error()) }
@@ -435,7 +488,7 @@ func (c CLI) serve(o *options) error {
 		cfg.Resolve = o.resolve
 	}
 	if err := cfg.Validate(); err != nil {
-		return usageError{err}
+		return configError{err}
 	}
 	log := NewLogger(*cfg, c.Stderr)
 	ctx := c.Signals
@@ -468,12 +521,12 @@ func (c CLI) serve(o *options) error {
 	}
 	app := fx.New(ServerOptions(*cfg, log, ln, Extensions{MCP: c.MCP}))
 	if err := app.Err(); err != nil {
-		return err
+		return startupError(err)
 	}
 	startCtx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	if err := app.Start(startCtx); err != nil {
-		return err
+		return startupError(err)
 	}
 	// Starting leaves tens of MB of garbage (the migrations parsed, the
 	// first account's password hashed): hand it back now, not when the
@@ -484,6 +537,11 @@ func (c CLI) serve(o *options) error {
 	defer cancelStop()
 	return app.Stop(stopCtx)
 }
+
+// startupError is an error of building or starting the server as the
+// operator should read it: the cause alone, without the chain of
+// constructors the dependency injection wraps around it.
+func startupError(err error) error { return dig.RootCause(err) }
 
 // BootstrapEmail is the account created on the first start of an empty store.
 const BootstrapEmail = auth.BootstrapEmail

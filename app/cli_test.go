@@ -285,3 +285,95 @@ func TestWebhookSecretCommand(t *testing.T) {
 		t.Fatal("a secret was shown for an account that does not exist")
 	}
 }
+
+// TestServeRefusesBadSettingsFirst: a half-made payment provider, a public
+// URL that is not an absolute http(s) URL or a database of no known kind
+// stops serve before the store is created or a token printed, with one
+// line naming the setting.
+func TestServeRefusesBadSettingsFirst(t *testing.T) {
+	for _, c := range []struct {
+		env  map[string]string
+		args []string
+		want string
+	}{
+		{map[string]string{"TRAWL_STRIPE_SECRET_KEY": "sk_test_1"}, nil, "TRAWL_STRIPE_SECRET_KEY is set but TRAWL_STRIPE_WEBHOOK_SECRET is not"},
+		{map[string]string{"TRAWL_STRIPE_WEBHOOK_SECRET": "whsec_1"}, nil, "TRAWL_STRIPE_WEBHOOK_SECRET is set but TRAWL_STRIPE_SECRET_KEY is not"},
+		{map[string]string{"TRAWL_STRIPE_PRICE_PRO": "price_1"}, nil, "TRAWL_STRIPE_PRICE_PRO is set but TRAWL_STRIPE_SECRET_KEY is not"},
+		{map[string]string{"TRAWL_STRIPE_API_URL": "http://127.0.0.1:12111"}, nil, "TRAWL_STRIPE_API_URL is set but TRAWL_STRIPE_SECRET_KEY is not"},
+		{map[string]string{"TRAWL_STRIPE_SECRET_KEY": "pk_test_1", "TRAWL_STRIPE_WEBHOOK_SECRET": "whsec_1"}, nil, "TRAWL_STRIPE_SECRET_KEY must be a Stripe secret key"},
+		{map[string]string{"TRAWL_STRIPE_SECRET_KEY": "sk_test_1", "TRAWL_STRIPE_WEBHOOK_SECRET": "whsec_1", "TRAWL_STRIPE_API_URL": "localhost:12111"}, nil,
+			"TRAWL_STRIPE_API_URL \"localhost:12111\" must be an absolute http(s) URL"},
+		{map[string]string{"TRAWL_PUBLIC_URL": "trawl.example.com"}, nil, `TRAWL_PUBLIC_URL "trawl.example.com" must be an absolute http(s) URL`},
+		{map[string]string{"TRAWL_PUBLIC_URL": "ftp://trawl.example.com"}, nil, "must be an absolute http(s) URL"},
+		{map[string]string{"TRAWL_DATABASE_URL": "mysql://trawl:s3cret@db/trawl"}, nil, `the database URL's scheme "mysql" is not supported`},
+		{nil, []string{"--database", "mysql://trawl:s3cret@db/trawl"}, `the database URL's scheme "mysql" is not supported`},
+		{nil, []string{"--database", "postgres:///trawl"}, "not a valid PostgreSQL URL"},
+	} {
+		dir := filepath.Join(t.TempDir(), "data")
+		var out, errb bytes.Buffer
+		code := CLI{Stdout: &out, Stderr: &errb, Getenv: func(k string) string { return c.env[k] }}.
+			Main(append([]string{"serve", "--addr", "127.0.0.1:0", "--data-dir", dir}, c.args...))
+		if code != 2 || !strings.Contains(errb.String(), c.want) || strings.Count(errb.String(), "\n") != 1 || strings.Contains(errb.String(), "s3cret") {
+			t.Errorf("%v %v: exit %d, stderr %q; want exit 2 and one line saying %q", c.env, c.args, code, errb.String(), c.want)
+		}
+		if out.Len() > 0 {
+			t.Errorf("%v %v: printed before failing:\n%s", c.env, c.args, out.String())
+		}
+		if _, err := os.Stat(dir); !os.IsNotExist(err) {
+			t.Errorf("%v %v: the store was created for a server that never started (%v)", c.env, c.args, err)
+		}
+	}
+}
+
+// TestStartupErrorsAreOneSentence: a database that cannot be reached is
+// said in one line, from serve (where the store is built by dependency
+// injection) and from the commands that open it themselves, without the
+// constructor chain and without a "migrate:" prefix, as no migration ran.
+func TestStartupErrorsAreOneSentence(t *testing.T) {
+	down := "postgres://trawl@127.0.0.1:1/trawl?sslmode=disable"
+	env := func(k string) string { return map[string]string{"TRAWL_BOOTSTRAP": "false"}[k] }
+	for _, args := range [][]string{
+		{"serve", "--addr", "127.0.0.1:0", "--database", down},
+		{"migrate", "--database", down},
+		{"accounts", "list", "--database", down},
+	} {
+		var out, errb bytes.Buffer
+		code := CLI{Stdout: &out, Stderr: &errb, Getenv: env}.Main(args)
+		msg := errb.String()
+		if code != 1 || strings.Count(msg, "\n") != 1 || !strings.Contains(msg, "cannot open the database") ||
+			strings.Contains(msg, "migrate:") || strings.Contains(msg, "could not build") || strings.Contains(msg, "wiring.go") {
+			t.Errorf("trawl %v: exit %d, stderr %q; want one line saying the database cannot be opened", args, code, msg)
+		}
+	}
+	code, _, errOut := runCLI("migrate", "--database", "mysql://db/trawl")
+	if code != 1 || errOut != "trawl: the database URL's scheme \"mysql\" is not supported: use postgres:// for PostgreSQL, or sqlite:// or a file path for SQLite\n" {
+		t.Errorf("migrate on mysql: exit %d, %q", code, errOut)
+	}
+}
+
+// TestHelpIsTrue: help shows a switch without a value, the api commands'
+// help speaks of the API they call (not of a store), and a command without
+// flags never sends the user to its flags.
+func TestHelpIsTrue(t *testing.T) {
+	_, out, _ := runCLI("api", "bulk", "--help")
+	if !regexp.MustCompile(`(?m)^  --email  +email the results`).MatchString(out) || !regexp.MustCompile(`(?m)^  --wait  +wait`).MatchString(out) ||
+		!strings.Contains(out, "--file FILE") {
+		t.Errorf("trawl api bulk --help:\n%s", out)
+	}
+	_, out, _ = runCLI("api", "--help")
+	if strings.Contains(out, "--database") || strings.Contains(out, "--data-dir") || !strings.Contains(out, "TRAWL_API_KEY") {
+		t.Errorf("trawl api --help:\n%s", out)
+	}
+	for _, args := range [][]string{{"api", "content", "--help"}, {"api", "map", "--help"}, {"api", "serp", "--help"}, {"api", "credits", "--help"}} {
+		if _, out, _ := runCLI(args...); strings.Contains(out, "--database") || strings.Contains(out, "--data-dir") {
+			t.Errorf("trawl %v lists store flags:\n%s", args, out)
+		}
+	}
+	if _, out, _ := runCLI("--help"); !strings.Contains(out, "TRAWL_API_URL") || strings.Contains(out, "Every command but") {
+		t.Errorf("trawl --help:\n%s", out)
+	}
+	code, _, errOut := runCLI("mcp", "--verbose")
+	if code != 2 || !strings.Contains(errOut, "this command takes no flags") || strings.Contains(errOut, "for its flags") {
+		t.Errorf("trawl mcp --verbose: exit %d, %q", code, errOut)
+	}
+}

@@ -3,6 +3,7 @@
 package app
 
 import (
+	"errors"
 	"fmt"
 	"net"
 	"net/url"
@@ -95,6 +96,7 @@ type Config struct {
 	Tracing   oteltrace.Settings // OTEL_*: traces over OTLP/HTTP; off unless an endpoint or exporter is set
 	PlansFile string             // TRAWL_PLANS_FILE: the plan table (YAML or JSON); TRAWL_PLANS: the same inline
 	Plans     billing.Plans      // the plan table in force: the file's, else the spec's
+	Stripe    StripeConfig       // TRAWL_STRIPE_*: Stripe as the payment provider; unset: the local checkout
 }
 
 // DefaultConfig is the configuration with no flags and no environment.
@@ -189,6 +191,7 @@ func (c Config) FromEnv(getenv func(string) string) (Config, error) {
 			*dst = b
 		}
 	}
+	c.Stripe = StripeConfigFromEnv(getenv)
 	c, err := c.plansFromEnv(getenv)
 	if err != nil {
 		return c, err
@@ -218,6 +221,11 @@ func (c Config) Validate() error {
 	}
 	if _, _, err := net.SplitHostPort(c.Addr); err != nil {
 		return fmt.Errorf("address %q: want host:port", c.Addr)
+	}
+	if c.PublicURL != "" {
+		if u, err := url.Parse(c.PublicURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
+			return fmt.Errorf("TRAWL_PUBLIC_URL %q must be an absolute http(s) URL, such as https://trawl.example.com", c.PublicURL)
+		}
 	}
 	for _, r := range c.Resolve {
 		if _, err := ParseResolve(r); err != nil {
@@ -255,6 +263,9 @@ func (c Config) Validate() error {
 	if err := c.validateFleet(); err != nil {
 		return err
 	}
+	if err := c.Stripe.Validate(c.Plans); err != nil {
+		return err
+	}
 	return c.validateDatabase()
 }
 
@@ -262,8 +273,11 @@ func (c Config) Validate() error {
 // process needs, low enough to catch a typo.
 const maxDatabaseConns = 1000
 
-// validateDatabase checks the connection pool settings.
+// validateDatabase checks the database URL and the connection pool settings.
 func (c Config) validateDatabase() error {
+	if err := CheckDatabaseURL(c.DatabaseURL); err != nil {
+		return err
+	}
 	if c.DatabaseMaxConns < 0 || c.DatabaseMaxConns > maxDatabaseConns {
 		return fmt.Errorf("TRAWL_DATABASE_MAX_CONNS must be between 1 and %d, got %d", maxDatabaseConns, c.DatabaseMaxConns)
 	}
@@ -282,6 +296,26 @@ func (c Config) validateDatabase() error {
 		if d < 0 {
 			return fmt.Errorf("%s must be a positive duration such as 5m, got %s", name, d)
 		}
+	}
+	return nil
+}
+
+// CheckDatabaseURL refuses a --database or TRAWL_DATABASE_URL that selects
+// neither PostgreSQL nor SQLite. Its message never repeats the URL, which may
+// hold a password.
+func CheckDatabaseURL(databaseURL string) error {
+	dsn := strings.TrimSpace(databaseURL)
+	if dsn == "" {
+		return nil
+	}
+	if sqlstore.DialectOf(dsn) == sqlstore.Postgres {
+		if u, err := url.Parse(dsn); err != nil || u.Host == "" {
+			return errors.New("the database URL is not a valid PostgreSQL URL: want postgres://user:password@host:5432/database")
+		}
+		return nil
+	}
+	if scheme, _, ok := strings.Cut(dsn, "://"); ok && scheme != "sqlite" {
+		return fmt.Errorf("the database URL's scheme %q is not supported: use postgres:// for PostgreSQL, or sqlite:// or a file path for SQLite", scheme)
 	}
 	return nil
 }

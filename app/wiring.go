@@ -57,6 +57,9 @@ func NewLogger(c Config, w io.Writer) *slog.Logger {
 
 // OpenStore opens (and migrates) the configured store.
 func OpenStore(ctx context.Context, c Config) (*sqlstore.Store, error) {
+	if err := CheckDatabaseURL(c.DatabaseURL); err != nil {
+		return nil, err
+	}
 	return sqlstore.Open(ctx, c.StoreOptions())
 }
 

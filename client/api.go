@@ -220,7 +220,7 @@ type Content struct {
 	Success      bool     `json:"success"`
 	StatusCode   int      `json:"statusCode"`
 	ErrorMessage *string  `json:"errorMessage"`
-	HTML         string   `json:"html"`
+	HTML         string   `json:"html,omitempty"`
 	Markdown     string   `json:"markdown"`
 	Metadata     Metadata `json:"metadata"`
 	// Warning is set when the content is not the whole source, e.g. a

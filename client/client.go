@@ -43,8 +43,9 @@ type Option func(*Client)
 // WithHTTPClient sets the HTTP client (timeouts, proxies, transports).
 func WithHTTPClient(h *http.Client) Option { return func(c *Client) { c.http = h } }
 
-// WithRetries sets how many attempts a call makes in all (default 5; 1 disables retries).
-func WithRetries(attempts int) Option { return func(c *Client) { c.maxAttempts = max(1, attempts) } }
+// WithAttempts sets how many attempts a call makes in all (default 5; 1 disables
+// retries). The TypeScript and Python clients call the same option attempts.
+func WithAttempts(attempts int) Option { return func(c *Client) { c.maxAttempts = max(1, attempts) } }
 
 // WithBackoff sets the first wait between attempts after a 5xx (default 1 s, doubled each time).
 func WithBackoff(d time.Duration) Option { return func(c *Client) { c.backoff = d } }

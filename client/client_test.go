@@ -184,7 +184,7 @@ func TestUnavailableReason(t *testing.T) {
 			w.WriteHeader(503)
 			_, _ = w.Write([]byte(c.body))
 		}))
-		_, err := client.New(srv.URL, "t", client.WithBackoff(time.Millisecond), client.WithRetries(3)).Content(context.Background(), "https://example.com/")
+		_, err := client.New(srv.URL, "t", client.WithBackoff(time.Millisecond), client.WithAttempts(3)).Content(context.Background(), "https://example.com/")
 		srv.Close()
 		var e *client.Error
 		if !asError(err, &e) || e.Status != 503 || e.Retryable != c.retryable || e.Reason == "" || hits != c.hits {

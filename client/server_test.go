@@ -433,9 +433,9 @@ func TestServerRetryOptions(t *testing.T) {
 		attempts int
 	}{
 		{"five attempts by default", []Option{WithBackoff(time.Millisecond)}, 5},
-		{"WithRetries(2)", []Option{WithRetries(2), WithBackoff(time.Millisecond)}, 2},
-		{"WithRetries(1) disables retries", []Option{WithRetries(1)}, 1},
-		{"WithRetries(0) is one attempt", []Option{WithRetries(0)}, 1},
+		{"WithAttempts(2)", []Option{WithAttempts(2), WithBackoff(time.Millisecond)}, 2},
+		{"WithAttempts(1) disables retries", []Option{WithAttempts(1)}, 1},
+		{"WithAttempts(0) is one attempt", []Option{WithAttempts(0)}, 1},
 	} {
 		_, err := w.client(c.opts...).Search(ctx, SearchParams{Q: "tides"})
 		wantStatus(t, err, 503, "")
@@ -452,7 +452,7 @@ func TestServerRetryOptions(t *testing.T) {
 	}
 	// WithBackoff: the waits double, 100 ms then 200 ms.
 	start := time.Now()
-	_, err := w.client(WithRetries(3), WithBackoff(100*time.Millisecond)).Search(ctx, SearchParams{Q: "tides"})
+	_, err := w.client(WithAttempts(3), WithBackoff(100*time.Millisecond)).Search(ctx, SearchParams{Q: "tides"})
 	wantStatus(t, err, 503, "")
 	if took := time.Since(start); took < 300*time.Millisecond || took > 10*time.Second {
 		t.Errorf("3 attempts with a 100 ms backoff took %s, want 300 ms of waits", took)
@@ -472,7 +472,7 @@ func TestServerRetryOptions(t *testing.T) {
 	w.wire.Keys("POST /v1/prompt")
 	// WithMaxWait caps the wait Retry-After asks for.
 	start = time.Now()
-	_, err = w.client(WithRetries(3), WithMaxWait(10*time.Millisecond)).Prompt(ctx, "hi", "")
+	_, err = w.client(WithAttempts(3), WithMaxWait(10*time.Millisecond)).Prompt(ctx, "hi", "")
 	wantStatus(t, err, 429, "")
 	var apiErr *Error
 	// The window started at the first prompt and the test clock has not
@@ -550,7 +550,7 @@ func TestServerExtract(t *testing.T) {
 	mu.Lock()
 	answers, n = []string{"I could not find it."}, 0
 	mu.Unlock()
-	_, err = w.client(WithRetries(1)).Extract(ctx, ExtractRequest{URL: articleURL, Schema: schema})
+	_, err = w.client(WithAttempts(1)).Extract(ctx, ExtractRequest{URL: articleURL, Schema: schema})
 	var e *Error
 	if !errors.As(err, &e) || e.Status != 503 || e.Reason != "llm_failed" || !e.Retryable {
 		t.Fatalf("prose answer: %v", err)

@@ -105,9 +105,10 @@ func TestSDKPython(t *testing.T) {
 		t.Fatalf("the Python SDK's tests failed: %v\n%s", err, out)
 	}
 	// Every test ran: none skipped for want of the server or a fixture (only
-	// the packaging tests may skip, on a machine without setuptools or wheel).
+	// the offline install may skip outside CI, on a python3 that cannot make
+	// a venv with pip).
 	for _, line := range strings.Split(string(out), "\n") {
-		if strings.Contains(line, "... skipped") && !strings.Contains(line, "(test_packaging.") {
+		if strings.Contains(line, "... skipped") && (os.Getenv("CI") == "true" || !strings.Contains(line, "test_installs_offline_in_a_plain_venv")) {
 			t.Fatalf("a test of the Python SDK was skipped: %s\n%s", line, out)
 		}
 	}
@@ -132,7 +133,7 @@ func TestSDKPythonTypes(t *testing.T) {
 		}
 		t.Skipf("no mypy: %v", err)
 	}
-	cmd := exec.Command(mypy, "--strict", "--python-version", "3.11", "--cache-dir", t.TempDir(), "src/trawl", "examples", "tests")
+	cmd := exec.Command(mypy, "--strict", "--python-version", "3.11", "--cache-dir", t.TempDir(), "src/trawl", "examples", "tests", "build_backend")
 	cmd.Dir = "../sdk/python"
 	cmd.Env = append(os.Environ(), "MYPYPATH=src:tests")
 	if out, err := cmd.CombinedOutput(); err != nil {

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/trawlhq/trawl/adapters/mcpserver"
 	"github.com/trawlhq/trawl/testkit/fakellm"
 	"github.com/trawlhq/trawl/testkit/fakesearch"
 	"github.com/trawlhq/trawl/testkit/sites"
@@ -73,7 +74,7 @@ func npm(t *testing.T, ctx context.Context, args ...string) {
 // the usage stats and the per-minute limit.
 func TestSDKTypeScript(t *testing.T) {
 	node := requireNode(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 
 	// npm ci when node_modules is missing or older than the lockfile.
@@ -161,6 +162,37 @@ func TestSDKTypeScript(t *testing.T) {
 	// A skipped suite would pass silently: make sure it ran.
 	if !strings.Contains(string(out), "transactions: every charge once") || strings.Contains(string(out), "# skipped 1") {
 		t.Fatalf("the live tests did not run:\n%s", out)
+	}
+	t.Logf("%s", out)
+
+	// The official MCP client, pinned in the same lockfile, against /mcp on
+	// this server and against `trawl mcp` on stdio, with an account of its
+	// own so its charges do not mix with the client's.
+	admin(t, store, "accounts", "create", "--email", "agent@example.com", "--plan", "business")
+	var agent struct{ Token string }
+	if err := json.Unmarshal([]byte(admin(t, store, "tokens", "create", "--email", "agent@example.com", "--name", "mcp", "--json")), &agent); err != nil || agent.Token == "" {
+		t.Fatalf("tokens create --json: %v", err)
+	}
+	cmd = exec.CommandContext(ctx, node, "--test", "--test-reporter=spec", filepath.Join("build-test", "mcp.test.js"))
+	cmd.Dir = sdkDir
+	cmd.Env = append(os.Environ(),
+		"NO_COLOR=1",
+		"TRAWL_SDK_MCP_URL="+s.base,
+		"TRAWL_SDK_MCP_TOKEN="+agent.Token,
+		"TRAWL_SDK_MCP_BIN="+binary(t),
+		"TRAWL_SDK_MCP_SITE="+site.Host,
+		"TRAWL_SDK_MCP_TOOLS="+strings.Join(mcpserver.Tools, ","),
+	)
+	out, err = cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("node --test mcp.test.js: %v\n%s", err, out)
+	}
+	for _, tool := range mcpserver.Tools {
+		for _, transport := range []string{"http", "stdio"} {
+			if !strings.Contains(string(out), "✔ "+transport+": "+tool+" ") {
+				t.Fatalf("the MCP client did not call %s over %s:\n%s", tool, transport, out)
+			}
+		}
 	}
 	t.Logf("%s", out)
 }

@@ -21,7 +21,7 @@ type Authenticate func(ctx context.Context, authorization string) error
 func Handler(api http.Handler, auth Authenticate, version string) http.Handler {
 	mcpHandler := mcp.NewStreamableHTTPHandler(func(r *http.Request) *mcp.Server {
 		token := strings.TrimSpace(strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer "))
-		c := client.New("http://trawl.internal", token, client.WithRetries(1),
+		c := client.New("http://trawl.internal", token, client.WithAttempts(1),
 			client.WithHTTPClient(&http.Client{Transport: inProcess{api}}))
 		return New(c, version)
 	}, &mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true})

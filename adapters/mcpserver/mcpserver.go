@@ -30,28 +30,49 @@ func New(c *client.Client, version string) *mcp.Server {
 			"credits, and only when it succeeds. A failed call says why with a reason code and whether retrying may help.",
 	})
 	t := tools{c}
-	mcp.AddTool(s, &mcp.Tool{Name: "scrape", Description: "Fetch the raw HTML of a public web page (1 credit). " +
-		"Use content instead when you want the readable text; use scrape when you need the markup itself. " +
-		"The site's own error status is reported, not treated as a failure."}, t.scrape)
-	mcp.AddTool(s, &mcp.Tool{Name: "content", Description: "Read a public web page, PDF or DOCX: its main content as Markdown with the " +
-		"title and metadata, without navigation, ads or footers (2 credits). The best tool for reading one page."}, t.content)
-	mcp.AddTool(s, &mcp.Tool{Name: "map", Description: "List the URLs of a site from its sitemaps (robots.txt, /sitemap.xml), " +
-		"deduplicated, in sitemap order (3 credits; free when the site has no sitemap). Use it to discover pages before reading them."}, t.siteMap)
-	mcp.AddTool(s, &mcp.Tool{Name: "search", Description: "Search the web on Google (default), Bing or DuckDuckGo and return the organic " +
-		"results with titles, links and snippets, related questions and searches (5 credits)."}, t.search)
-	mcp.AddTool(s, &mcp.Tool{Name: "search_content", Description: "Search the web and read the top results in one call: each fetched " +
-		"result carries its page content as Markdown (5 credits plus 2 per page read). Limit with max_content and the domain lists."}, t.searchContent)
-	mcp.AddTool(s, &mcp.Tool{Name: "prompt", Description: "Ask Trawl's language model; with url, the answer is grounded on that page's " +
-		"content (10 credits)."}, t.prompt)
-	mcp.AddTool(s, &mcp.Tool{Name: "extract", Description: "Extract structured data from a web page: give a JSON Schema and get JSON that " +
+	add(s, &mcp.Tool{Name: "scrape", Description: "Fetch a whole public web page (1 credit): by default as Markdown with its title, " +
+		"status and content type; with format html, its markup as it came. Use content instead to read an article without the " +
+		"navigation around it. The site's own error status is reported, not treated as a failure."}, readsWeb, t.scrape)
+	add(s, &mcp.Tool{Name: "content", Description: "Read a public web page, PDF or DOCX: its main content as Markdown with the " +
+		"title and metadata, without navigation, ads or footers (2 credits); with format html, the clean HTML instead. " +
+		"The best tool for reading one page."}, readsWeb, t.content)
+	add(s, &mcp.Tool{Name: "map", Description: "List the URLs of a site from its sitemaps (robots.txt, /sitemap.xml), " +
+		"deduplicated, in sitemap order (3 credits; free when the site has no sitemap). Use it to discover pages before reading them."}, readsWeb, t.siteMap)
+	add(s, &mcp.Tool{Name: "search", Description: "Search the web on Google (default), Bing or DuckDuckGo and return the organic " +
+		"results with titles, links and snippets, related questions and searches (5 credits)."}, readsWeb, t.search)
+	add(s, &mcp.Tool{Name: "search_content", Description: "Search the web and read the top results in one call: each fetched " +
+		"result carries its page content as Markdown (5 credits plus 2 per page read). Limit with max_content and the domain lists."}, readsWeb, t.searchContent)
+	add(s, &mcp.Tool{Name: "prompt", Description: "Ask Trawl's language model; with url, the answer is grounded on that page's " +
+		"content (10 credits)."}, readsWeb, t.prompt)
+	add(s, &mcp.Tool{Name: "extract", Description: "Extract structured data from a web page: give a JSON Schema and get JSON that " +
 		"validates against it, taken from the page (10 credits; free when the model's answer does not validate). " +
-		"Prefer this over prompt when you need fields, not prose."}, t.extract)
-	mcp.AddTool(s, &mcp.Tool{Name: "bulk_submit", Description: "Start a bulk job reading up to 100 URLs (or a sitemap's URLs) in the " +
-		"background; results go to an email and/or a webhook (2 credits per page read). Returns a job_id for bulk_status."}, t.bulkSubmit)
-	mcp.AddTool(s, &mcp.Tool{Name: "bulk_status", Description: "The state and progress of a bulk job started with bulk_submit (free)."}, t.bulkStatus)
-	mcp.AddTool(s, &mcp.Tool{Name: "credits", Description: "The account's credit balance, monthly allowance and usage (free). " +
-		"Check it before a large job."}, t.credits)
+		"Prefer this over prompt when you need fields, not prose."}, readsWeb, t.extract)
+	add(s, &mcp.Tool{Name: "bulk_submit", Description: "Start a bulk job reading up to 100 URLs (or a sitemap's URLs) in the " +
+		"background; results go to an email and/or a webhook (2 credits per page read). Returns a job_id for bulk_status."}, readsWeb, t.bulkSubmit)
+	add(s, &mcp.Tool{Name: "bulk_status", Description: "The state and progress of a bulk job started with bulk_submit (free)."}, readsAccount, t.bulkStatus)
+	add(s, &mcp.Tool{Name: "credits", Description: "The account's credit balance, monthly allowance and usage (free). " +
+		"Check it before a large job."}, readsAccount, t.credits)
 	return s
+}
+
+// The tools' annotations. Every tool reads from Trawl; those that read the
+// web also spend credits (which is not destructive: nothing is deleted or
+// overwritten) and reach an open world of sites. The free ones only read
+// the account.
+var (
+	readsWeb     = &mcp.ToolAnnotations{DestructiveHint: ptr(false), OpenWorldHint: ptr(true)}
+	readsAccount = &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: ptr(false)}
+)
+
+func ptr[T any](v T) *T { return &v }
+
+// add registers a tool with its annotations and the schemas of its input
+// and output types.
+func add[In, Out any](s *mcp.Server, t *mcp.Tool, a *mcp.ToolAnnotations, h mcp.ToolHandlerFor[In, Out]) {
+	t.Annotations = a
+	t.InputSchema = schemaFor[In]()
+	t.OutputSchema = schemaFor[Out]()
+	mcp.AddTool(s, t, h)
 }
 
 type tools struct{ c *client.Client }
@@ -59,7 +80,13 @@ type tools struct{ c *client.Client }
 // URLInput is a tool input naming one page.
 type URLInput struct {
 	URL    string `json:"url" jsonschema:"the page's URL: http or https, at most 180 characters, no raw IP address or non-default port"`
-	Render string `json:"render,omitempty" jsonschema:"how the page is read: auto (default; a browser when the static page needs one), always (a browser) or never (HTTP only)"`
+	Render Render `json:"render,omitempty" jsonschema:"how the page is read: auto (default; a browser when the static page needs one), always (a browser) or never (HTTP only)"`
+}
+
+// PageInput is the input of the page tools, content and scrape.
+type PageInput struct {
+	URLInput
+	Format Format `json:"format,omitempty" jsonschema:"markdown (default): the page as Markdown with its metadata; html: its HTML instead"`
 }
 
 // MapInput is the map tool's input.
@@ -71,7 +98,7 @@ type MapInput struct {
 // SearchInput is the search tools' input.
 type SearchInput struct {
 	Query  string `json:"query" jsonschema:"the search query, 1 to 100 characters"`
-	Engine string `json:"engine,omitempty" jsonschema:"google (default), bing or duckduckgo"`
+	Engine Engine `json:"engine,omitempty" jsonschema:"google (default), bing or duckduckgo"`
 	Loc    string `json:"loc,omitempty" jsonschema:"a location to search from, free-form"`
 	HL     string `json:"hl,omitempty" jsonschema:"interface language code, e.g. en"`
 	GL     string `json:"gl,omitempty" jsonschema:"country code, e.g. us"`
@@ -83,14 +110,14 @@ type SearchContentInput struct {
 	MaxContent int      `json:"max_content,omitempty" jsonschema:"how many results to read, 1 to 50 (default 10)"`
 	Whitelist  []string `json:"whitelist_domains,omitempty" jsonschema:"read only results on these domains (example.com covers its subdomains; *.example.com too)"`
 	Blacklist  []string `json:"blacklist_domains,omitempty" jsonschema:"never read results on these domains"`
-	Render     string   `json:"render,omitempty" jsonschema:"how result pages are read: auto (default; a browser when the static page needs one), always (a browser) or never (HTTP only)"`
+	Render     Render   `json:"render,omitempty" jsonschema:"how result pages are read: auto (default; a browser when the static page needs one), always (a browser) or never (HTTP only)"`
 }
 
 // PromptInput is the prompt tool's input.
 type PromptInput struct {
 	Prompt string `json:"prompt" jsonschema:"what to ask"`
 	URL    string `json:"url,omitempty" jsonschema:"a page to ground the answer on"`
-	Render string `json:"render,omitempty" jsonschema:"how the page is read: auto (default; a browser when the static page needs one), always (a browser) or never (HTTP only)"`
+	Render Render `json:"render,omitempty" jsonschema:"how the page is read: auto (default; a browser when the static page needs one), always (a browser) or never (HTTP only)"`
 }
 
 // ExtractInput is the extract tool's input.
@@ -98,7 +125,7 @@ type ExtractInput struct {
 	URL    string         `json:"url" jsonschema:"the page to extract from"`
 	Schema map[string]any `json:"schema" jsonschema:"the JSON Schema the data must validate against (an object schema; at most 16 KiB, 12 levels deep)"`
 	Prompt string         `json:"prompt,omitempty" jsonschema:"what to extract, or how"`
-	Render string         `json:"render,omitempty" jsonschema:"how the page is read: auto (default; a browser when the static page needs one), always (a browser) or never (HTTP only)"`
+	Render Render         `json:"render,omitempty" jsonschema:"how the page is read: auto (default; a browser when the static page needs one), always (a browser) or never (HTTP only)"`
 }
 
 // BulkInput is the bulk_submit tool's input.
@@ -107,7 +134,7 @@ type BulkInput struct {
 	Sitemap     string   `json:"sitemap,omitempty" jsonschema:"the URL of an XML sitemap whose URLs to read"`
 	Email       bool     `json:"email,omitempty" jsonschema:"email the results to the account's address"`
 	CallbackURL string   `json:"callback_url,omitempty" jsonschema:"a webhook URL to POST the results to"`
-	Render      string   `json:"render,omitempty" jsonschema:"how the pages are read: auto (default; a browser when the static page needs one), always (a browser) or never (HTTP only)"`
+	Render      Render   `json:"render,omitempty" jsonschema:"how the pages are read: auto (default; a browser when the static page needs one), always (a browser) or never (HTTP only)"`
 }
 
 // JobInput names a bulk job.
@@ -120,23 +147,35 @@ type NoInput struct{}
 
 // PromptOutput is the prompt tool's answer.
 type PromptOutput struct {
-	Response string `json:"response"`
+	Response string `json:"response" jsonschema:"the model's answer"`
 }
 
 // ExtractOutput is the extract tool's answer.
 type ExtractOutput struct {
-	Data any    `json:"data"`
-	URL  string `json:"url"`
+	Data any    `json:"data" jsonschema:"the data taken from the page; it validates against the schema given"`
+	URL  string `json:"url" jsonschema:"the page the data was taken from"`
 }
 
-func (t tools) scrape(ctx context.Context, _ *mcp.CallToolRequest, in URLInput) (*mcp.CallToolResult, client.Scraped, error) {
+func (t tools) scrape(ctx context.Context, _ *mcp.CallToolRequest, in PageInput) (*mcp.CallToolResult, Page, error) {
 	out, err := t.c.Scrape(ctx, in.URL, client.Render(in.Render))
-	return nil, out, explain(err)
+	if err != nil {
+		return nil, Page{}, explain(err)
+	}
+	return answer(scrapedPage(out, in.Format))
 }
 
-func (t tools) content(ctx context.Context, _ *mcp.CallToolRequest, in URLInput) (*mcp.CallToolResult, client.Content, error) {
+func (t tools) content(ctx context.Context, _ *mcp.CallToolRequest, in PageInput) (*mcp.CallToolResult, Page, error) {
 	out, err := t.c.Content(ctx, in.URL, client.Render(in.Render))
-	return nil, out, explain(err)
+	if err != nil {
+		return nil, Page{}, explain(err)
+	}
+	return answer(contentPage(out, in.Format))
+}
+
+// answer is a page tool's result: the page as text for the agent to read,
+// and the same as structured content.
+func answer(p Page) (*mcp.CallToolResult, Page, error) {
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: p.text()}}}, p, nil
 }
 
 func (t tools) siteMap(ctx context.Context, _ *mcp.CallToolRequest, in MapInput) (*mcp.CallToolResult, client.SiteMap, error) {
@@ -145,13 +184,20 @@ func (t tools) siteMap(ctx context.Context, _ *mcp.CallToolRequest, in MapInput)
 }
 
 func (t tools) search(ctx context.Context, _ *mcp.CallToolRequest, in SearchInput) (*mcp.CallToolResult, client.SearchResults, error) {
-	out, err := t.c.Search(ctx, client.SearchParams{Q: in.Query, Engine: in.Engine, Loc: in.Loc, HL: in.HL, GL: in.GL})
+	out, err := t.c.Search(ctx, client.SearchParams{Q: in.Query, Engine: string(in.Engine), Loc: in.Loc, HL: in.HL, GL: in.GL})
 	return nil, out, explain(err)
 }
 
 func (t tools) searchContent(ctx context.Context, _ *mcp.CallToolRequest, in SearchContentInput) (*mcp.CallToolResult, client.SearchResults, error) {
-	out, err := t.c.SearchContent(ctx, client.SearchParams{Q: in.Query, Engine: in.Engine, Loc: in.Loc, HL: in.HL, GL: in.GL,
+	out, err := t.c.SearchContent(ctx, client.SearchParams{Q: in.Query, Engine: string(in.Engine), Loc: in.Loc, HL: in.HL, GL: in.GL,
 		MaxContent: in.MaxContent, Whitelist: in.Whitelist, Blacklist: in.Blacklist, Render: client.Render(in.Render)})
+	// The pages' Markdown is what an agent reads; their HTML would only
+	// double the answer.
+	for _, r := range out.OrganicResults {
+		if r.Content != nil {
+			r.Content.HTML = ""
+		}
+	}
 	return nil, out, explain(err)
 }
 
@@ -165,7 +211,7 @@ func (t tools) extract(ctx context.Context, _ *mcp.CallToolRequest, in ExtractIn
 	if err != nil || in.Schema == nil {
 		return nil, ExtractOutput{}, errors.New("the schema must be a JSON Schema object")
 	}
-	res, err := t.c.Extract(ctx, client.ExtractRequest{URL: in.URL, Schema: schema, Prompt: in.Prompt, Render: in.Render})
+	res, err := t.c.Extract(ctx, client.ExtractRequest{URL: in.URL, Schema: schema, Prompt: in.Prompt, Render: string(in.Render)})
 	if err != nil {
 		return nil, ExtractOutput{}, explain(err)
 	}
@@ -177,7 +223,7 @@ func (t tools) extract(ctx context.Context, _ *mcp.CallToolRequest, in ExtractIn
 }
 
 func (t tools) bulkSubmit(ctx context.Context, _ *mcp.CallToolRequest, in BulkInput) (*mcp.CallToolResult, client.BulkAck, error) {
-	out, err := t.c.CreateBulkJob(ctx, client.BulkRequest{URLs: in.URLs, Sitemap: in.Sitemap, Email: in.Email, CallbackURL: in.CallbackURL, Render: in.Render})
+	out, err := t.c.CreateBulkJob(ctx, client.BulkRequest{URLs: in.URLs, Sitemap: in.Sitemap, Email: in.Email, CallbackURL: in.CallbackURL, Render: string(in.Render)})
 	return nil, out, explain(err)
 }
 

@@ -66,7 +66,7 @@ var calls = []struct {
 	args map[string]any
 	want string
 }{
-	{"scrape", map[string]any{"url": "http://shore.test/tides"}, `"statusCode":200`},
+	{"scrape", map[string]any{"url": "http://shore.test/tides"}, `"status_code":200`},
 	{"content", map[string]any{"url": "http://shore.test/tides"}, "Shade and depth decide"},
 	{"map", map[string]any{"url": "http://shore.test/"}, "http://shore.test/crabs"},
 	{"search", map[string]any{"query": "tide pools"}, "Life in the pools."},
@@ -172,14 +172,7 @@ func connect(t *testing.T, tr mcp.Transport) *mcp.ClientSession {
 
 func TestToolsInMemory(t *testing.T) {
 	w := Start(t)
-	server := mcpserver.New(client.New(w.e.Server.URL, w.tok, client.WithRetries(1)), "test")
-	st, ct := mcp.NewInMemoryTransports()
-	ss, err := server.Connect(context.Background(), st, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = ss.Close() })
-	exercise(t, w, connect(t, ct))
+	exercise(t, w, inMemory(t, w))
 }
 
 // bearer adds a token to every request.
@@ -239,15 +232,7 @@ func TestToolsOverStdio(t *testing.T) {
 // browser this server does not have (a free failure that says so), and a
 // bad value is refused naming the field.
 func TestRenderInMemory(t *testing.T) {
-	w := Start(t)
-	server := mcpserver.New(client.New(w.e.Server.URL, w.tok, client.WithRetries(1)), "test")
-	st, ct := mcp.NewInMemoryTransports()
-	ss, err := server.Connect(context.Background(), st, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = ss.Close() })
-	session := connect(t, ct)
+	session := inMemory(t, Start(t))
 	ctx := context.Background()
 	list, err := session.ListTools(ctx, nil)
 	if err != nil {
@@ -287,9 +272,9 @@ func TestRenderInMemory(t *testing.T) {
 		{"scrape", map[string]any{"url": "http://shore.test/tides", "render": "always"}, "does not render pages in a browser", true},
 		{"extract", map[string]any{"url": "http://shore.test/tides", "schema": schema, "render": "never"}, `"topic":"tide pools"`, false},
 		{"extract", map[string]any{"url": "http://shore.test/tides", "schema": schema, "render": "always"}, "does not render pages in a browser", true},
-		{"extract", map[string]any{"url": "http://shore.test/tides", "schema": schema, "render": "sometimes"}, "render:", true},
+		{"extract", map[string]any{"url": "http://shore.test/tides", "schema": schema, "render": "sometimes"}, "render", true},
 		{"prompt", map[string]any{"prompt": "What lives there?", "url": "http://shore.test/tides", "render": "always"}, "does not render pages in a browser", true},
-		{"bulk_submit", map[string]any{"urls": []string{"http://shore.test/tides"}, "email": true, "render": "sometimes"}, "render:", true},
+		{"bulk_submit", map[string]any{"urls": []string{"http://shore.test/tides"}, "email": true, "render": "sometimes"}, "render", true},
 	} {
 		res, err := session.CallTool(ctx, &mcp.CallToolParams{Name: c.tool, Arguments: c.args})
 		if err != nil {
@@ -316,5 +301,143 @@ func TestRenderInMemory(t *testing.T) {
 	res, err = session.CallTool(ctx, &mcp.CallToolParams{Name: "bulk_status", Arguments: map[string]any{"job_id": ack.JobID}})
 	if st, _ := json.Marshal(res.StructuredContent); err != nil || !strings.Contains(string(st), `"render":"never"`) {
 		t.Errorf("bulk_status of a job submitted with render never: %v %s", err, st)
+	}
+}
+
+// inMemory is a session with a server whose tools call the API of w.
+func inMemory(t *testing.T, w *world) *mcp.ClientSession {
+	server := mcpserver.New(client.New(w.e.Server.URL, w.tok, client.WithAttempts(1)), "test")
+	st, ct := mcp.NewInMemoryTransports()
+	ss, err := server.Connect(context.Background(), st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = ss.Close() })
+	return connect(t, ct)
+}
+
+// checkSchema fails unless s is an object schema whose every subschema is
+// a JSON object: some clients (the official TypeScript SDK among them)
+// refuse a tool list with a bare true or false as a property's schema.
+func checkSchema(t *testing.T, where string, s any) {
+	t.Helper()
+	raw, _ := json.Marshal(s)
+	var root map[string]any
+	if err := json.Unmarshal(raw, &root); err != nil || root["type"] != "object" {
+		t.Errorf("%s: not an object schema: %s", where, raw)
+		return
+	}
+	var walk func(path string, v any)
+	walk = func(path string, v any) {
+		m, ok := v.(map[string]any)
+		if !ok {
+			t.Errorf("%s: %s is %v, not a schema object", where, path, v)
+			return
+		}
+		props, _ := m["properties"].(map[string]any)
+		for name, p := range props {
+			walk(path+"."+name, p)
+		}
+		if items, ok := m["items"]; ok {
+			walk(path+"[]", items)
+		}
+		if ap, ok := m["additionalProperties"]; ok && ap != false {
+			walk(path+"{}", ap)
+		}
+	}
+	props, _ := root["properties"].(map[string]any)
+	for name, p := range props {
+		walk(name, p)
+	}
+}
+
+// TestToolSchemasAndAnnotations: every tool's input and output schema is an
+// object schema made of schema objects; the enumerated arguments list their
+// values; the free tools only read, the others reach the open web.
+func TestToolSchemasAndAnnotations(t *testing.T) {
+	session := inMemory(t, Start(t))
+	list, err := session.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	free := map[string]bool{"credits": true, "bulk_status": true}
+	enums := map[string]map[string]string{
+		"scrape":         {"render": "auto,always,never", "format": "markdown,html"},
+		"content":        {"render": "auto,always,never", "format": "markdown,html"},
+		"search":         {"engine": "google,bing,duckduckgo"},
+		"search_content": {"engine": "google,bing,duckduckgo", "render": "auto,always,never"},
+		"prompt":         {"render": "auto,always,never"},
+		"extract":        {"render": "auto,always,never"},
+		"bulk_submit":    {"render": "auto,always,never"},
+	}
+	for _, tl := range list.Tools {
+		checkSchema(t, tl.Name+" input", tl.InputSchema)
+		if tl.OutputSchema == nil {
+			t.Errorf("%s: no output schema", tl.Name)
+		} else {
+			checkSchema(t, tl.Name+" output", tl.OutputSchema)
+		}
+		raw, _ := json.Marshal(tl.InputSchema)
+		var in struct {
+			Properties map[string]struct {
+				Enum []string `json:"enum"`
+			} `json:"properties"`
+		}
+		_ = json.Unmarshal(raw, &in)
+		for arg, want := range enums[tl.Name] {
+			if got := strings.Join(in.Properties[arg].Enum, ","); got != want {
+				t.Errorf("%s %s: enum %q, want %q", tl.Name, arg, got, want)
+			}
+		}
+		a := tl.Annotations
+		switch {
+		case a == nil || a.OpenWorldHint == nil:
+			t.Errorf("%s: annotations %+v", tl.Name, a)
+		case free[tl.Name] && (!a.ReadOnlyHint || *a.OpenWorldHint):
+			t.Errorf("%s is free: want readOnlyHint and a closed world, got %+v", tl.Name, a)
+		case !free[tl.Name] && (a.ReadOnlyHint || !*a.OpenWorldHint || a.DestructiveHint == nil || *a.DestructiveHint):
+			t.Errorf("%s reads the web: want openWorldHint, not destructive, got %+v", tl.Name, a)
+		}
+	}
+}
+
+// TestPageFormats: content and scrape answer Markdown and metadata, as text
+// an agent reads and as structured content; HTML only when asked for.
+func TestPageFormats(t *testing.T) {
+	session := inMemory(t, Start(t))
+	ctx := context.Background()
+	for _, c := range []struct {
+		tool, format string
+		want, not    []string // in the text; not in the text nor the structured content
+	}{
+		{"content", "", []string{"URL: http://shore.test/tides\n", "Title: Tide pools\n", "Status: 200", "\n\nTides rise and fall", "Shade and depth decide"}, []string{"<p>", `"html"`}},
+		{"scrape", "", []string{"Title: Tide pools\n", "Status: 200, text/html", "# Tide pools", "Shade and depth decide"}, []string{"<p>", "<title>", `"html"`}},
+		{"content", "html", []string{"Title: Tide pools\n", "<p>Shade and depth decide"}, []string{`"markdown"`}},
+		{"scrape", "markdown", []string{"# Tide pools"}, []string{"<p>"}},
+		{"scrape", "html", []string{"<title>Tide pools</title>"}, []string{`"markdown"`}},
+	} {
+		args := map[string]any{"url": "http://shore.test/tides"}
+		if c.format != "" {
+			args["format"] = c.format
+		}
+		res, err := session.CallTool(ctx, &mcp.CallToolParams{Name: c.tool, Arguments: args})
+		if err != nil || res.IsError {
+			t.Fatalf("%s %s: %v %s", c.tool, c.format, err, text(res))
+		}
+		structured, _ := json.Marshal(res.StructuredContent)
+		for _, w := range c.want {
+			if !strings.Contains(text(res), w) {
+				t.Errorf("%s %s: no %q in the text:\n%s", c.tool, c.format, w, text(res))
+			}
+		}
+		for _, n := range c.not {
+			if strings.Contains(text(res), n) || strings.Contains(string(structured), n) {
+				t.Errorf("%s %s: %q in the answer:\n%s\n%s", c.tool, c.format, n, text(res), structured)
+			}
+		}
+	}
+	res, err := session.CallTool(ctx, &mcp.CallToolParams{Name: "content", Arguments: map[string]any{"url": "http://shore.test/tides", "format": "pdf"}})
+	if err != nil || !res.IsError || !strings.Contains(text(res), "format") {
+		t.Errorf("format pdf: %v %s", err, text(res))
 	}
 }

@@ -244,6 +244,13 @@ func (s *Store) Migrate(ctx context.Context) error {
 		s.sqliteW.reset()
 		db = s.sqliteW.db.DB
 	}
+	// A database that cannot be reached is not a failed migration: say so.
+	pctx, cancel := s.bounded(ctx)
+	err = db.PingContext(pctx)
+	cancel()
+	if err != nil {
+		return fmt.Errorf("cannot open the database: %w", err)
+	}
 	p, err := goose.NewProvider(d, db, sub)
 	if err != nil {
 		return fmt.Errorf("migrations: %w", err)

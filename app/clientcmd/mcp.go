@@ -19,7 +19,7 @@ import (
 )
 
 // DefaultAPIURL is the API the client commands reach without TRAWL_API_URL.
-const DefaultAPIURL = "http://127.0.0.1:8080"
+const DefaultAPIURL = app.DefaultAPIURL
 
 // Commands implements app.ClientCommands.
 type Commands struct{}
@@ -62,7 +62,7 @@ func (r runner) apiClient(opts ...client.Option) (*client.Client, error) {
 
 // mcp serves the MCP tools over stdin and stdout until the agent hangs up.
 func (r runner) mcp(ctx context.Context) error {
-	api, err := r.apiClient(client.WithRetries(1))
+	api, err := r.apiClient(client.WithAttempts(1))
 	if err != nil {
 		return err
 	}

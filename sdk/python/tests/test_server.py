@@ -155,7 +155,7 @@ class Server(unittest.TestCase):
         self.assertEqual((e.credits_charged, e.credits_remaining), (0, before))
         self.assertLess(time.monotonic() - start, 5, "a non-retryable 503 was retried")
         with self.assertRaises(TrawlError) as ctx:
-            Client(BASE, KEY, retries=1).content(env("TRAWL_TEST_MISSING_URL"))
+            Client(BASE, KEY, attempts=1).content(env("TRAWL_TEST_MISSING_URL"))
         self.assertEqual((ctx.exception.status, ctx.exception.reason, ctx.exception.retryable), (503, "page_not_found", False))
         with self.assertRaises(TrawlError) as ctx:
             self.client.scrape("ftp://example.com/")
@@ -178,7 +178,7 @@ class Server(unittest.TestCase):
     def test_rate_limit_is_retried_after_retry_after(self) -> None:
         # Basic allows 15 scrapes a minute; the 16th is a 429 with Retry-After.
         slept: List[float] = []
-        client = Client(BASE, env("TRAWL_TEST_BASIC_KEY"), retries=3, sleep=slept.append)
+        client = Client(BASE, env("TRAWL_TEST_BASIC_KEY"), attempts=3, sleep=slept.append)
         url = env("TRAWL_TEST_ARTICLE_URL")
         with self.assertRaises(TrawlError) as ctx:
             for _ in range(16):

@@ -126,12 +126,20 @@ class RetryPolicy(unittest.TestCase):
         client.prompt("hi")
         self.assertEqual(self.slept, [3.0])
 
-    def test_retries_option(self) -> None:
-        client = Client(self.srv.url, "trawl_test", sleep=self.slept.append, retries=2, backoff=0.5)
+    def test_attempts_option(self) -> None:
+        client = Client(self.srv.url, "trawl_test", sleep=self.slept.append, attempts=2, backoff=0.5)
         self.srv.answers = [(503, {}, {"message": "x", "reason": "unavailable", "retryable": True})] * 3
         with self.assertRaises(TrawlError):
             client.credits()
         self.assertEqual((len(self.srv.requests), self.slept), (2, [0.5]))
+
+    def test_unknown_option_is_an_error(self) -> None:
+        # retries is another client's name for attempts: refused, not ignored.
+        with self.assertRaises(TypeError):
+            Client(self.srv.url, "trawl_test", retries=2)  # type: ignore[call-arg]
+        with self.assertRaises(TypeError):
+            Client(self.srv.url, "trawl_test").content("https://example.com/", format="html")  # type: ignore[call-arg]
+        self.assertEqual(self.srv.requests, [])
 
     def test_never_retried(self) -> None:
         cases = [
@@ -197,7 +205,7 @@ class RetryPolicy(unittest.TestCase):
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
         sock.close()  # nothing listens there now
-        client = Client(f"http://127.0.0.1:{port}", "trawl_test", sleep=self.slept.append, retries=3)
+        client = Client(f"http://127.0.0.1:{port}", "trawl_test", sleep=self.slept.append, attempts=3)
         with self.assertRaises(TrawlConnectionError) as ctx:
             client.user()
         self.assertEqual((ctx.exception.status, ctx.exception.retryable), (0, True))

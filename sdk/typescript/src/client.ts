@@ -83,6 +83,19 @@ export interface TransactionsOptions {
   signal?: AbortSignal;
 }
 
+/** The names of each options object, so a name the client does not know (a typo, another SDK's name) is an error, not ignored. */
+const TRAWL_OPTIONS = ["baseUrl", "token", "attempts", "backoffMs", "maxWaitMs", "timeoutMs", "fetch", "onRetry"] as const satisfies readonly (keyof TrawlOptions)[];
+const CALL_OPTIONS = ["signal", "idempotencyKey"] as const satisfies readonly (keyof CallOptions)[];
+const WAIT_OPTIONS = ["intervalMs", "timeoutMs", "signal", "onProgress"] as const satisfies readonly (keyof WaitOptions)[];
+const TRANSACTIONS_OPTIONS = ["perPage", "signal"] as const satisfies readonly (keyof TransactionsOptions)[];
+
+/** Throws a TypeError naming the first option of opts that is not one of names. */
+function checkOptions(where: string, opts: object | undefined, names: readonly string[]): void {
+  for (const key of Object.keys(opts ?? {})) {
+    if (!names.includes(key)) throw new TypeError(`Trawl: ${where} has no option ${JSON.stringify(key)}; it takes ${names.join(", ")}`);
+  }
+}
+
 type Method = "GET" | "POST";
 type Query = Record<string, string | number | string[] | undefined>;
 
@@ -93,6 +106,8 @@ interface Request {
   body?: unknown;
   /** Billed calls carry an Idempotency-Key, so a retry is never charged twice. */
   billed?: boolean;
+  /** The call's options beyond CallOptions (render, limit, url). */
+  takes?: readonly string[];
 }
 
 const DONE_STATES = new Set(["completed", "failed"]);
@@ -117,6 +132,7 @@ export class Trawl {
   readonly #onRetry: ((info: RetryInfo) => void) | undefined;
 
   constructor(opts: TrawlOptions = {}) {
+    checkOptions("new Trawl()", opts, TRAWL_OPTIONS);
     const env = globalThis.process?.env ?? {};
     const base = opts.baseUrl ?? env.TRAWL_API_URL ?? "http://127.0.0.1:8080";
     const token = opts.token ?? env.TRAWL_API_KEY;
@@ -165,6 +181,7 @@ export class Trawl {
    * they are not yielded twice (nor are the new ones yielded).
    */
   async *transactions(opts: TransactionsOptions = {}): AsyncGenerator<Transaction, void, undefined> {
+    checkOptions("transactions()", opts, TRANSACTIONS_OPTIONS);
     const call: CallOptions = opts.signal ? { signal: opts.signal } : {};
     let oldest: number | undefined;
     for (let page = 1; ; page++) {
@@ -197,17 +214,17 @@ export class Trawl {
 
   /** The raw HTML of a page (1 credit). */
   scrape(url: string, opts?: PageOptions): Promise<Answer<Scraped>> {
-    return this.#call({ method: "GET", path: "/v1/scrape", query: { url, render: opts?.render }, billed: true }, opts);
+    return this.#call({ method: "GET", path: "/v1/scrape", query: { url, render: opts?.render }, billed: true, takes: ["render"] }, opts);
   }
 
   /** The main content of a page as clean HTML and Markdown with its metadata (2 credits). */
   content(url: string, opts?: PageOptions): Promise<Answer<Content>> {
-    return this.#call({ method: "GET", path: "/v1/content", query: { url, render: opts?.render }, billed: true }, opts);
+    return this.#call({ method: "GET", path: "/v1/content", query: { url, render: opts?.render }, billed: true, takes: ["render"] }, opts);
   }
 
   /** A domain's URLs from its sitemaps (3 credits; free when none is found). */
   map(url: string, opts?: CallOptions & { limit?: number }): Promise<Answer<SiteMap>> {
-    return this.#call({ method: "GET", path: "/v1/map", query: { url, limit: opts?.limit }, billed: true }, opts);
+    return this.#call({ method: "GET", path: "/v1/map", query: { url, limit: opts?.limit }, billed: true, takes: ["limit"] }, opts);
   }
 
   // --- Search (billed) ---
@@ -234,7 +251,7 @@ export class Trawl {
   /** A language model's answer, grounded on a page when url is given (10 credits). */
   prompt(prompt: string, opts?: PageOptions & { url?: string }): Promise<Answer<PromptAnswer>> {
     const body = { prompt, url: opts?.url, render: opts?.render };
-    return this.#call({ method: "POST", path: "/v1/prompt", body, billed: true }, opts);
+    return this.#call({ method: "POST", path: "/v1/prompt", body, billed: true, takes: ["url", "render"] }, opts);
   }
 
   /** Data from a page shaped by a JSON Schema and validated against it (10 credits; free when it does not validate). */
@@ -267,6 +284,7 @@ export class Trawl {
    * of each change on the way.
    */
   async waitForBulkJob(jobId: string, opts: WaitOptions = {}): Promise<Answer<BulkJob>> {
+    checkOptions("waitForBulkJob()", opts, WAIT_OPTIONS);
     const interval = Math.max(0, opts.intervalMs ?? 1000);
     const deadline = opts.timeoutMs === undefined ? Infinity : Date.now() + opts.timeoutMs;
     const call: CallOptions = opts.signal ? { signal: opts.signal } : {};
@@ -296,16 +314,19 @@ export class Trawl {
 
   /** Creates a job and waits for its end: createBulkJob, then waitForBulkJob. */
   async runBulkJob(request: BulkRequest, opts: WaitOptions & { idempotencyKey?: string } = {}): Promise<Answer<BulkJob>> {
+    checkOptions("runBulkJob()", opts, [...WAIT_OPTIONS, "idempotencyKey"]);
+    const { idempotencyKey: _, ...wait } = opts;
     const create: CallOptions = {};
     if (opts.signal) create.signal = opts.signal;
     if (opts.idempotencyKey) create.idempotencyKey = opts.idempotencyKey;
     const ack = await this.createBulkJob(request, create);
-    return this.waitForBulkJob(ack.data.job_id, opts);
+    return this.waitForBulkJob(ack.data.job_id, wait);
   }
 
   // --- The transport ---
 
   async #call<T>(req: Request, opts: CallOptions = {}): Promise<Answer<T>> {
+    checkOptions(`the call ${req.method} ${req.path}`, opts, [...CALL_OPTIONS, ...(req.takes ?? [])]);
     let url = this.#base + req.path;
     const qs = encodeQuery(req.query);
     if (qs) url += "?" + qs;

@@ -437,6 +437,27 @@ test("the constructor refuses a base URL that is not http(s) and a missing token
   }
 });
 
+test("an option the client does not know is an error, not ignored", async () => {
+  // Options as plain JavaScript would pass them, past the types.
+  const loose = (o: object) => o as never;
+  assert.throws(() => new Trawl(loose({ baseUrl: "http://127.0.0.1:1", token: TOKEN, retries: 3 })), /no option "retries"; it takes .*attempts/);
+  await withServer(
+    (_req, res) => json(res, 200, content),
+    async (s) => {
+      const c = client(s);
+      await assert.rejects(c.content("https://example.com/post", loose({ format: "html" })), /GET \/v1\/content has no option "format"; it takes signal, idempotencyKey, render/);
+      await assert.rejects(c.credits(loose({ render: "never" })), /no option "render"/);
+      await assert.rejects(c.map("https://example.com/", loose({ limt: 5 })), /no option "limt"; it takes signal, idempotencyKey, limit/);
+      await assert.rejects(c.waitForBulkJob("job_1", loose({ interval: 5 })), /waitForBulkJob\(\) has no option "interval"/);
+      await assert.rejects(c.transactions(loose({ per_page: 5 })).next(), /transactions\(\) has no option "per_page"/);
+      assert.equal(s.seen.length, 0, "a call with an unknown option reached the server");
+      // Known options still work.
+      const a = await c.content("https://example.com/post", { render: "never", idempotencyKey: "k1" });
+      assert.equal(a.data.markdown, "Tides");
+    },
+  );
+});
+
 test("TRAWL_API_URL and TRAWL_API_KEY are the defaults", async () => {
   await withServer(
     (_req, res) => json(res, 200, { balance: 5, formatted_balance: "5", limit: 6000, used: 5995, status: {} }),

@@ -170,7 +170,8 @@ class Client:
     a 409 for that key after an attempt whose answer was lost (a timeout) is
     that attempt still running, and is waited for with backoff too.
 
-    ``retries`` is the number of attempts in all (1 disables retrying),
+    ``attempts`` is the number of attempts in all (1 disables retrying; the
+    TypeScript and Go clients name it the same),
     ``backoff`` the first wait after a 5xx (doubled each time), ``max_wait``
     the cap on any single wait (Retry-After included), ``timeout`` the limit
     of one attempt in seconds. ``sleep`` waits between attempts and polls.
@@ -181,7 +182,7 @@ class Client:
         base_url: str,
         api_key: str,
         *,
-        retries: int = 5,
+        attempts: int = 5,
         backoff: float = 1.0,
         max_wait: float = 60.0,
         timeout: float = 300.0,
@@ -194,7 +195,7 @@ class Client:
             raise ValueError("api_key is required (a trawl_... token)")
         self.base_url = base_url.rstrip("/")
         self._key = api_key
-        self.retries = max(1, retries)
+        self.attempts = max(1, attempts)
         self.backoff = backoff
         self.max_wait = max_wait
         self.timeout = timeout
@@ -242,7 +243,7 @@ class Client:
         # server (its answer never arrived), so a 409 for its key is that
         # attempt, and waiting gets its stored answer.
         lost = False
-        for attempt in range(1, self.retries + 1):
+        for attempt in range(1, self.attempts + 1):
             req = urllib.request.Request(url, data=raw, method=method)
             req.add_header("Authorization", "Bearer " + self._key)
             req.add_header("Accept", "application/json")
@@ -277,7 +278,7 @@ class Client:
                 pause, wait = wait, wait * 2
             else:
                 return self._result(status, headers, data)
-            if attempt == self.retries:
+            if attempt == self.attempts:
                 break
             self._sleep(min(pause, self.max_wait))
         assert last is not None
