@@ -83,10 +83,10 @@ type CrawlStore interface {
 	// CancelCrawl asks a crawl to stop; NotFound when there is none.
 	CancelCrawl(ctx context.Context, id string) error
 	// AddCrawlURLs records discovered URLs, each key at most once per
-	// crawl: a URL whose key is already there is not added (but a new
-	// spelling of it is recorded as a skipped duplicate when duplicates
-	// is set). Past hostCap URLs of one host, a host's URLs are dropped.
-	// It returns how many were added as queued.
+	// crawl: a URL whose key is already there is not added. A URL whose
+	// State is skipped is recorded finished, with the next Seq. Past
+	// hostCap URLs of one host, that host's new URLs are dropped. It
+	// returns how many were added as queued.
 	AddCrawlURLs(ctx context.Context, crawlID string, urls []CrawlURL, hostCap int) (queued int, err error)
 	// ClaimCrawlURLs leases up to n queued URLs (or in-flight ones whose
 	// lease ran out), shallowest first, but never so many that succeeded
