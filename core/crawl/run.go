@@ -132,6 +132,9 @@ type run struct {
 	hold  ports.Hold
 	mode  content.RenderMode
 	hooks sync.WaitGroup // page events being sent
+	// hookCtx is what page events are sent under: it ends when the node
+	// starts shutting down, so no event retry holds the shutdown up.
+	hookCtx context.Context
 }
 
 // RunJob runs a claimed crawl until its frontier is done, its limit is
@@ -152,6 +155,11 @@ func (r *Runner) RunJob(stop, work context.Context, job ports.BulkJob) error {
 		return fmt.Errorf("crawl %s: stored url: %w", job.ID, err)
 	}
 	cr := &run{r: r, job: job, c: c, p: p, rules: p.rules(c.MaxDepth, start.Hostname()), hold: ports.Hold{ID: job.HoldID, AccountID: job.AccountID}, mode: content.RenderMode(p.Render)}
+	hookCtx, cancelHooks := context.WithCancel(work)
+	defer cancelHooks()
+	stopHooks := context.AfterFunc(stop, cancelHooks)
+	defer stopHooks()
+	cr.hookCtx = hookCtx
 	if !c.Seeded && !c.CancelRequested {
 		if err := cr.seed(work, start); err != nil {
 			return err
@@ -344,7 +352,7 @@ func (cr *run) process(stop, ctx context.Context, u ports.CrawlURL) error {
 		if ferr := cr.finishURL(ctx, u, ports.CrawlFailed, string(reason), nil); ferr != nil {
 			return ferr
 		}
-		cr.sendAsync(ctx, EventPageFailed, map[string]any{"crawl_id": cr.c.ID, "url": u.URL, "reason": reason, "error": u.Error, "status_code": u.StatusCode, "depth": u.Depth, "parent": u.Parent})
+		cr.sendAsync(EventPageFailed, map[string]any{"crawl_id": cr.c.ID, "url": u.URL, "reason": reason, "error": u.Error, "status_code": u.StatusCode, "depth": u.Depth, "parent": u.Parent})
 		return nil
 	}
 	base := src.FinalURL
@@ -374,7 +382,7 @@ func (cr *run) process(stop, ctx context.Context, u ports.CrawlURL) error {
 		if err := cr.finishURL(ctx, u, ports.CrawlFailed, string(failure.ReasonUnavailable), nil); err != nil {
 			return err
 		}
-		cr.sendAsync(ctx, EventPageFailed, map[string]any{"crawl_id": cr.c.ID, "url": u.URL, "reason": failure.ReasonUnavailable, "error": u.Error, "status_code": page.StatusCode, "depth": u.Depth, "parent": u.Parent})
+		cr.sendAsync(EventPageFailed, map[string]any{"crawl_id": cr.c.ID, "url": u.URL, "reason": failure.ReasonUnavailable, "error": u.Error, "status_code": page.StatusCode, "depth": u.Depth, "parent": u.Parent})
 		return nil
 	case cerr != nil:
 		return cerr
@@ -386,7 +394,7 @@ func (cr *run) process(stop, ctx context.Context, u ports.CrawlURL) error {
 		return err
 	}
 	// The page is stored: it can be listed before its event arrives.
-	cr.sendAsync(ctx, EventPage, map[string]any{"crawl_id": cr.c.ID, "page": obj})
+	cr.sendAsync(EventPage, map[string]any{"crawl_id": cr.c.ID, "page": obj})
 	return nil
 }
 
@@ -523,14 +531,14 @@ func (cr *run) send(ctx context.Context, event string, payload any) {
 	cr.r.d.Worker.SendEvent(ctx, cr.job, event, body)
 }
 
-func (cr *run) sendAsync(ctx context.Context, event string, payload any) {
+func (cr *run) sendAsync(event string, payload any) {
 	if cr.job.CallbackURL == "" {
 		return
 	}
 	cr.hooks.Add(1)
 	go func() {
 		defer cr.hooks.Done()
-		cr.send(ctx, event, payload)
+		cr.send(cr.hookCtx, event, payload)
 	}()
 }
 
