@@ -86,6 +86,7 @@ type Config struct {
 	BulkLease      time.Duration // TRAWL_BULK_LEASE
 	WebhookTimeout time.Duration // TRAWL_WEBHOOK_TIMEOUT (per attempt)
 	WebhookBackoff time.Duration // TRAWL_WEBHOOK_BACKOFF (first wait between attempts)
+	Crawl          CrawlConfig   // TRAWL_CRAWL_*: politeness and robots.txt (config_crawl.go)
 
 	RateLimiter  string        // TRAWL_RATE_LIMITER: auto (default), memory, postgres or redis
 	RedisURL     string        // TRAWL_REDIS_URL: redis://host:port/db; the shared rate limiter
@@ -197,6 +198,9 @@ func (c Config) FromEnv(getenv func(string) string) (Config, error) {
 		return c, err
 	}
 	if c.Tracing, err = oteltrace.FromEnv(getenv); err != nil {
+		return c, err
+	}
+	if c, err = c.crawlFromEnv(getenv); err != nil {
 		return c, err
 	}
 	return c.fleetFromEnv(getenv)

@@ -35,6 +35,7 @@ import (
 	"github.com/trawlhq/trawl/core/bulk"
 	"github.com/trawlhq/trawl/core/call"
 	"github.com/trawlhq/trawl/core/content"
+	"github.com/trawlhq/trawl/core/crawl"
 	"github.com/trawlhq/trawl/core/credits"
 	"github.com/trawlhq/trawl/core/idempotency"
 	"github.com/trawlhq/trawl/core/prompt"
@@ -81,6 +82,8 @@ type Services struct {
 	Extract *structured.Service
 	Bulk    *bulk.Service
 	Worker  *bulk.Worker
+	// Crawl runs /v1/crawl; its jobs run on Worker's queue.
+	Crawl *crawl.Service
 }
 
 // Outbound are the adapters that reach the web.
@@ -206,11 +209,16 @@ type Stores struct {
 	Ledger      ports.LedgerStore
 	Idempotency ports.IdempotencyStore
 	Jobs        ports.JobStore
+	// Crawls, Robots and Hosts keep crawl frontiers, robots.txt and the
+	// per-host politeness shared by a fleet.
+	Crawls ports.CrawlStore
+	Robots ports.RobotsCache
+	Hosts  ports.HostGate
 }
 
 // SQLStores puts the SQL store under every store port.
 func SQLStores(s *sqlstore.Store) Stores {
-	return Stores{Accounts: s, Tokens: s, Ledger: s, Idempotency: s, Jobs: s}
+	return Stores{Accounts: s, Tokens: s, Ledger: s, Idempotency: s, Jobs: s, Crawls: s, Robots: s, Hosts: s}
 }
 
 // ServiceOptions tune the core services.
@@ -221,6 +229,7 @@ type ServiceOptions struct {
 	Plans           billing.Plans
 	LLMContextChars int
 	Worker          bulk.WorkerOptions
+	Crawl           crawl.RunnerOptions
 	// Documents bound PDF and DOCX conversion (zero values: the defaults).
 	Documents content.DocumentLimits
 	// WrapLedger decorates the ledger billed calls and bulk jobs move
@@ -244,6 +253,7 @@ func (c Config) ServiceOptions() ServiceOptions {
 			// shutdown timeout, leaving the rest to record them and hand back.
 			Drain: c.Shutdown * 2 / 3,
 		},
+		Crawl: c.Crawl.RunnerOptions(),
 	}
 }
 
@@ -315,7 +325,17 @@ func NewServices(st Stores, clk ports.Clock, payments ports.PaymentProvider, lim
 	if err != nil {
 		return s, err
 	}
-	s.Bulk, err = bulk.NewService(st.Jobs, bulkLedger{ledger}, out.Discoverer, out.Webhooks, out.Guard, s.Worker, clk)
+	if s.Bulk, err = bulk.NewService(st.Jobs, bulkLedger{ledger}, out.Discoverer, out.Webhooks, out.Guard, s.Worker, clk); err != nil {
+		return s, err
+	}
+	if st.Crawls == nil {
+		return s, nil // a store without crawls: /v1/crawl answers 404
+	}
+	if _, err = crawl.NewRunner(crawl.RunnerDeps{Jobs: st.Jobs, Crawls: st.Crawls, Robots: st.Robots, Gate: st.Hosts, Accounts: st.Accounts, Ledger: bulkLedger{ledger},
+		Pages: s.Content, Fetcher: out.Fetcher, Sitemaps: out.Discoverer, Worker: s.Worker, Clock: clk, Logger: log}, o.Crawl); err != nil {
+		return s, err
+	}
+	s.Crawl, err = crawl.NewService(st.Jobs, st.Crawls, bulkLedger{ledger}, out.Webhooks, out.Guard, s.Worker, clk)
 	return s, err
 }
 
@@ -406,7 +426,7 @@ type Extensions struct {
 func NewHandler(s Services, out Outbound, o HandlerOptions) (*httpapi.API, *connectapi.Server, error) {
 	api, err := httpapi.New(httpapi.Deps{
 		Auth: s.Auth, Credits: s.Credits, Calls: s.Calls,
-		Content: s.Content, Sitemap: s.Sitemap, Search: s.Search, Prompt: s.Prompt, Extract: s.Extract, Bulk: s.Bulk, Files: out.Files,
+		Content: s.Content, Sitemap: s.Sitemap, Search: s.Search, Prompt: s.Prompt, Extract: s.Extract, Bulk: s.Bulk, Crawl: s.Crawl, Files: out.Files,
 		Logger: o.Logger, Ready: o.Ready, Checks: o.Checks, MaxBodyBytes: o.MaxBody, Version: Version,
 	})
 	if err != nil {

@@ -73,6 +73,8 @@ type BulkJob struct {
 	// job, so the work done for it later joins the same trace; empty when
 	// the request carried none.
 	TraceParent string
+	// Kind is the use case the job belongs to (empty reads as bulk).
+	Kind JobKind
 }
 
 // BulkURL is one URL of a job and its outcome.

@@ -34,6 +34,9 @@ type FetchResponse struct {
 	Charset     string // the charset the body was converted from ("utf-8" if it was already)
 	Body        []byte // decompressed; text converted to UTF-8
 	Redirects   int
+	// RetryAfter is the Retry-After of a 429 or 503 answer (seconds or a
+	// date, read as a wait); zero when absent.
+	RetryAfter time.Duration
 }
 
 // Fetcher fetches public web pages. URL rule violations and non-public

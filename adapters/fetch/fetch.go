@@ -20,6 +20,7 @@ import (
 	"net/url"
 	"os"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -405,7 +406,28 @@ func (c *Client) open(ctx context.Context, r ports.FetchRequest) (res *http.Resp
 		URL: u.String(), FinalURL: res.Request.URL.String(), StatusCode: res.StatusCode,
 		ContentType: strings.ToLower(mediaType), Redirects: redirectCount(res),
 	}
+	if res.StatusCode == http.StatusTooManyRequests || res.StatusCode == http.StatusServiceUnavailable {
+		out.RetryAfter = retryAfter(res.Header.Get("Retry-After"), time.Now())
+	}
 	return res, out, u.Hostname(), field, nil
+}
+
+// retryAfter reads a Retry-After value: delay-seconds or an HTTP date.
+func retryAfter(v string, now time.Time) time.Duration {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return 0
+	}
+	if n, err := strconv.Atoi(v); err == nil {
+		if n < 0 {
+			return 0
+		}
+		return time.Duration(min(n, 86400)) * time.Second
+	}
+	if t, err := http.ParseTime(v); err == nil && t.After(now) {
+		return min(t.Sub(now), 24*time.Hour)
+	}
+	return 0
 }
 
 func redirectCount(res *http.Response) int {

@@ -15,6 +15,7 @@ import (
 	"github.com/trawlhq/trawl/core/bulk"
 	"github.com/trawlhq/trawl/core/call"
 	"github.com/trawlhq/trawl/core/content"
+	"github.com/trawlhq/trawl/core/crawl"
 	"github.com/trawlhq/trawl/core/credits"
 	"github.com/trawlhq/trawl/core/prompt"
 	"github.com/trawlhq/trawl/core/ratelimit"
@@ -36,6 +37,8 @@ type Deps struct {
 	// Extract is /v1/extract (nil: the route answers 404).
 	Extract *structured.Service
 	Bulk    *bulk.Service
+	// Crawl is /v1/crawl (nil: the routes answer 404).
+	Crawl *crawl.Service
 	// Files serves /files/ (the local blob store's signed links); nil when
 	// files live elsewhere.
 	Files  http.Handler
@@ -61,6 +64,7 @@ type API struct {
 	prompt  *prompt.Service
 	extract *structured.Service
 	bulk    *bulk.Service
+	crawl   *crawl.Service
 	files   http.Handler
 	log     *slog.Logger
 	ready   func(context.Context) error
@@ -105,7 +109,7 @@ func New(d Deps) (*API, error) {
 		return nil, fmt.Errorf("httpapi.New: the embedded OpenAPI document is invalid: %w", err)
 	}
 	a := &API{
-		auth: d.Auth, credits: d.Credits, calls: d.Calls, content: d.Content, sitemap: d.Sitemap, search: d.Search, prompt: d.Prompt, extract: d.Extract, bulk: d.Bulk, files: d.Files,
+		auth: d.Auth, credits: d.Credits, calls: d.Calls, content: d.Content, sitemap: d.Sitemap, search: d.Search, prompt: d.Prompt, extract: d.Extract, bulk: d.Bulk, crawl: d.Crawl, files: d.Files,
 		log: d.Logger, ready: d.Ready, checks: d.Checks, maxBody: d.MaxBodyBytes, version: d.Version, mux: &router{ServeMux: http.NewServeMux()},
 	}
 	a.routes()
@@ -171,6 +175,7 @@ func (a *API) routes() {
 	a.pageRoutes()
 	a.searchRoutes()
 	a.bulkRoutes()
+	a.crawlRoutes()
 	if a.extract != nil {
 		a.billed("POST /v1/extract", ratelimit.Extract, a.runExtract)
 	}

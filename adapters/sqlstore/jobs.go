@@ -34,15 +34,16 @@ type jobRow struct {
 	FailedAt    sql.NullInt64 `db:"failed_at"`
 	Render      string        `db:"render"`
 	TraceParent string        `db:"trace_parent"`
+	Kind        string        `db:"kind"`
 }
 
-const jobCols = `id, account_id, token_id, status, url_source, sitemap, email, callback_url, sync, hold_id, urls_count, request_id, error, archive_key, lease_owner, lease_until, queued_at, started_at, completed_at, failed_at, render, trace_parent`
+const jobCols = `id, account_id, token_id, status, url_source, sitemap, email, callback_url, sync, hold_id, urls_count, request_id, error, archive_key, lease_owner, lease_until, queued_at, started_at, completed_at, failed_at, render, trace_parent, kind`
 
 func (r jobRow) job() ports.BulkJob {
 	return ports.BulkJob{ID: r.ID, AccountID: r.AccountID, TokenID: r.TokenID, Status: ports.JobStatus(r.Status), URLSource: ports.URLSource(r.URLSource), Sitemap: r.Sitemap,
 		Email: r.Email, CallbackURL: r.CallbackURL, Sync: r.Sync, HoldID: r.HoldID, URLsCount: r.URLsCount, RequestID: r.RequestID,
 		Error: r.Error, ArchiveKey: r.ArchiveKey, LeaseOwner: r.LeaseOwner, LeaseUntil: fromMS(r.LeaseUntil), QueuedAt: fromMS(r.QueuedAt),
-		StartedAt: timePtr(r.StartedAt), CompletedAt: timePtr(r.CompletedAt), FailedAt: timePtr(r.FailedAt), Render: r.Render, TraceParent: r.TraceParent}
+		StartedAt: timePtr(r.StartedAt), CompletedAt: timePtr(r.CompletedAt), FailedAt: timePtr(r.FailedAt), Render: r.Render, TraceParent: r.TraceParent, Kind: ports.JobKind(r.Kind)}
 }
 
 // CreateJob stores a job and its URLs in one transaction.
@@ -50,15 +51,7 @@ func (s *Store) CreateJob(ctx context.Context, j ports.BulkJob, urls []string) e
 	ctx, cancel := s.bounded(ctx)
 	defer cancel()
 	err := s.inTx(ctx, func(tx execer) error {
-		leaseUntil := int64(0)
-		if !j.LeaseUntil.IsZero() {
-			leaseUntil = ms(j.LeaseUntil)
-		}
-		_, err := tx.ExecContext(ctx, s.q(`INSERT INTO bulk_jobs (id, account_id, token_id, status, url_source, sitemap, email, callback_url, sync, hold_id, urls_count, request_id, queued_at, lease_owner, lease_until, started_at, render, trace_parent)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
-			j.ID, j.AccountID, j.TokenID, j.Status, j.URLSource, j.Sitemap, j.Email, j.CallbackURL, j.Sync, j.HoldID, len(urls), j.RequestID, ms(j.QueuedAt),
-			j.LeaseOwner, leaseUntil, msPtr(j.StartedAt), j.Render, j.TraceParent)
-		if err != nil {
+		if err := s.insertJob(ctx, tx, j, len(urls)); err != nil {
 			return err
 		}
 		for i, u := range urls {
@@ -69,6 +62,23 @@ func (s *Store) CreateJob(ctx context.Context, j ports.BulkJob, urls []string) e
 		return nil
 	})
 	return fail(ctx, "sqlstore.CreateJob", err)
+}
+
+// insertJob adds a job's row to the queue.
+func (s *Store) insertJob(ctx context.Context, tx execer, j ports.BulkJob, urlsCount int) error {
+	leaseUntil := int64(0)
+	if !j.LeaseUntil.IsZero() {
+		leaseUntil = ms(j.LeaseUntil)
+	}
+	kind := j.Kind
+	if kind == "" {
+		kind = ports.KindBulk
+	}
+	_, err := tx.ExecContext(ctx, s.q(`INSERT INTO bulk_jobs (id, account_id, token_id, status, url_source, sitemap, email, callback_url, sync, hold_id, urls_count, request_id, queued_at, lease_owner, lease_until, started_at, render, trace_parent, kind)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+		j.ID, j.AccountID, j.TokenID, j.Status, j.URLSource, j.Sitemap, j.Email, j.CallbackURL, j.Sync, j.HoldID, urlsCount, j.RequestID, ms(j.QueuedAt),
+		j.LeaseOwner, leaseUntil, msPtr(j.StartedAt), j.Render, j.TraceParent, kind)
+	return err
 }
 
 // Job reads a job.

@@ -27,10 +27,15 @@ func openPostgres(t *testing.T) storetest.Stores {
 	return s
 }
 
-func TestContractSQLite(t *testing.T) { storetest.Run(t, openSQLite); storetest.RunJobs(t, openSQLite) }
+func TestContractSQLite(t *testing.T) {
+	storetest.Run(t, openSQLite)
+	storetest.RunJobs(t, openSQLite)
+	storetest.RunCrawl(t, openSQLite)
+}
 func TestContractPostgres(t *testing.T) {
 	storetest.Run(t, openPostgres)
 	storetest.RunJobs(t, openPostgres)
+	storetest.RunCrawl(t, openPostgres)
 }
 
 func TestMigrateTwiceIsHarmless(t *testing.T) {

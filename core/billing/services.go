@@ -8,6 +8,7 @@ const (
 	Scrape      ServiceType = "scrape"
 	Content     ServiceType = "content"
 	BulkContent ServiceType = "bulk_content"
+	Crawl       ServiceType = "crawl"
 	Map         ServiceType = "map"
 	Serp        ServiceType = "serp"
 	SerpContent ServiceType = "serp_content"
@@ -35,6 +36,7 @@ var Services = []Service{
 	{Type: Scrape, DisplayName: "Web Scrape", Credits: 1, Previewable: true},
 	{Type: Content, DisplayName: "Content Extraction", Credits: 2, Previewable: true},
 	{Type: BulkContent, DisplayName: "Bulk Content Extraction", Credits: 2},
+	{Type: Crawl, DisplayName: "Crawl", Credits: 2},
 	{Type: Map, DisplayName: "Site Map", Credits: 3},
 	{Type: Serp, DisplayName: "Search Results", Credits: 5, Previewable: true},
 	{Type: SerpContent, DisplayName: "Search Results with Content", Credits: 5, PerResult: 2},

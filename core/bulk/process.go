@@ -24,12 +24,27 @@ func (w *Worker) Process(ctx context.Context, job ports.BulkJob) (err error) {
 		ctx, end = w.d.Tracer.StartLinked(ctx, "bulk.job", job.TraceParent)
 		defer func() { end(err) }()
 	}
-	owner := job.LeaseOwner
+	return w.leased(ctx, job, func(work context.Context) error {
+		if job.Kind != "" && job.Kind != ports.KindBulk {
+			r := w.runners[job.Kind]
+			if r == nil {
+				return fmt.Errorf("no runner for jobs of kind %q", job.Kind)
+			}
+			return r.RunJob(ctx, work, job)
+		}
+		return w.processBulk(ctx, work, job)
+	})
+}
+
+// leased runs fn under the job's lease: work, the context fn's work runs
+// under, outlives ctx by up to Drain and ends when the lease is lost; a
+// heartbeat renews the lease until fn returns.
+func (w *Worker) leased(ctx context.Context, job ports.BulkJob, fn func(work context.Context) error) error {
 	// work is what the URLs in flight and the deliveries run under: it
 	// outlives ctx by up to Drain, and ends when the lease is lost.
 	work, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	beat := make(chan struct{})
-	go func() { defer close(beat); w.heartbeat(work, cancel, job.ID, owner) }()
+	go func() { defer close(beat); w.heartbeat(work, cancel, job.ID, job.LeaseOwner) }()
 	go func() {
 		select {
 		case <-work.Done():
@@ -42,7 +57,24 @@ func (w *Worker) Process(ctx context.Context, job ports.BulkJob) (err error) {
 		}
 	}()
 	defer func() { cancel(); <-beat }()
+	return fn(work)
+}
 
+// JobRunner runs a claimed job of another kind than bulk (a crawl) to its
+// end under the worker's lease: stop ends when the process starts shutting
+// down (start nothing new), work when the drain runs out or the lease is
+// lost (stop everything).
+type JobRunner interface {
+	RunJob(stop, work context.Context, job ports.BulkJob) error
+}
+
+// Register makes the worker run jobs of kind with r. It is called once at
+// start-up, before Run.
+func (w *Worker) Register(kind ports.JobKind, r JobRunner) { w.runners[kind] = r }
+
+// processBulk processes a bulk job's pending URLs, then delivers it.
+func (w *Worker) processBulk(ctx, work context.Context, job ports.BulkJob) error {
+	owner := job.LeaseOwner
 	urls, err := w.d.Jobs.JobURLs(work, job.ID)
 	if err != nil {
 		return err

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"time"
 
 	"github.com/trawlhq/trawl/core/failure"
 	"github.com/trawlhq/trawl/ports"
@@ -25,25 +26,11 @@ const (
 // never gets a 2xx is recorded but does not.
 func (w *Worker) deliver(ctx context.Context, job *ports.BulkJob, acct ports.Account, urls []ports.BulkURL) error {
 	if job.Email {
-		key := "bulk/" + job.ID + "/trawl-" + job.ID + ".zip"
-		archive, err := Archive(urls, w.d.Clock.Now())
-		if err != nil {
-			return failure.Unable("bulk.deliver", failure.ReasonDeliveryFailed, "The results archive could not be built.", err)
-		}
-		if err := w.d.Blobs.Put(ctx, key, archive, "application/zip"); err != nil {
-			return failure.Unable("bulk.deliver", failure.ReasonDeliveryFailed, "The results archive could not be stored.", err)
-		}
-		job.ArchiveKey = key
-		link, err := w.d.Blobs.URL(ctx, key, w.opts.LinkTTL)
-		if err != nil {
-			return failure.Unable("bulk.deliver", failure.ReasonDeliveryFailed, "The results archive could not be linked.", err)
-		}
 		_, ok, bad := Counts(urls)
-		start := w.d.Clock.Now()
-		err = w.d.Mailer.Send(ctx, ResultsMail(w.opts.MailFrom, acct.Email, job.ID, link, ok, bad, w.opts.LinkTTL))
-		w.record(ctx, ports.DeliveryAttempt{JobID: job.ID, Channel: ChannelEmail, Attempt: 1, Target: acct.Email, Duration: w.d.Clock.Now().Sub(start), At: start}, err)
-		if err != nil {
-			return failure.Unable("bulk.deliver", failure.ReasonDeliveryFailed, DeliveryMessage(ChannelEmail, err), err)
+		if err := w.MailArchive(ctx, job, acct, urls, func(link string) ports.Mail {
+			return ResultsMail(w.opts.MailFrom, acct.Email, job.ID, link, ok, bad, w.opts.LinkTTL)
+		}); err != nil {
+			return err
 		}
 	}
 	if job.CallbackURL != "" {
@@ -52,6 +39,44 @@ func (w *Worker) deliver(ctx context.Context, job *ports.BulkJob, acct ports.Acc
 	}
 	return nil
 }
+
+// MailArchive stores the ZIP of urls as the job's archive and mails its
+// link (the message built by mail) to the account, recording the attempt.
+// A failure to build, store or send is a failure of the job.
+func (w *Worker) MailArchive(ctx context.Context, job *ports.BulkJob, acct ports.Account, urls []ports.BulkURL, mail func(link string) ports.Mail) error {
+	key := "bulk/" + job.ID + "/trawl-" + job.ID + ".zip"
+	archive, err := Archive(urls, w.d.Clock.Now())
+	if err != nil {
+		return failure.Unable("bulk.deliver", failure.ReasonDeliveryFailed, "The results archive could not be built.", err)
+	}
+	if err := w.d.Blobs.Put(ctx, key, archive, "application/zip"); err != nil {
+		return failure.Unable("bulk.deliver", failure.ReasonDeliveryFailed, "The results archive could not be stored.", err)
+	}
+	job.ArchiveKey = key
+	link, err := w.d.Blobs.URL(ctx, key, w.opts.LinkTTL)
+	if err != nil {
+		return failure.Unable("bulk.deliver", failure.ReasonDeliveryFailed, "The results archive could not be linked.", err)
+	}
+	start := w.d.Clock.Now()
+	err = w.d.Mailer.Send(ctx, mail(link))
+	w.record(ctx, ports.DeliveryAttempt{JobID: job.ID, Channel: ChannelEmail, Attempt: 1, Target: acct.Email, Duration: w.d.Clock.Now().Sub(start), At: start}, err)
+	if err != nil {
+		return failure.Unable("bulk.deliver", failure.ReasonDeliveryFailed, DeliveryMessage(ChannelEmail, err), err)
+	}
+	return nil
+}
+
+// SendEvent posts one signed webhook event of a job to its callback URL,
+// with the retries of every job webhook; false when it was not delivered.
+func (w *Worker) SendEvent(ctx context.Context, job ports.BulkJob, event string, body []byte) bool {
+	return w.sendWebhook(ctx, job, event, body)
+}
+
+// MailFrom is the sender of job emails; LinkTTL the lifetime of their links.
+func (w *Worker) MailFrom() string { return w.opts.MailFrom }
+
+// LinkTTL is how long an archive link stays valid.
+func (w *Worker) LinkTTL() time.Duration { return w.opts.LinkTTL }
 
 func (w *Worker) sendFailure(ctx context.Context, job ports.BulkJob, acct ports.Account) {
 	if job.CallbackURL == "" {

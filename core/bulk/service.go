@@ -255,7 +255,7 @@ func (s *Service) Status(ctx context.Context, accountID int64, jobID string) (St
 	case err != nil:
 		// The store could not answer: that is not the job missing.
 		return Status{}, failure.Wrap("bulk.Status", err)
-	case j.AccountID != accountID:
+	case j.AccountID != accountID, j.Kind != "" && j.Kind != ports.KindBulk:
 		return Status{}, notFound
 	}
 	urls, err := s.jobs.JobURLs(ctx, jobID)
@@ -273,6 +273,10 @@ func (s *Service) Status(ctx context.Context, accountID int64, jobID string) (St
 	}
 	return st, nil
 }
+
+// PlausibleJobID reports whether id could name a job: anything else is
+// not found without asking the store.
+func PlausibleJobID(id string) bool { return plausibleJobID(id) }
 
 // plausibleJobID: job ids are short runs of letters, digits, '_' and '-'.
 func plausibleJobID(id string) bool {

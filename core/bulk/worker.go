@@ -71,6 +71,8 @@ type Worker struct {
 	opts  WorkerOptions
 	owner string
 	wake  chan struct{}
+	// runners run the jobs of other kinds than bulk (Register).
+	runners map[ports.JobKind]JobRunner
 }
 
 // WorkerDeps are the ports and services a worker runs on.
@@ -102,7 +104,7 @@ func NewWorker(d WorkerDeps, o WorkerOptions) (*Worker, error) {
 	host, _ := os.Hostname()
 	var b [4]byte
 	_, _ = rand.Read(b[:])
-	return &Worker{d: d, log: log, opts: o.withDefaults(), owner: fmt.Sprintf("%s-%d-%s", host, os.Getpid(), hex.EncodeToString(b[:])), wake: make(chan struct{}, 1)}, nil
+	return &Worker{d: d, log: log, opts: o.withDefaults(), owner: fmt.Sprintf("%s-%d-%s", host, os.Getpid(), hex.EncodeToString(b[:])), wake: make(chan struct{}, 1), runners: map[ports.JobKind]JobRunner{}}, nil
 }
 
 // Lease is how long a claimed job stays its worker's without a renewal.

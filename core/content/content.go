@@ -182,7 +182,7 @@ func (s *Service) Content(ctx context.Context, call credits.Call, rawURL string,
 	call.Service = billing.Content
 	var page Page
 	rc, err := s.biller.Run(ctx, call, func(ctx context.Context) (int64, ports.TransactionMetadata, error) {
-		p, err := s.extract(ctx, u, u.String(), mode)
+		p, err := s.extract(ctx, u, u.String(), mode, nil)
 		if err != nil {
 			return 0, ports.TransactionMetadata{}, err
 		}
@@ -200,11 +200,30 @@ func (s *Service) Content(ctx context.Context, call credits.Call, rawURL string,
 // fetch comes first; an HTML page is read again in a browser when mode asks
 // for it or StepUp says the static page needs one.
 func (s *Service) Extract(ctx context.Context, pageURL string, mode RenderMode) (Page, error) {
+	p, _, err := s.ExtractSource(ctx, pageURL, mode)
+	return p, err
+}
+
+// Source is the document a page was extracted from: the static body or
+// the rendered DOM, and where it was served from after redirects.
+type Source struct {
+	FinalURL string
+	HTML     []byte // empty unless the page was HTML
+	// RetryAfter is the site's Retry-After on a 429 or 503 answer; zero
+	// when it sent none.
+	RetryAfter time.Duration
+}
+
+// ExtractSource is Extract that also returns the document it read, so a
+// crawl reads the page's links from the same fetch (or render).
+func (s *Service) ExtractSource(ctx context.Context, pageURL string, mode RenderMode) (Page, Source, error) {
 	u, err := weburl.Parse(pageURL, weburl.Rules{Field: "url"})
 	if err != nil {
-		return Page{URL: pageURL}, err
+		return Page{URL: pageURL}, Source{}, err
 	}
-	return s.extract(ctx, u, pageURL, mode)
+	var src Source
+	p, err := s.extract(ctx, u, pageURL, mode, &src)
+	return p, src, err
 }
 
 // extract is Extract on a URL parsed once by its caller; pageURL is how the
@@ -212,8 +231,8 @@ func (s *Service) Extract(ctx context.Context, pageURL string, mode RenderMode) 
 // rendered, a document, plain text), an answer without a letter or a digit
 // in its Markdown is no answer: it is a free no_main_content, never a
 // billed empty page.
-func (s *Service) extract(ctx context.Context, u *url.URL, pageURL string, mode RenderMode) (Page, error) {
-	page, err := s.read(ctx, u, pageURL, mode)
+func (s *Service) extract(ctx context.Context, u *url.URL, pageURL string, mode RenderMode, src *Source) (Page, error) {
+	page, err := s.read(ctx, u, pageURL, mode, src)
 	if err == nil && !readable(page.Markdown) {
 		return Page{URL: page.URL, StatusCode: page.StatusCode}, failure.Unable("content.Extract", failure.ReasonNoMainContent,
 			"The page could not be extracted: no readable text was found in it.")
@@ -229,13 +248,16 @@ func readable(markdown string) bool {
 }
 
 // read fetches and extracts a page: the work of extract before its rule.
-func (s *Service) read(ctx context.Context, u *url.URL, pageURL string, mode RenderMode) (Page, error) {
+func (s *Service) read(ctx context.Context, u *url.URL, pageURL string, mode RenderMode, src *Source) (Page, error) {
 	const op = "content.Extract"
 	if mode == "" {
 		mode = RenderAuto
 	}
+	if src == nil {
+		src = &Source{}
+	}
 	if mode == RenderAlways {
-		return s.extractRendered(ctx, pageURL)
+		return s.extractRendered(ctx, pageURL, src)
 	}
 	req := ports.FetchRequest{URL: u, Field: "url"}
 	if len(s.docs) > 0 {
@@ -246,6 +268,7 @@ func (s *Service) read(ctx context.Context, u *url.URL, pageURL string, mode Ren
 		return Page{URL: pageURL}, err
 	}
 	page := Page{URL: pageURL, StatusCode: res.StatusCode}
+	src.FinalURL, src.RetryAfter = res.FinalURL, res.RetryAfter
 	if res.StatusCode < 200 || res.StatusCode > 299 {
 		return page, failure.Unable(op, StatusReason(res.StatusCode), fmt.Sprintf("The page could not be extracted: the site answered %d %s.", res.StatusCode, http.StatusText(res.StatusCode)))
 	}
@@ -259,8 +282,9 @@ func (s *Service) read(ctx context.Context, u *url.URL, pageURL string, mode Ren
 		ex, err = s.docs[format].Convert(cctx, ports.DocumentRequest{URL: res.FinalURL, Format: format, Body: res.Body, MaxPages: s.limits.MaxPages})
 		cancel()
 	case kind == KindMarkup:
+		src.HTML = res.Body
 		var rendered *Page
-		if ex, rendered, err = s.extractMarkup(ctx, pageURL, mode, res); rendered != nil {
+		if ex, rendered, err = s.extractMarkup(ctx, pageURL, mode, res, src); rendered != nil {
 			return *rendered, err
 		}
 	default:
@@ -276,7 +300,7 @@ func (s *Service) read(ctx context.Context, u *url.URL, pageURL string, mode Ren
 
 // extractMarkup extracts a static HTML page, or steps up to the browser.
 // rendered is set when the answer came from the browser.
-func (s *Service) extractMarkup(ctx context.Context, pageURL string, mode RenderMode, res ports.FetchResponse) (ex ports.Extracted, rendered *Page, err error) {
+func (s *Service) extractMarkup(ctx context.Context, pageURL string, mode RenderMode, res ports.FetchResponse, src *Source) (ex ports.Extracted, rendered *Page, err error) {
 	const op = "content.Extract"
 	// Whether the page is a script shell is read only when the answer
 	// depends on it: before extraction when a browser could read the page
@@ -292,14 +316,14 @@ func (s *Service) extractMarkup(ctx context.Context, pageURL string, mode Render
 	if s.renderer != nil {
 		isShell()
 		if StepUp(mode, outcome) {
-			p, err := s.extractRendered(ctx, pageURL)
+			p, err := s.extractRendered(ctx, pageURL, src)
 			return ex, &p, err
 		}
 	}
 	ex, err = s.extractor.Extract(ctx, ports.ExtractRequest{URL: res.FinalURL, HTML: res.Body})
 	outcome.ExtractDone, outcome.ExtractErr = true, err
 	if err != nil && s.renderer != nil && StepUp(mode, outcome) {
-		p, err := s.extractRendered(ctx, pageURL)
+		p, err := s.extractRendered(ctx, pageURL, src)
 		return ex, &p, err
 	}
 	if err != nil && failure.Is(err, failure.Unavailable) && isShell() {
@@ -319,12 +343,13 @@ func (s *Service) render(ctx context.Context, pageURL string) (ports.RenderRespo
 
 // extractRendered renders a page and extracts the rendered DOM with the
 // same extractor as a static page.
-func (s *Service) extractRendered(ctx context.Context, pageURL string) (Page, error) {
+func (s *Service) extractRendered(ctx context.Context, pageURL string, src *Source) (Page, error) {
 	const op = "content.Extract"
 	r, err := s.render(ctx, pageURL)
 	if err != nil {
 		return Page{URL: pageURL}, err
 	}
+	src.FinalURL, src.HTML = r.FinalURL, r.HTML
 	page := Page{URL: pageURL, StatusCode: r.StatusCode}
 	if r.StatusCode < 200 || r.StatusCode > 299 {
 		return page, failure.Unable(op, StatusReason(r.StatusCode), fmt.Sprintf("The page could not be extracted: the site answered %d %s.", r.StatusCode, http.StatusText(r.StatusCode)))

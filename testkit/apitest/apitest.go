@@ -34,6 +34,7 @@ import (
 	"github.com/trawlhq/trawl/core/billing"
 	"github.com/trawlhq/trawl/core/bulk"
 	"github.com/trawlhq/trawl/core/content"
+	"github.com/trawlhq/trawl/core/crawl"
 	"github.com/trawlhq/trawl/core/credits"
 	"github.com/trawlhq/trawl/ports"
 	"github.com/trawlhq/trawl/testkit"
@@ -54,6 +55,7 @@ type Env struct {
 	Fetcher *fetch.Client
 	Bulk    *bulk.Service
 	Worker  *bulk.Worker
+	Crawl   *crawl.Service
 	RPC     *connectapi.Server
 	// Outbox is the directory the mailer writes .eml files to.
 	Outbox string
@@ -77,6 +79,8 @@ type Options struct {
 	NoWorker bool
 	// Worker tunes the bulk worker (tests shorten its waits).
 	Worker bulk.WorkerOptions
+	// Crawl tunes the crawl runner.
+	Crawl crawl.RunnerOptions
 	// LookupIP replaces the test resolver (LookupIP).
 	LookupIP func(ctx context.Context, host string) ([]netip.Addr, error)
 	// Logger receives both deliveries' and the bulk worker's logs (default: discarded).
@@ -164,11 +168,14 @@ func Start(t testing.TB, store storetest.Stores, o Options) *Env {
 		wo.WebhookTimeout = 2 * time.Second
 	}
 	stores := app.Stores{Accounts: store, Tokens: store, Ledger: ledgerStore, Idempotency: store, Jobs: store.(ports.JobStore)}
-	svc, err := app.NewServices(stores, e.Clock, pay, lim, out, app.ServiceOptions{LLMContextChars: 2000, Worker: wo, Documents: o.DocumentLimits, Plans: o.Plans}, o.Logger)
+	if cs, ok := store.(storetest.CrawlStores); ok {
+		stores.Crawls, stores.Robots, stores.Hosts = cs, cs, cs
+	}
+	svc, err := app.NewServices(stores, e.Clock, pay, lim, out, app.ServiceOptions{LLMContextChars: 2000, Worker: wo, Crawl: o.Crawl, Documents: o.DocumentLimits, Plans: o.Plans}, o.Logger)
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.Auth, e.Credits, e.Biller, e.Content, e.Bulk, e.Worker = svc.Auth, svc.Credits, svc.Biller, svc.Content, svc.Bulk, svc.Worker
+	e.Auth, e.Credits, e.Biller, e.Content, e.Bulk, e.Worker, e.Crawl = svc.Auth, svc.Credits, svc.Biller, svc.Content, svc.Bulk, svc.Worker, svc.Crawl
 	if !o.NoWorker {
 		ctx, cancel := context.WithCancel(context.Background())
 		done := make(chan struct{})

@@ -53,6 +53,7 @@ type Store struct {
 	d    *data
 	cred credentials  // dashboard sign-in state (dashboard.go)
 	pay  paymentState // payment provider events (dashboard.go)
+	cr   crawlState   // crawls, robots.txt and host slots (crawl.go)
 }
 
 var (
@@ -490,6 +491,9 @@ func (s *Store) CreateJob(_ context.Context, j ports.BulkJob, urls []string) err
 		return failure.E("memstore.CreateJob", failure.Conflict, "job exists")
 	}
 	j.URLsCount = len(urls)
+	if j.Kind == "" {
+		j.Kind = ports.KindBulk
+	}
 	j.QueuedAt, j.LeaseUntil, j.StartedAt = trunc(j.QueuedAt), trunc(j.LeaseUntil), truncPtr(j.StartedAt)
 	s.d.jobs[j.ID] = j
 	list := make([]ports.BulkURL, len(urls))

@@ -10,4 +10,5 @@ import (
 func TestContract(t *testing.T) {
 	storetest.Run(t, func(*testing.T) storetest.Stores { return memstore.New() })
 	storetest.RunJobs(t, func(*testing.T) storetest.Stores { return memstore.New() })
+	storetest.RunCrawl(t, func(*testing.T) storetest.Stores { return memstore.New() })
 }

@@ -286,6 +286,58 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/crawl": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Crawl a site from a start URL within a page limit, a depth, filters and a scope, obeying robots.txt (2 credits per page extracted; the limit's cost is held at submission). */
+        post: operations["createCrawl"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/crawl/{crawl_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A crawl of the caller's account and its counts (free; never waits). */
+        get: operations["getCrawl"];
+        put?: never;
+        post?: never;
+        /** Cancels a crawl; the pages in flight finish and the rest of the hold is released. */
+        delete: operations["cancelCrawl"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/crawl/{crawl_id}/pages": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The crawl's extracted pages in the order they finished, with a cursor (free). */
+        get: operations["listCrawlPages"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/checkout/{session}": {
         parameters: {
             query?: never;
@@ -687,6 +739,56 @@ export interface components {
                 link: string;
                 image?: string;
             }[];
+        };
+        CrawlAck: {
+            crawl_id: string;
+            /** @constant */
+            status: "queued";
+            url: string;
+            limit: number;
+            max_depth: number;
+            /** Format: date-time */
+            queued_at: string;
+        };
+        CrawlStatus: {
+            crawl_id: string;
+            /** @enum {string} */
+            status: "queued" | "running" | "completed" | "cancelled" | "failed";
+            url: string;
+            limit: number;
+            max_depth: number;
+            discovered: number;
+            queued: number;
+            in_flight: number;
+            succeeded: number;
+            failed: number;
+            skipped: {
+                robots: number;
+                filter: number;
+                scope: number;
+                depth: number;
+                duplicate: number;
+                limit: number;
+            };
+            credits_charged: number;
+            /** Format: date-time */
+            queued_at: string;
+            /** Format: date-time */
+            started_at: string | null;
+            /** Format: date-time */
+            completed_at: string | null;
+            error: string | null;
+        };
+        CrawlPage: components["schemas"]["Content"] & {
+            depth: number;
+            /** @description The page the URL was found on; empty for the start URL and sitemap URLs. */
+            parent: string;
+        };
+        CrawlPages: {
+            crawl_id: string;
+            pages: components["schemas"]["CrawlPage"][];
+            /** @description Pass as cursor for the next pages; null when the crawl is over and every page was listed. */
+            next_cursor: string | null;
         };
         BulkAck: {
             message: string;
@@ -1396,6 +1498,139 @@ export interface operations {
             };
             401: components["responses"]["Unauthenticated"];
             404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    createCrawl: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    url: string;
+                    /** @default 100 */
+                    limit?: number;
+                    /** @default 3 */
+                    max_depth?: number;
+                    /** @description Globs (/blog/**, *.pdf) or, prefixed re:, RE2 expressions, matched on the path plus query string. */
+                    include?: string[];
+                    /** @description As include; exclude wins. */
+                    exclude?: string[];
+                    /**
+                     * @default host
+                     * @enum {string}
+                     */
+                    scope?: "host" | "domain" | "subdomains";
+                    /**
+                     * @default include
+                     * @enum {string}
+                     */
+                    sitemap?: "include" | "skip" | "only";
+                    /** @description Query parameters ignored when URLs are compared (default utm_*, gclid, fbclid, ref). */
+                    ignore_query_params?: string[];
+                    render?: components["schemas"]["Render"];
+                    callback_url?: string;
+                    email?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Queued. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CrawlAck"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            402: components["responses"]["PaymentRequired"];
+            422: components["responses"]["Invalid"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["Error"];
+        };
+    };
+    getCrawl: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                crawl_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The crawl. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CrawlStatus"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    cancelCrawl: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                crawl_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The crawl as it stands. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CrawlStatus"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    listCrawlPages: {
+        parameters: {
+            query?: {
+                cursor?: string;
+                per_page?: number;
+            };
+            header?: never;
+            path: {
+                crawl_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of pages. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CrawlPages"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["Invalid"];
             default: components["responses"]["Error"];
         };
     };

@@ -1,0 +1,580 @@
+package crawl
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/url"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/trawlhq/trawl/core/billing"
+	"github.com/trawlhq/trawl/core/bulk"
+	"github.com/trawlhq/trawl/core/content"
+	"github.com/trawlhq/trawl/core/failure"
+	"github.com/trawlhq/trawl/ports"
+)
+
+// Webhook events of a crawl, in the X-Trawl-Webhook header.
+const (
+	EventStarted    = "crawl-started"
+	EventPage       = "crawl-page"
+	EventPageFailed = "crawl-page-failed"
+	EventCompleted  = "crawl-completed"
+)
+
+// RunnerOptions tune how crawls run.
+type RunnerOptions struct {
+	// Concurrency is how many pages one crawl reads at once on a node.
+	Concurrency int
+	// PerHost is how many requests may be in flight to one host across
+	// every node (default 2); Delay the least time between their starts.
+	PerHost int
+	Delay   time.Duration
+	// MaxCrawlDelay caps a robots.txt Crawl-delay (default 10 s).
+	MaxCrawlDelay time.Duration
+	// IgnoreRobots switches robots.txt off: the operator's choice alone.
+	IgnoreRobots bool
+	// URLLease is how long a claimed URL stays its node's (default 2 min):
+	// a node that dies gives its URLs back when their leases run out.
+	URLLease time.Duration
+	// Backoff is the first wait after a 429 or 503 without Retry-After,
+	// doubled at each attempt (default 2 s, at most 2 min); MaxAttempts
+	// is how often a page is tried before it fails (default 4).
+	Backoff     time.Duration
+	MaxAttempts int
+	// Poll is how often a crawl waiting on leases or backoffs looks again.
+	Poll time.Duration
+}
+
+func (o RunnerOptions) withDefaults() RunnerOptions {
+	if o.Concurrency <= 0 {
+		o.Concurrency = 8
+	}
+	if o.PerHost <= 0 {
+		o.PerHost = 2
+	}
+	if o.Delay < 0 {
+		o.Delay = 0
+	}
+	if o.MaxCrawlDelay <= 0 {
+		o.MaxCrawlDelay = 10 * time.Second
+	}
+	if o.URLLease <= 0 {
+		o.URLLease = 2 * time.Minute
+	}
+	if o.Backoff <= 0 {
+		o.Backoff = 2 * time.Second
+	}
+	if o.MaxAttempts <= 0 {
+		o.MaxAttempts = 4
+	}
+	if o.Poll <= 0 {
+		o.Poll = 200 * time.Millisecond
+	}
+	return o
+}
+
+// RunnerDeps are the ports a crawl runs on.
+type RunnerDeps struct {
+	Jobs     ports.JobStore
+	Crawls   ports.CrawlStore
+	Robots   ports.RobotsCache
+	Gate     ports.HostGate
+	Accounts ports.AccountStore
+	Ledger   ports.Ledger
+	Pages    *content.Service
+	Fetcher  ports.Fetcher
+	Sitemaps ports.SitemapDiscoverer
+	Worker   *bulk.Worker
+	Clock    ports.Clock
+	Logger   *slog.Logger
+}
+
+// Runner runs crawl jobs claimed from the bulk queue.
+type Runner struct {
+	d    RunnerDeps
+	opts RunnerOptions
+	log  *slog.Logger
+
+	mu     sync.Mutex
+	robots map[string]ports.RobotsRecord // this node's copy of the store's cache
+}
+
+var _ bulk.JobRunner = (*Runner)(nil)
+
+// NewRunner builds a runner and registers it with the worker.
+func NewRunner(d RunnerDeps, o RunnerOptions) (*Runner, error) {
+	if d.Jobs == nil || d.Crawls == nil || d.Robots == nil || d.Gate == nil || d.Accounts == nil || d.Ledger == nil || d.Pages == nil || d.Fetcher == nil || d.Sitemaps == nil || d.Worker == nil || d.Clock == nil {
+		return nil, errors.New("crawl.NewRunner: every dependency is required")
+	}
+	log := d.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	r := &Runner{d: d, opts: o.withDefaults(), log: log, robots: map[string]ports.RobotsRecord{}}
+	d.Worker.Register(ports.KindCrawl, r)
+	return r, nil
+}
+
+// run is one crawl being worked on by this node.
+type run struct {
+	r     *Runner
+	job   ports.BulkJob
+	c     ports.Crawl
+	p     Params
+	rules Rules
+	hold  ports.Hold
+	mode  content.RenderMode
+	hooks sync.WaitGroup // page events being sent
+	// hookCtx is what page events are sent under: it ends when the node
+	// starts shutting down, so no event retry holds the shutdown up.
+	hookCtx context.Context
+}
+
+// RunJob runs a claimed crawl until its frontier is done, its limit is
+// reached or it is cancelled, then releases the rest of its hold and
+// delivers. Stopped early (shutdown, lost lease), it returns with the
+// frontier as it is: whoever claims the job next goes on from there.
+func (r *Runner) RunJob(stop, work context.Context, job ports.BulkJob) error {
+	c, err := r.d.Crawls.Crawl(work, job.ID)
+	if err != nil {
+		return err
+	}
+	var p Params
+	if err := json.Unmarshal(c.Params, &p); err != nil {
+		return fmt.Errorf("crawl %s: stored params: %w", job.ID, err)
+	}
+	start, err := url.Parse(c.URL)
+	if err != nil {
+		return fmt.Errorf("crawl %s: stored url: %w", job.ID, err)
+	}
+	cr := &run{r: r, job: job, c: c, p: p, rules: p.rules(c.MaxDepth, start.Hostname()), hold: ports.Hold{ID: job.HoldID, AccountID: job.AccountID}, mode: content.RenderMode(p.Render)}
+	hookCtx, cancelHooks := context.WithCancel(work)
+	defer cancelHooks()
+	stopHooks := context.AfterFunc(stop, cancelHooks)
+	defer stopHooks()
+	cr.hookCtx = hookCtx
+	if !c.Seeded && !c.CancelRequested {
+		if err := cr.seed(work, start); err != nil {
+			return err
+		}
+	}
+	cancelled, err := cr.loop(stop, work)
+	cr.hooks.Wait()
+	if err != nil {
+		return err
+	}
+	return cr.finish(work, cancelled)
+}
+
+// seed queues the start URL and, unless sitemaps are skipped, the URLs of
+// the site's sitemaps (at depth 1), then sends crawl-started.
+func (cr *run) seed(ctx context.Context, start *url.URL) error {
+	seeds := []string{start.String()}
+	if cr.p.Sitemap != SitemapSkip {
+		urls, err := cr.r.d.Sitemaps.Read(ctx, start.String(), "url", HostCap(cr.c.Limit))
+		if err != nil && ctx.Err() != nil {
+			return ctx.Err()
+		}
+		// A site without sitemaps is crawled from its start URL alone.
+		seeds = append(seeds, urls...)
+	}
+	var add []ports.CrawlURL
+	for i, s := range seeds {
+		depth := min(i, 1)
+		if v, ok := cr.rules.Judge(s, depth); ok {
+			if depth == 1 && v.Skip == SkipDepth && cr.c.MaxDepth == 0 {
+				v.Skip = ""
+			}
+			add = append(add, cr.frontierURL(v, depth, ""))
+		}
+	}
+	if len(add) > 0 {
+		add[0].State, add[0].Reason, add[0].FinishedAt = ports.CrawlQueued, "", nil // the start URL is always read
+	}
+	if _, err := cr.r.d.Crawls.AddCrawlURLs(ctx, cr.c.ID, add, HostCap(cr.c.Limit)); err != nil {
+		return err
+	}
+	if err := cr.r.d.Crawls.MarkSeeded(ctx, cr.c.ID); err != nil {
+		return err
+	}
+	now := cr.r.d.Clock.Now()
+	cr.send(ctx, EventStarted, map[string]any{"crawl_id": cr.c.ID, "status": "running", "url": cr.c.URL, "limit": cr.c.Limit, "max_depth": cr.c.MaxDepth, "started_at": iso(now)})
+	return nil
+}
+
+func (cr *run) frontierURL(v Verdict, depth int, parent string) ports.CrawlURL {
+	u := ports.CrawlURL{URL: v.URL.String(), Key: v.Key, Host: v.URL.Hostname(), Depth: depth, Parent: parent}
+	if v.Skip != "" {
+		now := cr.r.d.Clock.Now()
+		u.State, u.Reason, u.FinishedAt = ports.CrawlSkipped, v.Skip, &now
+	}
+	return u
+}
+
+// loop claims and reads URLs, Concurrency at a time, until there is
+// nothing left to read. cancelled reports a crawl stopped by its owner.
+func (cr *run) loop(stop, work context.Context) (cancelled bool, err error) {
+	r := cr.r
+	var inflight atomic.Int64
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	wake := make(chan struct{}, r.opts.Concurrency)
+	lastCheck := time.Time{}
+	for {
+		if err := stop.Err(); err != nil {
+			return false, err
+		}
+		if err := work.Err(); err != nil {
+			return false, err
+		}
+		now := r.d.Clock.Now()
+		if now.Sub(lastCheck) >= time.Second {
+			lastCheck = now
+			c, err := r.d.Crawls.Crawl(work, cr.c.ID)
+			if err != nil {
+				return false, err
+			}
+			if c.CancelRequested {
+				return true, nil
+			}
+		}
+		if free := r.opts.Concurrency - int(inflight.Load()); free > 0 {
+			claimed, err := r.d.Crawls.ClaimCrawlURLs(work, cr.c.ID, free, cr.c.Limit, now, r.opts.URLLease)
+			if err != nil {
+				return false, err
+			}
+			for _, u := range claimed {
+				inflight.Add(1)
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					defer func() {
+						inflight.Add(-1)
+						select {
+						case wake <- struct{}{}:
+						default:
+						}
+					}()
+					if err := cr.process(stop, work, u); err != nil && work.Err() == nil {
+						r.log.Warn("crawl page interrupted; it is read again when its lease runs out", "crawl_id", cr.c.ID, "err", err)
+					}
+				}()
+			}
+			if len(claimed) > 0 {
+				continue
+			}
+		}
+		if inflight.Load() == 0 {
+			counts, err := r.d.Crawls.CrawlCounts(work, cr.c.ID)
+			if err != nil {
+				return false, err
+			}
+			if counts.Succeeded >= cr.c.Limit || counts.Queued+counts.InFlight == 0 {
+				return false, nil
+			}
+		}
+		select {
+		case <-wake:
+		case <-r.d.Clock.After(r.opts.Poll):
+		case <-stop.Done():
+		case <-work.Done():
+		}
+	}
+}
+
+// process reads one claimed URL: robots.txt, the host's politeness, the
+// page, its charge, its record, its event and its links.
+func (cr *run) process(stop, ctx context.Context, u ports.CrawlURL) error {
+	r := cr.r
+	pu, err := url.Parse(u.URL)
+	if err != nil {
+		return cr.finishURL(ctx, u, ports.CrawlSkipped, SkipFilter, nil)
+	}
+	delay := r.opts.Delay
+	if !r.opts.IgnoreRobots {
+		rb, err := r.robotsFor(ctx, pu)
+		if err != nil {
+			return err
+		}
+		if !rb.Allowed(pu) {
+			return cr.finishURL(ctx, u, ports.CrawlSkipped, SkipRobots, nil)
+		}
+		delay = max(delay, rb.CrawlDelay(r.opts.MaxCrawlDelay))
+	}
+	token := newToken()
+	host := pu.Hostname()
+	for {
+		ok, retryAt, err := r.d.Gate.AcquireHost(ctx, host, token, r.opts.PerHost, delay, r.d.Clock.Now(), r.opts.URLLease)
+		if err != nil {
+			return err
+		}
+		if ok {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-stop.Done():
+			// Shutting down before the page started: it goes back to the
+			// queue for whoever resumes the crawl.
+			return r.d.Crawls.RequeueCrawlURL(ctx, cr.c.ID, u.ID, r.d.Clock.Now())
+		case <-r.d.Clock.After(max(retryAt.Sub(r.d.Clock.Now()), 10*time.Millisecond)):
+		}
+	}
+	page, src, err := r.d.Pages.ExtractSource(ctx, u.URL, cr.mode)
+	var backoff time.Time
+	if page.StatusCode == 429 || page.StatusCode == 503 {
+		wait := src.RetryAfter
+		if wait <= 0 {
+			wait = min(r.opts.Backoff<<min(u.Attempts, 6), 2*time.Minute)
+		}
+		backoff = r.d.Clock.Now().Add(wait)
+	}
+	_ = r.d.Gate.ReleaseHost(context.WithoutCancel(ctx), host, token, backoff)
+	if ctx.Err() != nil {
+		return ctx.Err() // stopped: the URL is claimed again when its lease runs out
+	}
+	if !backoff.IsZero() && u.Attempts+1 < r.opts.MaxAttempts {
+		// The site asked to slow down: the host waits, the page is tried again.
+		return r.d.Crawls.RequeueCrawlURL(ctx, cr.c.ID, u.ID, backoff)
+	}
+	if err != nil {
+		reason, _ := failure.Outcome(err)
+		u.StatusCode = page.StatusCode
+		u.Error = failure.Public(err, "The page could not be extracted.")
+		if ferr := cr.finishURL(ctx, u, ports.CrawlFailed, string(reason), nil); ferr != nil {
+			return ferr
+		}
+		cr.sendAsync(EventPageFailed, map[string]any{"crawl_id": cr.c.ID, "url": u.URL, "reason": reason, "error": u.Error, "status_code": u.StatusCode, "depth": u.Depth, "parent": u.Parent})
+		return nil
+	}
+	base := src.FinalURL
+	if base == "" {
+		base = u.URL
+	}
+	links := ExtractLinks(base, src.HTML)
+	if cr.p.Sitemap != SitemapOnly && !links.NoFollow {
+		if err := cr.follow(ctx, u, links.URLs); err != nil {
+			return err
+		}
+	}
+	if links.NoIndex {
+		return cr.finishURL(ctx, u, ports.CrawlSkipped, SkipRobots, nil)
+	}
+	if dup, err := cr.duplicate(ctx, u, base, links.Canonical); err != nil {
+		return err
+	} else if dup {
+		return cr.finishURL(ctx, u, ports.CrawlSkipped, SkipDuplicate, nil)
+	}
+	svc, _ := billing.ServiceByType(billing.Crawl)
+	_, _, cerr := r.d.Ledger.ChargeHold(ctx, cr.hold, ports.Charge{Credits: CostPerPage, ServiceType: string(svc.Type), ServiceName: svc.DisplayName,
+		Metadata: ports.TransactionMetadata{URL: u.URL, JobID: cr.c.ID, RequestID: cr.job.RequestID}}, fmt.Sprintf("%s:%d", cr.c.ID, u.ID))
+	switch {
+	case failure.Is(cerr, failure.InsufficientCredits):
+		u.Error = "Insufficient credits to extract this page."
+		if err := cr.finishURL(ctx, u, ports.CrawlFailed, string(failure.ReasonUnavailable), nil); err != nil {
+			return err
+		}
+		cr.sendAsync(EventPageFailed, map[string]any{"crawl_id": cr.c.ID, "url": u.URL, "reason": failure.ReasonUnavailable, "error": u.Error, "status_code": page.StatusCode, "depth": u.Depth, "parent": u.Parent})
+		return nil
+	case cerr != nil:
+		return cerr
+	}
+	obj := PageObject{Object: page.Object(), Depth: u.Depth, Parent: u.Parent}
+	body, _ := json.Marshal(obj.Object)
+	u.StatusCode, u.Engine = page.StatusCode, string(page.Engine)
+	if err := cr.finishURL(ctx, u, ports.CrawlSucceeded, "", body); err != nil {
+		return err
+	}
+	// The page is stored: it can be listed before its event arrives.
+	cr.sendAsync(EventPage, map[string]any{"crawl_id": cr.c.ID, "page": obj})
+	return nil
+}
+
+// duplicate reports whether a page is one already seen under another URL:
+// it was redirected to, or names as canonical, a URL of the frontier. A
+// canonical URL not seen yet is recorded, so the page it names is read
+// once.
+func (cr *run) duplicate(ctx context.Context, u ports.CrawlURL, final, canonical string) (bool, error) {
+	for i, other := range []string{final, canonical} {
+		if other == "" {
+			continue
+		}
+		v, ok := cr.rules.Judge(other, u.Depth)
+		if !ok || v.Key == u.Key {
+			continue
+		}
+		seen, err := cr.r.d.Crawls.HasCrawlKey(ctx, cr.c.ID, v.Key)
+		if err != nil || seen {
+			return seen, err
+		}
+		if i == 1 && v.Skip == "" {
+			now := cr.r.d.Clock.Now()
+			alias := ports.CrawlURL{URL: v.URL.String(), Key: v.Key, Host: v.URL.Hostname(), Depth: u.Depth, Parent: u.URL, State: ports.CrawlSkipped, Reason: SkipDuplicate, FinishedAt: &now}
+			if _, err := cr.r.d.Crawls.AddCrawlURLs(ctx, cr.c.ID, []ports.CrawlURL{alias}, HostCap(cr.c.Limit)); err != nil {
+				return false, err
+			}
+		}
+	}
+	return false, nil
+}
+
+// follow records a page's links in the frontier.
+func (cr *run) follow(ctx context.Context, u ports.CrawlURL, links []string) error {
+	var add []ports.CrawlURL
+	seen := map[string]bool{}
+	for _, l := range links {
+		v, ok := cr.rules.Judge(l, u.Depth+1)
+		if !ok || seen[v.Key] || v.Key == u.Key {
+			continue
+		}
+		seen[v.Key] = true
+		add = append(add, cr.frontierURL(v, u.Depth+1, u.URL))
+	}
+	_, err := cr.r.d.Crawls.AddCrawlURLs(ctx, cr.c.ID, add, HostCap(cr.c.Limit))
+	return err
+}
+
+func (cr *run) finishURL(ctx context.Context, u ports.CrawlURL, state ports.CrawlURLState, reason string, body []byte) error {
+	u.State, u.Reason, u.Content = state, reason, body
+	return cr.r.d.Crawls.FinishCrawlURL(ctx, u, cr.r.d.Clock.Now())
+}
+
+// finish ends a crawl: URLs left queued past the limit are skipped, the
+// rest of the hold is released, the results are delivered and the job
+// is finished.
+func (cr *run) finish(ctx context.Context, cancelled bool) error {
+	r := cr.r
+	counts, err := r.d.Crawls.CrawlCounts(ctx, cr.c.ID)
+	if err != nil {
+		return err
+	}
+	if !cancelled && counts.Succeeded >= cr.c.Limit && counts.Queued > 0 {
+		if _, err := r.d.Crawls.SkipQueued(ctx, cr.c.ID, SkipLimit, r.d.Clock.Now()); err != nil {
+			return err
+		}
+		if counts, err = r.d.Crawls.CrawlCounts(ctx, cr.c.ID); err != nil {
+			return err
+		}
+	}
+	if err := r.d.Ledger.Release(context.WithoutCancel(ctx), cr.hold); err != nil && !failure.Is(err, failure.NotFound) {
+		r.log.Warn("releasing a crawl's hold", "crawl_id", cr.c.ID, "err", err)
+	}
+	acct, err := r.d.Accounts.AccountByID(ctx, cr.job.AccountID)
+	if err != nil {
+		return err
+	}
+	now := r.d.Clock.Now()
+	job := cr.job
+	job.Status, job.CompletedAt = ports.JobCompleted, &now
+	if job.Email {
+		if err := cr.mail(ctx, &job, acct, counts); err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			r.log.Error("crawl results not mailed", "crawl_id", cr.c.ID, "err", err)
+			job.Status, job.CompletedAt, job.FailedAt, job.Error = ports.JobFailed, nil, &now, failure.Public(err, "The results could not be delivered.")
+		}
+	}
+	c := cr.c
+	c.CancelRequested = cancelled
+	st := Status{ID: cr.c.ID, Status: StatusOf(job, c), URL: cr.c.URL, Limit: cr.c.Limit, MaxDepth: cr.c.MaxDepth, Counts: counts,
+		CreditsCharged: int64(CostPerPage * counts.Succeeded), QueuedAt: job.QueuedAt, StartedAt: job.StartedAt, CompletedAt: &now, Error: job.Error}
+	cr.send(ctx, EventCompleted, st.Object())
+	return r.d.Jobs.FinishJob(context.WithoutCancel(ctx), job, job.LeaseOwner)
+}
+
+// mail sends the ZIP of the crawl's pages, as a bulk job's.
+func (cr *run) mail(ctx context.Context, job *ports.BulkJob, acct ports.Account, counts ports.CrawlCounts) error {
+	var urls []ports.BulkURL
+	after := int64(0)
+	for {
+		rows, err := cr.r.d.Crawls.CrawlPages(ctx, cr.c.ID, after, 500, false)
+		if err != nil {
+			return err
+		}
+		for _, u := range rows {
+			after = u.Seq
+			if u.State == ports.CrawlSkipped {
+				continue
+			}
+			status := ports.URLSucceeded
+			if u.State == ports.CrawlFailed {
+				status = ports.URLFailed
+			}
+			urls = append(urls, ports.BulkURL{JobID: cr.c.ID, Index: len(urls), URL: u.URL, Status: status, StatusCode: u.StatusCode, Error: u.Error, Content: u.Content, Engine: u.Engine, Reason: u.Reason, FinishedAt: u.FinishedAt})
+		}
+		if len(rows) < 500 {
+			break
+		}
+	}
+	w := cr.r.d.Worker
+	return w.MailArchive(ctx, job, acct, urls, func(link string) ports.Mail {
+		return ResultsMail(w.MailFrom(), acct.Email, cr.c.ID, cr.c.URL, link, counts, w.LinkTTL())
+	})
+}
+
+// send posts an event now; sendAsync in the background (a crawl does not
+// wait on its receiver), finished before crawl-completed is sent.
+func (cr *run) send(ctx context.Context, event string, payload any) {
+	if cr.job.CallbackURL == "" {
+		return
+	}
+	body, _ := json.Marshal(payload)
+	cr.r.d.Worker.SendEvent(ctx, cr.job, event, body)
+}
+
+func (cr *run) sendAsync(event string, payload any) {
+	if cr.job.CallbackURL == "" {
+		return
+	}
+	cr.hooks.Add(1)
+	go func() {
+		defer cr.hooks.Done()
+		cr.send(cr.hookCtx, event, payload)
+	}()
+}
+
+// robotsFor is the robots.txt of u's origin: this node's copy, else the
+// store's shared record, else a fresh fetch recorded for every node.
+func (r *Runner) robotsFor(ctx context.Context, u *url.URL) (Robots, error) {
+	origin := u.Scheme + "://" + u.Host
+	now := r.d.Clock.Now()
+	r.mu.Lock()
+	rec, ok := r.robots[origin]
+	r.mu.Unlock()
+	if ok && rec.ExpiresAt.After(now) {
+		return RobotsFrom(rec), nil
+	}
+	rec, ok, err := r.d.Robots.Robots(ctx, origin, now)
+	if err != nil {
+		return Robots{}, err
+	}
+	if !ok {
+		res, ferr := r.d.Fetcher.Fetch(ctx, ports.FetchRequest{URL: RobotsURL(u), Field: "url", MaxBytes: 8 * RobotsMaxBytes, Accept: "text/plain,*/*;q=0.5"})
+		if ctx.Err() != nil {
+			return Robots{}, ctx.Err()
+		}
+		rec = RobotsRecordOf(origin, res, ferr, now)
+		if err := r.d.Robots.PutRobots(ctx, rec); err != nil {
+			return Robots{}, err
+		}
+	}
+	r.mu.Lock()
+	r.robots[origin] = rec
+	r.mu.Unlock()
+	return RobotsFrom(rec), nil
+}
+
+func newToken() string {
+	var b [12]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
