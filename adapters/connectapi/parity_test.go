@@ -354,7 +354,7 @@ func TestBothDeliveriesWordFailuresAlike(t *testing.T) {
 			body: map[string]any{"service_type": "teleport"}, rpc: preview("teleport", 0), want: 422},
 		{name: "purchase out of range", method: "POST", path: "/v1/credits/purchase",
 			body: map[string]any{"credits": 1}, rpc: purchase(1), want: 422,
-			message: fmt.Sprintf("The credits field must be between %d and %d.", credits.MinPurchase, credits.MaxPurchase)},
+			message: fmt.Sprintf("The credits field must be between %s and %s.", billing.FormatCredits(credits.MinPurchase), billing.FormatCredits(credits.MaxPurchase))},
 	}
 	for i, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
