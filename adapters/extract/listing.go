@@ -181,3 +181,49 @@ func precedes(a, b *html.Node) bool {
 	}
 	return false
 }
+
+// linkHeadings moves a link that wraps a whole card (a heading over a
+// summary, as listings write their items) onto the card's heading: the
+// Markdown of a link cannot hold a heading, so the item's title would be
+// written as a line of bold text inside one long link.
+func linkHeadings(root *html.Node) {
+	var cards []*html.Node
+	elements(root, func(n *html.Node) bool {
+		if n.DataAtom != atom.A {
+			return true
+		}
+		if h := firstHeading(n); h != nil {
+			cards = append(cards, n)
+		}
+		return false
+	})
+	for _, a := range cards {
+		h := firstHeading(a)
+		link := &html.Node{Type: html.ElementNode, Data: "a", DataAtom: atom.A, Attr: append([]html.Attribute(nil), a.Attr...)}
+		for c := h.FirstChild; c != nil; {
+			next := c.NextSibling
+			h.RemoveChild(c)
+			link.AppendChild(c)
+			c = next
+		}
+		h.AppendChild(link)
+		for c := a.FirstChild; c != nil; {
+			next := c.NextSibling
+			a.RemoveChild(c)
+			a.Parent.InsertBefore(c, a)
+			c = next
+		}
+		remove(a)
+	}
+}
+
+func firstHeading(n *html.Node) *html.Node {
+	var h *html.Node
+	elements(n, func(e *html.Node) bool {
+		if h == nil && isHeading(e.DataAtom) {
+			h = e
+		}
+		return h == nil
+	})
+	return h
+}

@@ -58,3 +58,23 @@ func TestConsentPanelIsNotContent(t *testing.T) {
 	}
 	wantIn(t, out.Text, "Terracotta planter number 4")
 }
+
+// A link wrapping a whole card (a heading over a summary) is written as a
+// heading that links, followed by the summary: Markdown's links cannot
+// hold headings.
+func TestCardLinkKeepsItsHeading(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`<html><head><title>Harbour news</title></head><body><main><h1>Harbour news</h1>`)
+	for i := range 4 {
+		fmt.Fprintf(&b, `<div class="card"><a href="/story/%d"><h2>The north wall is rebuilt, stage %d</h2><p>Masons replaced the old stones one by one, and the wall now stands a metre higher than before the storm.</p></a></div>`, i, i)
+	}
+	b.WriteString(`</main></body></html>`)
+	out, err := extractHTML(t, b.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantIn(t, out.Markdown, "## [The north wall is rebuilt, stage 0](https://site.example/story/0)", "## [The north wall is rebuilt, stage 3](https://site.example/story/3)")
+	if strings.Contains(out.Markdown, "**The north wall") {
+		t.Errorf("a card's heading written as bold text in a link: %q", out.Markdown)
+	}
+}
