@@ -95,7 +95,7 @@ func blockReason(page []byte, title string, visibleChars, mainChars int) string 
 			return "a captcha challenge"
 		}
 	}
-	visible, vendor, widget := pageSigns(page)
+	visible, vendor, widget, article := pageSigns(page)
 	if vendor {
 		return "a bot-protection challenge"
 	}
@@ -109,7 +109,7 @@ func blockReason(page []byte, title string, visibleChars, mainChars int) string 
 			return "a captcha challenge"
 		}
 	}
-	if widget && visibleChars < widgetMaxVisible {
+	if widget && !article && visibleChars < widgetMaxVisible {
 		return "a captcha challenge"
 	}
 	return ""
@@ -127,15 +127,23 @@ func titleIs(title, phrase string) bool {
 	return rest == "" || strings.ContainsRune(".!?|-–—:·…", []rune(rest)[0])
 }
 
+// articleMinWords is the fewest words of a paragraph of prose: a sentence,
+// not a label or a button's caption.
+const articleMinWords = 6
+
 // pageSigns parses a (short) page again and returns its visible text,
-// lower-cased, and whether it shows a vendor's challenge or a captcha
-// widget: an element named like one or a frame loading one.
-func pageSigns(page []byte) (visible string, vendor, widget bool) {
+// lower-cased, whether it shows a vendor's challenge or a captcha widget (an
+// element named like one or a frame loading one), and whether it shows an
+// article of its own: a heading and two paragraphs of prose outside any
+// form. A challenge page's only content is its form; a short article whose
+// comment form carries the widget is still an article.
+func pageSigns(page []byte) (visible string, vendor, widget, article bool) {
 	doc, err := html.Parse(bytes.NewReader(page))
 	if err != nil {
-		return "", false, false
+		return "", false, false, false
 	}
 	var b strings.Builder
+	heading, paragraphs := false, 0
 	var walk func(*html.Node)
 	walk = func(n *html.Node) {
 		switch n.Type {
@@ -149,6 +157,12 @@ func pageSigns(page []byte) (visible string, vendor, widget bool) {
 			switch n.DataAtom {
 			case atom.Script, atom.Style, atom.Noscript, atom.Template, atom.Head:
 				return
+			case atom.H1, atom.H2, atom.H3:
+				heading = heading || !inForm(n)
+			case atom.P:
+				if len(strings.Fields(innerText(n))) >= articleMinWords && !inForm(n) {
+					paragraphs++
+				}
 			case atom.Iframe:
 				src := strings.ToLower(attr(n, "src"))
 				vendor = vendor || containsAny(src, vendorFrames)
@@ -164,5 +178,15 @@ func pageSigns(page []byte) (visible string, vendor, widget bool) {
 		}
 	}
 	walk(doc)
-	return strings.ToLower(strings.Join(strings.Fields(b.String()), " ")), vendor, widget
+	return strings.ToLower(strings.Join(strings.Fields(b.String()), " ")), vendor, widget, heading && paragraphs >= 2
+}
+
+// inForm: n is inside a form.
+func inForm(n *html.Node) bool {
+	for p := n.Parent; p != nil; p = p.Parent {
+		if p.DataAtom == atom.Form {
+			return true
+		}
+	}
+	return false
 }

@@ -92,3 +92,22 @@ func TestCaptchaWidgetNeedsAPageThatIsTheChallenge(t *testing.T) {
 		t.Errorf("a title starting with 'Blocked': %v", err)
 	}
 }
+
+// A short article, two paragraphs under a heading, whose comment form
+// carries a reCAPTCHA widget is content: the widget counts only on a page
+// that shows no prose of its own.
+func TestShortArticleWithCaptchaCommentFormIsContent(t *testing.T) {
+	page := `<html><head><title>Harbour reopens</title><script src="https://www.google.com/recaptcha/api.js" async defer></script></head><body>` +
+		`<h1>Harbour reopens after repairs</h1>` +
+		`<p>The harbour reopened on Monday after six weeks of repairs to the north wall.</p>` +
+		`<p>Fishing boats returned the same morning, and the ferry resumes on Friday.</p>` +
+		`<h3>Leave a comment</h3><form action="/comment" method="post"><textarea name="c"></textarea>` +
+		`<div class="g-recaptcha" data-sitekey="k"></div><input type="submit" value="Post"></form></body></html>`
+	out, err := extractHTML(t, page)
+	if err != nil {
+		t.Fatalf("a short article with a captcha comment form: want its content, got %v", err)
+	}
+	if !strings.Contains(out.Text, "north wall") || !strings.Contains(out.Text, "ferry resumes") {
+		t.Errorf("want both paragraphs, got %q", out.Text)
+	}
+}

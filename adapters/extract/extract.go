@@ -107,6 +107,7 @@ func (e *Extractor) Extract(ctx context.Context, r ports.ExtractRequest) (ports.
 	}
 	absolutize(content, base)
 	markCodeLanguages(content)
+	linkHeadings(content)
 	var buf bytes.Buffer
 	for c := content.FirstChild; c != nil; c = c.NextSibling {
 		if err := html.Render(&buf, c); err != nil {

@@ -68,6 +68,9 @@ func mainContentOf(doc *html.Node, pageTitle string, lenient bool) (*html.Node, 
 				chosen.chars < blurbMaxChars && float64(all.chars) >= blurbRatio*float64(chosen.chars)) {
 			parts, broad = childElements(whole), true
 		}
+		if !broad {
+			parts, broad = withItems(whole, parts, stats, pc)
+		}
 	}
 	content := &html.Node{Type: html.ElementNode, Data: "div", DataAtom: atom.Div}
 	if !broad {

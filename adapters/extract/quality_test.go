@@ -122,3 +122,33 @@ func BenchmarkExtract(b *testing.B) {
 		_, _ = x.Extract(context.Background(), ports.ExtractRequest{URL: "https://fake-url.com", HTML: p.HTML})
 	}
 }
+
+// TestQualityBarStructure keeps the structure check on the committed WCXB
+// subset: of the headings, list items, data-table cells and code blocks of
+// the pages' main content that the Markdown shows, the share it writes as
+// the same structure, and no link that is not absolute.
+func TestQualityBarStructure(t *testing.T) {
+	pages, err := extractbench.Load("../../testdata/extraction-wcxb")
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := extract.New()
+	var sum extractbench.Structure
+	for _, p := range pages {
+		out, _ := x.Extract(context.Background(), ports.ExtractRequest{URL: "https://fake-url.com", HTML: p.HTML})
+		sum = sum.Add(extractbench.CheckStructure(p.HTML, p.Truth, out.Markdown))
+	}
+	bars := map[string]float64{"headings": 0.85, "list items": 0.74, "table cells": 0.87, "code blocks": 0.87, "code languages": 0.95}
+	names, kinds := sum.Kinds()
+	for i, k := range kinds {
+		share := float64(k.Kept) / float64(max(k.Shown, 1))
+		t.Logf("%-14s main %4d shown %4d kept %4d: kept/shown %.3f", names[i], k.Main, k.Shown, k.Kept, share)
+		if k.Shown > 0 && share < bars[names[i]] {
+			t.Errorf("%s: %.3f of those shown kept as such, below the bar of %.2f", names[i], share, bars[names[i]])
+		}
+	}
+	t.Logf("links %d, not absolute %d", sum.Links, sum.Relative)
+	if sum.Relative > 0 {
+		t.Errorf("%d links are not absolute", sum.Relative)
+	}
+}

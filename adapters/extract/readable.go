@@ -253,6 +253,10 @@ func removeBoilerplate(body *html.Node, byName bool) {
 			// tokens ("comment", "meta", "tag").
 			return false
 		}
+		if isConsentPanel(n) {
+			remove(n)
+			return false
+		}
 		if role := strings.ToLower(attr(n, "role")); boilerRoles[role] && !guard(n) {
 			remove(n)
 			return false
@@ -263,6 +267,25 @@ func removeBoilerplate(body *html.Node, byName bool) {
 		}
 		return true
 	})
+}
+
+// consentWords name a cookie-consent panel in a class or id, and are what
+// its text speaks of.
+var consentWords = []string{"consent", "cookie", "gdpr"}
+
+// isConsentPanel: a modal dialog, or a block named for cookie consent whose
+// text speaks of cookies or consent. Its paragraphs of prose about purposes
+// and partners can outweigh a listing's text, so no share of the prose
+// keeps it.
+func isConsentPanel(n *html.Node) bool {
+	if strings.EqualFold(attr(n, "aria-modal"), "true") {
+		return true
+	}
+	ci := classID(n)
+	if ci == "" || !containsAny(ci, consentWords) || containsAny(ci, maybeWords) {
+		return false
+	}
+	return containsAny(strings.ToLower(innerText(n)), consentWords)
 }
 
 type candidate struct {

@@ -33,16 +33,18 @@ import (
 )
 
 type extractor struct {
-	name  string
-	run   func(html []byte) (string, error)
+	name string
+	// run returns the text, and the Markdown when the extractor writes it.
+	run   func(html []byte) (text, markdown string, err error)
 	saved string // a directory of predictions to score instead of running
 }
 
 type result struct {
 	rows     []extractbench.PageScore
 	snippets []extractbench.SnippetCounts
-	times    [][]time.Duration // per page, one per timed pass
-	failures map[string]int    // trawl's refusals by message
+	shapes   []extractbench.Structure // per page, for an extractor that writes Markdown
+	times    [][]time.Duration        // per page, one per timed pass
+	failures map[string]int           // trawl's refusals by message
 }
 
 func main() {
@@ -54,11 +56,16 @@ func main() {
 	fold := flag.String("fold", "auto", "case-fold snippets before matching: yes, no, or auto (yes when the split has page types, as WCXB scores)")
 	worst := flag.Int("worst", 0, "list trawl's N worst pages by F1")
 	cached := flag.String("cached", "", "score the extractors left out by -only from predictions saved earlier with -out in this directory (untimed)")
+	half := flag.Int("half", 0, "keep only the pages whose domain falls in half 1 or 2 (a hash of the URL's host): tune on one, check on the other")
+	kind := flag.String("type", "", "keep only the pages of this page type")
 	flag.Parse()
 	log.SetFlags(0)
 	pages, err := extractbench.Load(*dir)
 	if err != nil {
 		log.Fatalf("load %s: %v", *dir, err)
+	}
+	if *half > 0 || *kind != "" {
+		pages = filterPages(pages, *half, *kind)
 	}
 	if *sample > 0 {
 		pages = sampleOf(pages, *sample)
@@ -74,23 +81,23 @@ func main() {
 	fake, _ := url.Parse("https://fake-url.com")
 	trawl := extract.New()
 	all := []extractor{
-		{name: "trawl", run: func(h []byte) (string, error) {
+		{name: "trawl", run: func(h []byte) (string, string, error) {
 			r, err := trawl.Extract(context.Background(), ports.ExtractRequest{URL: fake.String(), HTML: h})
-			return r.Text, err
+			return r.Text, r.Markdown, err
 		}},
-		{name: "go-trafilatura", run: func(h []byte) (string, error) {
+		{name: "go-trafilatura", run: func(h []byte) (string, string, error) {
 			r, err := trafilatura.Extract(bytes.NewReader(h), trafilatura.Options{OriginalURL: fake, EnableFallback: true})
 			if err != nil || r == nil {
-				return "", err
+				return "", "", err
 			}
-			return r.ContentText, nil
+			return r.ContentText, "", nil
 		}},
-		{name: "go-readability", run: func(h []byte) (string, error) {
+		{name: "go-readability", run: func(h []byte) (string, string, error) {
 			a, err := readability.FromReader(bytes.NewReader(h), fake)
 			if err != nil {
-				return "", err
+				return "", "", err
 			}
-			return a.TextContent, nil
+			return a.TextContent, "", nil
 		}},
 	}
 	var extractors []extractor
@@ -99,8 +106,8 @@ func main() {
 			extractors = append(extractors, x)
 		} else if *cached != "" {
 			name := x.name
-			extractors = append(extractors, extractor{name: name + " (saved)", run: func(h []byte) (string, error) {
-				return "", nil
+			extractors = append(extractors, extractor{name: name + " (saved)", run: func(h []byte) (string, string, error) {
+				return "", "", nil
 			}, saved: filepath.Join(*cached, name)})
 		}
 	}
@@ -110,6 +117,7 @@ func main() {
 		res := result{
 			rows:     make([]extractbench.PageScore, len(pages)),
 			snippets: make([]extractbench.SnippetCounts, len(pages)),
+			shapes:   make([]extractbench.Structure, len(pages)),
 			times:    make([][]time.Duration, len(pages)),
 			failures: map[string]int{},
 		}
@@ -122,13 +130,20 @@ func main() {
 				res.rows[i] = extractbench.ScorePage(p.ID, p.Truth, string(b))
 				res.snippets[i] = extractbench.ScoreSnippets(p, string(b), foldCase)
 			}
-			results[xi] = res
-			continue
 		}
-		for round := 0; round <= *rounds; round++ { // round 0 warms up and scores
-			for i, p := range pages {
+		results[xi] = res
+	}
+	// The extractors take turns on each page, so that a change in the
+	// machine's load during the run weighs on each of them alike.
+	for round := 0; round <= *rounds; round++ { // round 0 warms up and scores
+		for i, p := range pages {
+			for xi, x := range extractors {
+				if x.saved != "" {
+					continue
+				}
+				res := &results[xi]
 				start := time.Now()
-				text, err := x.run(p.HTML)
+				text, markdown, err := x.run(p.HTML)
 				d := time.Since(start)
 				if round > 0 || *rounds == 0 {
 					res.times[i] = append(res.times[i], d)
@@ -141,6 +156,9 @@ func main() {
 				}
 				res.rows[i] = extractbench.ScorePage(p.ID, p.Truth, text)
 				res.snippets[i] = extractbench.ScoreSnippets(p, text, foldCase)
+				if markdown != "" && truthful {
+					res.shapes[i] = extractbench.CheckStructure(p.HTML, p.Truth, markdown)
+				}
 				if *out != "" {
 					d := filepath.Join(*out, x.name)
 					_ = os.MkdirAll(d, 0o755)
@@ -148,7 +166,6 @@ func main() {
 				}
 			}
 		}
-		results[xi] = res
 	}
 
 	fmt.Printf("%d pages from %s, %d timed pass(es); go-trafilatura with EnableFallback: true\n", len(pages), *dir, *rounds)
@@ -167,6 +184,13 @@ func main() {
 			printTable(t, pages, extractors, results, func(p extractbench.Page) bool { return p.Type == t }, snipped, truthful)
 		}
 		printSummary(pages, extractors, results)
+	}
+	if truthful {
+		for xi, x := range extractors {
+			if x.name == "trawl" {
+				printStructure(pages, results[xi].shapes, typed)
+			}
+		}
 	}
 	for xi, x := range extractors {
 		if len(results[xi].failures) > 0 {
@@ -277,6 +301,64 @@ func printSummary(pages []extractbench.Page, xs []extractor, rs []result) {
 		fmt.Printf(" %5d%s\n", n, line)
 	}
 	fmt.Println()
+}
+
+// printStructure is the structure check of an extractor's Markdown: per
+// structure, the elements of the pages' main content (their text in the
+// truth), how many of them the Markdown shows, and how many it keeps as
+// the same structure; per page type when the split has types.
+func printStructure(pages []extractbench.Page, shapes []extractbench.Structure, typed bool) {
+	fmt.Println("structure check of trawl's Markdown (main content: text in the truth; kept: as the same structure)")
+	fmt.Printf("%-14s %-15s %6s %6s %6s %8s %8s\n", "type", "structure", "main", "shown", "kept", "kept/main", "kept/shown")
+	groups := []string{"all"}
+	if typed {
+		groups = append(groups, typesOf(pages)...)
+	}
+	for _, g := range groups {
+		var sum extractbench.Structure
+		for i, p := range pages {
+			if g == "all" || p.Type == g {
+				sum = sum.Add(shapes[i])
+			}
+		}
+		names, kinds := sum.Kinds()
+		for k, c := range kinds {
+			if c.Main == 0 {
+				continue
+			}
+			fmt.Printf("%-14s %-15s %6d %6d %6d %8.3f %8.3f\n", g, names[k], c.Main, c.Shown, c.Kept,
+				float64(c.Kept)/float64(c.Main), float64(c.Kept)/float64(max(c.Shown, 1)))
+		}
+		if g == "all" {
+			fmt.Printf("%-14s %-15s %6d links, %d not absolute\n", g, "links", sum.Links, sum.Relative)
+		}
+	}
+	fmt.Println()
+}
+
+// filterPages keeps the pages of one half of the domains (half 1 or 2, by
+// a hash of the URL's host; 0 keeps all) and of one page type ("" keeps
+// all).
+func filterPages(pages []extractbench.Page, half int, kind string) []extractbench.Page {
+	var out []extractbench.Page
+	for _, p := range pages {
+		if kind != "" && p.Type != kind {
+			continue
+		}
+		if half > 0 {
+			host := p.URL
+			if u, err := url.Parse(p.URL); err == nil {
+				host = strings.TrimPrefix(u.Hostname(), "www.")
+			}
+			h := fnv.New32a()
+			h.Write([]byte(host))
+			if int(h.Sum32()%2)+1 != half {
+				continue
+			}
+		}
+		out = append(out, p)
+	}
+	return out
 }
 
 func typesOf(pages []extractbench.Page) []string {

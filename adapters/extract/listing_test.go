@@ -1,0 +1,80 @@
+package extract_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// listingPage is a category page: a paragraph of introduction, filters,
+// sorting and pagination, and a grid of products, each a linked title, a
+// price and a line of summary.
+func listingPage(items int) string {
+	var b strings.Builder
+	b.WriteString(`<html><head><title>Garden pots</title></head><body><header><a href="/">Home</a></header>
+<section class="hero"><div class="wrap"><div class="intro"><h1>Garden pots</h1><p>Our pots are thrown by hand in a small workshop, fired twice, and sealed inside so that they stand a hard winter outdoors without cracking.</p>
+<p>Each one is signed by the potter who made it, and every glaze is mixed on site from clays dug within a day's drive, which is why no two pots are quite alike.</p></div></div></section>
+<div class="products"><div class="filters"><ul><li><a href="?c=red">Red (4)</a></li><li><a href="?c=blue">Blue (7)</a></li><li><a href="?c=grey">Grey (2)</a></li></ul>
+<select><option>Sort by price</option></select></div><div class="grid">`)
+	for i := range items {
+		fmt.Fprintf(&b, `<div class="tile"><a href="/p/%d"><img src="/i/%d.jpg" alt=""></a><a class="name" href="/p/%d">Terracotta planter number %d</a><span class="price">$%d.00</span><span class="note">Frost-proof, with a saucer</span></div>`, i, i, i, i, 20+i)
+	}
+	b.WriteString(`</div></div><ul class="pages"><li><a href="?p=1">1</a></li><li><a href="?p=2">2</a></li><li><a href="?p=3">3</a></li><li><a href="?p=4">Next</a></li></ul>
+<footer><p>Copyright Garden Pots Ltd.</p></footer></body></html>`)
+	return b.String()
+}
+
+// A board of stories whose rows are linked titles with a line of details
+// keeps the titles: the cleaning of an article's body drops link-dense
+// rows, the items of a listing are links.
+func TestListingRowsKeepTheirLinkedTitles(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`<html><head><title>New stories</title></head><body><table><tbody>`)
+	for i := range 20 {
+		fmt.Fprintf(&b, `<tr class="story"><td>%d.</td><td><span class="title"><a href="https://news.example/%d">Engineers rebuild the old lighthouse lens, part %d</a></span></td></tr>`+
+			`<tr><td></td><td class="sub">%d points | <a href="/item/%d">%d comments</a></td></tr>`, i+1, i, i, i+3, i, i)
+	}
+	b.WriteString(`</tbody></table></body></html>`)
+	out, err := extractHTML(t, b.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantIn(t, out.Text, "Engineers rebuild the old lighthouse lens, part 0", "part 19")
+}
+
+// A cookie-consent panel, however much prose it holds about purposes and
+// partners, is not the content of the page beside it.
+func TestConsentPanelIsNotContent(t *testing.T) {
+	purpose := `<p>These cookies allow us to count visits and traffic sources so we can measure and improve the performance of our site, and they help us to know which pages are the most and least popular.</p>`
+	page := `<html><head><title>Dinner recipes</title></head><body><h1>Dinner recipes</h1><p>Quick dinners for every night of the week.</p>` +
+		listingPage(5)[strings.Index(listingPage(5), `<div class="grid">`):strings.Index(listingPage(5), `<ul class="pages">`)] +
+		`<div id="privacy-consent-sdk"><div class="consent-banner"><h2>Your privacy</h2>` + strings.Repeat(purpose, 8) + `</div></div></body></html>`
+	out, err := extractHTML(t, page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(out.Text, "traffic sources") {
+		t.Errorf("the consent panel was taken for the content: %q", out.Text)
+	}
+	wantIn(t, out.Text, "Terracotta planter number 4")
+}
+
+// A link wrapping a whole card (a heading over a summary) is written as a
+// heading that links, followed by the summary: Markdown's links cannot
+// hold headings.
+func TestCardLinkKeepsItsHeading(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`<html><head><title>Harbour news</title></head><body><main><h1>Harbour news</h1>`)
+	for i := range 4 {
+		fmt.Fprintf(&b, `<div class="card"><a href="/story/%d"><h2>The north wall is rebuilt, stage %d</h2><p>Masons replaced the old stones one by one, and the wall now stands a metre higher than before the storm.</p></a></div>`, i, i)
+	}
+	b.WriteString(`</main></body></html>`)
+	out, err := extractHTML(t, b.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantIn(t, out.Markdown, "## [The north wall is rebuilt, stage 0](https://site.example/story/0)", "## [The north wall is rebuilt, stage 3](https://site.example/story/3)")
+	if strings.Contains(out.Markdown, "**The north wall") {
+		t.Errorf("a card's heading written as bold text in a link: %q", out.Markdown)
+	}
+}
