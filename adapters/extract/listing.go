@@ -158,8 +158,7 @@ func marksArticle(root *html.Node) bool {
 
 // precedes: a comes before b in the document.
 func precedes(a, b *html.Node) bool {
-	var path func(*html.Node) []*html.Node
-	path = func(n *html.Node) []*html.Node {
+	path := func(n *html.Node) []*html.Node {
 		var p []*html.Node
 		for ; n != nil; n = n.Parent {
 			p = append([]*html.Node{n}, p...)
