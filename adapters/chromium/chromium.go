@@ -66,8 +66,14 @@ type Renderer struct {
 	opts Options
 	sem  chan struct{}
 
-	mu  sync.Mutex
-	cur *instance
+	// starting is held while a browser is chosen or started, so one starts
+	// at a time; mu is never held across a start or a close, which take
+	// seconds, so pages finishing on the old browser are not held up.
+	starting sync.Mutex
+	mu       sync.Mutex
+	cur      *instance
+	closing  int        // retired browsers closing in the background (under mu)
+	closed   *sync.Cond // signalled, with mu, as each of them has closed
 
 	renders  atomic.Int64
 	failures atomic.Int64
@@ -113,7 +119,9 @@ func New(o Options) (*Renderer, error) {
 	if o.Log == nil {
 		o.Log = slog.New(slog.DiscardHandler)
 	}
-	return &Renderer{opts: o, sem: make(chan struct{}, o.Concurrency)}, nil
+	r := &Renderer{opts: o, sem: make(chan struct{}, o.Concurrency)}
+	r.closed = sync.NewCond(&r.mu)
+	return r, nil
 }
 
 // Stats are the fleet's counters.
@@ -134,14 +142,20 @@ func (r *Renderer) Stats() Stats {
 	return s
 }
 
-// Close stops the browser.
+// Close stops the browser, once its pages are done, and waits for the
+// browsers already retired to close.
 func (r *Renderer) Close() {
+	r.starting.Lock()
 	r.mu.Lock()
-	defer r.mu.Unlock()
 	if r.cur != nil {
-		r.cur.retire()
+		r.retire(r.cur)
 		r.cur = nil
 	}
+	r.starting.Unlock()
+	for r.closing > 0 {
+		r.closed.Wait()
+	}
+	r.mu.Unlock()
 }
 
 // instance is one browser process (or remote connection) and its pages.
@@ -194,12 +208,26 @@ func (in *instance) rss() int64 {
 	return 0
 }
 
-// retire closes the browser once its last page is done.
-func (in *instance) retire() {
+// retire closes in once its last page is done (r.mu held).
+func (r *Renderer) retire(in *instance) {
 	in.retired = true
 	if in.active == 0 {
-		in.close()
+		r.closeLater(in)
 	}
+}
+
+// closeLater closes in in the background (r.mu held): closing a browser
+// waits for its process to exit, which neither the page that ends last on
+// it nor the fleet waits for.
+func (r *Renderer) closeLater(in *instance) {
+	r.closing++
+	go func() {
+		in.close()
+		r.mu.Lock()
+		r.closing--
+		r.closed.Broadcast()
+		r.mu.Unlock()
+	}()
 }
 
 func (in *instance) close() {
@@ -378,10 +406,13 @@ func (r *Renderer) watchMemory(in *instance, root int) {
 }
 
 // acquire hands out the current browser, replacing it first when it died,
-// served its pages, or grew past the memory ceiling.
+// served its pages, or grew past the memory ceiling. The replacement starts
+// outside r.mu: pages still rendering on the retired browser finish and
+// release it meanwhile.
 func (r *Renderer) acquire() (*instance, error) {
+	r.starting.Lock()
+	defer r.starting.Unlock()
 	r.mu.Lock()
-	defer r.mu.Unlock()
 	in := r.cur
 	if in != nil {
 		reason := ""
@@ -399,19 +430,22 @@ func (r *Renderer) acquire() (*instance, error) {
 		if reason != "" {
 			r.opts.Log.Info("restarting the browser", "reason", reason, "pages", in.served)
 			r.restarts.Add(1)
-			in.retire()
+			r.retire(in)
 			r.cur, in = nil, nil
 		}
 	}
 	if in == nil {
+		r.mu.Unlock()
 		var err error
 		if in, err = r.start(); err != nil {
 			return nil, err
 		}
+		r.mu.Lock()
 		r.cur = in
 	}
 	in.served++
 	in.active++
+	r.mu.Unlock()
 	return in, nil
 }
 
@@ -420,7 +454,7 @@ func (r *Renderer) release(in *instance) {
 	defer r.mu.Unlock()
 	in.active--
 	if in.retired && in.active == 0 {
-		in.close()
+		r.closeLater(in)
 	}
 }
 
@@ -453,11 +487,14 @@ func (r *Renderer) Render(ctx context.Context, req ports.RenderRequest) (ports.R
 	}
 	ctx, cancel := context.WithDeadline(ctx, deadline)
 	defer cancel()
+	busy := func() (ports.RenderResponse, error) {
+		r.failures.Add(1)
+		return ports.RenderResponse{}, unavailable("The page could not be rendered: the browser was busy for the whole time budget.", ctx.Err())
+	}
 	select {
 	case r.sem <- struct{}{}:
 	case <-ctx.Done():
-		r.failures.Add(1)
-		return ports.RenderResponse{}, unavailable("The page could not be rendered: the browser was busy for the whole time budget.", ctx.Err())
+		return busy()
 	}
 	defer func() { <-r.sem }()
 	var out ports.RenderResponse
@@ -467,6 +504,11 @@ func (r *Renderer) Render(ctx context.Context, req ports.RenderRequest) (ports.R
 			r.failures.Add(1)
 			r.opts.Log.Error("the browser did not start", "err", err)
 			return out, unavailable("The page could not be rendered: the browser is not available.", err)
+		}
+		if ctx.Err() != nil {
+			// The budget went on waiting for a browser to start.
+			r.release(in)
+			return busy()
 		}
 		out, err = r.renderIn(ctx, in, u.String(), field, budget)
 		r.release(in)

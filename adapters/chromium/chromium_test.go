@@ -252,10 +252,14 @@ func TestRenderRestartsWithoutFailingQueued(t *testing.T) {
 		fmt.Fprintf(w, `<!doctype html><body><div id="root"></div><script>document.getElementById('root').innerHTML = %q</script></body>`, article)
 	})
 	rg := newRig(t, mux, chromium.Options{Concurrency: 2, RestartAfter: 3})
+	// A render's budget covers its wait for a free page and for a browser
+	// to start: the last of the 12 waits for the 11 before it and for 4
+	// browser starts, which on a busy 2-core machine is more than the 30 s
+	// default, so the budget here is sized for that wait.
 	errs := make(chan error, 12)
 	for i := 0; i < 12; i++ {
 		go func() {
-			_, err := rg.r.Render(context.Background(), ports.RenderRequest{URL: rg.site + "/", Field: "url"})
+			_, err := rg.r.Render(context.Background(), ports.RenderRequest{URL: rg.site + "/", Field: "url", Timeout: 2 * time.Minute})
 			errs <- err
 		}()
 	}
