@@ -12,33 +12,13 @@ import (
 
 	"github.com/trawlhq/trawl/core/failure"
 	"github.com/trawlhq/trawl/ports"
+	"github.com/trawlhq/trawl/testkit/pdftest"
 )
-
-// buildPDF writes objects 1..n (their bodies as given) with a correct
-// cross-reference table; object 1 is the catalog.
-func buildPDF(objs ...[]byte) []byte {
-	var b bytes.Buffer
-	b.WriteString("%PDF-1.7\n")
-	offsets := make([]int, len(objs))
-	for i, o := range objs {
-		offsets[i] = b.Len()
-		fmt.Fprintf(&b, "%d 0 obj\n", i+1)
-		b.Write(o)
-		b.WriteString("\nendobj\n")
-	}
-	xref := b.Len()
-	fmt.Fprintf(&b, "xref\n0 %d\n0000000000 65535 f \n", len(objs)+1)
-	for _, off := range offsets {
-		fmt.Fprintf(&b, "%010d 00000 n \n", off)
-	}
-	fmt.Fprintf(&b, "trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n", len(objs)+1, xref)
-	return b.Bytes()
-}
 
 func onePage(content []byte, filter string) []byte {
 	stream := fmt.Appendf(nil, "<< /Length %d %s>>\nstream\n", len(content), filter)
 	stream = append(append(stream, content...), "\nendstream"...)
-	return buildPDF(
+	return pdftest.Build(
 		[]byte("<< /Type /Catalog /Pages 2 0 R >>"),
 		[]byte("<< /Type /Pages /Kids [3 0 R] /Count 1 >>"),
 		[]byte("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> >>"),
@@ -80,17 +60,17 @@ func TestHostileDocuments(t *testing.T) {
 	cases := map[string][]byte{
 		// 2 GiB of content stream from 2 MB: past the reader's memory cap.
 		"decompression bomb": onePage(deflate(zeros, 2048), "/Filter /FlateDecode "),
-		"deep nesting": buildPDF(
+		"deep nesting": pdftest.Build(
 			[]byte("<< /Type /Catalog /Pages 2 0 R >>"),
 			[]byte("<< /Type /Pages /Kids [3 0 R] /Count 1 >>"),
 			[]byte("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /X "+deep+" >> >>"),
 		),
-		"page tree loop": buildPDF(
+		"page tree loop": pdftest.Build(
 			[]byte("<< /Type /Catalog /Pages 2 0 R >>"),
 			[]byte("<< /Type /Pages /Kids [2 0 R 3 0 R] /Count 2 >>"),
 			[]byte("<< /Type /Pages /Kids [2 0 R] /Parent 2 0 R /Count 1 >>"),
 		),
-		"reference loop": buildPDF(
+		"reference loop": pdftest.Build(
 			[]byte("<< /Type /Catalog /Pages 2 0 R >>"),
 			[]byte("<< /Type /Pages /Kids [3 0 R] /Count 1 >>"),
 			[]byte("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R >>"),
@@ -134,7 +114,7 @@ func manyEmptyPages(n int) []byte {
 		objs = append(objs, []byte("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] >>"))
 	}
 	objs[1] = fmt.Appendf(nil, "<< /Type /Pages /Kids [%s] /Count %d >>", kids.String(), n)
-	return buildPDF(objs...)
+	return pdftest.Build(objs...)
 }
 
 // A conversion that outlives its context is stopped, and says so.

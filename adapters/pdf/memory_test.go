@@ -16,6 +16,7 @@ import (
 
 	"github.com/trawlhq/trawl/core/failure"
 	"github.com/trawlhq/trawl/ports"
+	"github.com/trawlhq/trawl/testkit/pdftest"
 )
 
 // procStatus reads a memory figure (VmRSS, VmHWM) of this process from
@@ -70,7 +71,7 @@ func drawingPages(pages, perPage int) []byte {
 			append(append(fmt.Appendf(nil, "<< /Length %d /Filter /FlateDecode >>\nstream\n", len(stream)), stream...), "\nendstream"...))
 	}
 	objs[1] = fmt.Appendf(nil, "<< /Type /Pages /Kids [%s] /Count %d >>", kids.String(), pages)
-	return buildPDF(objs...)
+	return pdftest.Build(objs...)
 }
 
 // TestMemoryCap: a document that would need far more than the reader's
