@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/trawlhq/trawl/app"
+	"github.com/trawlhq/trawl/core/billing"
 	"io"
 	"os"
 	"strings"
@@ -39,7 +40,7 @@ func (r runner) api(ctx context.Context, name string) error {
 			if r.a.JSON {
 				return r.json(cr)
 			}
-			fmt.Fprintf(r.io.Stdout, "balance %s (used %d of %d this period)\n", cr.FormattedBalance, cr.Used, cr.Limit)
+			fmt.Fprintf(r.io.Stdout, "balance %s (used %s of %s this period)\n", cr.FormattedBalance, billing.FormatCredits(cr.Used), billing.FormatCredits(cr.Limit))
 		}
 	}
 	return apiError(err)

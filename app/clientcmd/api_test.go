@@ -53,7 +53,7 @@ func TestAPICommands(t *testing.T) {
 		{[]string{"api", "serp", "tide pools"}, 0, "1\tTide pools\thttp://shore.test/tides\n", ""},
 		{[]string{"api", "bulk", "--file", urls, "--email", "--wait"}, 0, "completed 2/2 (1 ok, 1 failed)\n", ""},
 		{[]string{"api", "bulk", "--file", urls}, 3, "", "delivery"},
-		{[]string{"api", "credits"}, 0, "balance 89,984 (used 16 of 90000", ""},
+		{[]string{"api", "credits"}, 0, "balance 89,984 (used 16 of 90,000", ""},
 	} {
 		code, out, errOut := run(env, c.args...)
 		if code != c.code || !strings.Contains(out, c.out) || !strings.Contains(errOut, c.errOut) {
