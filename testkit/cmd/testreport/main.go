@@ -83,6 +83,13 @@ func report(in io.Reader, out io.Writer) (failed bool, err error) {
 		case e.Action == "pass":
 			delete(logs, key)
 		}
+		if e.Test == "" && (e.Action == "pass" || e.Action == "fail" || e.Action == "skip") {
+			// A package ended: its line is shown now, not at the end of a
+			// run that may take many minutes.
+			if err := w.Flush(); err != nil {
+				return failed, err
+			}
+		}
 	}
 	if err := sc.Err(); err != nil {
 		return failed, err
