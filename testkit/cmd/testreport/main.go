@@ -77,7 +77,9 @@ func report(in io.Reader, out io.Writer) (failed bool, err error) {
 			failed = true
 			fmt.Fprint(w, strings.Join(logs[key], ""))
 			delete(logs, key)
-		case e.Action == "skip":
+		case e.Action == "skip" && e.Test != "":
+			// A package without tests is skipped too; its "no test files"
+			// line says so already, and it hides no test.
 			skips = append(skips, skipped{e.Package, e.Test, reason(logs[key])})
 			delete(logs, key)
 		case e.Action == "pass":
