@@ -78,6 +78,22 @@ class _Doc:
             raise ValueError("only oneOf [schema, null] is supported")
         return rest[0], bool(nulls)
 
+    def _merge_all_of(self, schema: Mapping[str, Any]) -> Mapping[str, Any]:
+        """allOf of object schemas is one object: their properties and required
+        fields together (a later schema's property replaces an earlier one's)."""
+        parts = schema.get("allOf")
+        if not parts:
+            return schema
+        props: Dict[str, Any] = {}
+        required: List[str] = []
+        for part in parts:
+            part = self._merge_all_of(self.resolve(part))
+            if self._types(part)[0] not in ([], ["object"]):
+                raise ValueError("only allOf of object schemas is supported")
+            props.update(part.get("properties") or {})
+            required += [r for r in part.get("required") or [] if r not in required]
+        return {"type": "object", "properties": props, "required": required}
+
     @staticmethod
     def _unwrap_optional(ann: Any) -> Tuple[Any, bool]:
         if get_origin(ann) is Union:
@@ -90,6 +106,7 @@ class _Doc:
         schema = self.resolve(schema)
         schema, one_of_null = self._split_one_of(schema)
         schema = self.resolve(schema)
+        schema = self._merge_all_of(schema)
         types, nullable = self._types(schema)
         nullable = nullable or one_of_null
         inner, ann_nullable = self._unwrap_optional(ann)

@@ -106,6 +106,17 @@ class TheCheckFindsDrift(unittest.TestCase):
             lambda d: d["components"]["schemas"]["Metadata"]["properties"].pop("ogType"), "ogType", "not in the document"
         )
 
+    def test_all_of_part_changed(self) -> None:
+        def change(d: Dict[str, Any]) -> None:
+            own = d["components"]["schemas"]["CrawlPage"]["allOf"][1]
+            own["properties"].pop("parent")
+            own["required"].remove("parent")
+
+        self.assertReported(change, "listCrawlPages 200.pages[].parent", "not in the document")
+        self.assertReported(
+            lambda d: d["components"]["schemas"]["Content"]["required"].remove("html"), "pages[].html", "optional"
+        )
+
     def test_request_field_added(self) -> None:
         def change(d: Dict[str, Any]) -> None:
             props = d["paths"]["/v1/prompt"]["post"]["requestBody"]["content"]["application/json"]["schema"]["properties"]

@@ -46,7 +46,7 @@ class Scripted:
                 self.end_headers()
                 self.wfile.write(raw)
 
-            do_GET = do_POST = handle_one
+            do_GET = do_POST = do_DELETE = handle_one
 
             def log_message(self, format: str, *args: Any) -> None:
                 pass
@@ -275,6 +275,55 @@ class Pagination(unittest.TestCase):
         self.assertEqual(ids, [5, 4, 3, 2, 1])
         self.assertEqual([q["path"] for q in srv.requests],
                          [f"/v1/credits/transactions?page={n}&per_page=2" for n in (1, 2, 3)])
+
+
+class Crawl(unittest.TestCase):
+    def test_calls(self) -> None:
+        srv = Scripted()
+        self.addCleanup(srv.close)
+        status = {"crawl_id": "crawl_1", "status": "cancelled", "url": "https://a.example/", "limit": 5, "max_depth": 1,
+                  "discovered": 3, "queued": 0, "in_flight": 0, "succeeded": 1, "failed": 0,
+                  "skipped": {"robots": 1, "filter": 0, "scope": 1, "depth": 0, "duplicate": 0, "limit": 0},
+                  "credits_charged": 2, "queued_at": "", "started_at": "", "completed_at": "", "error": None}
+        page = dict(CONTENT, depth=1, parent="https://example.com/")
+        srv.answers = [
+            (202, {"X-Credits-Charged": "0", "X-Credits-Remaining": "90"},
+             {"crawl_id": "crawl_1", "status": "queued", "url": "https://a.example/", "limit": 5, "max_depth": 1,
+              "queued_at": ""}),
+            (200, {}, {"crawl_id": "crawl_1", "pages": [page], "next_cursor": "c2"}),
+            (200, {}, {"crawl_id": "crawl_1", "pages": [], "next_cursor": None}),
+            (200, {}, status),
+            (200, {}, status),
+        ]
+        client = Client(srv.url, "k")
+        ack = client.create_crawl("https://a.example/", limit=5, max_depth=1, include=["/blog/**"], exclude=["*.pdf"],
+                                  scope="domain", sitemap="skip", ignore_query_params=["session"], render="never",
+                                  callback_url="https://h.example/", email=False)
+        self.assertEqual((ack.status, ack.data["crawl_id"], ack.credits_remaining), (202, "crawl_1", 90))
+        first = client.crawl_pages("crawl_1", per_page=1)
+        self.assertEqual((first.data["pages"][0]["depth"], first.data["next_cursor"]), (1, "c2"))
+        cursor = first.data["next_cursor"]
+        assert cursor is not None
+        self.assertIsNone(client.crawl_pages("crawl_1", cursor=cursor).data["next_cursor"])
+        self.assertEqual(client.crawl("crawl_1").data["skipped"]["scope"], 1)
+        self.assertEqual(client.cancel_crawl("crawl/1").data["status"], "cancelled")
+
+        sent = [(q["method"], q["path"]) for q in srv.requests]
+        self.assertEqual(sent, [
+            ("POST", "/v1/crawl"),
+            ("GET", "/v1/crawl/crawl_1/pages?per_page=1"),
+            ("GET", "/v1/crawl/crawl_1/pages?cursor=c2"),
+            ("GET", "/v1/crawl/crawl_1"),
+            ("DELETE", "/v1/crawl/crawl%2F1"),
+        ])
+        self.assertEqual(json.loads(srv.requests[0]["body"]), {
+            "url": "https://a.example/", "limit": 5, "max_depth": 1, "include": ["/blog/**"], "exclude": ["*.pdf"],
+            "scope": "domain", "sitemap": "skip", "ignore_query_params": ["session"], "render": "never",
+            "callback_url": "https://h.example/", "email": False,
+        })
+        # The submission is billed (it holds credits), so it carries a key; the rest are free.
+        self.assertTrue(srv.requests[0]["headers"].get("Idempotency-Key"))
+        self.assertEqual([q["headers"].get("Idempotency-Key") for q in srv.requests[1:]], [None] * 4)
 
 
 class BulkWait(unittest.TestCase):

@@ -37,6 +37,12 @@ from .types import (
     Checkout,
     Content,
     CostPreview,
+    CrawlAck,
+    CrawlPages,
+    CrawlRequest,
+    CrawlScope,
+    CrawlSitemap,
+    CrawlStatus,
     Credits,
     CreditStatus,
     ExtractRequest,
@@ -139,6 +145,12 @@ OPERATIONS: Dict[str, Operation] = {
         Operation("extract", "POST", "/v1/extract", (), ExtractRequest, Extracted, (200,), True),
         Operation("createBulkContentJob", "POST", "/v1/content/bulk", (), BulkRequest, BulkAck, (200, 202), True),
         Operation("getBulkContentJob", "GET", "/v1/content/bulk/{job_id}", (), None, BulkJob, (200,), False),
+        Operation("createCrawl", "POST", "/v1/crawl", (), CrawlRequest, CrawlAck, (202,), True),
+        Operation("getCrawl", "GET", "/v1/crawl/{crawl_id}", (), None, CrawlStatus, (200,), False),
+        Operation(
+            "listCrawlPages", "GET", "/v1/crawl/{crawl_id}/pages", ("cursor", "per_page"), None, CrawlPages, (200,), False
+        ),
+        Operation("cancelCrawl", "DELETE", "/v1/crawl/{crawl_id}", (), None, CrawlStatus, (200,), False),
     )
 }
 
@@ -514,6 +526,77 @@ class Client:
                     )
                 pause = min(pause, left)
             self._sleep(pause)
+
+
+    # Crawls.
+
+    def create_crawl(
+        self,
+        url: str,
+        *,
+        limit: Optional[int] = None,
+        max_depth: Optional[int] = None,
+        include: Optional[Sequence[str]] = None,
+        exclude: Optional[Sequence[str]] = None,
+        scope: Optional[CrawlScope] = None,
+        sitemap: Optional[CrawlSitemap] = None,
+        ignore_query_params: Optional[Sequence[str]] = None,
+        render: Optional[Render] = None,
+        callback_url: Optional[str] = None,
+        email: Optional[bool] = None,
+    ) -> Result[CrawlAck]:
+        """Queues a crawl of the site from ``url`` (2 credits per page
+        extracted; the cost of ``limit`` pages is held at submission and what
+        is left released when the crawl ends). Unset options take the
+        server's defaults: ``limit`` 100, ``max_depth`` 3, ``scope`` ``host``,
+        ``sitemap`` ``include``, ``render`` ``auto``. ``include`` and
+        ``exclude`` are globs or, prefixed ``re:``, RE2 expressions matched on
+        the path plus query; exclude wins."""
+        body: CrawlRequest = {"url": url}
+        if limit is not None:
+            body["limit"] = limit
+        if max_depth is not None:
+            body["max_depth"] = max_depth
+        if include is not None:
+            body["include"] = list(include)
+        if exclude is not None:
+            body["exclude"] = list(exclude)
+        if scope is not None:
+            body["scope"] = scope
+        if sitemap is not None:
+            body["sitemap"] = sitemap
+        if ignore_query_params is not None:
+            body["ignore_query_params"] = list(ignore_query_params)
+        if render is not None:
+            body["render"] = render
+        if callback_url is not None:
+            body["callback_url"] = callback_url
+        if email is not None:
+            body["email"] = email
+        return cast(Result[CrawlAck], self._call("createCrawl", body=body))
+
+    def crawl(self, crawl_id: str) -> Result[CrawlStatus]:
+        """A crawl's status and counts, skipped URLs by reason (free; never waits)."""
+        return cast(Result[CrawlStatus], self._call("getCrawl", path_params={"crawl_id": crawl_id}))
+
+    def crawl_pages(
+        self, crawl_id: str, cursor: Optional[str] = None, per_page: Optional[int] = None
+    ) -> Result[CrawlPages]:
+        """One page of a crawl's extracted pages in the order they finished
+        (free; ``per_page`` 1 to 100, default 20). Pass ``next_cursor`` as
+        ``cursor`` for the next; it is None once the crawl is over and every
+        page was listed."""
+        q: List[Tuple[str, str]] = []
+        if cursor is not None:
+            q.append(("cursor", cursor))
+        if per_page is not None:
+            q.append(("per_page", str(per_page)))
+        return cast(Result[CrawlPages], self._call("listCrawlPages", query=q, path_params={"crawl_id": crawl_id}))
+
+    def cancel_crawl(self, crawl_id: str) -> Result[CrawlStatus]:
+        """Cancels a crawl: pages in flight finish (and are charged if they
+        succeed), nothing new starts, the rest of the hold is released."""
+        return cast(Result[CrawlStatus], self._call("cancelCrawl", path_params={"crawl_id": crawl_id}))
 
 
 def _page_query(url: str, render: Optional[Render]) -> List[Tuple[str, str]]:

@@ -405,6 +405,95 @@ class BulkJob(TypedDict):
     deliveries: List[BulkDelivery]
 
 
+CrawlScope = Literal["host", "domain", "subdomains"]
+"""Which hosts a crawl may read: the start ``host``, the registrable
+``domain`` and all its subdomains, or the start host and its ``subdomains``."""
+
+CrawlSitemap = Literal["include", "skip", "only"]
+"""How a crawl uses sitemaps: seed from them and follow links (``include``),
+links only (``skip``), or the sitemaps' URLs only (``only``)."""
+
+
+class CrawlRequest(TypedDict):
+    """The body of ``POST /v1/crawl``; ``url`` is required."""
+
+    url: str
+    limit: NotRequired[int]
+    max_depth: NotRequired[int]
+    include: NotRequired[List[str]]
+    exclude: NotRequired[List[str]]
+    scope: NotRequired[CrawlScope]
+    sitemap: NotRequired[CrawlSitemap]
+    ignore_query_params: NotRequired[List[str]]
+    render: NotRequired[Render]
+    callback_url: NotRequired[str]
+    email: NotRequired[bool]
+
+
+class CrawlAck(TypedDict):
+    """A crawl accepted (202)."""
+
+    crawl_id: str
+    status: Literal["queued"]
+    url: str
+    limit: int
+    max_depth: int
+    queued_at: str
+
+
+class CrawlSkipped(TypedDict):
+    """The URLs a crawl skipped, by reason; every reason is always present."""
+
+    robots: int
+    filter: int
+    scope: int
+    depth: int
+    duplicate: int
+    limit: int
+
+
+CrawlState = Literal["queued", "running", "completed", "cancelled", "failed"]
+
+
+class CrawlStatus(TypedDict):
+    """A crawl's state and counts (``GET`` and ``DELETE /v1/crawl/{crawl_id}``)."""
+
+    crawl_id: str
+    status: CrawlState
+    url: str
+    limit: int
+    max_depth: int
+    discovered: int
+    queued: int
+    in_flight: int
+    succeeded: int
+    failed: int
+    skipped: CrawlSkipped
+    credits_charged: int
+    queued_at: str
+    started_at: Optional[str]
+    completed_at: Optional[str]
+    error: Optional[str]
+
+
+class CrawlPage(Content):
+    """An extracted page of a crawl: a :class:`Content` plus its link
+    ``depth`` and the ``parent`` page it was found on (empty for the start
+    URL and sitemap URLs)."""
+
+    depth: int
+    parent: str
+
+
+class CrawlPages(TypedDict):
+    """A page of a crawl's extracted pages; ``next_cursor`` is None once the
+    crawl is over and every page was listed."""
+
+    crawl_id: str
+    pages: List[CrawlPage]
+    next_cursor: Optional[str]
+
+
 class WebhookUser(TypedDict):
     """The account a webhook delivery is for."""
 
@@ -473,6 +562,15 @@ __all__ = [
     "Checkout",
     "Content",
     "CostPreview",
+    "CrawlAck",
+    "CrawlPage",
+    "CrawlPages",
+    "CrawlRequest",
+    "CrawlScope",
+    "CrawlSitemap",
+    "CrawlSkipped",
+    "CrawlState",
+    "CrawlStatus",
     "CreditStatus",
     "Credits",
     "Engine",
