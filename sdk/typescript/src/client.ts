@@ -8,6 +8,10 @@ import type {
   Checkout,
   Content,
   CostPreview,
+  CrawlAck,
+  CrawlPages,
+  CrawlRequest,
+  CrawlStatus,
   CreditStatus,
   Credits,
   ExtractRequest,
@@ -96,7 +100,7 @@ function checkOptions(where: string, opts: object | undefined, names: readonly s
   }
 }
 
-type Method = "GET" | "POST";
+type Method = "GET" | "POST" | "DELETE";
 type Query = Record<string, string | number | string[] | undefined>;
 
 interface Request {
@@ -106,7 +110,7 @@ interface Request {
   body?: unknown;
   /** Billed calls carry an Idempotency-Key, so a retry is never charged twice. */
   billed?: boolean;
-  /** The call's options beyond CallOptions (render, limit, url). */
+  /** The call's options beyond CallOptions (render, limit, url, cursor, perPage). */
   takes?: readonly string[];
 }
 
@@ -321,6 +325,39 @@ export class Trawl {
     if (opts.idempotencyKey) create.idempotencyKey = opts.idempotencyKey;
     const ack = await this.createBulkJob(request, create);
     return this.waitForBulkJob(ack.data.job_id, wait);
+  }
+
+  // --- Crawls ---
+
+  /**
+   * Crawls a site from a start URL within limit pages, max_depth link hops,
+   * include and exclude patterns and a scope, obeying robots.txt (2 credits
+   * per page extracted; the cost of limit pages is held at submission and
+   * the rest released at the end).
+   */
+  createCrawl(request: CrawlRequest, opts?: CallOptions): Promise<Answer<CrawlAck>> {
+    return this.#call({ method: "POST", path: "/v1/crawl", body: request, billed: true }, opts);
+  }
+
+  /** A crawl's state and counts (free; never waits). */
+  crawl(crawlId: string, opts?: CallOptions): Promise<Answer<CrawlStatus>> {
+    return this.#call({ method: "GET", path: `/v1/crawl/${encodeURIComponent(crawlId)}` }, opts);
+  }
+
+  /**
+   * One page of a crawl's extracted pages, in the order they finished (free).
+   * Pass the answer's next_cursor as cursor for the next; it is null once the
+   * crawl is over and every page was listed. perPage is 1 to 100 (the
+   * server's default is 20).
+   */
+  crawlPages(crawlId: string, opts?: CallOptions & { cursor?: string; perPage?: number }): Promise<Answer<CrawlPages>> {
+    const query: Query = { cursor: opts?.cursor, per_page: opts?.perPage };
+    return this.#call({ method: "GET", path: `/v1/crawl/${encodeURIComponent(crawlId)}/pages`, query, takes: ["cursor", "perPage"] }, opts);
+  }
+
+  /** Cancels a crawl: the pages in flight finish, nothing new starts, the rest of the hold is released. Answers the crawl as it stands. */
+  cancelCrawl(crawlId: string, opts?: CallOptions): Promise<Answer<CrawlStatus>> {
+    return this.#call({ method: "DELETE", path: `/v1/crawl/${encodeURIComponent(crawlId)}` }, opts);
   }
 
   // --- The transport ---

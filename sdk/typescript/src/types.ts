@@ -28,6 +28,12 @@ export type BulkCompletion = Schemas["BulkCompletion"];
 /** One URL of a finished job as the content-all-results webhook delivers it, with the same engine, reason and retryable. */
 export type BulkCompletionResult = BulkCompletion["results"][number];
 export type BulkFailure = Schemas["BulkFailure"];
+export type CrawlAck = Schemas["CrawlAck"];
+/** A crawl's state (queued, running, completed, cancelled or failed) and counts, skipped ones by reason. */
+export type CrawlStatus = Schemas["CrawlStatus"];
+/** An extracted page of a crawl: a Content object with its depth and parent (the page its URL was found on). */
+export type CrawlPage = Schemas["CrawlPage"];
+export type CrawlPages = Schemas["CrawlPages"];
 /** How a page is read: auto (the server's default), always or never rendered in a browser. */
 export type Render = Schemas["Render"];
 /** How a page was read: http or browser. */
@@ -64,6 +70,8 @@ export type Extracted = OKBody<operations["extract"]>;
 
 /** The body of POST /v1/content/bulk. */
 export type BulkRequest = JSONBody<operations["createBulkContentJob"]>;
+/** The body of POST /v1/crawl. */
+export type CrawlRequest = JSONBody<operations["createCrawl"]>;
 /** A JSON Schema as an object (any keywords), or its JSON text. */
 export type JSONSchema = string | Record<string, unknown>;
 /** The body of POST /v1/extract; its schema is any JSON Schema, as an object or its JSON text. */

@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { Trawl, TrawlError, type BulkJob, type BulkResult, type Engine, type Reason, type RetryInfo, type Transaction } from "@trawlhq/trawl";
+import { Trawl, TrawlError, type BulkJob, type BulkResult, type CrawlPage, type CrawlStatus, type Engine, type Reason, type RetryInfo, type Transaction } from "@trawlhq/trawl";
 import { json, serve, type Handler, type TestServer } from "./server.js";
 
 const TOKEN = "trawl_" + "a".repeat(40);
@@ -420,6 +420,97 @@ test("createBulkJob sends render, and the job's results carry engine, reason and
       assert.deepEqual(reasons, [undefined, "page_not_found", "timeout"]);
       const engines: (Engine | undefined)[] = a.data.results.map((r) => r.engine);
       assert.deepEqual(engines, ["http", undefined, undefined]);
+    },
+  );
+});
+
+function crawlStatus(status: CrawlStatus["status"], succeeded: number): CrawlStatus {
+  return {
+    crawl_id: "crawl 1/x",
+    status,
+    url: "https://example.com/",
+    limit: 10,
+    max_depth: 2,
+    discovered: 3,
+    queued: 0,
+    in_flight: status === "running" ? 1 : 0,
+    succeeded,
+    failed: 0,
+    skipped: { robots: 1, filter: 0, scope: 0, depth: 0, duplicate: 0, limit: 0 },
+    credits_charged: 2 * succeeded,
+    queued_at: "2026-01-01T00:00:00Z",
+    started_at: "2026-01-01T00:00:01Z",
+    completed_at: status === "running" ? null : "2026-01-01T00:00:05Z",
+    error: null,
+  };
+}
+
+test("crawls: created once with its body, read, listed page by page with the cursor, cancelled", async () => {
+  const pages: CrawlPage[] = [
+    { ...content, url: "https://example.com/", depth: 0, parent: "" },
+    { ...content, url: "https://example.com/post", depth: 1, parent: "https://example.com/" },
+  ];
+  await withServer(
+    (req, res) => {
+      if (req.method === "POST") {
+        return json(res, 202, { crawl_id: "crawl 1/x", status: "queued", url: "https://example.com/", limit: 10, max_depth: 2, queued_at: "2026-01-01T00:00:00Z" }, { "X-Credits-Charged": "0" });
+      }
+      if (req.method === "DELETE") return json(res, 200, crawlStatus("cancelled", 2));
+      if (req.path.endsWith("/pages")) {
+        const first = req.query.get("cursor") === null;
+        return json(res, 200, { crawl_id: "crawl 1/x", pages: first ? [pages[0]] : [pages[1]], next_cursor: first ? "c1" : null });
+      }
+      if (req.path === "/v1/crawl/missing") return json(res, 404, { error: "Crawl not found." });
+      json(res, 200, crawlStatus("running", 1));
+    },
+    async (s) => {
+      const c = client(s);
+      const body = { url: "https://example.com/", limit: 10, max_depth: 2, include: ["/blog/**"], scope: "domain" as const, sitemap: "skip" as const, render: "never" as const };
+      const ack = await c.createCrawl(body);
+      assert.equal(ack.status, 202);
+      assert.equal(ack.data.crawl_id, "crawl 1/x");
+      assert.equal(s.seen[0]!.method, "POST");
+      assert.equal(s.seen[0]!.path, "/v1/crawl");
+      assert.deepEqual(JSON.parse(s.seen[0]!.body), body);
+      assert.match(String(s.seen[0]!.headers["idempotency-key"]), /^trawl-ts-/);
+
+      const st = await c.crawl(ack.data.crawl_id);
+      assert.equal(st.data.status, "running");
+      assert.equal(st.data.skipped.robots, 1);
+      assert.equal(s.seen[1]!.method, "GET");
+      assert.equal(s.seen[1]!.path, "/v1/crawl/crawl%201%2Fx");
+      assert.equal(s.seen[1]!.headers["idempotency-key"], undefined);
+
+      const urls: string[] = [];
+      let cursor: string | undefined;
+      for (;;) {
+        const p = await c.crawlPages(ack.data.crawl_id, { perPage: 1, ...(cursor === undefined ? {} : { cursor }) });
+        urls.push(...p.data.pages.map((pg) => `${pg.depth}:${pg.url}<${pg.parent}`));
+        if (p.data.next_cursor === null) break;
+        cursor = p.data.next_cursor;
+      }
+      assert.deepEqual(urls, ["0:https://example.com/<", "1:https://example.com/post<https://example.com/"]);
+      assert.equal(s.seen[2]!.path, "/v1/crawl/crawl%201%2Fx/pages");
+      assert.equal(s.seen[2]!.query.get("per_page"), "1");
+      assert.equal(s.seen[2]!.query.get("cursor"), null);
+      assert.equal(s.seen[3]!.query.get("cursor"), "c1");
+
+      const cancelled = await c.cancelCrawl(ack.data.crawl_id);
+      assert.equal(cancelled.data.status, "cancelled");
+      assert.equal(cancelled.data.credits_charged, 4);
+      assert.equal(s.seen[4]!.method, "DELETE");
+      assert.equal(s.seen[4]!.path, "/v1/crawl/crawl%201%2Fx");
+      assert.equal(s.seen[4]!.body, "");
+
+      const missing = await rejects(c.crawl("missing"));
+      assert.equal(missing.status, 404);
+      assert.equal(missing.message, "Crawl not found.");
+      assert.equal(missing.retryable, false);
+      assert.equal(s.seen.length, 6, "a 404 is not retried");
+
+      const loose = (o: object) => o as never;
+      await assert.rejects(c.crawlPages("crawl_1", loose({ per_page: 5 })), /no option "per_page"; it takes signal, idempotencyKey, cursor, perPage/);
+      assert.equal(s.seen.length, 6);
     },
   );
 });

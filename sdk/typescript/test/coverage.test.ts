@@ -13,6 +13,7 @@ import {
   type BulkRequest,
   type BulkResult,
   type Checkout,
+  type CrawlRequest,
   type Extracted,
   type ExtractRequest,
   type JSONSchema,
@@ -43,7 +44,10 @@ const methodOf: { [Op in Exclude<keyof operations, NotForClients>]: keyof Trawl 
   extract: "extract",
   createBulkContentJob: "createBulkJob",
   getBulkContentJob: "bulkJob",
-
+  createCrawl: "createCrawl",
+  getCrawl: "crawl",
+  listCrawlPages: "crawlPages",
+  cancelCrawl: "cancelCrawl",
 };
 
 test("every operation a token calls has a method", () => {
@@ -56,10 +60,11 @@ test("every operation a token calls has a method", () => {
 // The names derived from operations (not from components) must not collapse
 // to never when the document changes shape.
 type Defined<T> = [T] extends [never] ? false : true;
-const derived: { [K in "Affordability" | "BulkRequest" | "Checkout" | "Extracted" | "ExtractRequest" | "PromptAnswer" | "Scraped" | "ServiceType" | "SiteMap"]: true } = {
+const derived: { [K in "Affordability" | "BulkRequest" | "Checkout" | "CrawlRequest" | "Extracted" | "ExtractRequest" | "PromptAnswer" | "Scraped" | "ServiceType" | "SiteMap"]: true } = {
   Affordability: true satisfies Defined<Affordability>,
   BulkRequest: true satisfies Defined<BulkRequest>,
   Checkout: true satisfies Defined<Checkout>,
+  CrawlRequest: true satisfies Defined<CrawlRequest>,
   Extracted: true satisfies Defined<Extracted>,
   ExtractRequest: true satisfies Defined<ExtractRequest>,
   PromptAnswer: true satisfies Defined<PromptAnswer>,
@@ -83,6 +88,7 @@ const sent: Record<string, true> = {
   scrape: true satisfies Same<QueryOf<"scrape">, "url" | "render">,
   getContent: true satisfies Same<QueryOf<"getContent">, "url" | "render">,
   map: true satisfies Same<QueryOf<"map">, "url" | "limit">,
+  listCrawlPages: true satisfies Same<QueryOf<"listCrawlPages">, "cursor" | "per_page">,
   search: true satisfies Same<QueryOf<"search">, "q" | "loc" | "hl" | "gl" | "engine">,
   searchContent: true satisfies Same<
     QueryOf<"searchContent">,
@@ -92,13 +98,14 @@ const sent: Record<string, true> = {
   canAfford: true satisfies Same<BodyOf<"canAfford">, "service_type" | "quantity">,
   purchaseCredits: true satisfies Same<BodyOf<"purchaseCredits">, "credits">,
   prompt: true satisfies Same<BodyOf<"prompt">, "prompt" | "url" | "render">,
-  // extract and createBulkContentJob take the document's body as it is.
+  // extract, createBulkContentJob and createCrawl take the document's body as it is.
   extract: true satisfies Same<keyof ExtractRequest, BodyOf<"extract">>,
   createBulkContentJob: true satisfies Same<keyof BulkRequest, BodyOf<"createBulkContentJob">>,
+  createCrawl: true satisfies Same<keyof CrawlRequest, BodyOf<"createCrawl">>,
 };
 
 test("each method sends the query parameters and body fields of its operation", () => {
-  assert.equal(Object.keys(sent).length, 12);
+  assert.equal(Object.keys(sent).length, 14);
 });
 
 // The friendly names of bulk results keep the fields callers branch on: a
