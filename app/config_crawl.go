@@ -2,6 +2,7 @@ package app
 
 import (
 	"fmt"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -16,7 +17,11 @@ type CrawlConfig struct {
 	Delay         time.Duration // TRAWL_CRAWL_DELAY: least time between two starts on one host (250ms; 0 allowed)
 	MaxCrawlDelay time.Duration // TRAWL_CRAWL_MAX_DELAY: cap on a robots.txt Crawl-delay (10s)
 	IgnoreRobots  bool          // TRAWL_CRAWL_IGNORE_ROBOTS: the operator switches robots.txt off (false)
+	OperatorURL   string        // TRAWL_CRAWL_OPERATOR_URL: named in the crawl's User-Agent (none)
 }
+
+// UserAgent is the User-Agent crawls send.
+func (c CrawlConfig) UserAgent() string { return crawl.UserAgent(c.OperatorURL) }
 
 // DefaultCrawlConfig is the crawl configuration with no environment.
 func DefaultCrawlConfig() CrawlConfig {
@@ -59,6 +64,13 @@ func (c Config) crawlFromEnv(getenv func(string) string) (Config, error) {
 			return c, fmt.Errorf("TRAWL_CRAWL_IGNORE_ROBOTS must be true or false, got %q", v)
 		}
 		c.Crawl.IgnoreRobots = b
+	}
+	if v := strings.TrimSpace(getenv("TRAWL_CRAWL_OPERATOR_URL")); v != "" {
+		u, err := url.Parse(v)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || strings.ContainsAny(v, " ();") {
+			return c, fmt.Errorf("TRAWL_CRAWL_OPERATOR_URL must be an http or https URL (a page about the crawler), got %q", v)
+		}
+		c.Crawl.OperatorURL = v
 	}
 	return c, nil
 }

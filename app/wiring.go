@@ -88,12 +88,16 @@ type Services struct {
 
 // Outbound are the adapters that reach the web.
 type Outbound struct {
-	Fetcher    ports.Fetcher
-	Guard      ports.AddressGuard // the fetcher's address check, for bulk submissions
-	Extractor  ports.Extractor
-	Discoverer ports.SitemapDiscoverer
-	Engines    []ports.SearchEngine
-	LLM        ports.LLM
+	Fetcher ports.Fetcher
+	// CrawlFetcher and CrawlSitemaps read for crawls, under the crawl's
+	// User-Agent (the token Trawl and the operator's URL); nil: Fetcher's.
+	CrawlFetcher  ports.Fetcher
+	CrawlSitemaps ports.SitemapDiscoverer
+	Guard         ports.AddressGuard // the fetcher's address check, for bulk submissions
+	Extractor     ports.Extractor
+	Discoverer    ports.SitemapDiscoverer
+	Engines       []ports.SearchEngine
+	LLM           ports.LLM
 	// Schemas compiles callers' JSON Schemas (nil: the jsonschema adapter).
 	Schemas  ports.SchemaCompiler
 	Webhooks ports.WebhookSender
@@ -155,6 +159,13 @@ func NewOutbound(c Config) (Outbound, error) {
 	}
 	model := llm.NewOpenAI(llm.Options{BaseURL: c.LLMBaseURL, APIKey: c.LLMAPIKey, Model: c.LLMModel, AttemptTimeout: c.LLMTimeout})
 	out := Outbound{Fetcher: f, Guard: f, Extractor: extract.New(), Discoverer: d, Engines: engines, LLM: model}
+	co := o
+	co.UserAgent = c.Crawl.UserAgent()
+	cf := fetch.New(co)
+	if out.CrawlSitemaps, err = sitemapxml.New(cf, sitemapxml.Limits{}); err != nil {
+		return Outbound{}, err
+	}
+	out.CrawlFetcher = cf
 	// PDFium is compiled on the first PDF, not at start: an idle node holds
 	// no compiled reader, and the compiled code kept in the data directory
 	// makes that first PDF after a restart about as fast as the next.
@@ -331,8 +342,15 @@ func NewServices(st Stores, clk ports.Clock, payments ports.PaymentProvider, lim
 	if st.Crawls == nil {
 		return s, nil // a store without crawls: /v1/crawl answers 404
 	}
+	crawlPages, crawlFetcher, crawlSitemaps := s.Content, out.Fetcher, out.Discoverer
+	if out.CrawlFetcher != nil && out.CrawlSitemaps != nil {
+		crawlFetcher, crawlSitemaps = out.CrawlFetcher, out.CrawlSitemaps
+		if crawlPages, err = content.NewService(crawlFetcher, out.Extractor, s.Biller, copts...); err != nil {
+			return s, err
+		}
+	}
 	if _, err = crawl.NewRunner(crawl.RunnerDeps{Jobs: st.Jobs, Crawls: st.Crawls, Robots: st.Robots, Gate: st.Hosts, Accounts: st.Accounts, Ledger: bulkLedger{ledger},
-		Pages: s.Content, Fetcher: out.Fetcher, Sitemaps: out.Discoverer, Worker: s.Worker, Clock: clk, Logger: log}, o.Crawl); err != nil {
+		Pages: crawlPages, Fetcher: crawlFetcher, Sitemaps: crawlSitemaps, Worker: s.Worker, Clock: clk, Logger: log}, o.Crawl); err != nil {
 		return s, err
 	}
 	s.Crawl, err = crawl.NewService(st.Jobs, st.Crawls, bulkLedger{ledger}, out.Webhooks, out.Guard, s.Worker, clk)

@@ -124,7 +124,8 @@ type previewRequest struct {
 	Quantity    int64  `json:"quantity"`
 }
 
-// PreviewCost prices quantity calls of scrape, content, serp or prompt (free).
+// PreviewCost prices quantity calls of scrape, content, serp, prompt or
+// extract, or quantity pages of a crawl (free).
 func (c *Client) PreviewCost(ctx context.Context, serviceType string, quantity int64) (CostPreview, error) {
 	var out CostPreview
 	return out, c.do(ctx, "POST", "/v1/credits/preview-cost", nil, previewRequest{serviceType, quantity}, false, &out)

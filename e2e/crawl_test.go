@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -34,8 +35,12 @@ func TestBinaryCrawl(t *testing.T) {
 	hook := newHook(t, 0)
 	hookResolve, hookURL := hook.resolve()
 	s := startEnv(t, []string{"--data-dir", t.TempDir(), "--resolve", sites.ResolveFlags(site)[0], "--resolve", hookResolve},
-		[]string{"TRAWL_CRAWL_DELAY=0", "TRAWL_CRAWL_PER_HOST=4", "TRAWL_CRAWL_CONCURRENCY=8"})
+		[]string{"TRAWL_CRAWL_DELAY=0", "TRAWL_CRAWL_PER_HOST=4", "TRAWL_CRAWL_CONCURRENCY=8", "TRAWL_CRAWL_OPERATOR_URL=https://operator.example/crawler"})
 	token := tokenRE.FindString(s.stdout.String())
+	// A crawl of up to 10,000 pages is priced by the preview endpoint.
+	if code, pv := postJSON(t, s.base+"/v1/credits/preview-cost", token, map[string]any{"service_type": "crawl", "quantity": 10000}); code != 200 || pv["total_cost"] != float64(20000) {
+		t.Fatalf("crawl preview = %d %v", code, pv)
+	}
 	code, ack := postJSON(t, s.base+"/v1/crawl", token, map[string]any{"url": "http://generated.test/", "limit": 1000, "max_depth": 4, "callback_url": hookURL})
 	if code != 202 || ack["status"] != "queued" {
 		t.Fatalf("ack = %d %v", code, ack)
@@ -53,6 +58,11 @@ func TestBinaryCrawl(t *testing.T) {
 	}
 	if cs.Hits("/private/") != 0 || cs.Hits("/p/") != 300 || cs.MaxInFlight() > 4 {
 		t.Fatalf("private %d, articles %d, max in flight %d", cs.Hits("/private/"), cs.Hits("/p/"), cs.MaxInFlight())
+	}
+	// Every request names the crawler: the token robots.txt groups match
+	// and the operator's URL.
+	if ua := cs.UserAgents(); len(ua) != 1 || !strings.Contains(ua[0], "Trawl/") || !strings.Contains(ua[0], "+https://operator.example/crawler") {
+		t.Fatalf("User-Agents = %q", ua)
 	}
 	t.Logf("crawl of a generated site of 300 articles: %d pages, skipped %v, %d credits, max %d requests in flight", want, sk, 2*want, cs.MaxInFlight())
 	seen := map[string]bool{}

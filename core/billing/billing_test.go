@@ -44,7 +44,7 @@ func TestCostTable(t *testing.T) {
 		}
 	}
 	got := billing.PreviewableTypes()
-	if len(got) != 5 || got[0] != "scrape" || got[1] != "content" || got[2] != "serp" || got[3] != "prompt" || got[4] != "extract" {
+	if len(got) != 6 || got[0] != "scrape" || got[1] != "content" || got[2] != "crawl" || got[3] != "serp" || got[4] != "prompt" || got[5] != "extract" {
 		t.Errorf("previewable = %v", got)
 	}
 }

@@ -29,6 +29,25 @@ type Service struct {
 	PerResult int64
 	// Previewable services may be asked for in /v1/credits/preview-cost.
 	Previewable bool
+	// MaxPreviewQuantity is the largest quantity a preview prices; zero is
+	// DefaultMaxPreviewQuantity. A crawl is priced per page, up to its
+	// largest limit.
+	MaxPreviewQuantity int64
+}
+
+// DefaultMaxPreviewQuantity caps the quantity of a preview (the spec's 100).
+const DefaultMaxPreviewQuantity = 100
+
+// MaxCrawlPages is the largest page limit of a crawl, and so the largest
+// quantity of a crawl preview.
+const MaxCrawlPages = 10_000
+
+// MaxPreview is the largest quantity a preview of s prices.
+func (s Service) MaxPreview() int64 {
+	if s.MaxPreviewQuantity > 0 {
+		return s.MaxPreviewQuantity
+	}
+	return DefaultMaxPreviewQuantity
 }
 
 // Services is the cost table. Costs are the same on every plan.
@@ -36,7 +55,7 @@ var Services = []Service{
 	{Type: Scrape, DisplayName: "Web Scrape", Credits: 1, Previewable: true},
 	{Type: Content, DisplayName: "Content Extraction", Credits: 2, Previewable: true},
 	{Type: BulkContent, DisplayName: "Bulk Content Extraction", Credits: 2},
-	{Type: Crawl, DisplayName: "Crawl", Credits: 2},
+	{Type: Crawl, DisplayName: "Crawl", Credits: 2, Previewable: true, MaxPreviewQuantity: MaxCrawlPages},
 	{Type: Map, DisplayName: "Site Map", Credits: 3},
 	{Type: Serp, DisplayName: "Search Results", Credits: 5, Previewable: true},
 	{Type: SerpContent, DisplayName: "Search Results with Content", Credits: 5, PerResult: 2},

@@ -108,3 +108,13 @@ func (r Robots) CrawlDelay(max time.Duration) time.Duration {
 func RobotsURL(u *url.URL) *url.URL {
 	return &url.URL{Scheme: u.Scheme, Host: u.Host, Path: "/robots.txt"}
 }
+
+// UserAgent is the User-Agent a crawl sends: the product token RobotsAgent,
+// which robots.txt groups are matched by, and the operator's URL when one
+// is configured, so that a site owner can find who crawls them.
+func UserAgent(operatorURL string) string {
+	if operatorURL == "" {
+		return "Mozilla/5.0 (compatible; " + RobotsAgent + "/1.0)"
+	}
+	return "Mozilla/5.0 (compatible; " + RobotsAgent + "/1.0; +" + operatorURL + ")"
+}

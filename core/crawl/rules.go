@@ -16,13 +16,14 @@ import (
 
 	"golang.org/x/net/publicsuffix"
 
+	"github.com/trawlhq/trawl/core/billing"
 	"github.com/trawlhq/trawl/core/weburl"
 )
 
 // Bounds of a crawl request.
 const (
 	MinLimit        = 1
-	MaxLimit        = 10_000
+	MaxLimit        = billing.MaxCrawlPages
 	DefaultLimit    = 100
 	MaxMaxDepth     = 20
 	DefaultMaxDepth = 3

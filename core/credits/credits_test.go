@@ -319,6 +319,8 @@ func TestValidatePreview(t *testing.T) {
 		{"bulk_content", 1, []string{"service_type"}},
 		{"serp", 0, []string{"quantity"}},
 		{"serp", 101, []string{"quantity"}},
+		{"crawl", 10_000, nil},
+		{"crawl", 10_001, []string{"quantity"}},
 		{"nope", -1, []string{"quantity", "service_type"}},
 	} {
 		_, err := credits.ValidatePreview(c.st, c.qty)

@@ -19,7 +19,7 @@ const (
 	// MaxPerPage caps per_page of the transactions list (DECISIONS.md).
 	MaxPerPage = 100
 	// MaxPreviewQuantity caps quantity of the preview endpoints.
-	MaxPreviewQuantity = 100
+	MaxPreviewQuantity = billing.DefaultMaxPreviewQuantity
 )
 
 // TopUpNeedsPlan is what an account without a plan is told before it pays
@@ -163,8 +163,12 @@ func ValidatePreview(serviceType string, quantity int64) (billing.Service, error
 	case !ok || !svc.Previewable:
 		fe.Add("service_type", "The selected service type is invalid. Allowed: "+strings.Join(billing.PreviewableTypes(), ", ")+".")
 	}
-	if quantity < 1 || quantity > MaxPreviewQuantity {
-		fe.Add("quantity", fmt.Sprintf("The quantity field must be between 1 and %d.", MaxPreviewQuantity))
+	most := int64(MaxPreviewQuantity)
+	if ok {
+		most = svc.MaxPreview()
+	}
+	if quantity < 1 || quantity > most {
+		fe.Add("quantity", fmt.Sprintf("The quantity field must be between 1 and %d.", most))
 	}
 	return svc, fe.Err("credits.Preview")
 }

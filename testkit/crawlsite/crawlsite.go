@@ -33,6 +33,14 @@ type Site struct {
 	inFlight, maxInFlight atomic.Int64
 	hits                  sync.Map // path -> *atomic.Int64
 	slowOnce              sync.Map
+	agents                sync.Map // User-Agent -> true
+}
+
+// UserAgents are the distinct User-Agent headers the site was sent.
+func (s *Site) UserAgents() []string {
+	var out []string
+	s.agents.Range(func(k, _ any) bool { out = append(out, k.(string)); return true })
+	return out
 }
 
 // New builds a site of n pages.
@@ -68,6 +76,7 @@ func (s *Site) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	s.count(r.URL.Path)
+	s.agents.LoadOrStore(r.UserAgent(), true)
 	if s.Delay > 0 {
 		time.Sleep(s.Delay)
 	}

@@ -977,8 +977,11 @@ export interface components {
             content: {
                 "application/json": {
                     /** @enum {string} */
-                    service_type: "scrape" | "content" | "serp" | "prompt" | "extract";
-                    /** @default 1 */
+                    service_type: "scrape" | "content" | "crawl" | "serp" | "prompt" | "extract";
+                    /**
+                     * @description 1 to 100; for crawl, pages, 1 to 10,000.
+                     * @default 1
+                     */
                     quantity?: number;
                 };
             };

@@ -24,7 +24,7 @@ Engine = Literal["http", "browser"]
 
 SearchEngine = Literal["google", "bing", "duckduckgo"]
 
-ServiceType = Literal["scrape", "content", "serp", "prompt", "extract"]
+ServiceType = Literal["scrape", "content", "crawl", "serp", "prompt", "extract"]
 """The services a cost preview prices."""
 
 Reason = Literal[

@@ -533,9 +533,9 @@ func (x *ListTransactionsResponse) GetTotal() int32 {
 
 type PreviewCostRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// scrape, content, serp or prompt.
+	// scrape, content, crawl, serp, prompt or extract.
 	ServiceType string `protobuf:"bytes,1,opt,name=service_type,json=serviceType,proto3" json:"service_type,omitempty"`
-	// 1 to 100; 0 means 1.
+	// 1 to 100 (crawl: pages, 1 to 10,000); 0 means 1.
 	Quantity      int64 `protobuf:"varint,2,opt,name=quantity,proto3" json:"quantity,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
