@@ -456,7 +456,7 @@ func NewHandler(s Services, out Outbound, o HandlerOptions) (*httpapi.API, *conn
 	}
 	rpc, err := connectapi.New(connectapi.Deps{Interceptors: interceptors,
 		Auth: s.Auth, Credits: s.Credits, Calls: s.Calls, Content: s.Content, Sitemap: s.Sitemap, Search: s.Search,
-		Prompt: s.Prompt, Extract: s.Extract, Bulk: s.Bulk, RequestID: httpapi.RequestID, Ready: o.Ready, MaxBodyBytes: o.MaxBody, Logger: o.Logger,
+		Prompt: s.Prompt, Extract: s.Extract, Bulk: s.Bulk, RequestID: httpapi.RequestID, Crawl: s.Crawl, Ready: o.Ready, MaxBodyBytes: o.MaxBody, Logger: o.Logger,
 	})
 	if err != nil {
 		return nil, nil, err

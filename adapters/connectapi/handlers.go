@@ -29,8 +29,9 @@ func isoPtr(t *time.Time) string {
 	return iso(*t)
 }
 
-func contentMsg(p content.Page) *trawlv1.Content {
-	o := p.Object()
+func contentMsg(p content.Page) *trawlv1.Content { return objectMsg(p.Object()) }
+
+func objectMsg(o content.Object) *trawlv1.Content {
 	m := o.Metadata
 	c := &trawlv1.Content{Url: o.URL, Success: o.Success, StatusCode: int32(o.StatusCode), ErrorMessage: o.ErrorMessage, Html: o.HTML, Markdown: o.Markdown,
 		Metadata: &trawlv1.Metadata{Title: m.Title, Description: m.Description, Keywords: m.Keywords, Author: m.Author, Language: m.Language, Favicon: m.Favicon,

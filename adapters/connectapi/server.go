@@ -30,6 +30,7 @@ import (
 	"github.com/trawlhq/trawl/core/bulk"
 	"github.com/trawlhq/trawl/core/call"
 	"github.com/trawlhq/trawl/core/content"
+	"github.com/trawlhq/trawl/core/crawl"
 	"github.com/trawlhq/trawl/core/credits"
 	"github.com/trawlhq/trawl/core/failure"
 	"github.com/trawlhq/trawl/core/idempotency"
@@ -54,6 +55,8 @@ type Deps struct {
 	// Extract is PromptService.Extract (nil: it answers unimplemented).
 	Extract *structured.Service
 	Bulk    *bulk.Service
+	// Crawl is CrawlService (nil: it answers unimplemented).
+	Crawl *crawl.Service
 	// RequestID returns the id the HTTP layer gave the request.
 	RequestID func(context.Context) string
 	// Ready reports whether the service can take traffic (gRPC health).
@@ -103,12 +106,13 @@ var groups = map[string]ratelimit.Group{
 	trawlv1connect.SearchServiceSearchContentProcedure:      ratelimit.SerpContent,
 	trawlv1connect.PromptServicePromptProcedure:             ratelimit.Prompt,
 	trawlv1connect.PromptServiceExtractProcedure:            ratelimit.Extract,
+	trawlv1connect.CrawlServiceCreateCrawlProcedure:         ratelimit.Bulk,
 }
 
 // ServiceNames lists the services, for reflection.
 var ServiceNames = []string{
 	trawlv1connect.PageServiceName, trawlv1connect.SearchServiceName, trawlv1connect.PromptServiceName,
-	trawlv1connect.CreditsServiceName, trawlv1connect.AccountServiceName,
+	trawlv1connect.CreditsServiceName, trawlv1connect.AccountServiceName, trawlv1connect.CrawlServiceName,
 }
 
 // Route is a path prefix and its handler.
@@ -136,6 +140,7 @@ func (s *Server) Routes() []Route {
 	add(trawlv1connect.NewPromptServiceHandler(promptHandler{s}, opts))
 	add(trawlv1connect.NewCreditsServiceHandler(creditsHandler{s}, opts))
 	add(trawlv1connect.NewAccountServiceHandler(accountHandler{s}, opts))
+	add(trawlv1connect.NewCrawlServiceHandler(crawlHandler{s}, opts))
 	reflector := grpcreflect.NewStaticReflector(append([]string{"grpc.health.v1.Health"}, ServiceNames...)...)
 	add(grpcreflect.NewHandlerV1(reflector, base))
 	add(grpcreflect.NewHandlerV1Alpha(reflector, base))

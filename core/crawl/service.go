@@ -393,9 +393,14 @@ func (s *Service) Pages(ctx context.Context, accountID int64, id, cursor string,
 
 // Cancel stops a crawl: the pages in flight finish, nothing more starts,
 // and the rest of the hold is released when it ends.
+// A crawl that has already ended stays as it ended.
 func (s *Service) Cancel(ctx context.Context, accountID int64, id string) (Status, error) {
-	if _, _, err := s.owned(ctx, accountID, id); err != nil {
+	j, _, err := s.owned(ctx, accountID, id)
+	if err != nil {
 		return Status{}, err
+	}
+	if j.Status == ports.JobCompleted || j.Status == ports.JobFailed {
+		return s.Status(ctx, accountID, id)
 	}
 	if err := s.crawls.CancelCrawl(ctx, id); err != nil {
 		return Status{}, failure.Wrap("crawl.Cancel", err)
