@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"reflect"
 	"slices"
@@ -54,6 +55,10 @@ var wireOps = []wireOp{
 	{"CreateBulkJob", "POST /v1/content/bulk", 200, BulkRequest{}, BulkAck{}},
 	{"CreateBulkJob", "POST /v1/content/bulk", 202, BulkRequest{}, BulkAck{}},
 	{"BulkJob", "GET /v1/content/bulk/{job_id}", 200, nil, BulkJob{}},
+	{"CreateCrawl", "POST /v1/crawl", 202, CrawlRequest{}, CrawlAck{}},
+	{"Crawl", "GET /v1/crawl/{crawl_id}", 200, nil, CrawlStatus{}},
+	{"CrawlPages", "GET /v1/crawl/{crawl_id}/pages", 200, nil, CrawlPages{}},
+	{"CancelCrawl", "DELETE /v1/crawl/{crawl_id}", 200, nil, CrawlStatus{}},
 }
 
 // servedDocument fetches /openapi.json from a running server, as any
@@ -226,6 +231,7 @@ func (d *drift) compare(where string, t reflect.Type, s *openapi3.Schema, dir di
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
+	s = mergeAllOf(s)
 	alts, _ := variants(s)
 	if len(alts) != 1 {
 		d.add("%s: %d alternatives in the schema; the client has one type (%s)", where, len(alts), t)
@@ -288,10 +294,38 @@ func (d *drift) compare(where string, t reflect.Type, s *openapi3.Schema, dir di
 	}
 }
 
-func (d *drift) compareObject(where string, t reflect.Type, s *openapi3.Schema, dir direction) {
-	have := map[string]bool{}
+// mergeAllOf reads an allOf of objects as the one object they make.
+func mergeAllOf(s *openapi3.Schema) *openapi3.Schema {
+	if len(s.AllOf) == 0 {
+		return s
+	}
+	out := &openapi3.Schema{Type: &openapi3.Types{"object"}, Properties: openapi3.Schemas{}}
+	for _, part := range s.AllOf {
+		p := mergeAllOf(part.Value)
+		maps.Copy(out.Properties, p.Properties)
+		out.Required = append(out.Required, p.Required...)
+	}
+	return out
+}
+
+// fields are the JSON fields of a struct, those of embedded structs
+// inlined as encoding/json does.
+func fields(t reflect.Type) []reflect.StructField {
+	var out []reflect.StructField
 	for i := range t.NumField() {
 		f := t.Field(i)
+		if f.Anonymous && f.Type.Kind() == reflect.Struct && f.Tag.Get("json") == "" {
+			out = append(out, fields(f.Type)...)
+			continue
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+func (d *drift) compareObject(where string, t reflect.Type, s *openapi3.Schema, dir direction) {
+	have := map[string]bool{}
+	for _, f := range fields(t) {
 		if !f.IsExported() || f.Tag.Get("json") == "-" {
 			continue
 		}
