@@ -55,6 +55,10 @@ type options struct {
 	arg, format, engine, file, callback string
 	limit                               int
 	wait, mailResults                   bool
+	// api crawl
+	depth            int
+	include, exclude multiFlag
+	scope            string
 }
 
 func storeFlags(fs *flag.FlagSet, o *options) {
@@ -145,6 +149,19 @@ var commands = []command{
 			fs.StringVar(&o.callback, "callback", "", "a webhook URL for the results")
 			fs.BoolVar(&o.wait, "wait", false, "wait until the job ends and print its counts")
 		}, required: []string{"file"}},
+	{name: "api crawl", synopsis: "URL [--limit N] [--depth N] [--include P]... [--exclude P]... [--scope S] [--email] [--callback URL] [--wait] [--json]", arg: "URL",
+		summary: "Crawl a site from URL through the Trawl API (" + creditsText(billing.Cost(billing.Crawl)) + " per page extracted; the limit's cost is held until the end), " +
+			"obeying robots.txt; with --wait, follow it to the end and print the URLs of its pages.",
+		flags: flagsOf(jsonFlag, func(fs *flag.FlagSet, o *options) {
+			fs.IntVar(&o.limit, "limit", 0, "pages to extract, 1 to 10000 (default 100)")
+			fs.IntVar(&o.depth, "depth", -1, "link hops from URL, 0 to 20 (default 3)")
+			fs.Var(&o.include, "include", "read only paths matching this glob (or re:RE2); repeatable")
+			fs.Var(&o.exclude, "exclude", "skip paths matching this glob (or re:RE2); repeatable, wins over --include")
+			fs.StringVar(&o.scope, "scope", "", "host (default), domain or subdomains")
+			fs.BoolVar(&o.mailResults, "email", false, "email a ZIP of the pages to the account at the end")
+			fs.StringVar(&o.callback, "callback", "", "a webhook URL for the crawl's events")
+			fs.BoolVar(&o.wait, "wait", false, "wait until the crawl ends, then print its pages' URLs")
+		})},
 	{name: "api credits", synopsis: "[--json]", summary: "Print the account's balance through the Trawl API (free).", flags: jsonFlag},
 	{name: "mcp", summary: "Serve Trawl's MCP tools over stdio for a desktop agent. The tools call the Trawl API at " +
 		"TRAWL_API_URL (default " + DefaultAPIURL + ") with the token in TRAWL_API_KEY.", flags: func(*flag.FlagSet, *options) {}},
@@ -168,6 +185,7 @@ var flagArg = map[string]string{
 	"database": "URL", "data-dir": "DIR", "addr": "HOST:PORT", "resolve": "HOST:PORT=IP:PORT",
 	"email": "E", "name": "N", "plan": "P", "id": "ID", "credits": "N",
 	"format": "F", "limit": "N", "engine": "E", "file": "FILE", "callback": "URL",
+	"depth": "N", "include": "P", "exclude": "P", "scope": "S",
 }
 
 // isBoolFlag reports whether f is a switch, given without a value.
@@ -296,6 +314,10 @@ type ClientArgs struct {
 	Arg, Format, Engine, File, Callback string
 	Limit                               int
 	JSON, Wait, Email                   bool
+	// api crawl: Depth is -1 when not given.
+	Depth            int
+	Include, Exclude []string
+	Scope            string
 }
 
 // ClientIO is what a client command reads and writes.
@@ -794,5 +816,5 @@ func (c CLI) client(name string, o *options) error {
 		defer stop()
 	}
 	return c.Client.Run(ctx, name, ClientArgs{Arg: o.arg, Format: o.format, Engine: o.engine, File: o.file, Callback: o.callback,
-		Limit: o.limit, JSON: o.json, Wait: o.wait, Email: o.mailResults}, ClientIO{Stdin: c.Stdin, Stdout: c.Stdout, Stderr: c.Stderr, Getenv: c.Getenv})
+		Limit: o.limit, JSON: o.json, Wait: o.wait, Email: o.mailResults, Depth: o.depth, Include: o.include, Exclude: o.exclude, Scope: o.scope}, ClientIO{Stdin: c.Stdin, Stdout: c.Stdout, Stderr: c.Stderr, Getenv: c.Getenv})
 }

@@ -41,11 +41,12 @@ var wantFlags = map[string][]string{
 	"api map":           {"json", "limit"},
 	"api serp":          {"engine", "json"},
 	"api bulk":          {"callback", "email", "file", "wait"},
+	"api crawl":         {"callback", "depth", "email", "exclude", "include", "json", "limit", "scope", "wait"},
 	"api credits":       {"json"},
 	"version":           {},
 }
 
-var allFlags = []string{"addr", "callback", "credits", "data-dir", "database", "email", "engine", "file", "format", "id", "json", "limit", "name", "plan", "resolve", "rotate", "wait"}
+var allFlags = []string{"addr", "callback", "credits", "data-dir", "database", "depth", "email", "engine", "exclude", "file", "format", "id", "include", "json", "limit", "name", "plan", "resolve", "rotate", "scope", "wait"}
 
 var helpFlagRE = regexp.MustCompile(`(?m)^  --([a-z-]+)`)
 
@@ -220,7 +221,7 @@ func TestAdminCommandsWriteOnlyTheStore(t *testing.T) {
 // as none, the bootstrap account's allowance and the costs in help come
 // from core's billing table, so the command line cannot drift from it.
 func TestCLIReadsTheBillingTable(t *testing.T) {
-	for cmd, svc := range map[string]billing.ServiceType{"content": billing.Content, "map": billing.Map, "serp": billing.Serp} {
+	for cmd, svc := range map[string]billing.ServiceType{"content": billing.Content, "map": billing.Map, "serp": billing.Serp, "crawl": billing.Crawl} {
 		_, out, errOut := runCLI("api", cmd, "--help")
 		want := fmt.Sprintf("(%d credits", billing.Cost(svc))
 		if !strings.Contains(out+errOut, want) {

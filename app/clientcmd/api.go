@@ -34,6 +34,8 @@ func (r runner) api(ctx context.Context, name string) error {
 		err = r.apiSerp(ctx, cl)
 	case "api bulk":
 		err = r.apiBulk(ctx, cl)
+	case "api crawl":
+		err = r.apiCrawl(ctx, cl)
 	case "api credits":
 		var cr client.Credits
 		if cr, err = cl.Credits(ctx); err == nil {

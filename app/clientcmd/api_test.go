@@ -21,6 +21,9 @@ func TestAPICommands(t *testing.T) {
 	site.Handle("/tides", "text/html", `<html><head><title>Tide pools</title></head><body><article><h1>Tide pools</h1>
 <p>Tides rise and fall twice a day, and the pools they leave behind are full of life, from anemones to crabs and snails.</p>
 <p>Shade and depth decide which animals survive the summer heat in those pools, researchers found in a study of forty pools.</p></article></body></html>`)
+	site.Handle("/", "text/html", `<html><head><title>Shore</title></head><body><article><h1>The shore</h1>
+<p>The shore is where the land meets the sea, and every tide changes it: read about <a href="/tides">tide pools</a> and the <a href="/challenge">challenge</a>.</p>
+<p>Rocks, sand and the creatures of both live along it, from crabs under the stones to birds above the waves, all year round.</p></article></body></html>`)
 	site.Handle("/challenge", "text/html", `<html><head><title>Just a moment...</title></head><body><script>window._cf_chl_opt={}</script></body></html>`)
 	site.Handle("/sitemap.xml", "application/xml", `<urlset><url><loc>http://shore.test/tides</loc></url><url><loc>http://shore.test/crabs</loc></url></urlset>`)
 	eng := fakesearch.New(t, "google")
@@ -54,6 +57,10 @@ func TestAPICommands(t *testing.T) {
 		{[]string{"api", "bulk", "--file", urls, "--email", "--wait"}, 0, "completed 2/2 (1 ok, 1 failed)\n", ""},
 		{[]string{"api", "bulk", "--file", urls}, 3, "", "delivery"},
 		{[]string{"api", "credits"}, 0, "balance 89,984 (used 16 of 90,000", ""},
+		{[]string{"api", "crawl", "http://shore.test/", "--limit", "10001"}, 3, "", "limit:"},
+		{[]string{"api", "crawl", "http://shore.test/", "--scope", "world", "--exclude", "re:("}, 3, "", "exclude.0:"},
+		{[]string{"api", "crawl", "http://shore.test/", "--limit", "5", "--depth", "1", "--exclude", "/challenge", "--wait"}, 0, "http://shore.test/\nhttp://shore.test/tides\n", "completed 2/5 pages (0 failed, 1 skipped, 4 credits)"},
+		{[]string{"api", "credits"}, 0, "balance 89,980 (used 20 of 90,000", ""},
 	} {
 		code, out, errOut := run(env, c.args...)
 		if code != c.code || !strings.Contains(out, c.out) || !strings.Contains(errOut, c.errOut) {
