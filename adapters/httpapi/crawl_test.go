@@ -7,6 +7,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/getkin/kin-openapi/openapi3"
+
+	"github.com/trawlhq/trawl/adapters/httpapi"
 	"github.com/trawlhq/trawl/core/crawl"
 	"github.com/trawlhq/trawl/ports"
 	"github.com/trawlhq/trawl/testkit/apitest"
@@ -219,11 +222,26 @@ func TestCrawlSite(t *testing.T) {
 	ds := rcv.deliveries()
 	secret, _ := e.Store.(ports.AccountStore).WebhookSecret(context.Background(), acct.ID, func() string { return "unused" })
 	events := map[string]int{}
+	doc, _, err := httpapi.OpenAPI()
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, d := range ds {
+		name := d.header.Get("X-Trawl-Webhook")
 		if !verify(secret, d.header.Get("X-Trawl-Signature"), d.body) {
-			t.Fatalf("bad signature on %s", d.header.Get("X-Trawl-Webhook"))
+			t.Fatalf("bad signature on %s", name)
 		}
-		events[d.header.Get("X-Trawl-Webhook")]++
+		events[name]++
+		// Each event is the body the document's webhooks section gives it.
+		hook := doc.Webhooks[name]
+		if hook == nil || hook.Post == nil {
+			t.Fatalf("the OpenAPI document has no webhook %s", name)
+		}
+		var v any
+		_ = json.Unmarshal(d.body, &v)
+		if err := hook.Post.RequestBody.Value.Content.Get("application/json").Schema.Value.VisitJSON(v, openapi3.EnableFormatValidation()); err != nil {
+			t.Fatalf("%s does not match the document: %v\n%s", name, err, d.body)
+		}
 	}
 	if len(ds) == 0 || ds[0].header.Get("X-Trawl-Webhook") != crawl.EventStarted || ds[len(ds)-1].header.Get("X-Trawl-Webhook") != crawl.EventCompleted {
 		t.Fatalf("event order: first %q last %q", ds[0].header.Get("X-Trawl-Webhook"), ds[len(ds)-1].header.Get("X-Trawl-Webhook"))

@@ -20,7 +20,7 @@ import (
 )
 
 // Tools lists the tool names, in the order they are registered.
-var Tools = []string{"scrape", "content", "map", "search", "search_content", "prompt", "extract", "bulk_submit", "bulk_status", "credits"}
+var Tools = []string{"scrape", "content", "map", "search", "search_content", "prompt", "extract", "bulk_submit", "bulk_status", "crawl_submit", "crawl_status", "credits"}
 
 // New builds a server whose tools call the API through c.
 func New(c *client.Client, version string) *mcp.Server {
@@ -50,6 +50,11 @@ func New(c *client.Client, version string) *mcp.Server {
 	add(s, &mcp.Tool{Name: "bulk_submit", Description: "Start a bulk job reading up to 100 URLs (or a sitemap's URLs) in the " +
 		"background; results go to an email and/or a webhook (2 credits per page read). Returns a job_id for bulk_status."}, readsWeb, t.bulkSubmit)
 	add(s, &mcp.Tool{Name: "bulk_status", Description: "The state and progress of a bulk job started with bulk_submit (free)."}, readsAccount, t.bulkStatus)
+	add(s, &mcp.Tool{Name: "crawl_submit", Description: "Start a crawl of a whole site from a start URL in the background: " +
+		"pages linked from it (and from its sitemaps), within a page limit, a link depth, include/exclude path patterns and a scope, " +
+		"obeying robots.txt (2 credits per page extracted; the limit's cost is held until the end). Returns a crawl_id for crawl_status."}, readsWeb, t.crawlSubmit)
+	add(s, &mcp.Tool{Name: "crawl_status", Description: "The state and counts of a crawl started with crawl_submit, and a page of " +
+		"its extracted pages as Markdown, in the order they finished; pass next_cursor back as cursor for more (free)."}, readsAccount, t.crawlStatus)
 	add(s, &mcp.Tool{Name: "credits", Description: "The account's credit balance, monthly allowance and usage (free). " +
 		"Check it before a large job."}, readsAccount, t.credits)
 	return s
@@ -135,6 +140,40 @@ type BulkInput struct {
 	Email       bool     `json:"email,omitempty" jsonschema:"email the results to the account's address"`
 	CallbackURL string   `json:"callback_url,omitempty" jsonschema:"a webhook URL to POST the results to"`
 	Render      Render   `json:"render,omitempty" jsonschema:"how the pages are read: auto (default; a browser when the static page needs one), always (a browser) or never (HTTP only)"`
+}
+
+// CrawlInput is the crawl_submit tool's input.
+type CrawlInput struct {
+	URL      string   `json:"url" jsonschema:"the start URL: http or https, at most 180 characters"`
+	Limit    int      `json:"limit,omitempty" jsonschema:"pages to extract, 1 to 10000 (default 100)"`
+	MaxDepth *int     `json:"max_depth,omitempty" jsonschema:"link hops from the start URL, 0 to 20 (default 3)"`
+	Include  []string `json:"include,omitempty" jsonschema:"read only paths (plus query) matching one of these globs, e.g. /blog/**, or RE2 expressions prefixed re:"`
+	Exclude  []string `json:"exclude,omitempty" jsonschema:"skip paths matching one of these globs or re: expressions; exclude wins over include"`
+	Scope    string   `json:"scope,omitempty" jsonschema:"host (default), domain (the registrable domain and its subdomains) or subdomains (the start host and its subdomains)"`
+	Render   Render   `json:"render,omitempty" jsonschema:"how the pages are read: auto (default; a browser when the static page needs one), always (a browser) or never (HTTP only)"`
+}
+
+// CrawlStatusInput names a crawl and the page of its pages to list.
+type CrawlStatusInput struct {
+	CrawlID string `json:"crawl_id" jsonschema:"the crawl_id crawl_submit returned"`
+	Cursor  string `json:"cursor,omitempty" jsonschema:"the next_cursor of a previous answer; empty for the first pages"`
+	PerPage int    `json:"per_page,omitempty" jsonschema:"pages to return, 1 to 100 (default 20)"`
+}
+
+// CrawlPage is one extracted page of a crawl, as an agent reads it.
+type CrawlPage struct {
+	URL      string `json:"url"`
+	Title    string `json:"title"`
+	Markdown string `json:"markdown"`
+	Depth    int    `json:"depth" jsonschema:"link hops from the start URL"`
+	Parent   string `json:"parent" jsonschema:"the page the URL was found on; empty for the start URL and sitemap URLs"`
+}
+
+// CrawlStatusOutput is the crawl_status tool's answer.
+type CrawlStatusOutput struct {
+	Crawl      client.CrawlStatus `json:"crawl"`
+	Pages      []CrawlPage        `json:"pages"`
+	NextCursor string             `json:"next_cursor,omitempty" jsonschema:"give it as cursor for the next pages; absent when every page of a finished crawl was listed"`
 }
 
 // JobInput names a bulk job.
@@ -230,6 +269,34 @@ func (t tools) bulkSubmit(ctx context.Context, _ *mcp.CallToolRequest, in BulkIn
 func (t tools) bulkStatus(ctx context.Context, _ *mcp.CallToolRequest, in JobInput) (*mcp.CallToolResult, client.BulkJob, error) {
 	out, err := t.c.BulkJob(ctx, in.JobID)
 	return nil, out, explain(err)
+}
+
+func (t tools) crawlSubmit(ctx context.Context, _ *mcp.CallToolRequest, in CrawlInput) (*mcp.CallToolResult, client.CrawlAck, error) {
+	r := client.CrawlRequest{URL: in.URL, MaxDepth: in.MaxDepth, Include: in.Include, Exclude: in.Exclude, Scope: in.Scope, Render: string(in.Render)}
+	if in.Limit != 0 {
+		r.Limit = &in.Limit
+	}
+	out, err := t.c.CreateCrawl(ctx, r)
+	return nil, out, explain(err)
+}
+
+func (t tools) crawlStatus(ctx context.Context, _ *mcp.CallToolRequest, in CrawlStatusInput) (*mcp.CallToolResult, CrawlStatusOutput, error) {
+	st, err := t.c.Crawl(ctx, in.CrawlID)
+	if err != nil {
+		return nil, CrawlStatusOutput{}, explain(err)
+	}
+	pg, err := t.c.CrawlPages(ctx, in.CrawlID, in.Cursor, in.PerPage)
+	if err != nil {
+		return nil, CrawlStatusOutput{}, explain(err)
+	}
+	out := CrawlStatusOutput{Crawl: st, Pages: []CrawlPage{}}
+	for _, p := range pg.Pages {
+		out.Pages = append(out.Pages, CrawlPage{URL: p.URL, Title: p.Metadata.Title, Markdown: p.Markdown, Depth: p.Depth, Parent: p.Parent})
+	}
+	if pg.NextCursor != nil {
+		out.NextCursor = *pg.NextCursor
+	}
+	return nil, out, nil
 }
 
 func (t tools) credits(ctx context.Context, _ *mcp.CallToolRequest, _ NoInput) (*mcp.CallToolResult, client.Credits, error) {

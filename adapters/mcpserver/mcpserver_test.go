@@ -75,6 +75,7 @@ var calls = []struct {
 	{"extract", map[string]any{"url": "http://shore.test/tides", "schema": map[string]any{"type": "object", "required": []string{"topic"},
 		"properties": map[string]any{"topic": map[string]any{"type": "string"}}}}, `"topic":"tide pools"`},
 	{"bulk_submit", map[string]any{"urls": []string{"http://shore.test/tides"}, "email": true}, `"status":"queued"`},
+	{"crawl_submit", map[string]any{"url": "http://shore.test/", "limit": 5, "exclude": []string{"/challenge"}}, `"status":"queued"`},
 	{"credits", map[string]any{}, `"balance":`},
 }
 
@@ -98,7 +99,7 @@ func exercise(t *testing.T, w *world, session *mcp.ClientSession) {
 	if !slices.Equal(names, want) {
 		t.Fatalf("tools = %v, want %v", names, want)
 	}
-	var jobID string
+	var jobID, crawlID string
 	for _, c := range calls {
 		res, err := session.CallTool(ctx, &mcp.CallToolParams{Name: c.tool, Arguments: c.args})
 		if err != nil {
@@ -115,8 +116,23 @@ func exercise(t *testing.T, w *world, session *mcp.ClientSession) {
 			_ = json.Unmarshal(structured, &ack)
 			jobID = ack.JobID
 		}
+		if c.tool == "crawl_submit" {
+			var ack struct {
+				CrawlID string `json:"crawl_id"`
+			}
+			_ = json.Unmarshal(structured, &ack)
+			crawlID = ack.CrawlID
+		}
 	}
-	res, err := session.CallTool(ctx, &mcp.CallToolParams{Name: "bulk_status", Arguments: map[string]any{"job_id": jobID}})
+	res, err := session.CallTool(ctx, &mcp.CallToolParams{Name: "crawl_status", Arguments: map[string]any{"crawl_id": crawlID, "per_page": 5}})
+	if st, _ := json.Marshal(res.StructuredContent); err != nil || res.IsError || !strings.Contains(string(st), crawlID) || !strings.Contains(string(st), `"status":"queued"`) {
+		t.Errorf("crawl_status: %v %s", err, text(res))
+	}
+	res, _ = session.CallTool(ctx, &mcp.CallToolParams{Name: "crawl_submit", Arguments: map[string]any{"url": "http://shore.test/", "limit": 10001}})
+	if !res.IsError || !strings.Contains(text(res), "limit:") {
+		t.Errorf("a crawl over the limit: %s", text(res))
+	}
+	res, err = session.CallTool(ctx, &mcp.CallToolParams{Name: "bulk_status", Arguments: map[string]any{"job_id": jobID}})
 	if st, _ := json.Marshal(res.StructuredContent); err != nil || res.IsError || !strings.Contains(string(st), jobID) {
 		t.Errorf("bulk_status: %v %s", err, text(res))
 	}
@@ -360,7 +376,7 @@ func TestToolSchemasAndAnnotations(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	free := map[string]bool{"credits": true, "bulk_status": true}
+	free := map[string]bool{"credits": true, "bulk_status": true, "crawl_status": true}
 	enums := map[string]map[string]string{
 		"scrape":         {"render": "auto,always,never", "format": "markdown,html"},
 		"content":        {"render": "auto,always,never", "format": "markdown,html"},
@@ -369,6 +385,7 @@ func TestToolSchemasAndAnnotations(t *testing.T) {
 		"prompt":         {"render": "auto,always,never"},
 		"extract":        {"render": "auto,always,never"},
 		"bulk_submit":    {"render": "auto,always,never"},
+		"crawl_submit":   {"render": "auto,always,never"},
 	}
 	for _, tl := range list.Tools {
 		checkSchema(t, tl.Name+" input", tl.InputSchema)

@@ -545,6 +545,199 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "crawl-started": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A crawl started (X-Trawl-Webhook: crawl-started); always the first event of a crawl. */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    "X-Trawl-Webhook": "crawl-started" | "crawl-page" | "crawl-page-failed" | "crawl-completed";
+                    /** @description t=<unix>,v1=<hex HMAC-SHA256 of "t.body"> with the account's webhook secret, as bulk jobs */
+                    "X-Trawl-Signature": string;
+                    "User-Agent"?: "Trawl-API/1.0";
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: {
+                content: {
+                    "application/json": {
+                        crawl_id: string;
+                        /** @constant */
+                        status: "running";
+                        url: string;
+                        limit: number;
+                        max_depth: number;
+                        /** Format: date-time */
+                        started_at: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Any 2xx acknowledges; anything else is retried like bulk webhooks. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "crawl-page": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A page was extracted (X-Trawl-Webhook: crawl-page); it is listed by GET /v1/crawl/{crawl_id}/pages before the event is sent. */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    "X-Trawl-Webhook": "crawl-started" | "crawl-page" | "crawl-page-failed" | "crawl-completed";
+                    /** @description t=<unix>,v1=<hex HMAC-SHA256 of "t.body"> with the account's webhook secret, as bulk jobs */
+                    "X-Trawl-Signature": string;
+                    "User-Agent"?: "Trawl-API/1.0";
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: {
+                content: {
+                    "application/json": {
+                        crawl_id: string;
+                        page: components["schemas"]["CrawlPage"];
+                    };
+                };
+            };
+            responses: {
+                /** @description Acknowledged. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "crawl-page-failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A page could not be extracted (X-Trawl-Webhook: crawl-page-failed); it is not charged. */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    "X-Trawl-Webhook": "crawl-started" | "crawl-page" | "crawl-page-failed" | "crawl-completed";
+                    /** @description t=<unix>,v1=<hex HMAC-SHA256 of "t.body"> with the account's webhook secret, as bulk jobs */
+                    "X-Trawl-Signature": string;
+                    "User-Agent"?: "Trawl-API/1.0";
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: {
+                content: {
+                    "application/json": {
+                        crawl_id: string;
+                        url: string;
+                        reason: components["schemas"]["Reason"];
+                        error: string;
+                        /** @description The site's status; 0 when it did not answer. */
+                        status_code: number;
+                        depth: number;
+                        parent: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Acknowledged. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "crawl-completed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A crawl ended, completed, cancelled or failed (X-Trawl-Webhook: crawl-completed); always the last event, after every page event. */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    "X-Trawl-Webhook": "crawl-started" | "crawl-page" | "crawl-page-failed" | "crawl-completed";
+                    /** @description t=<unix>,v1=<hex HMAC-SHA256 of "t.body"> with the account's webhook secret, as bulk jobs */
+                    "X-Trawl-Signature": string;
+                    "User-Agent"?: "Trawl-API/1.0";
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: {
+                content: {
+                    "application/json": components["schemas"]["CrawlStatus"];
+                };
+            };
+            responses: {
+                /** @description Acknowledged. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface components {
     schemas: {

@@ -27,7 +27,7 @@ interface Call {
 }
 
 /** One call of each tool; a tool the server lists without a call here fails the test. */
-function calls(site: string, jobId: () => string): Record<string, () => Call> {
+function calls(site: string, jobId: () => string, crawlId: () => string): Record<string, () => Call> {
   const page = `http://${site}/blog/2026/post-1`;
   const schema = { type: "object", properties: { title: { type: "string" }, story: { type: "integer" } }, required: ["title", "story"] };
   return {
@@ -44,6 +44,8 @@ function calls(site: string, jobId: () => string): Record<string, () => Call> {
     extract: () => ({ args: { url: page, schema }, want: ['"story":1', '"title":"Post 1"'] }),
     bulk_submit: () => ({ args: { urls: [page], email: true, render: "never" }, want: ['"job_id"', '"queued"'] }),
     bulk_status: () => ({ args: { job_id: jobId() }, want: [jobId()] }),
+    crawl_submit: () => ({ args: { url: `http://${site}/`, limit: 3, max_depth: 1, render: "never" }, want: ['"crawl_id"', '"queued"'] }),
+    crawl_status: () => ({ args: { crawl_id: crawlId(), per_page: 5 }, want: [crawlId(), '"skipped"'] }),
     credits: () => ({ args: {}, want: ['"balance"'] }),
   };
 }
@@ -62,9 +64,11 @@ async function exercise(t: TestContext, name: string, transport: Transport): Pro
     const names = tools.map((tl) => tl.name).sort();
     assert.deepEqual(names, need("TRAWL_SDK_MCP_TOOLS").split(",").sort(), "the tools listed");
     let jobId = "";
-    const table = calls(need("TRAWL_SDK_MCP_SITE"), () => jobId);
-    // bulk_status needs the job bulk_submit started.
-    const order = [...names.filter((n) => n !== "bulk_status"), ...names.filter((n) => n === "bulk_status")];
+    let crawlId = "";
+    const table = calls(need("TRAWL_SDK_MCP_SITE"), () => jobId, () => crawlId);
+    // bulk_status and crawl_status need the job and the crawl their submit tools started.
+    const later = (n: string) => n === "bulk_status" || n === "crawl_status";
+    const order = [...names.filter((n) => !later(n)), ...names.filter(later)];
     for (const tool of order) {
       await t.test(`${name}: ${tool}`, async () => {
         const make = table[tool];
@@ -79,6 +83,7 @@ async function exercise(t: TestContext, name: string, transport: Transport): Pro
         const structured = JSON.stringify(res.structuredContent);
         for (const n of c.not ?? []) assert.ok(!text.includes(n) && !structured.includes(n), `${tool}: ${JSON.stringify(n)} in the answer`);
         if (tool === "bulk_submit") jobId = String((res.structuredContent as { job_id?: unknown }).job_id ?? "");
+        if (tool === "crawl_submit") crawlId = String((res.structuredContent as { crawl_id?: unknown }).crawl_id ?? "");
       });
     }
     // An enumerated argument outside its values is refused, naming it.
