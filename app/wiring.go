@@ -315,7 +315,19 @@ func NewServices(st Stores, clk ports.Clock, payments ports.PaymentProvider, lim
 	if s.Content, err = content.NewService(out.Fetcher, out.Extractor, s.Biller, copts...); err != nil {
 		return s, err
 	}
-	if s.Sitemap, err = sitemap.NewService(out.Discoverer, s.Biller); err != nil {
+	var mapOpts []sitemap.Option
+	if st.Robots != nil {
+		lf := out.CrawlFetcher
+		if lf == nil {
+			lf = out.Fetcher
+		}
+		links, err := crawl.NewLinkMapper(lf, st.Robots, clk, o.Crawl.IgnoreRobots)
+		if err != nil {
+			return s, err
+		}
+		mapOpts = append(mapOpts, sitemap.WithLinks(links))
+	}
+	if s.Sitemap, err = sitemap.NewService(out.Discoverer, s.Biller, mapOpts...); err != nil {
 		return s, err
 	}
 	if s.Search, err = search.NewService(out.Engines, s.Content, s.Biller); err != nil {

@@ -258,6 +258,18 @@ func (c *Client) Map(ctx context.Context, siteURL string, limit int) (SiteMap, e
 	return out, c.do(ctx, "GET", "/v1/map", q, nil, true, &out)
 }
 
+// MapIncludingLinks is Map that, when the sitemaps are missing or list
+// fewer than limit URLs, adds those found by following links from siteURL
+// (two hops, the same host, robots.txt obeyed); Sources then has "links".
+func (c *Client) MapIncludingLinks(ctx context.Context, siteURL string, limit int) (SiteMap, error) {
+	q := url.Values{"url": {siteURL}, "include_links": {"true"}}
+	if limit > 0 {
+		q.Set("limit", strconv.Itoa(limit))
+	}
+	var out SiteMap
+	return out, c.do(ctx, "GET", "/v1/map", q, nil, true, &out)
+}
+
 // SearchParams is a search.
 type SearchParams struct {
 	Q, Loc, HL, GL string

@@ -48,6 +48,7 @@ var wireOps = []wireOp{
 	{"Scrape", "GET /v1/scrape", 200, nil, Scraped{}},
 	{"Content", "GET /v1/content", 200, nil, Content{}},
 	{"Map", "GET /v1/map", 200, nil, SiteMap{}},
+	{"MapIncludingLinks", "GET /v1/map", 200, nil, SiteMap{}},
 	{"Search", "GET /v1/serp", 200, nil, SearchResults{}},
 	{"SearchContent", "GET /v1/serp/content", 200, nil, SearchResults{}},
 	{"Prompt", "POST /v1/prompt", 200, promptRequest{}, promptResponse{}},

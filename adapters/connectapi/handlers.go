@@ -16,6 +16,7 @@ import (
 	"github.com/trawlhq/trawl/core/domainrule"
 	"github.com/trawlhq/trawl/core/prompt"
 	"github.com/trawlhq/trawl/core/search"
+	"github.com/trawlhq/trawl/core/sitemap"
 	"github.com/trawlhq/trawl/core/structured"
 	"github.com/trawlhq/trawl/ports"
 )
@@ -78,7 +79,7 @@ func (h pageHandler) GetContent(ctx context.Context, req *connect.Request[trawlv
 
 func (h pageHandler) Map(ctx context.Context, req *connect.Request[trawlv1.MapRequest]) (*connect.Response[trawlv1.MapResponse], error) {
 	return billed(h.s, ctx, req, func(ctx context.Context, c credits.Call) (*trawlv1.MapResponse, credits.Receipt, error) {
-		res, rc, err := h.s.d.Sitemap.Map(ctx, c, req.Msg.GetUrl(), given(req.Msg.GetLimit()))
+		res, rc, err := h.s.d.Sitemap.MapWith(ctx, c, req.Msg.GetUrl(), given(req.Msg.GetLimit()), sitemap.Options{IncludeLinks: req.Msg.GetIncludeLinks()})
 		if err != nil {
 			return nil, rc, err
 		}

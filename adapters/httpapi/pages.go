@@ -2,11 +2,13 @@ package httpapi
 
 import (
 	"net/http"
+	"strconv"
 
 	"github.com/trawlhq/trawl/core/content"
 	"github.com/trawlhq/trawl/core/credits"
 	"github.com/trawlhq/trawl/core/failure"
 	"github.com/trawlhq/trawl/core/ratelimit"
+	"github.com/trawlhq/trawl/core/sitemap"
 )
 
 func (a *API) pageRoutes() {
@@ -53,10 +55,18 @@ type mapJSON struct {
 func (a *API) mapSite(r *http.Request, c credits.Call) (int, any, credits.Receipt, error) {
 	var fe failure.FieldErrors
 	limit := queryIntWording(&fe, r, "limit", "The limit must be an integer.")
+	var opts sitemap.Options
+	if v := r.URL.Query().Get("include_links"); v != "" {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			fe.Add("include_links", "The include_links field must be true or false.")
+		}
+		opts.IncludeLinks = b
+	}
 	if err := fe.Err("httpapi.map"); err != nil {
 		return 0, nil, credits.Receipt{}, err
 	}
-	res, rc, err := a.sitemap.Map(r.Context(), c, r.URL.Query().Get("url"), limit)
+	res, rc, err := a.sitemap.MapWith(r.Context(), c, r.URL.Query().Get("url"), limit, opts)
 	if res.URLs == nil {
 		res.URLs = []string{}
 	}

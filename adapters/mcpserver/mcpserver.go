@@ -37,7 +37,8 @@ func New(c *client.Client, version string) *mcp.Server {
 		"title and metadata, without navigation, ads or footers (2 credits); with format html, the clean HTML instead. " +
 		"The best tool for reading one page."}, readsWeb, t.content)
 	add(s, &mcp.Tool{Name: "map", Description: "List the URLs of a site from its sitemaps (robots.txt, /sitemap.xml), " +
-		"deduplicated, in sitemap order (3 credits; free when the site has no sitemap). Use it to discover pages before reading them."}, readsWeb, t.siteMap)
+		"deduplicated, in sitemap order (3 credits; free when the site has no sitemap); with include_links, also the URLs its links lead to " +
+		"when the sitemaps are missing or short. Use it to discover pages before reading them."}, readsWeb, t.siteMap)
 	add(s, &mcp.Tool{Name: "search", Description: "Search the web on Google (default), Bing or DuckDuckGo and return the organic " +
 		"results with titles, links and snippets, related questions and searches (5 credits)."}, readsWeb, t.search)
 	add(s, &mcp.Tool{Name: "search_content", Description: "Search the web and read the top results in one call: each fetched " +
@@ -98,6 +99,8 @@ type PageInput struct {
 type MapInput struct {
 	URL   string `json:"url" jsonschema:"any URL on the site; only its host is used"`
 	Limit int    `json:"limit,omitempty" jsonschema:"how many URLs to return, 1 to 1000 (default 1000)"`
+	// IncludeLinks follows links when the sitemaps are missing or short.
+	IncludeLinks bool `json:"include_links,omitempty" jsonschema:"when the site has no sitemap or a short one, add the URLs found by following its links two hops from url (robots.txt obeyed)"`
 }
 
 // SearchInput is the search tools' input.
@@ -218,7 +221,11 @@ func answer(p Page) (*mcp.CallToolResult, Page, error) {
 }
 
 func (t tools) siteMap(ctx context.Context, _ *mcp.CallToolRequest, in MapInput) (*mcp.CallToolResult, client.SiteMap, error) {
-	out, err := t.c.Map(ctx, in.URL, in.Limit)
+	mapSite := t.c.Map
+	if in.IncludeLinks {
+		mapSite = t.c.MapIncludingLinks
+	}
+	out, err := mapSite(ctx, in.URL, in.Limit)
 	return nil, out, explain(err)
 }
 

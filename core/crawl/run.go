@@ -553,19 +553,9 @@ func (r *Runner) robotsFor(ctx context.Context, u *url.URL) (Robots, error) {
 	if ok && rec.ExpiresAt.After(now) {
 		return RobotsFrom(rec), nil
 	}
-	rec, ok, err := r.d.Robots.Robots(ctx, origin, now)
+	rec, err := loadRobotsRecord(ctx, r.d.Fetcher, r.d.Robots, r.d.Clock, u)
 	if err != nil {
 		return Robots{}, err
-	}
-	if !ok {
-		res, ferr := r.d.Fetcher.Fetch(ctx, ports.FetchRequest{URL: RobotsURL(u), Field: "url", MaxBytes: 8 * RobotsMaxBytes, Accept: "text/plain,*/*;q=0.5"})
-		if ctx.Err() != nil {
-			return Robots{}, ctx.Err()
-		}
-		rec = RobotsRecordOf(origin, res, ferr, now)
-		if err := r.d.Robots.PutRobots(ctx, rec); err != nil {
-			return Robots{}, err
-		}
 	}
 	r.mu.Lock()
 	r.robots[origin] = rec

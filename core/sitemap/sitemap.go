@@ -21,21 +21,51 @@ const (
 	DefaultLimit = 1000
 )
 
-// SourceSitemap is the one discovery source today; more may come.
-const SourceSitemap = "sitemap"
+// Discovery sources, named in Result.Sources.
+const (
+	SourceSitemap = "sitemap"
+	// SourceLinks is a shallow link crawl from the URL (include_links).
+	SourceLinks = "links"
+)
+
+// LinkFinder finds a site's URLs by following links from a start URL,
+// obeying robots.txt: up to most URLs, leaving out those skip reports
+// already known.
+type LinkFinder interface {
+	FindLinks(ctx context.Context, start string, most int, skip func(string) bool) ([]string, error)
+}
 
 // Service runs the map use case.
 type Service struct {
 	discoverer ports.SitemapDiscoverer
 	biller     *credits.Biller
+	links      LinkFinder
 }
 
+// Option tunes the service.
+type Option func(*Service)
+
+// WithLinks lets map follow links (include_links) with f.
+func WithLinks(f LinkFinder) Option { return func(s *Service) { s.links = f } }
+
 // NewService builds the service.
-func NewService(d ports.SitemapDiscoverer, biller *credits.Biller) (*Service, error) {
+func NewService(d ports.SitemapDiscoverer, biller *credits.Biller, opts ...Option) (*Service, error) {
 	if d == nil || biller == nil {
 		return nil, errors.New("sitemap.NewService: discoverer and biller are required")
 	}
-	return &Service{discoverer: d, biller: biller}, nil
+	s := &Service{discoverer: d, biller: biller}
+	for _, o := range opts {
+		o(s)
+	}
+	return s, nil
+}
+
+// Options are map's optional behaviours.
+type Options struct {
+	// IncludeLinks adds the URLs a shallow link crawl from the URL finds
+	// (robots.txt obeyed) when the sitemaps are missing or list fewer URLs
+	// than the limit.
+	IncludeLinks bool
 }
 
 // Result is the answer of /v1/map.
@@ -76,6 +106,13 @@ func Dedup(urls []string) []string {
 // maxURLs was not given and is DefaultLimit; a given one is validated as it
 // is, so an explicit 0 is refused.
 func (s *Service) Map(ctx context.Context, call credits.Call, rawURL string, maxURLs *int) (Result, credits.Receipt, error) {
+	return s.MapWith(ctx, call, rawURL, maxURLs, Options{})
+}
+
+// MapWith is Map with its options. With IncludeLinks, a site without a
+// sitemap is answered from its links (and is free only when they give no
+// URL either); the link crawl adds at most limit minus the sitemaps' URLs.
+func (s *Service) MapWith(ctx context.Context, call credits.Call, rawURL string, maxURLs *int, o Options) (Result, credits.Receipt, error) {
 	limit := DefaultLimit
 	if maxURLs != nil {
 		limit = *maxURLs
@@ -98,11 +135,33 @@ func (s *Service) Map(ctx context.Context, call credits.Call, rawURL string, max
 	var res Result
 	rc, err := s.biller.Run(ctx, call, func(ctx context.Context) (int64, ports.TransactionMetadata, error) {
 		found, err := s.discoverer.Discover(ctx, weburl.Origin(u))
-		if err != nil {
+		links := o.IncludeLinks && s.links != nil
+		if err != nil && (!links || failure.ReasonOf(err) != failure.ReasonNoSitemap) {
 			return 0, ports.TransactionMetadata{}, err
 		}
 		all := Dedup(found)
-		res = Result{URL: rawURL, Total: len(all), Sources: []string{SourceSitemap}, URLs: all}
+		res = Result{URL: rawURL, Total: len(all), Sources: []string{}, URLs: all}
+		if err == nil {
+			res.Sources = append(res.Sources, SourceSitemap)
+		}
+		if links && len(all) < limit {
+			known := make(map[string]bool, len(all))
+			for _, a := range all {
+				known[weburl.DedupKey(a)] = true
+			}
+			more, lerr := s.links.FindLinks(ctx, u.String(), limit-len(all), func(v string) bool { return known[weburl.DedupKey(v)] })
+			if lerr != nil && failure.Is(lerr, failure.Invalid) {
+				return 0, ports.TransactionMetadata{}, lerr
+			}
+			if more = Dedup(append(all, more...))[len(all):]; len(more) > 0 {
+				all = append(all, more...)
+				res.Sources = append(res.Sources, SourceLinks)
+				res.Total, res.URLs = len(all), all
+			}
+		}
+		if len(res.Sources) == 0 {
+			return 0, ports.TransactionMetadata{}, err // no sitemap and no link: the sitemap's failure
+		}
 		if len(all) > limit {
 			res.URLs, res.Truncated = all[:limit], true
 		}

@@ -164,7 +164,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A domain's URLs from its sitemaps (3 credits; free when none is found). */
+        /** A domain's URLs from its sitemaps, and with include_links from a shallow link crawl (3 credits; free when none is found). */
         get: operations["map"];
         put?: never;
         post?: never;
@@ -1447,6 +1447,8 @@ export interface operations {
                 /** @description http or https, a domain name, the default port. */
                 url: components["parameters"]["URL"];
                 limit?: number;
+                /** @description When the sitemaps are missing or list fewer than limit URLs, add those found by following links from url (two hops, the same host, robots.txt obeyed); sources then includes links. */
+                include_links?: boolean;
             };
             header?: never;
             path?: never;
@@ -1464,7 +1466,7 @@ export interface operations {
                         url: string;
                         total: number;
                         truncated: boolean;
-                        sources: string[];
+                        sources: ("sitemap" | "links")[];
                         urls: string[];
                     };
                 };

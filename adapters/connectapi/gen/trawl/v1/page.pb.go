@@ -853,7 +853,11 @@ type MapRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	Url   string                 `protobuf:"bytes,1,opt,name=url,proto3" json:"url,omitempty"`
 	// 1 to 1000; 0 means the default (1000).
-	Limit         int32 `protobuf:"varint,2,opt,name=limit,proto3" json:"limit,omitempty"`
+	Limit int32 `protobuf:"varint,2,opt,name=limit,proto3" json:"limit,omitempty"`
+	// When the sitemaps are missing or list fewer than limit URLs, add those
+	// found by following links from url (two hops, the same host,
+	// robots.txt obeyed); sources then includes "links".
+	IncludeLinks  bool `protobuf:"varint,3,opt,name=include_links,json=includeLinks,proto3" json:"include_links,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -900,6 +904,13 @@ func (x *MapRequest) GetLimit() int32 {
 		return x.Limit
 	}
 	return 0
+}
+
+func (x *MapRequest) GetIncludeLinks() bool {
+	if x != nil {
+		return x.IncludeLinks
+	}
+	return false
 }
 
 type MapResponse struct {
@@ -1061,11 +1072,12 @@ const file_trawl_v1_page_proto_rawDesc = "" +
 	"\n" +
 	"deliveries\x18\x10 \x03(\v2\x19.trawl.v1.DeliveryAttemptR\n" +
 	"deliveries\x12\x16\n" +
-	"\x06render\x18\x11 \x01(\tR\x06render\"4\n" +
+	"\x06render\x18\x11 \x01(\tR\x06render\"Y\n" +
 	"\n" +
 	"MapRequest\x12\x10\n" +
 	"\x03url\x18\x01 \x01(\tR\x03url\x12\x14\n" +
-	"\x05limit\x18\x02 \x01(\x05R\x05limit\"\x81\x01\n" +
+	"\x05limit\x18\x02 \x01(\x05R\x05limit\x12#\n" +
+	"\rinclude_links\x18\x03 \x01(\bR\fincludeLinks\"\x81\x01\n" +
 	"\vMapResponse\x12\x10\n" +
 	"\x03url\x18\x01 \x01(\tR\x03url\x12\x14\n" +
 	"\x05total\x18\x02 \x01(\x05R\x05total\x12\x1c\n" +
