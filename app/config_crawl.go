@@ -18,6 +18,7 @@ type CrawlConfig struct {
 	MaxCrawlDelay time.Duration // TRAWL_CRAWL_MAX_DELAY: cap on a robots.txt Crawl-delay (10s)
 	IgnoreRobots  bool          // TRAWL_CRAWL_IGNORE_ROBOTS: the operator switches robots.txt off (false)
 	OperatorURL   string        // TRAWL_CRAWL_OPERATOR_URL: named in the crawl's User-Agent (none)
+	URLLease      time.Duration // TRAWL_CRAWL_URL_LEASE: how long a claimed URL (and its host slot) stays its node's (2m)
 }
 
 // UserAgent is the User-Agent crawls send.
@@ -25,7 +26,7 @@ func (c CrawlConfig) UserAgent() string { return crawl.UserAgent(c.OperatorURL) 
 
 // DefaultCrawlConfig is the crawl configuration with no environment.
 func DefaultCrawlConfig() CrawlConfig {
-	return CrawlConfig{Concurrency: 8, PerHost: 2, Delay: 250 * time.Millisecond, MaxCrawlDelay: 10 * time.Second}
+	return CrawlConfig{Concurrency: 8, PerHost: 2, Delay: 250 * time.Millisecond, MaxCrawlDelay: 10 * time.Second, URLLease: 2 * time.Minute}
 }
 
 // RunnerOptions are the crawl runner's settings.
@@ -33,7 +34,7 @@ func (c CrawlConfig) RunnerOptions() crawl.RunnerOptions {
 	if c == (CrawlConfig{}) {
 		c = DefaultCrawlConfig()
 	}
-	return crawl.RunnerOptions{Concurrency: int(c.Concurrency), PerHost: int(c.PerHost), Delay: c.Delay, MaxCrawlDelay: c.MaxCrawlDelay, IgnoreRobots: c.IgnoreRobots}
+	return crawl.RunnerOptions{Concurrency: int(c.Concurrency), PerHost: int(c.PerHost), Delay: c.Delay, MaxCrawlDelay: c.MaxCrawlDelay, IgnoreRobots: c.IgnoreRobots, URLLease: c.URLLease}
 }
 
 func (c Config) crawlFromEnv(getenv func(string) string) (Config, error) {
@@ -48,6 +49,13 @@ func (c Config) crawlFromEnv(getenv func(string) string) (Config, error) {
 			}
 			*dst = n
 		}
+	}
+	if v := strings.TrimSpace(getenv("TRAWL_CRAWL_URL_LEASE")); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d < time.Second {
+			return c, fmt.Errorf("TRAWL_CRAWL_URL_LEASE must be a duration of at least 1s, got %q", v)
+		}
+		c.Crawl.URLLease = d
 	}
 	for name, dst := range map[string]*time.Duration{"TRAWL_CRAWL_DELAY": &c.Crawl.Delay, "TRAWL_CRAWL_MAX_DELAY": &c.Crawl.MaxCrawlDelay} {
 		if v := strings.TrimSpace(getenv(name)); v != "" {

@@ -14,7 +14,7 @@ import typing
 from typing import Any, Dict, List, Literal, Mapping, Optional, Set, Tuple, Union, get_args, get_origin, get_type_hints
 
 from trawl import OPERATIONS
-from trawl.types import BulkCompletion, BulkFailure, ErrorBody, Reason
+from trawl.types import BulkCompletion, BulkFailure, CrawlPageEvent, CrawlPageFailed, CrawlStarted, CrawlStatus, ErrorBody, Reason
 from trawl.webhook import EVENT_HEADER, SIGNATURE_HEADER, EventName
 
 # Operations of the document the SDK leaves out on purpose, and why.
@@ -28,7 +28,14 @@ NOT_MODELLED: Dict[str, str] = {
     "docs": "an HTML reference for people",
 }
 
-WEBHOOKS = {"content-all-results": BulkCompletion, "content-bulk-failure": BulkFailure}
+WEBHOOKS = {
+    "content-all-results": BulkCompletion,
+    "content-bulk-failure": BulkFailure,
+    "crawl-started": CrawlStarted,
+    "crawl-page": CrawlPageEvent,
+    "crawl-page-failed": CrawlPageFailed,
+    "crawl-completed": CrawlStatus,
+}
 
 _METHODS = ("get", "put", "post", "delete", "patch", "head", "options")
 

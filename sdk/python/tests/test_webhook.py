@@ -99,6 +99,20 @@ class Parse(unittest.TestCase):
         assert ev.failure is not None
         self.assertEqual(ev.failure["error"], "x")
 
+    def test_crawl_events(self) -> None:
+        now = int(time.time())
+        for event, payload in [
+            ("crawl-started", {"crawl_id": "crawl_1", "status": "running", "url": "http://a.test/", "limit": 5, "max_depth": 3, "started_at": ""}),
+            ("crawl-page", {"crawl_id": "crawl_1", "page": {"url": "http://a.test/", "depth": 0, "parent": ""}}),
+            ("crawl-page-failed", {"crawl_id": "crawl_1", "url": "http://a.test/gone", "reason": "page_not_found", "error": "x", "status_code": 404, "depth": 1, "parent": "http://a.test/"}),
+            ("crawl-completed", {"crawl_id": "crawl_1", "status": "completed", "succeeded": 1}),
+        ]:
+            body = json.dumps(payload)
+            ev = parse_webhook(SECRET, {"X-Trawl-Signature": signature(body.encode(), now), "X-Trawl-Webhook": event}, body)
+            self.assertEqual((ev.event, ev.payload["crawl_id"]), (event, "crawl_1"))  # type: ignore[typeddict-item]
+            self.assertIsNone(ev.completion)
+            self.assertIsNone(ev.failure)
+
     def test_refused(self) -> None:
         now = int(time.time())
         cases = [

@@ -226,9 +226,18 @@ export class Trawl {
     return this.#call({ method: "GET", path: "/v1/content", query: { url, render: opts?.render }, billed: true, takes: ["render"] }, opts);
   }
 
-  /** A domain's URLs from its sitemaps (3 credits; free when none is found). */
-  map(url: string, opts?: CallOptions & { limit?: number }): Promise<Answer<SiteMap>> {
-    return this.#call({ method: "GET", path: "/v1/map", query: { url, limit: opts?.limit }, billed: true, takes: ["limit"] }, opts);
+  /**
+   * A domain's URLs from its sitemaps (3 credits; free when none is found).
+   * With includeLinks, when the sitemaps are missing or short, also the URLs
+   * a shallow link crawl from url finds (robots.txt obeyed); sources then
+   * includes "links".
+   */
+  map(url: string, opts?: CallOptions & { limit?: number; includeLinks?: boolean }): Promise<Answer<SiteMap>> {
+    const includeLinks = opts?.includeLinks ? "true" : undefined;
+    return this.#call(
+      { method: "GET", path: "/v1/map", query: { url, limit: opts?.limit, include_links: includeLinks }, billed: true, takes: ["limit", "includeLinks"] },
+      opts,
+    );
   }
 
   // --- Search (billed) ---

@@ -1,7 +1,7 @@
 // Names for the shapes of the API, taken from the types generated from the
 // OpenAPI document (schema.ts), so a change to the document shows up here
 // as a compile error rather than as a wrong field at run time.
-import type { components, operations } from "./schema.js";
+import type { components, operations, webhooks } from "./schema.js";
 
 type Schemas = components["schemas"];
 
@@ -34,6 +34,13 @@ export type CrawlStatus = Schemas["CrawlStatus"];
 /** An extracted page of a crawl: a Content object with its depth and parent (the page its URL was found on). */
 export type CrawlPage = Schemas["CrawlPage"];
 export type CrawlPages = Schemas["CrawlPages"];
+type WebhookBody<E extends keyof webhooks> = NonNullable<webhooks[E]["post"]["requestBody"]>["content"]["application/json"];
+/** The crawl-started webhook payload: always a crawl's first event. */
+export type CrawlStarted = WebhookBody<"crawl-started">;
+/** The crawl-page webhook payload: an extracted page, listed by crawlPages before the event is sent. */
+export type CrawlPageEvent = WebhookBody<"crawl-page">;
+/** The crawl-page-failed webhook payload: a page that could not be extracted (free). */
+export type CrawlPageFailed = WebhookBody<"crawl-page-failed">;
 /** How a page is read: auto (the server's default), always or never rendered in a browser. */
 export type Render = Schemas["Render"];
 /** How a page was read: http or browser. */

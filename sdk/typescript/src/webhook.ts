@@ -1,6 +1,6 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
 import { WebhookVerificationError } from "./errors.js";
-import type { BulkCompletion, BulkFailure } from "./types.js";
+import type { BulkCompletion, BulkFailure, CrawlPageEvent, CrawlPageFailed, CrawlStarted, CrawlStatus } from "./types.js";
 
 /** The header naming the event of a delivery. */
 export const WEBHOOK_EVENT_HEADER = "x-trawl-webhook";
@@ -9,10 +9,14 @@ export const WEBHOOK_SIGNATURE_HEADER = "x-trawl-signature";
 /** Deliveries signed longer ago than this (either way) are refused by default: a replayed request carries an old t. */
 export const DEFAULT_TOLERANCE_SECONDS = 300;
 
-/** A verified delivery of a bulk job's outcome. */
+/** A verified delivery: a bulk job's outcome or a crawl's event. */
 export type WebhookEvent =
   | { type: "content-all-results"; payload: BulkCompletion; signedAt: Date }
-  | { type: "content-bulk-failure"; payload: BulkFailure; signedAt: Date };
+  | { type: "content-bulk-failure"; payload: BulkFailure; signedAt: Date }
+  | { type: "crawl-started"; payload: CrawlStarted; signedAt: Date }
+  | { type: "crawl-page"; payload: CrawlPageEvent; signedAt: Date }
+  | { type: "crawl-page-failed"; payload: CrawlPageFailed; signedAt: Date }
+  | { type: "crawl-completed"; payload: CrawlStatus; signedAt: Date };
 
 export interface VerifyOptions {
   /** The account's webhook signing secret (whsec_...). */
@@ -127,6 +131,14 @@ export function parseWebhook(opts: {
       return { type, payload: payload as BulkCompletion, signedAt };
     case "content-bulk-failure":
       return { type, payload: payload as BulkFailure, signedAt };
+    case "crawl-started":
+      return { type, payload: payload as CrawlStarted, signedAt };
+    case "crawl-page":
+      return { type, payload: payload as CrawlPageEvent, signedAt };
+    case "crawl-page-failed":
+      return { type, payload: payload as CrawlPageFailed, signedAt };
+    case "crawl-completed":
+      return { type, payload: payload as CrawlStatus, signedAt };
     default:
       throw new WebhookVerificationError("the X-Trawl-Webhook header names no known event");
   }

@@ -87,7 +87,7 @@ const sent: Record<string, true> = {
   listTransactions: true satisfies Same<QueryOf<"listTransactions">, "page" | "per_page">,
   scrape: true satisfies Same<QueryOf<"scrape">, "url" | "render">,
   getContent: true satisfies Same<QueryOf<"getContent">, "url" | "render">,
-  map: true satisfies Same<QueryOf<"map">, "url" | "limit">,
+  map: true satisfies Same<QueryOf<"map">, "url" | "limit" | "include_links">,
   listCrawlPages: true satisfies Same<QueryOf<"listCrawlPages">, "cursor" | "per_page">,
   search: true satisfies Same<QueryOf<"search">, "q" | "loc" | "hl" | "gl" | "engine">,
   searchContent: true satisfies Same<

@@ -62,6 +62,10 @@ test("parseWebhook returns the event and payload from fetch Headers or node head
   const ev2 = parseWebhook({ secret: SECRET, body: Buffer.from(failure), now: AT, headers: { "x-trawl-webhook": "content-bulk-failure", "x-trawl-signature": signWebhook(SECRET, failure, t) } });
   assert.equal(ev2.type, "content-bulk-failure");
   if (ev2.type === "content-bulk-failure") assert.equal(ev2.payload.error, "The sitemap could not be read.");
+  const failed = JSON.stringify({ crawl_id: "crawl_1", url: "http://a.test/gone", reason: "page_not_found", error: "Not found.", status_code: 404, depth: 1, parent: "http://a.test/" });
+  const ev3 = parseWebhook({ secret: SECRET, body: failed, now: AT, headers: { "x-trawl-webhook": "crawl-page-failed", "x-trawl-signature": signWebhook(SECRET, failed, t) } });
+  assert.equal(ev3.type, "crawl-page-failed");
+  if (ev3.type === "crawl-page-failed") assert.equal(ev3.payload.reason, "page_not_found");
   assert.throws(() => parseWebhook({ secret: SECRET, body, now: AT, headers: { "x-trawl-webhook": "something-else", "x-trawl-signature": sig } }), /no known event/);
   assert.throws(() => parseWebhook({ secret: SECRET, body, now: AT, headers: { "x-trawl-webhook": "content-all-results" } }), /missing or malformed/);
   const notJSON = "not json";

@@ -129,7 +129,7 @@ OPERATIONS: Dict[str, Operation] = {
         Operation("purchaseCredits", "POST", "/v1/credits/purchase", (), PurchaseRequest, Checkout, (200,), False),
         Operation("scrape", "GET", "/v1/scrape", ("url", "render"), None, Scraped, (200,), True),
         Operation("getContent", "GET", "/v1/content", ("url", "render"), None, Content, (200,), True),
-        Operation("map", "GET", "/v1/map", ("url", "limit"), None, SiteMap, (200,), True),
+        Operation("map", "GET", "/v1/map", ("url", "limit", "include_links"), None, SiteMap, (200,), True),
         Operation("search", "GET", "/v1/serp", _SEARCH_QUERY, None, SearchResults, (200,), True),
         Operation(
             "searchContent",
@@ -383,11 +383,18 @@ class Client:
         """The main content of a page as clean HTML and Markdown with metadata (2 credits)."""
         return cast(Result[Content], self._call("getContent", query=_page_query(url, render)))
 
-    def map(self, url: str, limit: Optional[int] = None) -> Result[SiteMap]:
-        """A domain's URLs from its sitemaps (3 credits; free when none is found)."""
+    def map(self, url: str, limit: Optional[int] = None, include_links: bool = False) -> Result[SiteMap]:
+        """A domain's URLs from its sitemaps (3 credits; free when none is found).
+
+        With ``include_links``, when the sitemaps are missing or short, also the
+        URLs a shallow link crawl from ``url`` finds (robots.txt obeyed);
+        ``sources`` then includes ``"links"``.
+        """
         q: List[Tuple[str, str]] = [("url", url)]
         if limit is not None:
             q.append(("limit", str(limit)))
+        if include_links:
+            q.append(("include_links", "true"))
         return cast(Result[SiteMap], self._call("map", query=q))
 
     # Search.

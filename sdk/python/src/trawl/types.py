@@ -536,6 +536,38 @@ class BulkFailure(TypedDict):
     user: WebhookUser
 
 
+class CrawlStarted(TypedDict):
+    """The ``crawl-started`` webhook payload: always a crawl's first event."""
+
+    crawl_id: str
+    status: Literal["running"]
+    url: str
+    limit: int
+    max_depth: int
+    started_at: str
+
+
+class CrawlPageEvent(TypedDict):
+    """The ``crawl-page`` webhook payload: an extracted page, already listed
+    by ``crawl_pages``."""
+
+    crawl_id: str
+    page: CrawlPage
+
+
+class CrawlPageFailed(TypedDict):
+    """The ``crawl-page-failed`` webhook payload: a page that could not be
+    extracted (free)."""
+
+    crawl_id: str
+    url: str
+    reason: Reason
+    error: str
+    status_code: int
+    depth: int
+    parent: str
+
+
 class ErrorBody(TypedDict, total=False):
     """Every field an error answer may carry (see the README's error table)."""
 
@@ -565,6 +597,9 @@ __all__ = [
     "CrawlAck",
     "CrawlPage",
     "CrawlPages",
+    "CrawlPageEvent",
+    "CrawlPageFailed",
+    "CrawlStarted",
     "CrawlRequest",
     "CrawlScope",
     "CrawlSitemap",

@@ -14,10 +14,10 @@ import hmac
 import json
 import time
 from dataclasses import dataclass
-from typing import Any, List, Literal, Mapping, Optional, Union, cast
+from typing import Any, List, Literal, Mapping, Optional, Union, cast, get_args
 
 from .errors import WebhookVerificationError
-from .types import BulkCompletion, BulkFailure
+from .types import BulkCompletion, BulkFailure, CrawlPageEvent, CrawlPageFailed, CrawlStarted, CrawlStatus
 
 __all__ = [
     "EVENT_HEADER",
@@ -34,7 +34,17 @@ EVENT_HEADER = "X-Trawl-Webhook"
 TOLERANCE = 300.0
 """Seconds a signature's timestamp may be away from now (five minutes)."""
 
-EventName = Literal["content-all-results", "content-bulk-failure"]
+EventName = Literal[
+    "content-all-results",
+    "content-bulk-failure",
+    "crawl-started",
+    "crawl-page",
+    "crawl-page-failed",
+    "crawl-completed",
+]
+_EVENTS = get_args(EventName)
+
+Payload = Union[BulkCompletion, BulkFailure, CrawlStarted, CrawlPageEvent, CrawlPageFailed, CrawlStatus]
 
 
 def _bytes(body: Union[bytes, bytearray, memoryview, str]) -> bytes:
@@ -94,10 +104,13 @@ def verify_signature(
 @dataclass(frozen=True)
 class WebhookEvent:
     """A verified delivery: ``payload`` is a ``BulkCompletion`` for
-    ``content-all-results`` and a ``BulkFailure`` for ``content-bulk-failure``."""
+    ``content-all-results``, a ``BulkFailure`` for ``content-bulk-failure``,
+    and for a crawl's events a ``CrawlStarted`` (``crawl-started``), a
+    ``CrawlPageEvent`` (``crawl-page``), a ``CrawlPageFailed``
+    (``crawl-page-failed``) or its ``CrawlStatus`` (``crawl-completed``)."""
 
     event: EventName
-    payload: Union[BulkCompletion, BulkFailure]
+    payload: Payload
     timestamp: int
 
     @property
@@ -127,7 +140,7 @@ def parse_webhook(
 
     t = verify_signature(secret, header(SIGNATURE_HEADER), body, tolerance=tolerance, now=now)
     event = header(EVENT_HEADER)
-    if event not in ("content-all-results", "content-bulk-failure"):
+    if event not in _EVENTS:
         raise WebhookVerificationError(f"unknown {EVENT_HEADER}: {event!r}")
     try:
         payload: Any = json.loads(_bytes(body).decode("utf-8"))
@@ -135,4 +148,4 @@ def parse_webhook(
         raise WebhookVerificationError("the body is not JSON") from e
     if not isinstance(payload, dict):
         raise WebhookVerificationError("the body is not a JSON object")
-    return WebhookEvent(event=cast(EventName, event), payload=cast(Union[BulkCompletion, BulkFailure], payload), timestamp=t)
+    return WebhookEvent(event=cast(EventName, event), payload=cast(Payload, payload), timestamp=t)
