@@ -41,11 +41,13 @@ func main() {
 	pairs := flag.Int("pairs", 3, "Trawl and floor runs alternated this many times (medians reported)")
 	conc := flag.Int("c", 16, "concurrent clients")
 	pgURL := flag.String("postgres", pgtest.ServerURL(), "admin URL of a Postgres server (a scratch database is created)")
-	only := flag.String("only", "", "run one part: http (the HTTP loads on each store), content (/v1/content CPU per page; -cpuprofile then profiles the server process), footprint (the binary's resident memory and first PDF), pdf (PDF conversion beside pdftotext) or limiters")
+	only := flag.String("only", "", "run one part: http (the HTTP loads on each store), content (/v1/content CPU per page; -cpuprofile then profiles the server process), footprint (the binary's resident memory and first PDF), pdf (PDF conversion beside pdftotext), limiters, crawl (a 10,000-page crawl beside colly), crawlmem (resident memory over 100,000 crawled pages) or frontier (the PostgreSQL frontier at -frontier-urls queued URLs)")
 	storeName := flag.String("store", "", "run the store loads on this store only: sqlite or postgres (default both)")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the run (server and load) to this file, for go tool pprof")
 	encodings := flag.String("encodings", "identity gzip", "the content figure's page encodings, of identity and gzip")
 	blockProfile := flag.String("blockprofile", "", "write a profile of where goroutines waited (locks, channels, select) to this file")
+	crawlPairs := flag.Int("crawlpairs", 1, "crawl figure: Trawl and colly runs alternated this many times (10,000 pages each)")
+	frontierURLs := flag.Int("frontier-urls", 1_000_000, "frontier figure: URLs queued in the PostgreSQL frontier before the insert-and-claim rate is measured")
 	flag.Parse()
 	log.SetFlags(0)
 	if addr := os.Getenv(contentChildEnv); addr != "" {
@@ -58,6 +60,18 @@ func main() {
 	}
 	if *only == "pdf" {
 		pdfFigure()
+		return
+	}
+	if *only == "crawl" {
+		crawlFigure(*crawlPairs)
+		return
+	}
+	if *only == "crawlmem" {
+		crawlMemoryFigure()
+		return
+	}
+	if *only == "frontier" {
+		frontierFigure(*pgURL, *frontierURLs)
 		return
 	}
 	if *only == "content" {
@@ -92,7 +106,7 @@ func main() {
 		return
 	}
 	if *only != "" && *only != "http" {
-		log.Fatalf("-only %q: want http, content, footprint, pdf or limiters", *only)
+		log.Fatalf("-only %q: want http, content, footprint, pdf, limiters, crawl, crawlmem or frontier", *only)
 	}
 
 	fmt.Printf("trawl-bench: %d clients, %s per load, %d alternated pairs (medians; the ratio is the median of the pairs' ratios), GOMAXPROCS=%d\n", *conc, *duration, *pairs, runtimeProcs())
@@ -186,6 +200,7 @@ func main() {
 	mapFigure(*pairs)
 	contentFigure(*pairs, runtimeProcs(), "", strings.Fields(*encodings), false)
 	bulkFigure()
+	crawlFigure(*crawlPairs)
 	limiterFigure(*pgURL, *conc, *duration)
 	pdfFigure()
 	footprintFigure()
