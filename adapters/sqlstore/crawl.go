@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"sort"
 	"time"
 
 	"github.com/trawlhq/trawl/core/failure"
@@ -181,20 +182,38 @@ func (s *Store) ClaimCrawlURLs(ctx context.Context, crawlID string, n, limit int
 		if err := tx.GetContext(ctx, &id, s.q(lock), crawlID); err != nil {
 			return err
 		}
-		var busy int
-		if err := tx.GetContext(ctx, &busy, s.q(`SELECT COUNT(*) FROM crawl_urls WHERE crawl_id = ? AND (state = 'succeeded' OR (state = 'in_flight' AND lease_until >= ?))`), crawlID, ms(now)); err != nil {
+		// Each condition on its own, so that each walks the claim index
+		// (crawl_id, state, depth, id) for its state alone: an OR of the
+		// two read every URL of the crawl, at every claim.
+		var succeeded, leased int
+		if err := tx.GetContext(ctx, &succeeded, s.q(`SELECT COUNT(*) FROM crawl_urls WHERE crawl_id = ? AND state = 'succeeded'`), crawlID); err != nil {
 			return err
 		}
-		take := min(n, limit-busy)
+		if err := tx.GetContext(ctx, &leased, s.q(`SELECT COUNT(*) FROM crawl_urls WHERE crawl_id = ? AND state = 'in_flight' AND lease_until >= ?`), crawlID, ms(now)); err != nil {
+			return err
+		}
+		take := min(n, limit-succeeded-leased)
 		if take <= 0 {
 			return nil
 		}
-		var rows []crawlURLRow
+		var rows, expired []crawlURLRow
 		if err := tx.SelectContext(ctx, &rows, s.q(`SELECT `+crawlURLCols+` FROM crawl_urls
-			WHERE crawl_id = ? AND ((state = 'queued' AND not_before <= ?) OR (state = 'in_flight' AND lease_until < ?))
-			ORDER BY depth, id LIMIT ?`), crawlID, ms(now), ms(now), take); err != nil {
+			WHERE crawl_id = ? AND state = 'queued' AND not_before <= ? ORDER BY depth, id LIMIT ?`), crawlID, ms(now), take); err != nil {
 			return err
 		}
+		if err := tx.SelectContext(ctx, &expired, s.q(`SELECT `+crawlURLCols+` FROM crawl_urls
+			WHERE crawl_id = ? AND state = 'in_flight' AND lease_until < ? ORDER BY depth, id LIMIT ?`), crawlID, ms(now), take); err != nil {
+			return err
+		}
+		// Shallowest first across both, as one ordered claim.
+		rows = append(rows, expired...)
+		sort.Slice(rows, func(i, j int) bool {
+			if rows[i].Depth != rows[j].Depth {
+				return rows[i].Depth < rows[j].Depth
+			}
+			return rows[i].ID < rows[j].ID
+		})
+		rows = rows[:min(len(rows), take)]
 		for _, r := range rows {
 			if _, err := tx.ExecContext(ctx, s.q(`UPDATE crawl_urls SET state = 'in_flight', lease_until = ? WHERE id = ?`), ms(now.Add(lease)), r.ID); err != nil {
 				return err

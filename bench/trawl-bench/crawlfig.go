@@ -34,9 +34,11 @@ import (
 	"github.com/trawlhq/trawl/testkit/crawlsite"
 )
 
-// The crawl figure's site and budget.
+// crawlPages is the crawl figures' budget: pages per crawl (-crawl-pages).
+var crawlPages = 10_000
+
+// The crawl figure's concurrency and depth.
 const (
-	crawlPages       = 10_000
 	crawlConcurrency = 8
 	crawlDepth       = 5
 )
@@ -125,7 +127,9 @@ func crawlTrawl() (float64, int) {
 		if err == nil && (st.Status == "completed" || st.Status == "failed" || st.Status == "cancelled") {
 			return float64(st.Counts.Succeeded) / time.Since(start).Seconds(), st.Counts.Succeeded
 		}
-		time.Sleep(10 * time.Millisecond)
+		// The status counts the whole frontier: asked rarely, so that the
+		// figure is the crawl's and not the polling's.
+		time.Sleep(250 * time.Millisecond)
 	}
 }
 
@@ -173,7 +177,7 @@ func crawlFloor() (float64, int) {
 		return true
 	}
 	c.OnRequest(func(r *colly.Request) {
-		if extracted.Load() >= crawlPages {
+		if extracted.Load() >= int64(crawlPages) {
 			r.Abort()
 		}
 	})
@@ -185,7 +189,7 @@ func crawlFloor() (float64, int) {
 		if robots, _ := e.DOM.Find(`meta[name="robots"]`).Attr("content"); strings.Contains(robots, "noindex") {
 			return
 		}
-		if extracted.Load() >= crawlPages {
+		if extracted.Load() >= int64(crawlPages) {
 			return
 		}
 		if _, err := ex.Extract(context.Background(), ports.ExtractRequest{URL: e.Request.URL.String(), HTML: e.Response.Body}); err == nil {
@@ -197,7 +201,7 @@ func crawlFloor() (float64, int) {
 			return
 		}
 		abs := e.Request.AbsoluteURL(e.Attr("href"))
-		if abs == "" || extracted.Load() >= crawlPages || !first(abs) {
+		if abs == "" || extracted.Load() >= int64(crawlPages) || !first(abs) {
 			return
 		}
 		_ = e.Request.Visit(abs)
@@ -208,15 +212,15 @@ func crawlFloor() (float64, int) {
 		log.Fatal(err)
 	}
 	c.Wait()
-	n := int(min(extracted.Load(), crawlPages))
+	n := int(min(extracted.Load(), int64(crawlPages)))
 	return float64(n) / time.Since(start).Seconds(), n
 }
 
-// crawlMemoryFigure runs the trawl binary crawling 100,000 pages: ten
-// crawls of 10,000 pages, one after another, of ten generated sites, and
-// prints the resident memory of its process every 10,000 pages.
-func crawlMemoryFigure() {
-	const sitesN = 10
+// crawlMemoryFigure runs the trawl binary crawling sitesN x 10,000 pages
+// (100,000 by default): crawls of 10,000 pages, one after another, of
+// generated sites, and prints the resident memory of its process every
+// 10,000 pages.
+func crawlMemoryFigure(sitesN int) {
 	fmt.Printf("\nCrawl memory: the trawl binary (SQLite) crawling %d x %d pages, resident memory of its process from /proc\n", sitesN, crawlPages)
 	work, err := os.MkdirTemp("", "trawl-bench-crawlmem")
 	if err != nil {

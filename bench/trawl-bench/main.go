@@ -47,6 +47,8 @@ func main() {
 	encodings := flag.String("encodings", "identity gzip", "the content figure's page encodings, of identity and gzip")
 	blockProfile := flag.String("blockprofile", "", "write a profile of where goroutines waited (locks, channels, select) to this file")
 	crawlPairs := flag.Int("crawlpairs", 1, "crawl figure: Trawl and colly runs alternated this many times (10,000 pages each)")
+	flag.IntVar(&crawlPages, "crawl-pages", crawlPages, "crawl figures: pages per crawl (the figure is defined at 10,000)")
+	crawlMemCrawls := flag.Int("crawlmem-crawls", 10, "crawl memory figure: crawls of 10,000 pages run one after another")
 	frontierURLs := flag.Int("frontier-urls", 1_000_000, "frontier figure: URLs queued in the PostgreSQL frontier before the insert-and-claim rate is measured")
 	flag.Parse()
 	log.SetFlags(0)
@@ -60,18 +62,6 @@ func main() {
 	}
 	if *only == "pdf" {
 		pdfFigure()
-		return
-	}
-	if *only == "crawl" {
-		crawlFigure(*crawlPairs)
-		return
-	}
-	if *only == "crawlmem" {
-		crawlMemoryFigure()
-		return
-	}
-	if *only == "frontier" {
-		frontierFigure(*pgURL, *frontierURLs)
 		return
 	}
 	if *only == "content" {
@@ -100,6 +90,18 @@ func main() {
 			log.Fatal(err)
 		}
 		defer func() { pprof.StopCPUProfile(); f.Close() }()
+	}
+	if *only == "crawl" {
+		crawlFigure(*crawlPairs)
+		return
+	}
+	if *only == "crawlmem" {
+		crawlMemoryFigure(*crawlMemCrawls)
+		return
+	}
+	if *only == "frontier" {
+		frontierFigure(*pgURL, *frontierURLs)
+		return
 	}
 	if *only == "limiters" {
 		limiterFigure(*pgURL, *conc, *duration)
