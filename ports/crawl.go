@@ -85,7 +85,8 @@ type CrawlStore interface {
 	// AddCrawlURLs records discovered URLs, each key at most once per
 	// crawl: a URL whose key is already there is not added. A URL whose
 	// State is skipped is recorded finished, with the next Seq. Past
-	// hostCap URLs of one host, that host's new URLs are dropped. It
+	// hostCap URLs of one host, that host's new URLs are dropped; a hostCap
+	// of 0 is no cap (the caller knows the host is far from it). It
 	// returns how many were added as queued.
 	AddCrawlURLs(ctx context.Context, crawlID string, urls []CrawlURL, hostCap int) (queued int, err error)
 	// ClaimCrawlURLs leases up to n queued URLs (or in-flight ones whose

@@ -89,12 +89,12 @@ func (s *Store) AddCrawlURLs(ctx context.Context, crawlID string, urls []ports.C
 		perHost := map[string]int{}
 		for _, u := range urls {
 			n, ok := perHost[u.Host]
-			if !ok {
+			if !ok && hostCap > 0 {
 				if err := tx.GetContext(ctx, &n, s.q(`SELECT COUNT(*) FROM crawl_urls WHERE crawl_id = ? AND host = ?`), crawlID, u.Host); err != nil {
 					return err
 				}
 			}
-			if n >= hostCap {
+			if hostCap > 0 && n >= hostCap {
 				perHost[u.Host] = n
 				continue
 			}

@@ -132,6 +132,9 @@ type run struct {
 	hold  ports.Hold
 	mode  content.RenderMode
 	hooks sync.WaitGroup // page events being sent
+	// hostSent counts the URLs this run sent to the frontier, by host.
+	hostMu   sync.Mutex
+	hostSent map[string]int
 	// hookCtx is what page events are sent under: it ends when the node
 	// starts shutting down, so no event retry holds the shutdown up.
 	hookCtx context.Context
@@ -438,8 +441,32 @@ func (cr *run) follow(ctx context.Context, u ports.CrawlURL, links []string) err
 		seen[v.Key] = true
 		add = append(add, cr.frontierURL(v, u.Depth+1, u.URL))
 	}
-	_, err := cr.r.d.Crawls.AddCrawlURLs(ctx, cr.c.ID, add, HostCap(cr.c.Limit))
+	_, err := cr.r.d.Crawls.AddCrawlURLs(ctx, cr.c.ID, add, cr.hostCap(add))
 	return err
+}
+
+// hostCap is the cap AddCrawlURLs checks for a batch: none (0) while every
+// host in it has had fewer than half the cap sent by this run, the cap
+// itself from then on. Counting a host's URLs in the store costs as many
+// reads as it has URLs, at every page; this run's own count is an upper
+// bound of what it added. A crawl resumed by another node starts its count
+// again, so a host may pass the cap by at most half of it.
+func (cr *run) hostCap(add []ports.CrawlURL) int {
+	capN := HostCap(cr.c.Limit)
+	cr.hostMu.Lock()
+	defer cr.hostMu.Unlock()
+	if cr.hostSent == nil {
+		cr.hostSent = map[string]int{}
+	}
+	near := false
+	for _, u := range add {
+		cr.hostSent[u.Host]++
+		near = near || cr.hostSent[u.Host] >= capN/2
+	}
+	if near {
+		return capN
+	}
+	return 0
 }
 
 func (cr *run) finishURL(ctx context.Context, u ports.CrawlURL, state ports.CrawlURLState, reason string, body []byte) error {

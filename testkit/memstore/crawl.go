@@ -117,14 +117,16 @@ func (s *Store) AddCrawlURLs(_ context.Context, crawlID string, urls []ports.Cra
 		if c.keys[u.Key] != nil {
 			continue
 		}
-		n := 0
-		for _, m := range c.urls {
-			if m.u.Host == u.Host {
-				n++
+		if hostCap > 0 {
+			n := 0
+			for _, m := range c.urls {
+				if m.u.Host == u.Host {
+					n++
+				}
 			}
-		}
-		if n >= hostCap {
-			continue
+			if n >= hostCap {
+				continue
+			}
 		}
 		s.cr.nextURL++
 		u.CrawlID, u.ID = crawlID, s.cr.nextURL

@@ -132,6 +132,10 @@ func testFrontierOnce(t *testing.T, st Stores) {
 	if n, _ := s.AddCrawlURLs(ctx, "crawl_b", frontier("a"), 1000); n != 1 {
 		t.Fatal("crawl_b could not queue a key crawl_a has")
 	}
+	// A cap of 0 is none: the caller checks its own bound.
+	if n, _ := s.AddCrawlURLs(ctx, "crawl_b", frontier("uncapped-1", "uncapped-2"), 0); n != 2 {
+		t.Fatalf("an add without a cap queued %d, want 2", n)
+	}
 }
 
 func testClaimLimit(t *testing.T, st Stores) {
