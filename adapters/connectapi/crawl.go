@@ -14,7 +14,9 @@ import (
 // crawlHandler is CrawlService: the crawls of POST /v1/crawl.
 type crawlHandler struct{ s *Server }
 
-var errNoCrawl = connect.NewError(connect.CodeUnimplemented, errors.New("crawls are not offered by this server"))
+func errNoCrawl() error {
+	return connect.NewError(connect.CodeUnimplemented, errors.New("crawls are not offered by this server"))
+}
 
 func optInt(v *int32) *int {
 	if v == nil {
@@ -26,7 +28,7 @@ func optInt(v *int32) *int {
 
 func (h crawlHandler) CreateCrawl(ctx context.Context, req *connect.Request[trawlv1.CreateCrawlRequest]) (*connect.Response[trawlv1.CreateCrawlResponse], error) {
 	if h.s.d.Crawl == nil {
-		return nil, errNoCrawl
+		return nil, errNoCrawl()
 	}
 	return billed(h.s, ctx, req, func(ctx context.Context, c credits.Call) (*trawlv1.CreateCrawlResponse, credits.Receipt, error) {
 		m := req.Msg
@@ -56,7 +58,7 @@ func crawlStatusMsg(st crawl.Status) *trawlv1.CrawlStatus {
 
 func (h crawlHandler) GetCrawl(ctx context.Context, req *connect.Request[trawlv1.GetCrawlRequest]) (*connect.Response[trawlv1.GetCrawlResponse], error) {
 	if h.s.d.Crawl == nil {
-		return nil, errNoCrawl
+		return nil, errNoCrawl()
 	}
 	st, err := h.s.d.Crawl.Status(ctx, principal(ctx).Account.ID, req.Msg.GetCrawlId())
 	if err != nil {
@@ -67,7 +69,7 @@ func (h crawlHandler) GetCrawl(ctx context.Context, req *connect.Request[trawlv1
 
 func (h crawlHandler) CancelCrawl(ctx context.Context, req *connect.Request[trawlv1.CancelCrawlRequest]) (*connect.Response[trawlv1.CancelCrawlResponse], error) {
 	if h.s.d.Crawl == nil {
-		return nil, errNoCrawl
+		return nil, errNoCrawl()
 	}
 	st, err := h.s.d.Crawl.Cancel(ctx, principal(ctx).Account.ID, req.Msg.GetCrawlId())
 	if err != nil {
@@ -78,7 +80,7 @@ func (h crawlHandler) CancelCrawl(ctx context.Context, req *connect.Request[traw
 
 func (h crawlHandler) ListCrawlPages(ctx context.Context, req *connect.Request[trawlv1.ListCrawlPagesRequest]) (*connect.Response[trawlv1.ListCrawlPagesResponse], error) {
 	if h.s.d.Crawl == nil {
-		return nil, errNoCrawl
+		return nil, errNoCrawl()
 	}
 	m := req.Msg
 	list, err := h.s.d.Crawl.Pages(ctx, principal(ctx).Account.ID, m.GetCrawlId(), m.GetCursor(), optInt(m.PerPage))
