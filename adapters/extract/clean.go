@@ -99,7 +99,7 @@ func cleanConditionally(root *html.Node) {
 			}
 			c = next
 		}
-		if n.DataAtom == atom.A {
+		if isLink(n) {
 			t.st.linkChars = t.st.chars
 		}
 		return t
@@ -262,6 +262,9 @@ func shouldDrop(n *html.Node, t tally, structural map[string]bool) bool {
 	}
 	if isList && weight >= 0 && isProseList(n) {
 		return false // a list of the article's own, however linked
+	}
+	if n.DataAtom == atom.Dl && weight >= 0 && isDescribedTerms(n) {
+		return false // a reference of terms (linked) and their descriptions
 	}
 	if weight >= 0 && isAnnouncedList(n) {
 		return false // the list a sentence of the article announces
@@ -738,6 +741,30 @@ func isProseList(n *html.Node) bool {
 		}
 	}
 	return items >= 2 && 4*sentences >= 3*items
+}
+
+// describedMinTerms: a definition list of fewer terms is judged as any
+// block is.
+const describedMinTerms = 2
+
+// isDescribedTerms: a definition list whose descriptions are text of their
+// own, mostly unlinked (an API reference's properties and methods, a
+// glossary): its terms are often links to their own pages, but the list is
+// the page's content, not a list of links to elsewhere.
+func isDescribedTerms(n *html.Node) bool {
+	terms, described := 0, 0
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		switch c.DataAtom {
+		case atom.Dt:
+			terms++
+		case atom.Dd:
+			st := measure(c)
+			if st.chars >= itemOwnChars && st.linkDensity() < 0.5 {
+				described++
+			}
+		}
+	}
+	return terms >= describedMinTerms && 2*described >= terms
 }
 
 // isProseParagraph: a paragraph of running text, mostly unlinked.

@@ -261,12 +261,41 @@ func removeBoilerplate(body *html.Node, byName bool) {
 			remove(n)
 			return false
 		}
-		if ci := classID(n); byName && ci != "" && containsAny(ci, unlikelyWords) && !containsAny(ci, maybeWords) && !guard(n) && !holdsQuote(n) {
+		if ci := classID(n); byName && ci != "" && namedChrome(n, ci) && !guard(n) && !holdsQuote(n) {
 			remove(n)
 			return false
 		}
 		return true
 	})
+}
+
+// namedChrome: the class or id names the element as chrome. A heading
+// named a "header" is the header of its section (documentation generators
+// name their headings "section-header", "code-header"), not the page's,
+// when what follows it is text rather than a list of links ("More
+// topics" above teasers).
+func namedChrome(n *html.Node, ci string) bool {
+	if containsAny(ci, maybeWords) {
+		return false
+	}
+	if isHeading(n.DataAtom) && headsText(n) {
+		ci = strings.ReplaceAll(ci, "header", "")
+	}
+	return containsAny(ci, unlikelyWords)
+}
+
+// headsText: the element that follows a heading (or, when it is the last
+// of its wrappers, the nearest of them) holds text, mostly unlinked.
+func headsText(h *html.Node) bool {
+	var next *html.Node
+	for a, level := h, 0; next == nil && a != nil && level < 3; a, level = a.Parent, level+1 {
+		next = siblingElement(a, 1)
+	}
+	if next == nil {
+		return false
+	}
+	st := measure(next)
+	return st.chars > 0 && st.linkDensity() < 0.5
 }
 
 // consentWords name a cookie-consent panel in a class or id, and are what

@@ -1,0 +1,92 @@
+package extract_test
+
+import (
+	"strings"
+	"testing"
+)
+
+// referencePage is a page of documentation: an introduction, then
+// sections whose headings the generator names and links to themselves,
+// with definition lists of linked terms and their descriptions.
+func referencePage(headingClass, permalink string, terms string) string {
+	heading := func(id, text string) string {
+		inner := text
+		if permalink != "" {
+			inner = `<a class="` + permalink + `" href="#` + id + `">` + text + `</a>`
+		}
+		return `<h2 id="` + id + `" class="` + headingClass + `">` + inner + `</h2>`
+	}
+	return `<html><head><title>Kettle</title></head><body><nav><a href="/">Home</a><a href="/docs">Docs</a><a href="/api">API</a></nav>` +
+		`<main><h1>Kettle</h1><p>The Kettle interface boils water for the page that asks for it, and tells the page, through events, when the water is ready to pour.</p>` +
+		`<p>A page makes one kettle per pot; each kettle keeps its own temperature, its own timer, and the list of listeners it calls once the water boils.</p>` +
+		`<section>` + heading("instance_properties", "Instance properties") + terms + `</section>` +
+		`<section>` + heading("instance_methods", "Instance methods") +
+		`<dl><dt><a href="/api/kettle/boil"><code>Kettle.boil()</code></a></dt><dd><p>Starts heating.</p></dd>` +
+		`<dt><a href="/api/kettle/stop"><code>Kettle.stop()</code></a></dt><dd><p>Stops the heating at once.</p></dd></dl></section>` +
+		`</main><footer><p>Docs licence.</p></footer></body></html>`
+}
+
+const kettleTerms = `<dl><dt><a href="/api/kettle/temperature"><code>Kettle.temperature</code></a></dt><dd><p>The water's temperature.</p></dd>` +
+	`<dt><a href="/api/kettle/level"><code>Kettle.level</code></a></dt><dd><p>How full the kettle is.</p></dd></dl>`
+
+// A definition list of linked terms, each described by text of its own (an
+// API reference's methods), is the page's content however short its
+// descriptions; a list of bare links is still dropped.
+func TestDescribedTermsKept(t *testing.T) {
+	cases := []struct {
+		name, terms string
+		want        []string
+		notWant     string
+	}{
+		{"described terms", kettleTerms, []string{"The water's temperature.", "How full the kettle is.", "Starts heating.", "Stops the heating at once."}, ""},
+		{"terms without descriptions", `<dl><dt><a href="/api/kettle/temperature">Kettle temperature reference</a></dt><dd><a href="/t">see the page</a></dd>` +
+			`<dt><a href="/api/kettle/level">Kettle level reference</a></dt><dd><a href="/l">see the page</a></dd></dl>`,
+			[]string{"Starts heating."}, "Kettle level reference"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			out, err := extractHTML(t, referencePage("heading", "", c.terms))
+			if err != nil {
+				t.Fatal(err)
+			}
+			wantIn(t, out.Text, c.want...)
+			if c.notWant != "" && strings.Contains(out.Text, c.notWant) {
+				t.Errorf("link list kept: %q", out.Text)
+			}
+		})
+	}
+}
+
+// A heading whose text is a link to itself (its permalink) is not a link
+// to elsewhere: the section it titles is not judged a list of links, and
+// the heading stays.
+func TestHeadingPermalinkIsNoLink(t *testing.T) {
+	out, err := extractHTML(t, referencePage("heading", "heading-anchor", kettleTerms))
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantIn(t, out.Markdown, "## Instance methods", "Stops the heating at once.")
+}
+
+// A heading named a "header" (documentation generators' "section-header")
+// is its section's heading when text follows it; one above a list of links
+// is chrome as any block so named.
+func TestHeadingNamedHeader(t *testing.T) {
+	out, err := extractHTML(t, referencePage("section-header", "", kettleTerms))
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantIn(t, out.Markdown, "## Instance properties", "## Instance methods")
+
+	page := `<html><head><title>Ferry</title></head><body><main><article><h1>Ferry</h1>` +
+		strings.Repeat(`<p>The morning ferry leaves the harbour at seven, and the crossing takes an hour in fair weather, longer when the wind turns.</p>`, 4) +
+		`<h3 class="block-header">More topics</h3><ul><li><a href="/a">Harbour works begin</a></li><li><a href="/b">New timetable</a></li><li><a href="/c">Fares rise</a></li></ul>` +
+		`</article></main></body></html>`
+	out, err = extractHTML(t, page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(out.Text, "More topics") {
+		t.Errorf("heading of links kept: %q", out.Text)
+	}
+}
