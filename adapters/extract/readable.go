@@ -3,6 +3,7 @@ package extract
 import (
 	"regexp"
 	"strings"
+	"unicode"
 
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
@@ -45,12 +46,12 @@ func containsAny(s string, words []string) bool {
 // boilerplate-like ones, for the class and the id separately.
 func classWeight(n *html.Node) int {
 	w := 0
-	for _, v := range []string{attr(n, "class"), attr(n, "id")} {
+	for i, v := range []string{attr(n, "class"), attr(n, "id")} {
 		if v == "" {
 			continue
 		}
 		v = strings.ToLower(v)
-		if containsAny(v, negativeWords) {
+		if containsAny(v, negativeWords) && (i == 0 || !titledBy(n, v)) {
 			w -= 25
 		}
 		if containsAny(v, positiveWords) {
@@ -278,10 +279,44 @@ func namedChrome(n *html.Node, ci string) bool {
 	if containsAny(ci, maybeWords) {
 		return false
 	}
+	if id := attr(n, "id"); id != "" && titledBy(n, id) {
+		// The id is its heading's text ("respond-to-review-comments"), as
+		// documentation generators name sections: a title, not a role.
+		ci = strings.ToLower(attr(n, "class"))
+	}
 	if isHeading(n.DataAtom) && headsText(n) {
 		ci = strings.ReplaceAll(ci, "header", "")
 	}
 	return containsAny(ci, unlikelyWords)
+}
+
+// titledBy: id is the slug of the element's first heading (its text in
+// lower case, words joined by hyphens or underscores).
+func titledBy(n *html.Node, id string) bool {
+	h := firstHeading(n)
+	if h == nil {
+		return false
+	}
+	return slug(innerText(h)) == slug(id)
+}
+
+// slug is s in lower case, its runs of other characters than letters and
+// digits made one hyphen, without hyphens at its ends.
+func slug(s string) string {
+	var b strings.Builder
+	dash := false
+	for _, r := range strings.ToLower(s) {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			if dash && b.Len() > 0 {
+				b.WriteByte('-')
+			}
+			b.WriteRune(r)
+			dash = false
+		} else {
+			dash = true
+		}
+	}
+	return b.String()
 }
 
 // headsText: the element that follows a heading (or, when it is the last

@@ -90,3 +90,26 @@ func TestHeadingNamedHeader(t *testing.T) {
 		t.Errorf("heading of links kept: %q", out.Text)
 	}
 }
+
+// A section whose id is its heading's text made a slug is named by its
+// title, whatever words the title holds ("Respond to review comments"):
+// the name rules judge its class, not that id.
+func TestSectionIDFromItsHeading(t *testing.T) {
+	section := func(id, title, text string) string {
+		return `<section id="` + id + `"><h2>` + title + `<a class="headerlink" href="#` + id + `">¶</a></h2><p>` + text + `</p></section>`
+	}
+	prose := "Send the patch as plain text in the body of the mail, so that reviewers can quote it line by line in their replies"
+	page := `<html><head><title>Sending patches</title></head><body><div class="body" role="main"><h1>Sending patches</h1>` +
+		section("describe-your-changes", "Describe your changes", prose+", and describe the problem first.") +
+		section("respond-to-review-comments", "Respond to review comments", "Answer every reviewer, thank them for their time, and say what the next version changes.") +
+		section("style-check", "Style check", prose+", after running the style checker.") +
+		`</div><div id="comments"><h3>Leave a comment</h3><p>Comments are moderated and may take a day to appear on this page.</p></div></body></html>`
+	out, err := extractHTML(t, page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantIn(t, out.Markdown, "## Respond to review comments", "thank them for their time")
+	if strings.Contains(out.Text, "Comments are moderated") {
+		t.Errorf("comment block kept: %q", out.Text)
+	}
+}
