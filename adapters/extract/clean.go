@@ -74,9 +74,12 @@ func isCaption(n *html.Node) bool {
 // from theirs in the same walk.
 func cleanConditionally(root *html.Node) {
 	structural := structuralClasses(root)
-	var walk func(*html.Node) tally
-	walk = func(n *html.Node) tally {
+	var walk func(*html.Node, bool) tally
+	walk = func(n *html.Node, inHeading bool) tally {
 		var t tally
+		// A heading's parts (a term and its type, set in wrappers) are
+		// its text: the heading is judged whole.
+		inHeading = inHeading || isHeading(n.DataAtom)
 		for c := n.FirstChild; c != nil; {
 			next := c.NextSibling
 			switch c.Type {
@@ -85,8 +88,8 @@ func cleanConditionally(root *html.Node) {
 				t.st.chars += k
 				t.st.commas += commas
 			case html.ElementNode:
-				ct := walk(c)
-				if shouldDrop(c, ct, structural) {
+				ct := walk(c, inHeading)
+				if !inHeading && shouldDrop(c, ct, structural) {
 					n.RemoveChild(c)
 					if c.DataAtom == atom.Form || ct.forms > 0 {
 						// The form is gone but its prompt is not: the
@@ -104,7 +107,7 @@ func cleanConditionally(root *html.Node) {
 		}
 		return t
 	}
-	walk(root)
+	walk(root, false)
 }
 
 // structuralClasses are the class names the content is built of: repeated
@@ -262,6 +265,9 @@ func shouldDrop(n *html.Node, t tally, structural map[string]bool) bool {
 	}
 	if isList && weight >= 0 && isProseList(n) {
 		return false // a list of the article's own, however linked
+	}
+	if isList && weight >= 0 && isDescribedLinks(n) {
+		return false // links the article describes, each in words of its own
 	}
 	if n.DataAtom == atom.Dl && weight >= 0 && isDescribedTerms(n) {
 		return false // a reference of terms (linked) and their descriptions
@@ -765,6 +771,51 @@ func isDescribedTerms(n *html.Node) bool {
 		}
 	}
 	return terms >= describedMinTerms && 2*described >= terms
+}
+
+// describedOwnWords: the fewest words of its own (not in its links) of an
+// item that describes what it links to.
+const describedOwnWords = 4
+
+// isDescribedLinks: a list set after a paragraph of prose whose items each
+// say in words of their own what they link to ("Datasets, the top-level
+// container of tables and views"): documentation's guides to further
+// reading are part of the page. Lists of linked titles (related stories,
+// menus) have no such words.
+func isDescribedLinks(n *html.Node) bool {
+	if !isProseParagraph(siblingElement(n, -1)) {
+		return false
+	}
+	items, described := 0, 0
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		if c.DataAtom != atom.Li {
+			continue
+		}
+		items++
+		if len(strings.Fields(unlinkedText(c))) >= describedOwnWords {
+			described++
+		}
+	}
+	return items >= 2 && 4*described >= 3*items
+}
+
+// unlinkedText is the text of n outside its links.
+func unlinkedText(n *html.Node) string {
+	var b strings.Builder
+	var walk func(*html.Node)
+	walk = func(n *html.Node) {
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			switch {
+			case c.Type == html.TextNode:
+				b.WriteString(c.Data)
+				b.WriteByte(' ')
+			case c.Type == html.ElementNode && !isLink(c):
+				walk(c)
+			}
+		}
+	}
+	walk(n)
+	return b.String()
 }
 
 // isProseParagraph: a paragraph of running text, mostly unlinked.

@@ -113,3 +113,58 @@ func TestSectionIDFromItsHeading(t *testing.T) {
 		t.Errorf("comment block kept: %q", out.Text)
 	}
 }
+
+// A list after a paragraph whose items say in words of their own what
+// they link to is the page's guide to further reading; a list of bare
+// linked titles after the same paragraph is still dropped.
+func TestDescribedLinksKept(t *testing.T) {
+	intro := `<p>The warehouse stores data in columns, replicated across several places so that it stays available when one of them fails.</p>`
+	cases := []struct {
+		name, list string
+		kept       bool
+	}{
+		{"described", `<ul><li><a href="/docs/datasets">Datasets, the top-level container</a> of tables and views.</li>` +
+			`<li><a href="/docs/transfer">Learn how the transfer service works</a> to load data nightly.</li>` +
+			`<li><a href="/docs/stream">Stream data with the write interface</a> as the rows arrive.</li></ul>`, true},
+		{"bare titles", `<ul><li><a href="/docs/datasets">Datasets, the top-level container</a></li>` +
+			`<li><a href="/docs/transfer">Transfer service automates the loading</a></li>` +
+			`<li><a href="/docs/stream">Streaming writes rows as they arrive</a></li></ul>`, false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			page := `<html><head><title>Warehouse</title></head><body><nav><a href="/">Home</a><a href="/docs">Docs</a></nav><main><h1>Warehouse</h1>` +
+				`<p>The warehouse answers questions over large tables in seconds, and charges for the data each question reads.</p>` +
+				`<h2>Storage</h2>` + intro + c.list +
+				`<h2>Queries</h2><p>Queries are written in SQL, and the warehouse plans them across many machines, which read the columns they need.</p>` +
+				`</main></body></html>`
+			out, err := extractHTML(t, page)
+			if err != nil {
+				t.Fatal(err)
+			}
+			wantIn(t, out.Text, "replicated across several places", "Queries are written in SQL")
+			if got := strings.Contains(out.Text, "Datasets, the top-level container"); got != c.kept {
+				t.Errorf("list kept %v, want %v: %q", got, c.kept, out.Text)
+			}
+		})
+	}
+}
+
+// A heading whose text is set in wrappers (an attribute's name and type in
+// spans inside a div) keeps all of it: the cleaning judges the heading
+// whole, not its short unpunctuated parts.
+func TestHeadingPartsKept(t *testing.T) {
+	attr := func(name, typ, desc string) string {
+		return `<li><h4><div><span><span>` + name + `</span></span> <span>` + typ + `</span></div></h4><div><p>` + desc + `</p></div></li>`
+	}
+	page := `<html><head><title>Charge</title></head><body><main><h1>The charge object</h1>` +
+		`<p>A charge is one attempt to move money into the account, made by a payment or, for older integrations, directly.</p><h3>Attributes</h3><ul>` +
+		attr("amount", "integer", "Amount intended to be collected, in the smallest unit of the currency.") +
+		attr("currency", "string", "Three-letter code of the currency, in lower case.") +
+		attr("captured", "boolean", "Whether the charge was captured, or only authorized so far.") +
+		`</ul></main></body></html>`
+	out, err := extractHTML(t, page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantIn(t, out.Markdown, "#### amount integer", "#### currency string", "in the smallest unit")
+}
