@@ -31,6 +31,8 @@ const (
 	// listingRatio: a run holding this many times the text of the chosen
 	// block is the page's content, not something beside it.
 	listingRatio = 2
+	// listingBelowRatio: the same, for a run above the chosen block.
+	listingBelowRatio = 1.25
 	// listingMaxProse is the most prose of a chosen block that a run of
 	// items can take over: more is an article's body, whose related
 	// stories are a run too.
@@ -123,7 +125,14 @@ func withItems(root *html.Node, parts []*html.Node, stats map[*html.Node]textSta
 		// cleaning of an article's body would drop.
 		return parts, 2*runChars >= chars && 3*prose < chars
 	}
-	if prose >= listingMaxProse || float64(runChars) < listingRatio*float64(chars) {
+	ratio := float64(listingRatio)
+	if precedes(run, parts[0]) {
+		// Above the chosen block: the blurb is below the items (a
+		// category's closing words, the site's own), where an article's
+		// run of other stories follows its body.
+		ratio = listingBelowRatio
+	}
+	if prose >= listingMaxProse || float64(runChars) < ratio*float64(chars) {
 		return parts, false
 	}
 	if 2*prose < chars {

@@ -78,3 +78,40 @@ func TestCardLinkKeepsItsHeading(t *testing.T) {
 		t.Errorf("a card's heading written as bold text in a link: %q", out.Markdown)
 	}
 }
+
+// A grid of items above a block of the site's own prose (who the shop is,
+// set at the foot of every page) is the page's content, though it holds
+// less than twice that prose; the same grid below a blurb must hold twice
+// its text to be taken (a story above a run of other stories).
+func TestItemsAboveClosingBlurb(t *testing.T) {
+	blurb := `<div class="about"><p>Harbour Pottery is a family workshop on the north quay, where we have thrown, fired and glazed pots by hand since 1950 for gardens, kitchens and windowsills across the country.</p>` +
+		`<p>We send our catalogue each spring, and invite you to visit the workshop on any weekday to see the kilns at work and to choose a pot straight from the shelves.</p></div>`
+	grid := func(items int) string {
+		var b strings.Builder
+		b.WriteString(`<div class="grid">`)
+		for i := range items {
+			fmt.Fprintf(&b, `<div class="tile"><a class="name" href="/p/%d"><span>Terracotta planter number %d</span></a><div class="sku">SKU: S59%d</div><div class="price">$%d.00</div></div>`, i, i, i, 20+i)
+		}
+		b.WriteString(`</div>`)
+		return b.String()
+	}
+	cases := []struct {
+		name, body string
+		items      bool
+	}{
+		{"items above the blurb", grid(15) + blurb, true},
+		{"items below the blurb", blurb + grid(15), false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			page := `<html><head><title>Indoor pots</title></head><body><h1>Indoor pots</h1>` + c.body + `</body></html>`
+			out, err := extractHTML(t, page)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := strings.Contains(out.Text, "Terracotta planter number 14"); got != c.items {
+				t.Errorf("items taken %v, want %v: %q", got, c.items, out.Text)
+			}
+		})
+	}
+}
