@@ -199,6 +199,21 @@ func (t *tally) add(c tally, a atom.Atom) {
 	}
 }
 
+// inCell: n is set in a list item or a table cell (within a few wrappers
+// of it, without a block between).
+func inCell(n *html.Node) bool {
+	for a, level := n.Parent, 0; a != nil && level < 4; a, level = a.Parent, level+1 {
+		switch a.DataAtom {
+		case atom.Li, atom.Td, atom.Th:
+			return true
+		case atom.Span, atom.P, atom.B, atom.Strong, atom.Em, atom.I, atom.Small:
+			continue
+		}
+		return false
+	}
+	return false
+}
+
 // formMaxChars: a block holding a form and less text than this is the
 // form's prompt, not prose.
 const formMaxChars = 500
@@ -247,8 +262,8 @@ func shouldDrop(n *html.Node, t tally, structural map[string]bool) bool {
 	ld := st.linkDensity()
 	switch n.DataAtom {
 	case atom.P, atom.Span:
-		if n.Parent != nil && n.Parent.DataAtom == atom.Li {
-			return false // an item's text: the list is judged as a whole
+		if inCell(n) {
+			return false // an item's or a cell's text: the list or table is judged as a whole
 		}
 		// A paragraph that is only a link ("Read more: ...") is navigation.
 		return st.chars < 200 && ld > 0.8 || n.DataAtom == atom.P && isLinkLines(n)

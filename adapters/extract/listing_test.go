@@ -115,3 +115,41 @@ func TestItemsAboveClosingBlurb(t *testing.T) {
 		})
 	}
 }
+
+// A table whose cells hold a linked name wrapped in spans keeps the names:
+// a span that is only a link is navigation in running text, not in a cell.
+func TestTableCellLinksKept(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`<html><head><title>Lighthouse keepers</title></head><body><main><h1>Lighthouse keepers</h1>` +
+		strings.Repeat(`<p>The two lights of the harbour were kept by families who lived beside them, and the harbour office kept a record of every keeper, his wages and the winters he served, which is where the names below come from.</p>`, 4) +
+		`<p>The keepers of the north light are listed below by year, with the keeper of the south light beside them, from the records the harbour office kept.</p>` +
+		`<table><tr><th>Year</th><th>North light</th><th>South light</th><th>Served</th></tr>`)
+	for i := range 8 {
+		fmt.Fprintf(&b, `<tr><th>%d</th><td><span data-sort="k%d"><span class="fn"><a href="/wiki/North_%d">Keeper North%d</a></span></span></td><td><span><a href="/wiki/South_%d">Keeper South%d</a></span></td><td>eleven winters on the rock, then nine winters ashore</td></tr>`, 1901+i, i, i, i, i, i)
+	}
+	b.WriteString(`</table></main></body></html>`)
+	out, err := extractHTML(t, b.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantIn(t, out.Markdown, "Keeper North0", "Keeper South7", "| 1908 ")
+}
+
+// A page whose best block is a table's body (its rows hold the text) is
+// written with its table, as a Markdown table, not as the rows' text run
+// together.
+func TestTableRowsKeepTheirTable(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`<html><head><title>Lighthouse keepers</title></head><body><main><h1>Lighthouse keepers</h1>` +
+		`<p>The keepers of the north light are listed below by year, from the records of the harbour office.</p>` +
+		`<table><tr><th>Year</th><th>North light</th><th>South light</th></tr>`)
+	for i := range 8 {
+		fmt.Fprintf(&b, `<tr><th>%d</th><td><a href="/wiki/North_%d">Keeper North%d</a>, for eleven winters on the rock</td><td><a href="/wiki/South_%d">Keeper South%d</a>, for nine winters ashore</td></tr>`, 1901+i, i, i, i, i)
+	}
+	b.WriteString(`</table></main></body></html>`)
+	out, err := extractHTML(t, b.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantIn(t, out.Markdown, "| Year ", "| 1908 ", "Keeper South7")
+}
