@@ -168,3 +168,39 @@ func TestHeadingPartsKept(t *testing.T) {
 	}
 	wantIn(t, out.Markdown, "#### amount integer", "#### currency string", "in the smallest unit")
 }
+
+// The page's revision line at the foot of a documentation page ("Last
+// updated", "This page was last modified") and what follows it are not the
+// page's text; the same words opening the page are its dateline's, kept
+// with the text below them.
+func TestRevisionLineEndsThePage(t *testing.T) {
+	var b strings.Builder
+	for _, what := range []string{"water", "milk", "soup", "tea"} {
+		b.WriteString(`<p>The kettle boils ` + what + ` for the page that asks for it, and tells the page, through events, when it is ready to pour into the pot.</p>`)
+	}
+	body := b.String()
+	cases := []struct {
+		name, page string
+		gone       string
+	}{
+		{"at the foot", `<main><h1>Kettle</h1>` + body + `<p>Last updated 2025-12-18 UTC.</p><p>Licensed under the terms of the docs licence, which the project's site sets out.</p></main>`, "Last updated"},
+		{"modified", `<main><h1>Kettle</h1>` + body + `<div>This page was last modified on Sep 25, 2024 by the contributors.</div></main>`, "last modified"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			out, err := extractHTML(t, `<html><head><title>Kettle</title></head><body>`+c.page+`</body></html>`)
+			if err != nil {
+				t.Fatal(err)
+			}
+			wantIn(t, out.Text, "ready to pour")
+			if strings.Contains(out.Text, c.gone) || strings.Contains(out.Text, "docs licence") {
+				t.Errorf("revision line kept: %q", out.Text)
+			}
+		})
+	}
+	out, err := extractHTML(t, `<html><head><title>Kettle</title></head><body><main><h1>Kettle</h1><p>Last updated 2025-12-18 UTC.</p>`+body+`</main></body></html>`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantIn(t, out.Text, "ready to pour")
+}
