@@ -696,15 +696,18 @@ func dropEndMatter(root *html.Node) {
 
 // endMatterNotices open a paragraph set after the article: a legal notice
 // ("Disclaimer: ..."), its tags, a call to subscribe or donate, the date
-// the page was last changed.
+// the page was last changed, the licence of its text.
 var endMatterNotices = []string{"disclaimer:", "disclosure:", "haftungsausschluss:", "avertissement :", "avertissement:", "aviso legal:",
 	"tags:", "filed under:", "posted in:", "schlagwörter:", "étiquettes :", "etiquetas:",
 	"become a paid subscriber", "become a member", "subscribe to our", "sign up for our", "support us", "if you enjoyed this",
 	"donate to", "subscribe now", "advertising disclosure", "we want to hear what you think", "submit your letter",
 	"unterstütze", "unterstützen sie", "jetzt abonnieren", "abonnieren sie", "suscríbete", "abonnez-vous",
-	// The page's revision line, set at the foot of documentation and wikis.
+	// The page's revision line and licence, set at the foot of
+	// documentation and wikis.
 	"last updated", "last modified", "this page was last modified", "page last modified", "page last updated",
-	"zuletzt aktualisiert", "zuletzt geändert", "dernière mise à jour", "última actualización"}
+	"zuletzt aktualisiert", "zuletzt geändert", "dernière mise à jour", "última actualización",
+	"except as otherwise noted", "content is available under", "text is available under", "this work is licensed under",
+	"this page is licensed under"}
 
 func isEndMatterNotice(text string) bool {
 	t := strings.ToLower(text)

@@ -169,9 +169,10 @@ func TestHeadingPartsKept(t *testing.T) {
 	wantIn(t, out.Markdown, "#### amount integer", "#### currency string", "in the smallest unit")
 }
 
-// The page's revision line at the foot of a documentation page ("Last
-// updated", "This page was last modified") and what follows it are not the
-// page's text; the same words opening the page are its dateline's, kept
+// The page's revision line or licence at the foot of a documentation page
+// ("Last updated", "This page was last modified", "Except as otherwise
+// noted, the content of this page is licensed...") and what follows it
+// are not the page's text; the same words opening the page are its dateline's, kept
 // with the text below them.
 func TestRevisionLineEndsThePage(t *testing.T) {
 	var b strings.Builder
@@ -185,6 +186,7 @@ func TestRevisionLineEndsThePage(t *testing.T) {
 	}{
 		{"at the foot", `<main><h1>Kettle</h1>` + body + `<p>Last updated 2025-12-18 UTC.</p><p>Licensed under the terms of the docs licence, which the project's site sets out.</p></main>`, "Last updated"},
 		{"modified", `<main><h1>Kettle</h1>` + body + `<div>This page was last modified on Sep 25, 2024 by the contributors.</div></main>`, "last modified"},
+		{"licence", `<main><h1>Kettle</h1>` + body + `<p>Except as otherwise noted, the content of this page is licensed under an open licence.</p><p>Licensed under the terms of the docs licence, which the project's site sets out.</p></main>`, "otherwise noted"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
