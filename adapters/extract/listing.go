@@ -194,19 +194,24 @@ func precedes(a, b *html.Node) bool {
 // summary, as listings write their items) onto the card's heading: the
 // Markdown of a link cannot hold a heading, so the item's title would be
 // written as a line of bold text inside one long link.
+//
+// A card without a heading (an image, a title line and a summary set in
+// blocks) has the link moved onto its first line of text, its title: a
+// link holding blocks is written as one long link broken by escaped line
+// ends.
 func linkHeadings(root *html.Node) {
-	var cards []*html.Node
+	var cards, titles []*html.Node
 	elements(root, func(n *html.Node) bool {
 		if n.DataAtom != atom.A {
 			return true
 		}
-		if h := firstHeading(n); h != nil {
-			cards = append(cards, n)
+		if h := cardTitle(n); h != nil {
+			cards, titles = append(cards, n), append(titles, h)
 		}
 		return false
 	})
-	for _, a := range cards {
-		h := firstHeading(a)
+	for i, a := range cards {
+		h := titles[i]
 		link := &html.Node{Type: html.ElementNode, Data: "a", DataAtom: atom.A, Attr: append([]html.Attribute(nil), a.Attr...)}
 		for c := h.FirstChild; c != nil; {
 			next := c.NextSibling
@@ -223,6 +228,30 @@ func linkHeadings(root *html.Node) {
 		}
 		remove(a)
 	}
+}
+
+// cardTitle is the element of a link holding blocks that titles it: its
+// first heading, else its first block of text alone (no blocks in it);
+// nil for a link without blocks.
+func cardTitle(a *html.Node) *html.Node {
+	if h := firstHeading(a); h != nil {
+		return h
+	}
+	if !hasBlockChild(a) {
+		return nil
+	}
+	var t *html.Node
+	elements(a, func(e *html.Node) bool {
+		if t != nil {
+			return false
+		}
+		if e != a && isBlock(e) && !hasBlockChild(e) && strings.TrimSpace(innerText(e)) != "" {
+			t = e
+			return false
+		}
+		return true
+	})
+	return t
 }
 
 func firstHeading(n *html.Node) *html.Node {

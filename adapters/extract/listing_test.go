@@ -153,3 +153,26 @@ func TestTableRowsKeepTheirTable(t *testing.T) {
 	}
 	wantIn(t, out.Markdown, "| Year ", "| 1908 ", "Keeper South7")
 }
+
+// A link wrapping a card without a heading (an image, a title line and a
+// summary in blocks) is moved onto the card's title line: the Markdown
+// writes a linked title and the summary below it, not one link broken by
+// escaped line ends.
+func TestCardLinkWithoutHeading(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`<html><head><title>Courses</title></head><body><main><h1>Courses</h1>`)
+	for i := range 4 {
+		fmt.Fprintf(&b, `<div class="card"><a href="/course/%d"><div><img src="/c/%d.jpg" alt="Course %d"></div><div><div>Certificate in harbour pilotage, part %d</div>`+
+			`<div><p>Learn to bring ships into a tidal harbour by day and by night, with a master pilot beside you on the bridge.</p></div></div></a></div>`, i, i, i, i)
+	}
+	b.WriteString(`</main></body></html>`)
+	out, err := extractHTML(t, b.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantIn(t, out.Markdown, "[Certificate in harbour pilotage, part 0](https://site.example/course/0)\n\nLearn to bring ships",
+		"[Certificate in harbour pilotage, part 3](https://site.example/course/3)")
+	if strings.Contains(out.Markdown, "\\\n") {
+		t.Errorf("a card written as one link broken by escaped line ends:\n%s", out.Markdown)
+	}
+}
