@@ -176,3 +176,24 @@ func TestCardLinkWithoutHeading(t *testing.T) {
 		t.Errorf("a card written as one link broken by escaped line ends:\n%s", out.Markdown)
 	}
 }
+
+// An item's "header" (its title and date in a block named so) is the
+// item's title, not the page's header: a board of jobs keeps each job's
+// title. The page's own header (a logo and a menu) is still dropped.
+func TestItemHeaderKept(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`<html><head><title>Jobs</title></head><body><div class="site-header"><h2><a href="/">Harbour Jobs</a></h2><a href="/post">Post a job</a><a href="/login">Log in</a></div><main><h1>Jobs</h1><ul>`)
+	for i := range 5 {
+		fmt.Fprintf(&b, `<li class="job"><a href="/job/%d"><div class="job__header"><h3>Deck officer on the night ferry, post %d</h3><p>%dd</p></div>`+
+			`<p class="company">North Sound Ferries</p><p class="terms">Full-time, four weeks on and four weeks off</p></a></li>`, i, i, i+1)
+	}
+	b.WriteString(`</ul></main></body></html>`)
+	out, err := extractHTML(t, b.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantIn(t, out.Text, "Deck officer on the night ferry, post 0", "Deck officer on the night ferry, post 4", "four weeks off")
+	if strings.Contains(out.Text, "Log in") {
+		t.Errorf("the page's header kept: %q", out.Text)
+	}
+}

@@ -284,10 +284,28 @@ func namedChrome(n *html.Node, ci string) bool {
 		// documentation generators name sections: a title, not a role.
 		ci = strings.ToLower(attr(n, "class"))
 	}
-	if isHeading(n.DataAtom) && headsText(n) {
+	if (isHeading(n.DataAtom) || titleBox(n)) && headsText(n) {
 		ci = strings.ReplaceAll(ci, "header", "")
 	}
 	return containsAny(ci, unlikelyWords)
+}
+
+// titleBoxMaxChars: a longer block is more than the title of an item.
+const titleBoxMaxChars = 200
+
+// titleBox: a short block, unlinked, whose text is mostly a heading (an
+// item's "card header": its title and a date). A page's header holds
+// links (a logo, a menu).
+func titleBox(n *html.Node) bool {
+	if !strings.Contains(classID(n), "header") {
+		return false
+	}
+	h := firstHeading(n)
+	if h == nil {
+		return false
+	}
+	st := measure(n)
+	return st.chars < titleBoxMaxChars && st.linkDensity() < 0.5 && 2*measure(h).chars >= st.chars
 }
 
 // titledBy: id is the slug of the element's first heading (its text in
