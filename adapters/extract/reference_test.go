@@ -114,27 +114,30 @@ func TestSectionIDFromItsHeading(t *testing.T) {
 	}
 }
 
-// A list after a paragraph whose items say in words of their own what
-// they link to is the page's guide to further reading; a list of bare
-// linked titles after the same paragraph is still dropped.
+// A list after a paragraph or a heading whose items say in words of their
+// own what they link to is the page's guide to further reading; a list of
+// bare linked titles in the same places is still dropped.
 func TestDescribedLinksKept(t *testing.T) {
 	intro := `<p>The warehouse stores data in columns, replicated across several places so that it stays available when one of them fails.</p>`
+	next := `<ul><li>To learn how tables are stored, see <a href="/docs/storage">Storage of tables and their columns</a>.</li>` +
+		`<li>To learn how queries are billed, see <a href="/docs/pricing">Pricing of queries and storage</a>.</li></ul>`
+	bareNext := `<ul><li><a href="/docs/storage">Storage of tables and their columns</a></li><li><a href="/docs/pricing">Pricing of queries and storage</a></li></ul>`
 	cases := []struct {
-		name, list string
-		kept       bool
+		name, list, next string
+		kept             bool
 	}{
 		{"described", `<ul><li><a href="/docs/datasets">Datasets, the top-level container</a> of tables and views.</li>` +
 			`<li><a href="/docs/transfer">Learn how the transfer service works</a> to load data nightly.</li>` +
-			`<li><a href="/docs/stream">Stream data with the write interface</a> as the rows arrive.</li></ul>`, true},
+			`<li><a href="/docs/stream">Stream data with the write interface</a> as the rows arrive.</li></ul>`, next, true},
 		{"bare titles", `<ul><li><a href="/docs/datasets">Datasets, the top-level container</a></li>` +
 			`<li><a href="/docs/transfer">Transfer service automates the loading</a></li>` +
-			`<li><a href="/docs/stream">Streaming writes rows as they arrive</a></li></ul>`, false},
+			`<li><a href="/docs/stream">Streaming writes rows as they arrive</a></li></ul>`, bareNext, false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			page := `<html><head><title>Warehouse</title></head><body><nav><a href="/">Home</a><a href="/docs">Docs</a></nav><main><h1>Warehouse</h1>` +
 				`<p>The warehouse answers questions over large tables in seconds, and charges for the data each question reads.</p>` +
-				`<h2>Storage</h2>` + intro + c.list +
+				`<h2>Storage</h2>` + intro + c.list + `<h2>What to read next</h2>` + c.next +
 				`<h2>Queries</h2><p>Queries are written in SQL, and the warehouse plans them across many machines, which read the columns they need.</p>` +
 				`</main></body></html>`
 			out, err := extractHTML(t, page)
@@ -144,6 +147,9 @@ func TestDescribedLinksKept(t *testing.T) {
 			wantIn(t, out.Text, "replicated across several places", "Queries are written in SQL")
 			if got := strings.Contains(out.Text, "Datasets, the top-level container"); got != c.kept {
 				t.Errorf("list kept %v, want %v: %q", got, c.kept, out.Text)
+			}
+			if got := strings.Contains(out.Text, "Pricing of queries and storage"); got != c.kept {
+				t.Errorf("list under a heading kept %v, want %v: %q", got, c.kept, out.Text)
 			}
 		})
 	}
