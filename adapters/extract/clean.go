@@ -800,11 +800,10 @@ func isDescribedTerms(n *html.Node) bool {
 const describedOwnWords = 4
 
 // isDescribedLinks: a list set after a paragraph of prose or a heading
-// ("What's next") whose items each
-// say in words of their own what they link to ("Datasets, the top-level
-// container of tables and views"): documentation's guides to further
-// reading are part of the page. Lists of linked titles (related stories,
-// menus) have no such words.
+// ("What's next") whose items each say in words of their own what they
+// link to ("Datasets, the top-level container of tables and views"):
+// documentation's guides to further reading are part of the page. Lists
+// of linked titles (related stories, menus) have no such words.
 func isDescribedLinks(n *html.Node) bool {
 	if prev := siblingElement(n, -1); !isProseParagraph(prev) && (prev == nil || !isHeading(prev.DataAtom)) {
 		return false
