@@ -351,6 +351,21 @@ func headsText(h *html.Node) bool {
 	return st.chars > 0 && st.linkDensity() < 0.5
 }
 
+// closedDialog: a dialog the page shows only when it is opened: hidden
+// from assistive technology, or a "modal" (the class CSS frameworks hide
+// until a script opens it).
+func closedDialog(n *html.Node) bool {
+	if strings.EqualFold(attr(n, "aria-hidden"), "true") {
+		return true
+	}
+	for _, c := range strings.Fields(strings.ToLower(attr(n, "class"))) {
+		if c == "modal" {
+			return true
+		}
+	}
+	return false
+}
+
 // consentWords name a cookie-consent panel in a class or id, and are what
 // its text speaks of.
 var consentWords = []string{"consent", "cookie", "gdpr"}
@@ -362,6 +377,9 @@ var consentWords = []string{"consent", "cookie", "gdpr"}
 func isConsentPanel(n *html.Node) bool {
 	if strings.EqualFold(attr(n, "aria-modal"), "true") {
 		return true
+	}
+	if role := strings.ToLower(attr(n, "role")); (role == "dialog" || role == "alertdialog") && closedDialog(n) {
+		return true // shown only when opened, over the page
 	}
 	ci := classID(n)
 	if ci == "" || !containsAny(ci, consentWords) || containsAny(ci, maybeWords) {
