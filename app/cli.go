@@ -22,13 +22,11 @@ import (
 
 	"github.com/trawlhq/trawl/adapters/clock"
 	"github.com/trawlhq/trawl/adapters/payment"
-	"github.com/trawlhq/trawl/adapters/sqlstore"
 	"github.com/trawlhq/trawl/core/account"
 	"github.com/trawlhq/trawl/core/auth"
 	"github.com/trawlhq/trawl/core/billing"
-	"github.com/trawlhq/trawl/core/bulk"
-	"github.com/trawlhq/trawl/core/credits"
 	"github.com/trawlhq/trawl/core/failure"
+	"github.com/trawlhq/trawl/core/service"
 	"github.com/trawlhq/trawl/ports"
 )
 
@@ -554,13 +552,13 @@ func (c CLI) bootstrap(ctx context.Context, cfg Config) error {
 		return err
 	}
 	defer env.close()
-	b, created, err := env.auth.Bootstrap(ctx)
+	b, created, err := env.svc.Auth.Bootstrap(ctx)
 	if err != nil || !created {
 		return err
 	}
 	tok := b.Token
 	base := cfg.PublicBase()
-	pwLink, err := account.PasswordLink(ctx, env.store, clock.System{}.Now(), base, b.Account.ID)
+	pwLink, err := account.PasswordLink(ctx, env.store.Credentials, clock.System{}.Now(), base, b.Account.ID)
 	if err != nil {
 		return err
 	}
@@ -592,10 +590,8 @@ API reference: %s/docs
 // writes nothing to the data dir (no link-signing key, no outbox) and, with
 // --database, touches no local directory at all.
 type env struct {
-	store   *sqlstore.Store
-	auth    *auth.Service
-	credits *credits.Service
-	secrets *bulk.Secrets
+	store Store
+	svc   *service.Services
 }
 
 func (e env) close() { e.store.Close() }
@@ -607,12 +603,9 @@ func openEnv(ctx context.Context, cfg Config) (env, error) {
 	}
 	e := env{store: store}
 	clk := clock.System{}
-	pay, err := payment.NewLocal(store, clk, cfg.PublicBase())
+	pay, err := payment.NewLocal(store.Ledger, clk, cfg.PublicBase())
 	if err == nil {
-		e.auth, e.credits, err = NewAccountServices(SQLStores(store), clk, pay, cfg.ServiceOptions().Pricing, cfg.Plans)
-	}
-	if err == nil {
-		e.secrets, err = bulk.NewSecrets(store)
+		e.svc, err = service.New(store.Stores, service.Outbound{Clock: clk, Payments: pay}, cfg.ServiceOptions())
 	}
 	if err != nil {
 		store.Close()
@@ -627,7 +620,7 @@ func (c CLI) migrate(o *options) error {
 		return err
 	}
 	defer store.Close()
-	fmt.Fprintf(c.Stdout, "migrations applied (%s)\n", store.Dialect())
+	fmt.Fprintf(c.Stdout, "migrations applied (%s)\n", store.Dialect)
 	return nil
 }
 
@@ -640,7 +633,7 @@ func (c CLI) admin(cmd string, o *options) error {
 	}
 	defer e.close()
 	account := func() (ports.Account, error) {
-		a, err := e.auth.AccountByEmail(ctx, *email)
+		a, err := e.svc.Auth.AccountByEmail(ctx, *email)
 		if failure.Is(err, failure.NotFound) {
 			return a, fmt.Errorf("no account with email %s", *email)
 		}
@@ -653,16 +646,16 @@ func (c CLI) admin(cmd string, o *options) error {
 		if p == "" {
 			p = billing.DefaultPlanName
 		}
-		a, err := e.auth.CreateAccount(ctx, *email, *name, p)
+		a, err := e.svc.Auth.CreateAccount(ctx, *email, *name, p)
 		if err != nil {
 			return err
 		}
 		if *asJSON {
 			return c.json(accountOut(a))
 		}
-		fmt.Fprintf(c.Stdout, "created account %d %s (%s)\n", a.ID, a.Email, e.auth.Plans().Must(a.Plan).DisplayName)
+		fmt.Fprintf(c.Stdout, "created account %d %s (%s)\n", a.ID, a.Email, e.svc.Auth.Plans().Must(a.Plan).DisplayName)
 	case "accounts list":
-		list, err := e.auth.ListAccounts(ctx)
+		list, err := e.svc.Auth.ListAccounts(ctx)
 		if err != nil {
 			return err
 		}
@@ -676,7 +669,7 @@ func (c CLI) admin(cmd string, o *options) error {
 		tw := tabwriter.NewWriter(c.Stdout, 0, 4, 2, ' ', 0)
 		fmt.Fprintln(tw, "ID\tEMAIL\tNAME\tPLAN\tCREATED")
 		for _, a := range list {
-			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\n", a.ID, a.Email, a.Name, e.auth.Plans().Must(a.Plan).DisplayName, a.CreatedAt.Format(time.RFC3339))
+			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\n", a.ID, a.Email, a.Name, e.svc.Auth.Plans().Must(a.Plan).DisplayName, a.CreatedAt.Format(time.RFC3339))
 		}
 		return tw.Flush()
 	case "accounts set-plan":
@@ -684,16 +677,16 @@ func (c CLI) admin(cmd string, o *options) error {
 		if err != nil {
 			return err
 		}
-		if err := e.credits.SetPlan(ctx, a.ID, *plan); err != nil {
+		if err := e.svc.Credits.SetPlan(ctx, a.ID, *plan); err != nil {
 			return err
 		}
-		fmt.Fprintf(c.Stdout, "%s is on the %s plan\n", a.Email, e.auth.Plans().Must(*plan).DisplayName)
+		fmt.Fprintf(c.Stdout, "%s is on the %s plan\n", a.Email, e.svc.Auth.Plans().Must(*plan).DisplayName)
 	case "tokens create":
 		a, err := account()
 		if err != nil {
 			return err
 		}
-		t, err := e.auth.CreateToken(ctx, a.ID, *name)
+		t, err := e.svc.Auth.CreateToken(ctx, a.ID, *name)
 		if err != nil {
 			return err
 		}
@@ -706,7 +699,7 @@ func (c CLI) admin(cmd string, o *options) error {
 		if err != nil {
 			return err
 		}
-		list, err := e.auth.ListTokens(ctx, a.ID)
+		list, err := e.svc.Auth.ListTokens(ctx, a.ID)
 		if err != nil {
 			return err
 		}
@@ -736,7 +729,7 @@ func (c CLI) admin(cmd string, o *options) error {
 		if err != nil {
 			return err
 		}
-		if err := e.auth.DeleteToken(ctx, a.ID, *id); err != nil {
+		if err := e.svc.Auth.DeleteToken(ctx, a.ID, *id); err != nil {
 			if failure.Is(err, failure.NotFound) {
 				return fmt.Errorf("%s has no token %d", a.Email, *id)
 			}
@@ -748,7 +741,7 @@ func (c CLI) admin(cmd string, o *options) error {
 		if err != nil {
 			return err
 		}
-		if err := e.credits.Grant(ctx, a.ID, *creditsN); err != nil {
+		if err := e.svc.Credits.Grant(ctx, a.ID, *creditsN); err != nil {
 			return err
 		}
 		fmt.Fprintf(c.Stdout, "granted %s credits to %s\n", billing.FormatCredits(*creditsN), a.Email)
@@ -757,9 +750,9 @@ func (c CLI) admin(cmd string, o *options) error {
 		if err != nil {
 			return err
 		}
-		show := e.secrets.Show
+		show := e.svc.Secrets.Show
 		if *rotate {
-			show = e.secrets.Rotate
+			show = e.svc.Secrets.Rotate
 		}
 		secret, err := show(ctx, a.ID)
 		if err != nil {

@@ -14,7 +14,6 @@ import (
 	"github.com/trawlhq/trawl/adapters/httpapi"
 	"github.com/trawlhq/trawl/adapters/limiter"
 	"github.com/trawlhq/trawl/adapters/metrics"
-	"github.com/trawlhq/trawl/adapters/sqlstore"
 	"github.com/trawlhq/trawl/ports"
 )
 
@@ -42,7 +41,7 @@ func (l Limiter) Checks() map[string]func(context.Context) error {
 
 // NewLimiter builds the configured rate limiter. With Redis, a node whose
 // Redis does not answer keeps limiting on its own (see limiter.Failover).
-func NewLimiter(c Config, store *sqlstore.Store, clk ports.Clock, log *slog.Logger) (Limiter, error) {
+func NewLimiter(c Config, store Store, clk ports.Clock, log *slog.Logger) (Limiter, error) {
 	none := func() error { return nil }
 	switch kind := c.LimiterKind(); kind {
 	case LimiterRedis:
@@ -67,7 +66,7 @@ func NewLimiter(c Config, store *sqlstore.Store, clk ports.Clock, log *slog.Logg
 		}
 		return Limiter{RateLimiter: f, Kind: kind, Shared: f, Ping: shared.Ping, Close: client.Close}, nil
 	case LimiterPostgres:
-		l, err := sqlstore.NewRateLimiter(store, clk)
+		l, err := store.SharedLimiter(clk)
 		return Limiter{RateLimiter: l, Kind: kind, Close: none}, err
 	default:
 		m, err := limiter.NewMemory(clk)
@@ -77,7 +76,7 @@ func NewLimiter(c Config, store *sqlstore.Store, clk ports.Clock, log *slog.Logg
 
 // provideLimiter builds the limiter for the app's lifetime, counted when
 // metrics are on.
-func provideLimiter(lc fx.Lifecycle, c Config, store *sqlstore.Store, clk ports.Clock, log *slog.Logger, m *metrics.Metrics) (Limiter, error) {
+func provideLimiter(lc fx.Lifecycle, c Config, store Store, clk ports.Clock, log *slog.Logger, m *metrics.Metrics) (Limiter, error) {
 	l, err := NewLimiter(c, store, clk, log)
 	if err != nil {
 		return l, err
@@ -117,20 +116,11 @@ func MetricsModule() fx.Option {
 	)
 }
 
-func serveMetrics(lc fx.Lifecycle, c Config, m *metrics.Metrics, store *sqlstore.Store, log *slog.Logger) {
+func serveMetrics(lc fx.Lifecycle, c Config, m *metrics.Metrics, store Store, log *slog.Logger) {
 	if m == nil {
 		return
 	}
-	m.DB(store.DB().DB, "trawl")
-	m.Jobs(func(ctx context.Context) ([]metrics.JobState, error) {
-		states, err := store.UnfinishedJobs(ctx)
-		out := make([]metrics.JobState, 0, len(states))
-		for _, s := range states {
-			out = append(out, metrics.JobState{Status: s.Status, Count: s.Count, Oldest: s.Oldest})
-		}
-		return out, err
-	}, store.PendingURLs, time.Now)
-	m.Holds(store.OpenHolds, time.Now)
+	store.Observe(m)
 	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", m.Handler())
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, WriteTimeout: 30 * time.Second}

@@ -20,7 +20,7 @@ type userJSON struct {
 }
 
 func (a *API) getUser(w http.ResponseWriter, r *http.Request) {
-	acct, err := a.auth.Account(r.Context(), principal(r.Context()))
+	acct, err := a.svc.Auth.Account(r.Context(), principal(r.Context()))
 	if err != nil {
 		a.writeError(w, r, err)
 		return
@@ -33,7 +33,7 @@ func (a *API) getUser(w http.ResponseWriter, r *http.Request) {
 
 // status loads the caller's credit status; an account that vanished is a 404.
 func (a *API) status(w http.ResponseWriter, r *http.Request) (billing.Status, bool) {
-	st, err := a.credits.StatusFor(r.Context(), principal(r.Context()))
+	st, err := a.svc.Credits.StatusFor(r.Context(), principal(r.Context()))
 	if err != nil {
 		a.writeError(w, r, err)
 		return st, false
@@ -97,7 +97,7 @@ func (a *API) listTransactions(w http.ResponseWriter, r *http.Request) {
 		a.writeError(w, r, err)
 		return
 	}
-	p, err := a.credits.Transactions(r.Context(), principal(r.Context()).Account.ID, paging)
+	p, err := a.svc.Credits.Transactions(r.Context(), principal(r.Context()).Account.ID, paging)
 	if err != nil {
 		a.writeError(w, r, err)
 		return
@@ -154,7 +154,7 @@ func (a *API) preview(w http.ResponseWriter, r *http.Request) (previewJSON, bool
 		a.writeError(w, r, err)
 		return previewJSON{}, false
 	}
-	p, err := a.credits.Preview(r.Context(), principal(r.Context()).Account.ID, st, qty)
+	p, err := a.svc.Credits.Preview(r.Context(), principal(r.Context()).Account.ID, st, qty)
 	if err != nil {
 		a.writeError(w, r, err)
 		return previewJSON{}, false
@@ -189,12 +189,12 @@ func (a *API) purchase(w http.ResponseWriter, r *http.Request) {
 		a.writeError(w, r, err)
 		return
 	}
-	acct, err := a.auth.Account(r.Context(), principal(r.Context()))
+	acct, err := a.svc.Auth.Account(r.Context(), principal(r.Context()))
 	if err != nil {
 		a.writeError(w, r, err)
 		return
 	}
-	co, err := a.credits.Purchase(r.Context(), acct, n)
+	co, err := a.svc.Credits.Purchase(r.Context(), acct, n)
 	if err != nil {
 		a.writeError(w, r, err)
 		return

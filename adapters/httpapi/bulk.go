@@ -50,7 +50,7 @@ func (a *API) submitBulk(r *http.Request, c credits.Call) (int, any, credits.Rec
 	if err := fe.Err("httpapi.submitBulk"); err != nil {
 		return 0, nil, credits.Receipt{}, err
 	}
-	ack, err := a.bulk.Submit(r.Context(), c, req)
+	ack, err := a.svc.Bulk.Submit(r.Context(), c, req)
 	if err != nil {
 		return 0, nil, credits.Receipt{}, err
 	}
@@ -82,7 +82,7 @@ type deliveryJSON struct {
 }
 
 func (a *API) bulkStatus(w http.ResponseWriter, r *http.Request) {
-	st, err := a.bulk.Status(r.Context(), principal(r.Context()).Account.ID, r.PathValue("job_id"))
+	st, err := a.svc.Bulk.Status(r.Context(), principal(r.Context()).Account.ID, r.PathValue("job_id"))
 	if err != nil {
 		a.writeError(w, r, err)
 		return

@@ -16,6 +16,7 @@ import (
 	"github.com/trawlhq/trawl/app"
 	"github.com/trawlhq/trawl/core/bulk"
 	"github.com/trawlhq/trawl/core/credits"
+	"github.com/trawlhq/trawl/core/service"
 	"github.com/trawlhq/trawl/ports"
 )
 
@@ -57,7 +58,7 @@ func bulkFigure() {
 			log.Fatal(err)
 		}
 		lim, _ := limiter.NewMemory(clk)
-		svc, err := app.NewServices(app.SQLStores(store), clk, pay, lim, out, cfg.ServiceOptions(), nil)
+		svc, err := service.New(app.SQLStore(store).Stores, out.With(clk, pay, lim), cfg.ServiceOptions())
 		if err != nil {
 			log.Fatal(err)
 		}

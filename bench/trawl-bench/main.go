@@ -32,6 +32,7 @@ import (
 	"github.com/trawlhq/trawl/adapters/payment"
 	"github.com/trawlhq/trawl/adapters/sqlstore"
 	"github.com/trawlhq/trawl/app"
+	"github.com/trawlhq/trawl/core/service"
 	"github.com/trawlhq/trawl/ports"
 	"github.com/trawlhq/trawl/testkit/pgtest"
 )
@@ -301,7 +302,7 @@ func load(h http.Handler, path, token string, c int, d time.Duration) result {
 type built struct {
 	handler      http.Handler
 	token        string
-	svc          app.Services
+	svc          *service.Services
 	floorAccount int64
 }
 
@@ -329,11 +330,11 @@ func buildWith(s *sqlstore.Store, pageHost, pageAddr string, browserOff bool) (b
 	lim, _ := limiter.NewMemory(clk)
 	opts := cfg.ServiceOptions()
 	opts.Plans = liftedPlans()
-	svc, err := app.NewServices(app.SQLStores(s), clk, pay, lim, out, opts, nil)
+	svc, err := service.New(app.SQLStore(s).Stores, out.With(clk, pay, lim), opts)
 	if err != nil {
 		return built{}, err
 	}
-	api, _, err := app.NewHandler(svc, out, app.HandlerOptions{Ready: s.Ping, MaxBody: cfg.MaxBody})
+	api, _, err := app.NewHandler(svc, app.HandlerOptions{Ready: s.Ping, MaxBody: cfg.MaxBody, Files: out.Files})
 	if err != nil {
 		return built{}, err
 	}
@@ -358,7 +359,7 @@ func buildWith(s *sqlstore.Store, pageHost, pageAddr string, browserOff bool) (b
 
 // ledgerOps runs reserve+settle of 1 credit from c workers for d, on one
 // account (every operation contends for one row lock) or one account each.
-func ledgerOps(s *sqlstore.Store, svc app.Services, c int, d time.Duration, spread bool) float64 {
+func ledgerOps(s *sqlstore.Store, svc *service.Services, c int, d time.Duration, spread bool) float64 {
 	ctx := context.Background()
 	accounts := make([]int64, c)
 	for i := range accounts {
