@@ -4,14 +4,9 @@ import (
 	"context"
 	"errors"
 	"log/slog"
-	"net"
-	"net/http"
-	"time"
 
 	"go.uber.org/fx"
 
-	"github.com/trawlhq/trawl/adapters/chromium"
-	"github.com/trawlhq/trawl/adapters/httpapi"
 	"github.com/trawlhq/trawl/adapters/limiter"
 	"github.com/trawlhq/trawl/adapters/metrics"
 	"github.com/trawlhq/trawl/ports"
@@ -100,73 +95,4 @@ func provideLimiter(lc fx.Lifecycle, c Config, store Store, clk ports.Clock, log
 		l.RateLimiter = m.Limiter(l.RateLimiter)
 	}
 	return l, nil
-}
-
-// MetricsModule provides the metrics (nil when TRAWL_METRICS_ADDR is empty)
-// and serves them on their own listener.
-func MetricsModule() fx.Option {
-	return fx.Module("metrics",
-		fx.Provide(func(c Config) *metrics.Metrics {
-			if c.MetricsAddr == "" {
-				return nil
-			}
-			return metrics.New()
-		}),
-		fx.Invoke(serveMetrics),
-	)
-}
-
-func serveMetrics(lc fx.Lifecycle, c Config, m *metrics.Metrics, store Store, log *slog.Logger) {
-	if m == nil {
-		return
-	}
-	store.Observe(m)
-	mux := http.NewServeMux()
-	mux.Handle("GET /metrics", m.Handler())
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, WriteTimeout: 30 * time.Second}
-	lc.Append(fx.Hook{
-		OnStart: func(context.Context) error {
-			ln, err := net.Listen("tcp", c.MetricsAddr)
-			if err != nil {
-				return err
-			}
-			log.Info("metrics listening", "addr", ln.Addr().String())
-			go func() {
-				if err := srv.Serve(ln); err != nil && err != http.ErrServerClosed {
-					log.Error("metrics server stopped", "err", err)
-				}
-			}()
-			return nil
-		},
-		OnStop: func(ctx context.Context) error { return srv.Shutdown(ctx) },
-	})
-}
-
-// Instrument wraps the API's outermost handler in the request metrics
-// (labelled by route pattern); without metrics it is the API's handler.
-func Instrument(api *httpapi.API, m *metrics.Metrics) http.Handler {
-	if m == nil {
-		return api.Handler()
-	}
-	return m.HTTP(api.Handler(), api.Route)
-}
-
-// instrumentOutbound counts page fetches, renders (and the browser's
-// restarts), webhook and mail attempts when metrics are on.
-func instrumentOutbound(o Outbound, m *metrics.Metrics) Outbound {
-	if m == nil {
-		return o
-	}
-	if b, ok := o.Renderer.(interface{ Stats() chromium.Stats }); ok {
-		m.Browser(func() int64 { return b.Stats().Restarts }, func() int64 { return b.Stats().BrowserRSS })
-	}
-	o.Fetcher = m.Fetcher(o.Fetcher)
-	o.Renderer = m.Renderer(o.Renderer)
-	if o.Webhooks != nil {
-		o.Webhooks = m.Webhooks(o.Webhooks)
-	}
-	if o.Mailer != nil {
-		o.Mailer = m.Mailer(o.Mailer)
-	}
-	return o
 }

@@ -50,12 +50,11 @@ func startTraced(t testing.TB, tr *oteltrace.Tracing) traced {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { store.Close() })
-	out, err := NewOutbound(c)
+	out, err := NewOutbound(c, Observers{Tracing: tr})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { out.Close() })
-	out = traceOutbound(out, tr)
 	clk := clock.System{}
 	pay, err := NewPaymentProvider(store.Stores, clk, c)
 	if err != nil {
@@ -63,7 +62,7 @@ func startTraced(t testing.TB, tr *oteltrace.Tracing) traced {
 	}
 	lim, _ := limiter.NewMemory(clk)
 	o := c.ServiceOptions()
-	o.WrapLedger = tr.Ledger
+	o.WrapLedger = Observers{Tracing: tr}.Ledger
 	o.Jobs = tr.Jobs()
 	log := slog.New(slog.DiscardHandler)
 	o.Logger = log

@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"errors"
 	"io"
 	"log/slog"
 	"net"
@@ -91,8 +92,11 @@ func proxyURL(raw string) *url.URL {
 	return u
 }
 
-// NewOutbound builds the web-facing adapters of a configuration.
-func NewOutbound(c Config) (Outbound, error) {
+// NewOutbound builds the web-facing adapters of a configuration, each
+// wrapped in obs before another adapter is built from it: the sitemap
+// reader fetches, Google renders and the bulk worker posts and mails
+// through the counted, traced ones.
+func NewOutbound(c Config, obs Observers) (Outbound, error) {
 	o := fetch.Options{ConnectTimeout: c.FetchConnectTimeout, Timeout: c.FetchTimeout, MaxBytes: c.FetchMaxBytes, Resolve: c.ResolveMap()}
 	if c.FetchProxy != "" {
 		u, err := url.Parse(c.FetchProxy)
@@ -102,44 +106,54 @@ func NewOutbound(c Config) (Outbound, error) {
 		o.Proxy = u
 	}
 	f := fetch.New(o)
-	d, err := sitemapxml.New(f, sitemapxml.Limits{})
-	if err != nil {
+	out := Outbound{Outbound: service.Outbound{Fetcher: obs.Fetcher(f), Guard: f, Extractor: obs.Extractor(extract.New()),
+		Schemas: schema.New(), Passwords: password.New(password.Default)}}
+	sitemaps, ok := out.Fetcher.(sitemapxml.Fetcher)
+	if !ok {
+		return Outbound{}, errors.New("the observed fetcher does not stream")
+	}
+	var err error
+	if out.Discoverer, err = sitemapxml.New(sitemaps, sitemapxml.Limits{}); err != nil {
 		return Outbound{}, err
 	}
+	var renderer ports.Renderer
+	if renderer, out.Rendering, out.closers, err = NewRenderer(c, f); err != nil {
+		return Outbound{}, err
+	}
+	out.Renderer = obs.Renderer(renderer)
 	so := serp.ClientOptions{Timeout: c.SearchTimeout, Proxy: proxyURL(c.SearchProxy)}
 	google := serp.NewGoogle(c.SearchGoogleURL, so)
-	engines := []ports.SearchEngine{
+	if out.Renderer != nil && c.RendersSearch("google") {
+		google = serp.NewRenderedGoogle(c.SearchGoogleURL, so, out.Renderer)
+		out.Rendering += "; Google results through the browser"
+	}
+	out.Engines = obs.Engines([]ports.SearchEngine{
 		google,
 		serp.NewBing(c.SearchBingURL, so),
 		serp.NewDuckDuckGo(c.SearchDuckDuckGoURL, so),
-	}
-	model := llm.NewOpenAI(llm.Options{BaseURL: c.LLMBaseURL, APIKey: c.LLMAPIKey, Model: c.LLMModel, AttemptTimeout: c.LLMTimeout})
-	out := Outbound{Outbound: service.Outbound{Fetcher: f, Guard: f, Extractor: extract.New(), Discoverer: d, Engines: engines, LLM: model,
-		Schemas: schema.New(), Passwords: password.New(password.Default)}}
+	})
+	out.LLM = obs.LLM(llm.NewOpenAI(llm.Options{BaseURL: c.LLMBaseURL, APIKey: c.LLMAPIKey, Model: c.LLMModel, AttemptTimeout: c.LLMTimeout}))
 	// PDFium is compiled on the first PDF, not at start: an idle node holds
 	// no compiled reader, and the compiled code kept in the data directory
 	// makes that first PDF after a restart about as fast as the next.
 	out.pdf = pdf.New(pdf.Options{MaxPages: int(c.DocumentMaxPages), Workers: int(c.DocumentWorkers), MemoryLimitBytes: c.DocumentMemoryBytes,
 		CacheDir: filepath.Join(c.DataDir, "pdfium-cache")})
 	out.Documents = map[ports.DocumentFormat]ports.DocumentConverter{ports.DocumentPDF: out.pdf, ports.DocumentDOCX: docx.New(docx.Options{})}
-	if out.Renderer, out.Rendering, out.closers, err = NewRenderer(c, f); err != nil {
+	hooks, err := webhook.New(f)
+	if err != nil {
 		return Outbound{}, err
 	}
-	if out.Renderer != nil && c.RendersSearch("google") {
-		google.RenderWith(out.Renderer)
-		out.Rendering += "; Google results through the browser"
-	}
-	if out.Webhooks, err = webhook.New(f); err != nil {
-		return Outbound{}, err
-	}
+	out.Webhooks = obs.Webhooks(hooks)
+	var mailer ports.Mailer
 	if c.SMTPURL != "" {
-		out.Mailer, err = smtpmail.NewSMTP(c.SMTPURL)
+		mailer, err = smtpmail.NewSMTP(c.SMTPURL)
 	} else {
-		out.Mailer, err = smtpmail.NewOutbox(filepath.Join(c.DataDir, "outbox"))
+		mailer, err = smtpmail.NewOutbox(filepath.Join(c.DataDir, "outbox"))
 	}
 	if err != nil {
 		return Outbound{}, err
 	}
+	out.Mailer = obs.Mailer(mailer)
 	if c.S3Endpoint != "" {
 		s3, err := blob.NewS3(blob.S3Options{Endpoint: c.S3Endpoint, Bucket: c.S3Bucket, AccessKey: c.S3AccessKey, SecretKey: c.S3SecretKey, Region: c.S3Region, Insecure: c.S3Insecure})
 		if err != nil {
@@ -200,12 +214,12 @@ func PaymentModule() fx.Option {
 // OutboundModule provides the fetcher, the extractor and sitemap discovery.
 func OutboundModule() fx.Option {
 	return fx.Module("outbound",
-		fx.Provide(func(c Config, m *metrics.Metrics, t *oteltrace.Tracing, log *slog.Logger) (Outbound, error) {
-			o, err := NewOutbound(c)
+		fx.Provide(func(c Config, obs Observers, log *slog.Logger) (Outbound, error) {
+			o, err := NewOutbound(c, obs)
 			if err == nil {
 				log.Info("rendering: " + o.Rendering)
 			}
-			return traceOutbound(instrumentOutbound(o, m), t), err
+			return o, err
 		}),
 		fx.Invoke(func(lc fx.Lifecycle, out Outbound) { lc.Append(fx.StopHook(out.Close)) }))
 }
@@ -213,10 +227,10 @@ func OutboundModule() fx.Option {
 // CoreModule provides the application: the core services every delivery takes.
 func CoreModule() fx.Option {
 	return fx.Module("core", fx.Provide(func(c Config, st service.Stores, out Outbound, clk ports.Clock, payments ports.PaymentProvider, lim ports.RateLimiter,
-		m *metrics.Metrics, t *oteltrace.Tracing, log *slog.Logger) (*service.Services, error) {
+		obs Observers, log *slog.Logger) (*service.Services, error) {
 		o := c.ServiceOptions()
-		o.WrapLedger = observeLedger(m, t)
-		o.Jobs = t.Jobs()
+		o.WrapLedger = obs.Ledger
+		o.Jobs = obs.Tracing.Jobs()
 		o.Logger = log
 		return service.New(st, out.With(clk, payments, lim), o)
 	}))

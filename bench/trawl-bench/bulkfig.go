@@ -53,7 +53,7 @@ func bulkFigure() {
 		}
 		clk := clock.System{}
 		pay, _ := payment.NewLocal(store, clk, "http://127.0.0.1")
-		out, err := app.NewOutbound(cfg)
+		out, err := app.NewOutbound(cfg, app.Observers{})
 		if err != nil {
 			log.Fatal(err)
 		}

@@ -55,7 +55,7 @@ func limiterFigure(pgURL string, c int, d time.Duration) {
 	cfg.DataDir, _ = os.MkdirTemp("", "trawl-bench-data")
 	defer os.RemoveAll(cfg.DataDir)
 	cfg.Resolve = []string{"bench.test:80=" + pln.Addr().String()}
-	out, err := app.NewOutbound(cfg)
+	out, err := app.NewOutbound(cfg, app.Observers{})
 	if err != nil {
 		log.Fatal(err)
 	}

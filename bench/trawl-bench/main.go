@@ -323,7 +323,7 @@ func buildWith(s *sqlstore.Store, pageHost, pageAddr string, browserOff bool) (b
 	cfg.BrowserOff = browserOff
 	cfg.DataDir, _ = os.MkdirTemp("", "trawl-bench-data")
 	cfg.Resolve = []string{pageHost + ":80=" + pageAddr}
-	out, err := app.NewOutbound(cfg)
+	out, err := app.NewOutbound(cfg, app.Observers{})
 	if err != nil {
 		return built{}, err
 	}
