@@ -20,13 +20,11 @@ import (
 	"github.com/trawlhq/trawl/ports"
 )
 
-func iso(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000000Z07:00") }
-
 func isoPtr(t *time.Time) string {
 	if t == nil {
 		return ""
 	}
-	return iso(*t)
+	return ports.FormatTime(*t)
 }
 
 func contentMsg(p content.Page) *trawlv1.Content {
@@ -93,7 +91,7 @@ func (h pageHandler) CreateBulkContentJob(ctx context.Context, req *connect.Requ
 			return nil, credits.Receipt{}, err
 		}
 		return &trawlv1.CreateBulkContentJobResponse{Message: ack.Message, JobId: ack.JobID, UrlsCount: int32(ack.URLsCount), UrlSource: string(ack.URLSource),
-			DeliveryMethod: ack.DeliveryMethod, EstimatedCompletionTime: ack.EstimatedCompletionTime, Status: string(ack.Status), QueuedAt: iso(ack.QueuedAt)}, credits.Receipt{}, nil
+			DeliveryMethod: ack.DeliveryMethod, EstimatedCompletionTime: ack.EstimatedCompletionTime, Status: string(ack.Status), QueuedAt: ports.FormatTime(ack.QueuedAt)}, credits.Receipt{}, nil
 	})
 }
 
@@ -104,7 +102,7 @@ func (h pageHandler) GetBulkContentJob(ctx context.Context, req *connect.Request
 	}
 	j := st.Job
 	out := &trawlv1.GetBulkContentJobResponse{JobId: j.ID, Status: string(j.Status), UrlSource: string(j.URLSource), DeliveryMethod: st.DeliveryMethod,
-		UrlsCount: int32(j.URLsCount), ProcessedCount: int32(st.Processed), SuccessCount: int32(st.Succeeded), FailedCount: int32(st.Failed), QueuedAt: iso(j.QueuedAt),
+		UrlsCount: int32(j.URLsCount), ProcessedCount: int32(st.Processed), SuccessCount: int32(st.Succeeded), FailedCount: int32(st.Failed), QueuedAt: ports.FormatTime(j.QueuedAt),
 		StartedAt: isoPtr(j.StartedAt), CompletedAt: isoPtr(j.CompletedAt), FailedAt: isoPtr(j.FailedAt), Error: j.Error, DownloadUrl: st.Download, Render: string(bulk.Render(j))}
 	for _, u := range st.URLs {
 		r := &trawlv1.BulkUrlResult{Url: u.URL, Status: string(u.Status), Success: u.Status == ports.URLSucceeded, StatusCode: int32(u.StatusCode), Error: u.Error, Engine: u.Engine}
@@ -114,7 +112,7 @@ func (h pageHandler) GetBulkContentJob(ctx context.Context, req *connect.Request
 		out.Results = append(out.Results, r)
 	}
 	for _, d := range st.Deliveries {
-		out.Deliveries = append(out.Deliveries, &trawlv1.DeliveryAttempt{Channel: string(d.Channel), Attempt: int32(d.Attempt), StatusCode: int32(d.StatusCode), Error: d.Error, DurationMs: d.Duration.Milliseconds(), At: iso(d.At)})
+		out.Deliveries = append(out.Deliveries, &trawlv1.DeliveryAttempt{Channel: string(d.Channel), Attempt: int32(d.Attempt), StatusCode: int32(d.StatusCode), Error: d.Error, DurationMs: d.Duration.Milliseconds(), At: ports.FormatTime(d.At)})
 	}
 	return connect.NewResponse(out), nil
 }
@@ -226,7 +224,7 @@ func statusMsg(st billing.Status) *trawlv1.CreditStatus {
 	m := &trawlv1.CreditStatus{Balance: st.Balance, FormattedBalance: st.FormattedBalance, Limit: st.Limit, Used: st.Used, IsLow: st.IsLow,
 		Threshold: st.Threshold, PercentageUsed: st.PercentageUsed}
 	if st.NextRenewal != nil {
-		nr := iso(*st.NextRenewal)
+		nr := ports.FormatTime(*st.NextRenewal)
 		m.NextRenewal = &nr
 	}
 	return m
@@ -266,7 +264,7 @@ func (h creditsHandler) ListTransactions(ctx context.Context, req *connect.Reque
 	for _, t := range p.Items {
 		m := t.Metadata
 		out.Data = append(out.Data, &trawlv1.Transaction{Id: t.ID, ServiceType: t.ServiceType, ServiceName: t.ServiceName, Credits: t.Credits, BalanceAfter: t.BalanceAfter,
-			CreatedAt: iso(t.CreatedAt), Metadata: &trawlv1.TransactionMetadata{Url: m.URL, Query: m.Query, JobId: m.JobID, RequestId: m.RequestID, SessionId: m.SessionID}})
+			CreatedAt: ports.FormatTime(t.CreatedAt), Metadata: &trawlv1.TransactionMetadata{Url: m.URL, Query: m.Query, JobId: m.JobID, RequestId: m.RequestID, SessionId: m.SessionID}})
 	}
 	return connect.NewResponse(out), nil
 }
@@ -329,5 +327,5 @@ func (h accountHandler) GetUser(ctx context.Context, _ *connect.Request[trawlv1.
 	if err != nil {
 		return nil, toConnect(err)
 	}
-	return connect.NewResponse(&trawlv1.GetUserResponse{Id: a.ID, Name: a.Name, Email: a.Email, EmailVerifiedAt: isoPtr(a.EmailVerifiedAt), CreatedAt: iso(a.CreatedAt), UpdatedAt: iso(a.UpdatedAt)}), nil
+	return connect.NewResponse(&trawlv1.GetUserResponse{Id: a.ID, Name: a.Name, Email: a.Email, EmailVerifiedAt: isoPtr(a.EmailVerifiedAt), CreatedAt: ports.FormatTime(a.CreatedAt), UpdatedAt: ports.FormatTime(a.UpdatedAt)}), nil
 }

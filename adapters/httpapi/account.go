@@ -27,7 +27,7 @@ func (a *API) getUser(w http.ResponseWriter, r *http.Request) {
 	}
 	writeJSON(w, http.StatusOK, userJSON{
 		ID: acct.ID, Name: acct.Name, Email: acct.Email, EmailVerifiedAt: isoPtr(acct.EmailVerifiedAt),
-		CreatedAt: iso(acct.CreatedAt), UpdatedAt: iso(acct.UpdatedAt),
+		CreatedAt: ports.FormatTime(acct.CreatedAt), UpdatedAt: ports.FormatTime(acct.UpdatedAt),
 	})
 }
 
@@ -105,7 +105,7 @@ func (a *API) listTransactions(w http.ResponseWriter, r *http.Request) {
 	out := paginatorJSON{Data: make([]transactionJSON, len(p.Items)), CurrentPage: p.Page, LastPage: p.LastPage(), PerPage: p.PerPage, Total: p.Total}
 	for i, t := range p.Items {
 		out.Data[i] = transactionJSON{ID: t.ID, ServiceType: t.ServiceType, ServiceName: t.ServiceName, Credits: t.Credits,
-			BalanceAfter: t.BalanceAfter, CreatedAt: iso(t.CreatedAt), Metadata: t.Metadata}
+			BalanceAfter: t.BalanceAfter, CreatedAt: ports.FormatTime(t.CreatedAt), Metadata: t.Metadata}
 	}
 	if len(p.Items) > 0 {
 		from := (p.Page-1)*p.PerPage + 1

@@ -9,6 +9,7 @@ import (
 	"github.com/trawlhq/trawl/core/credits"
 	"github.com/trawlhq/trawl/core/failure"
 	"github.com/trawlhq/trawl/core/ratelimit"
+	"github.com/trawlhq/trawl/ports"
 )
 
 func (a *API) crawlRoutes() {
@@ -81,7 +82,7 @@ func (a *API) submitCrawl(r *http.Request, c credits.Call) (int, any, credits.Re
 	if err != nil {
 		return 0, nil, credits.Receipt{}, err
 	}
-	return http.StatusAccepted, crawlAckJSON{ack.CrawlID, ack.Status, ack.URL, ack.Limit, ack.MaxDepth, iso(ack.QueuedAt)}, credits.Receipt{}, nil
+	return http.StatusAccepted, crawlAckJSON{ack.CrawlID, ack.Status, ack.URL, ack.Limit, ack.MaxDepth, ports.FormatTime(ack.QueuedAt)}, credits.Receipt{}, nil
 }
 
 func (a *API) crawlStatus(w http.ResponseWriter, r *http.Request) {
