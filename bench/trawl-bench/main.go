@@ -42,7 +42,7 @@ func main() {
 	pairs := flag.Int("pairs", 3, "Trawl and floor runs alternated this many times (medians reported)")
 	conc := flag.Int("c", 16, "concurrent clients")
 	pgURL := flag.String("postgres", pgtest.ServerURL(), "admin URL of a Postgres server (a scratch database is created)")
-	only := flag.String("only", "", "run one part: http (the HTTP loads on each store), content (/v1/content CPU per page; -cpuprofile then profiles the server process), footprint (the binary's resident memory and first PDF), pdf (PDF conversion beside pdftotext) or limiters")
+	only := flag.String("only", "", "run one part: http (the HTTP loads on each store), content (/v1/content CPU per page; -cpuprofile then profiles the server process), footprint (the binary's resident memory and first PDF), pdf (PDF conversion beside pdftotext), render (static and rendered reads of the front-end fixtures, with the local Chromium) or limiters")
 	storeName := flag.String("store", "", "run the store loads on this store only: sqlite or postgres (default both)")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the run (server and load) to this file, for go tool pprof")
 	encodings := flag.String("encodings", "identity gzip", "the content figure's page encodings, of identity and gzip")
@@ -59,6 +59,10 @@ func main() {
 	}
 	if *only == "pdf" {
 		pdfFigure()
+		return
+	}
+	if *only == "render" {
+		renderFigure()
 		return
 	}
 	if *only == "content" {
@@ -93,7 +97,7 @@ func main() {
 		return
 	}
 	if *only != "" && *only != "http" {
-		log.Fatalf("-only %q: want http, content, footprint, pdf or limiters", *only)
+		log.Fatalf("-only %q: want http, content, footprint, pdf, render or limiters", *only)
 	}
 
 	fmt.Printf("trawl-bench: %d clients, %s per load, %d alternated pairs (medians; the ratio is the median of the pairs' ratios), GOMAXPROCS=%d\n", *conc, *duration, *pairs, runtimeProcs())
