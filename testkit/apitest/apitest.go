@@ -155,7 +155,7 @@ func Start(t testing.TB, store storetest.Stores, o Options) *Env {
 		// the store keeps plan checkouts.
 		var err error
 		if stores.PlanCheckouts != nil {
-			pay, err = app.NewPaymentProvider(stores, e.Clock, app.Config{PublicURL: base0})
+			pay, err = app.NewPaymentProvider(stores, e.Clock, app.Config{HTTPConfig: app.HTTPConfig{PublicURL: base0}})
 		} else {
 			pay, err = payment.NewLocal(store, e.Clock, base0)
 		}
