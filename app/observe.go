@@ -57,13 +57,15 @@ func (o Observers) Webhooks(w ports.WebhookSender) ports.WebhookSender {
 	return o.Tracing.Webhooks(w)
 }
 
-// Extractor, Engines and LLM span extraction, searches and completions.
+// Extractor spans every extraction of e.
 func (o Observers) Extractor(e ports.Extractor) ports.Extractor { return o.Tracing.Extractor(e) }
 
+// Engines span every search of each engine.
 func (o Observers) Engines(e []ports.SearchEngine) []ports.SearchEngine {
 	return o.Tracing.SearchEngines(e)
 }
 
+// LLM spans every completion of l.
 func (o Observers) LLM(l ports.LLM) ports.LLM { return o.Tracing.LLM(l) }
 
 // Mailer counts and spans every message of m.
