@@ -24,15 +24,19 @@ type Google struct {
 	renderer ports.Renderer
 }
 
-// RenderWith makes the engine fetch its result pages through r; the parser
-// is the same.
-func (g *Google) RenderWith(r ports.Renderer) { g.renderer = r }
-
 var _ ports.SearchEngine = (*Google)(nil)
 
 // NewGoogle builds the adapter; base "" means https://www.google.com.
 func NewGoogle(base string, o ClientOptions) *Google {
 	return &Google{base: baseURL(base, "https://www.google.com"), client: newEngineClient(o)}
+}
+
+// NewRenderedGoogle is NewGoogle fetching its result pages through r, a
+// browser; the parser is the same.
+func NewRenderedGoogle(base string, o ClientOptions, r ports.Renderer) *Google {
+	g := NewGoogle(base, o)
+	g.renderer = r
+	return g
 }
 
 // Name implements ports.SearchEngine.

@@ -427,7 +427,7 @@ func (d *Discoverer) Read(ctx context.Context, sitemapURL, field string, max int
 	lim.MaxURLs = max + 1
 	r := &run{d: &Discoverer{fetcher: d.fetcher, limits: lim}, visited: map[string]bool{}, sem: make(chan struct{}, lim.Concurrency)}
 	if !r.claim(sitemapURL) {
-		return nil, failure.Invalidf("sitemap.Read", field, "The %s could not be read.", field)
+		return nil, failure.Invalidf("sitemapxml.Read", field, "The %s could not be read.", field)
 	}
 	urls, ok := r.read(ctx, sitemapURL, 0)
 	if !ok {
@@ -437,7 +437,7 @@ func (d *Discoverer) Read(ctx context.Context, sitemapURL, field string, max int
 		} else if fe, ok := weburl.AsFetchError(r.lastErr); ok {
 			msg = fmt.Sprintf("The %s could not be read: %s", field, weburl.FetchDetail(fe, "url"))
 		}
-		return nil, failure.Invalidf("sitemap.Read", field, "%s", msg)
+		return nil, failure.Invalidf("sitemapxml.Read", field, "%s", msg)
 	}
 	return urls, nil
 }

@@ -205,7 +205,7 @@ func (cr *run) seed(ctx context.Context, start *url.URL) error {
 		return err
 	}
 	now := cr.r.d.Clock.Now()
-	cr.send(ctx, EventStarted, map[string]any{"crawl_id": cr.c.ID, "status": "running", "url": cr.c.URL, "limit": cr.c.Limit, "max_depth": cr.c.MaxDepth, "started_at": iso(now)})
+	cr.send(ctx, EventStarted, map[string]any{"crawl_id": cr.c.ID, "status": "running", "url": cr.c.URL, "limit": cr.c.Limit, "max_depth": cr.c.MaxDepth, "started_at": ports.FormatTime(now)})
 	return nil
 }
 
