@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"strings"
 	"testing"
@@ -100,8 +101,12 @@ func TestRenderMetricsWithChromium(t *testing.T) {
 	m := metrics.New()
 	out = instrumentOutbound(out, m)
 	for _, p := range []string{"/a", "/b"} {
+		page, err := url.Parse(site.URL(p))
+		if err != nil {
+			t.Fatal(err)
+		}
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		if _, err := out.Renderer.Render(ctx, ports.RenderRequest{URL: site.URL(p), Field: "url"}); err != nil {
+		if _, err := out.Renderer.Render(ctx, ports.RenderRequest{URL: page}); err != nil {
 			t.Fatal(err)
 		}
 		cancel()

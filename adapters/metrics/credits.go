@@ -3,6 +3,7 @@ package metrics
 import (
 	"context"
 	"errors"
+	"net/url"
 	"strconv"
 	"sync"
 	"time"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/trawlhq/trawl/core/credits"
 	"github.com/trawlhq/trawl/core/failure"
+	"github.com/trawlhq/trawl/core/weburl"
 	"github.com/trawlhq/trawl/ports"
 )
 
@@ -186,7 +188,8 @@ func (r *renderer) Render(ctx context.Context, req ports.RenderRequest) (ports.R
 	res, err := r.next.Render(ctx, req)
 	outcome := "ok"
 	if err != nil {
-		outcome = failure.KindOf(err).String()
+		// A typed reason counts as the failure the caller is shown.
+		outcome = failure.KindOf(weburl.Failure(err, "url")).String()
 	}
 	r.m.renders.WithLabelValues(outcome).Inc()
 	r.m.renderDuration.WithLabelValues(outcome).Observe(time.Since(start).Seconds())
@@ -251,8 +254,8 @@ type webhooks struct {
 	m    *Metrics
 }
 
-func (w *webhooks) Check(ctx context.Context, callbackURL, field string) error {
-	return w.next.Check(ctx, callbackURL, field)
+func (w *webhooks) Check(ctx context.Context, callbackURL *url.URL) error {
+	return w.next.Check(ctx, callbackURL)
 }
 
 func (w *webhooks) Send(ctx context.Context, hook ports.Webhook) (int, error) {

@@ -25,6 +25,7 @@ import (
 	"github.com/trawlhq/trawl/adapters/httprec"
 	"github.com/trawlhq/trawl/core/failure"
 	"github.com/trawlhq/trawl/core/ratelimit"
+	"github.com/trawlhq/trawl/core/weburl"
 	"github.com/trawlhq/trawl/ports"
 )
 
@@ -253,7 +254,8 @@ func (f *fetcher) Fetch(ctx context.Context, r ports.FetchRequest) (ports.FetchR
 	res, err := f.next.Fetch(ctx, r)
 	outcome := "ok"
 	if err != nil {
-		outcome = failure.KindOf(err).String()
+		// A typed reason counts as the failure the caller is shown.
+		outcome = failure.KindOf(weburl.Failure(err, "url")).String()
 	}
 	f.m.fetches.WithLabelValues(outcome).Inc()
 	f.m.fetchDuration.WithLabelValues(outcome).Observe(time.Since(start).Seconds())

@@ -134,16 +134,16 @@ func (s *Service) Scrape(ctx context.Context, call credits.Call, rawURL string, 
 	var out Raw
 	rc, err := s.biller.Run(ctx, call, func(ctx context.Context) (int64, ports.TransactionMetadata, error) {
 		if mode == RenderAlways {
-			r, err := s.render(ctx, u.String())
+			r, err := s.render(ctx, u)
 			if err != nil {
 				return 0, ports.TransactionMetadata{}, err
 			}
 			out = Raw{URL: u.String(), FinalURL: r.FinalURL, StatusCode: r.StatusCode, ContentType: "text/html", HTML: string(r.HTML), Engine: EngineBrowser}
 			return billing.Cost(billing.Scrape), ports.TransactionMetadata{URL: u.String()}, nil
 		}
-		res, err := s.fetcher.Fetch(ctx, ports.FetchRequest{URL: u, Field: "url"})
+		res, err := s.fetcher.Fetch(ctx, ports.FetchRequest{URL: u})
 		if err != nil {
-			return 0, ports.TransactionMetadata{}, err
+			return 0, ports.TransactionMetadata{}, weburl.Failure(err, "url")
 		}
 		if !isMarkup(res.ContentType) {
 			return 0, ports.TransactionMetadata{}, failure.Unable("content.Scrape", failure.ReasonNotHTML,
@@ -154,7 +154,7 @@ func (s *Service) Scrape(ctx context.Context, call credits.Call, rawURL string, 
 		if s.renderer != nil && StepUp(mode, StaticOutcome{StatusCode: res.StatusCode, Markup: true, Shell: shell}) {
 			// The static HTML is an answer already: a render that fails
 			// leaves it, unless the caller gave up.
-			r, err := s.render(ctx, u.String())
+			r, err := s.render(ctx, u)
 			if ctx.Err() != nil {
 				return 0, ports.TransactionMetadata{}, ctx.Err()
 			}
@@ -257,15 +257,15 @@ func (s *Service) read(ctx context.Context, u *url.URL, pageURL string, mode Ren
 		src = &Source{}
 	}
 	if mode == RenderAlways {
-		return s.extractRendered(ctx, pageURL, src)
+		return s.extractRendered(ctx, u, pageURL, src)
 	}
-	req := ports.FetchRequest{URL: u, Field: "url"}
+	req := ports.FetchRequest{URL: u}
 	if len(s.docs) > 0 {
 		req.DocumentMaxBytes = s.limits.MaxBytes
 	}
 	res, err := s.fetcher.Fetch(ctx, req)
 	if err != nil {
-		return Page{URL: pageURL}, err
+		return Page{URL: pageURL}, weburl.Failure(err, "url")
 	}
 	page := Page{URL: pageURL, StatusCode: res.StatusCode}
 	src.FinalURL, src.RetryAfter = res.FinalURL, res.RetryAfter
@@ -284,7 +284,7 @@ func (s *Service) read(ctx context.Context, u *url.URL, pageURL string, mode Ren
 	case kind == KindMarkup:
 		src.HTML = res.Body
 		var rendered *Page
-		if ex, rendered, err = s.extractMarkup(ctx, pageURL, mode, res, src); rendered != nil {
+		if ex, rendered, err = s.extractMarkup(ctx, u, pageURL, mode, res, src); rendered != nil {
 			return *rendered, err
 		}
 	default:
@@ -300,7 +300,7 @@ func (s *Service) read(ctx context.Context, u *url.URL, pageURL string, mode Ren
 
 // extractMarkup extracts a static HTML page, or steps up to the browser.
 // rendered is set when the answer came from the browser.
-func (s *Service) extractMarkup(ctx context.Context, pageURL string, mode RenderMode, res ports.FetchResponse, src *Source) (ex ports.Extracted, rendered *Page, err error) {
+func (s *Service) extractMarkup(ctx context.Context, u *url.URL, pageURL string, mode RenderMode, res ports.FetchResponse, src *Source) (ex ports.Extracted, rendered *Page, err error) {
 	const op = "content.Extract"
 	// Whether the page is a script shell is read only when the answer
 	// depends on it: before extraction when a browser could read the page
@@ -316,14 +316,14 @@ func (s *Service) extractMarkup(ctx context.Context, pageURL string, mode Render
 	if s.renderer != nil {
 		isShell()
 		if StepUp(mode, outcome) {
-			p, err := s.extractRendered(ctx, pageURL, src)
+			p, err := s.extractRendered(ctx, u, pageURL, src)
 			return ex, &p, err
 		}
 	}
 	ex, err = s.extractor.Extract(ctx, ports.ExtractRequest{URL: res.FinalURL, HTML: res.Body})
 	outcome.ExtractDone, outcome.ExtractErr = true, err
 	if err != nil && s.renderer != nil && StepUp(mode, outcome) {
-		p, err := s.extractRendered(ctx, pageURL, src)
+		p, err := s.extractRendered(ctx, u, pageURL, src)
 		return ex, &p, err
 	}
 	if err != nil && failure.Is(err, failure.Unavailable) && isShell() {
@@ -333,19 +333,21 @@ func (s *Service) extractMarkup(ctx context.Context, pageURL string, mode Render
 	return ex, nil, err
 }
 
-// render reads a page in the browser; a server without one says so.
-func (s *Service) render(ctx context.Context, pageURL string) (ports.RenderResponse, error) {
+// render reads a page in the browser, wording the renderer's typed reason
+// for the caller; a server without one says so.
+func (s *Service) render(ctx context.Context, u *url.URL) (ports.RenderResponse, error) {
 	if s.renderer == nil {
 		return ports.RenderResponse{}, failure.Unable("content.render", failure.ReasonNotOffered, "The page could not be rendered: this server does not render pages in a browser.")
 	}
-	return s.renderer.Render(ctx, ports.RenderRequest{URL: pageURL, Field: "url"})
+	r, err := s.renderer.Render(ctx, ports.RenderRequest{URL: u})
+	return r, weburl.Failure(err, "url")
 }
 
 // extractRendered renders a page and extracts the rendered DOM with the
 // same extractor as a static page.
-func (s *Service) extractRendered(ctx context.Context, pageURL string, src *Source) (Page, error) {
+func (s *Service) extractRendered(ctx context.Context, u *url.URL, pageURL string, src *Source) (Page, error) {
 	const op = "content.Extract"
-	r, err := s.render(ctx, pageURL)
+	r, err := s.render(ctx, u)
 	if err != nil {
 		return Page{URL: pageURL}, err
 	}
