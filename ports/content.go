@@ -25,6 +25,10 @@ type Metadata struct {
 type ExtractRequest struct {
 	URL  string // the final URL of the page: relative links resolve against it
 	HTML []byte // UTF-8
+	// ShellOnly asks only whether the page is a script shell
+	// (Extracted.Shell), without extracting it: a browser may read it
+	// instead.
+	ShellOnly bool
 }
 
 // Extracted is a page's main content.
@@ -36,10 +40,16 @@ type Extracted struct {
 	// Warning says what the caller should know of a result that is not the
 	// whole source (a document cut at the page limit); empty otherwise.
 	Warning string
+	// Shell says the static page is a shell its scripts fill in (a
+	// framework root with nothing in it, a <noscript> asking for
+	// JavaScript, bundles and almost no text): a browser would see more.
+	// It is reported whether or not the extraction succeeded.
+	Shell bool
 }
 
 // Extractor finds the main content of a page. A page without main content is
-// a failure.Unavailable error.
+// a failure.Unavailable error; the Extracted returned with an error still
+// says whether the page is a script shell.
 type Extractor interface {
 	Extract(ctx context.Context, r ExtractRequest) (Extracted, error)
 }

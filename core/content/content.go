@@ -150,8 +150,7 @@ func (s *Service) Scrape(ctx context.Context, call credits.Call, rawURL string, 
 				fmt.Sprintf("The URL did not return an HTML page (content type %s).", res.ContentType))
 		}
 		out = Raw{URL: u.String(), FinalURL: res.FinalURL, StatusCode: res.StatusCode, ContentType: res.ContentType, HTML: string(res.Body), Engine: EngineHTTP}
-		shell := ScriptShell(res.Body)
-		if s.renderer != nil && StepUp(mode, StaticOutcome{StatusCode: res.StatusCode, Markup: true, Shell: shell}) {
+		if s.renderer != nil && StepUp(mode, StaticOutcome{StatusCode: res.StatusCode, Markup: true, Shell: s.shell(ctx, mode, res)}) {
 			// The static HTML is an answer already: a render that fails
 			// leaves it, unless the caller gave up.
 			r, err := s.render(ctx, u)
@@ -302,19 +301,12 @@ func (s *Service) read(ctx context.Context, u *url.URL, pageURL string, mode Ren
 // rendered is set when the answer came from the browser.
 func (s *Service) extractMarkup(ctx context.Context, u *url.URL, pageURL string, mode RenderMode, res ports.FetchResponse, src *Source) (ex ports.Extracted, rendered *Page, err error) {
 	const op = "content.Extract"
-	// Whether the page is a script shell is read only when the answer
-	// depends on it: before extraction when a browser could read the page
-	// instead, after a failed one to say why otherwise.
+	// Whether the page is a script shell is read before extraction when a
+	// browser could read the page instead; otherwise the extraction says
+	// it, which matters when it failed.
 	outcome := StaticOutcome{StatusCode: res.StatusCode, Markup: true}
-	shellKnown := false
-	isShell := func() bool {
-		if !shellKnown {
-			outcome.Shell, shellKnown = mode == RenderAuto && ScriptShell(res.Body), true
-		}
-		return outcome.Shell
-	}
 	if s.renderer != nil {
-		isShell()
+		outcome.Shell = s.shell(ctx, mode, res)
 		if StepUp(mode, outcome) {
 			p, err := s.extractRendered(ctx, u, pageURL, src)
 			return ex, &p, err
@@ -326,11 +318,21 @@ func (s *Service) extractMarkup(ctx context.Context, u *url.URL, pageURL string,
 		p, err := s.extractRendered(ctx, u, pageURL, src)
 		return ex, &p, err
 	}
-	if err != nil && failure.Is(err, failure.Unavailable) && isShell() {
+	if err != nil && failure.Is(err, failure.Unavailable) && mode == RenderAuto && ex.Shell {
 		// A browser would have been used: say so.
 		return ex, nil, failure.E(op, failure.Unavailable, failure.Public(err, "The page could not be extracted.")+" The page builds its content with JavaScript, and this server does not render pages in a browser.", err)
 	}
 	return ex, nil, err
+}
+
+// shell asks the extractor whether a static page is a script shell; only
+// auto mode cares.
+func (s *Service) shell(ctx context.Context, mode RenderMode, res ports.FetchResponse) bool {
+	if mode != RenderAuto {
+		return false
+	}
+	ex, err := s.extractor.Extract(ctx, ports.ExtractRequest{URL: res.FinalURL, HTML: res.Body, ShellOnly: true})
+	return err == nil && ex.Shell
 }
 
 // render reads a page in the browser, wording the renderer's typed reason
