@@ -21,6 +21,7 @@ import (
 	"github.com/trawlhq/trawl/core/failure"
 	"github.com/trawlhq/trawl/core/weburl"
 	"github.com/trawlhq/trawl/ports"
+	"github.com/trawlhq/trawl/testkit/rendertest"
 )
 
 // chromiumPath finds Chromium; locally the tests skip without it, under
@@ -118,6 +119,14 @@ func (rg *rig) warmUp(t *testing.T, path string) {
 const article = `<article><h1>Rendered heading</h1><p>` +
 	`This paragraph was written into the page by a script after it loaded, so a plain HTTP fetch sees only an empty root element and no words at all. ` +
 	`A browser runs the script and sees the whole article, which is what a reader sees too.</p></article>`
+
+// TestRendererContract runs the renderer contract on Chromium, as
+// testkit/fakerender runs it on the in-process fake.
+func TestRendererContract(t *testing.T) {
+	rendertest.Run(t, func(t *testing.T, h http.Handler) ports.Renderer {
+		return newRig(t, h, chromium.Options{Concurrency: 2}).r
+	})
+}
 
 func TestRenderClientSideArticle(t *testing.T) {
 	mux := http.NewServeMux()

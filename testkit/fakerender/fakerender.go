@@ -168,10 +168,12 @@ func (r *Renderer) serve(ctx context.Context, u *url.URL) (*httptest.ResponseRec
 }
 
 // Page is a script shell that its scripts fill with body: what a
-// client-side app serves before and shows after its bundle ran.
+// client-side app serves before and shows after its bundle ran. Its
+// inline script does in a real browser what this renderer plays back.
 func Page(title, body string) string {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, `<!doctype html><html><head><title>%s</title><script type="module" src="/assets/app.js"></script></head>`, title)
-	fmt.Fprintf(&b, `<body><div id="root"><template data-script>%s</template></div></body></html>`, body)
+	fmt.Fprintf(&b, `<body><div id="root"><template data-script>%s</template></div>`, body)
+	b.WriteString(`<script>document.querySelectorAll("template[data-script]").forEach(t => t.replaceWith(t.content));</script></body></html>`)
 	return b.String()
 }
