@@ -43,7 +43,8 @@ type Extracted struct {
 	// Shell says the static page is a shell its scripts fill in (a
 	// framework root with nothing in it, a <noscript> asking for
 	// JavaScript, bundles and almost no text): a browser would see more.
-	// It is reported whether or not the extraction succeeded.
+	// It is reported with ShellOnly and with a failed extraction, the
+	// times an answer depends on it; a page that extracted is not judged.
 	Shell bool
 }
 

@@ -14,13 +14,17 @@ import (
 // Extract implements ports.Extractor: the main content of a page, and
 // whether the static page is a script shell, which a browser reads better
 // (the step-up rule, content.StepUp, decides whether one does). Like a
-// block page, a shell is a verdict on the page, read here once.
+// block page, a shell is a verdict on the page, read here once: when asked
+// for alone, or when the extraction failed, the only times an answer
+// depends on it; a page that extracted is not read again.
 func (e *Extractor) Extract(ctx context.Context, r ports.ExtractRequest) (ports.Extracted, error) {
 	if r.ShellOnly {
 		return ports.Extracted{Shell: ScriptShell(r.HTML)}, nil
 	}
 	ex, err := e.extract(ctx, r)
-	ex.Shell = ScriptShell(r.HTML)
+	if err != nil {
+		ex.Shell = ScriptShell(r.HTML)
+	}
 	return ex, err
 }
 

@@ -37,8 +37,7 @@ func TestScriptShell(t *testing.T) {
 }
 
 // TestShellReported: the extractor reports the verdict through
-// ports.Extracted, alone when asked for it only, and beside the content or
-// the failure otherwise.
+// ports.Extracted, alone when asked for it only, and beside a failure.
 func TestShellReported(t *testing.T) {
 	e := extract.New()
 	shell := []byte(`<html><head><title>App</title><script type="module" src="/assets/index.js"></script></head><body><div id="root"></div></body></html>`)
