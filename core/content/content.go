@@ -279,6 +279,7 @@ func (s *Service) read(ctx context.Context, u *url.URL, pageURL string, mode Ren
 	case kind == KindDocument && s.docs[format] != nil:
 		cctx, cancel := context.WithTimeout(ctx, s.limits.Timeout)
 		ex, err = s.docs[format].Convert(cctx, ports.DocumentRequest{URL: res.FinalURL, Format: format, Body: res.Body, MaxPages: s.limits.MaxPages})
+		err = DocumentFailure(err)
 		cancel()
 	case kind == KindMarkup:
 		src.HTML = res.Body
