@@ -11,7 +11,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/trawlhq/trawl/core/credits"
-	"github.com/trawlhq/trawl/core/failure"
 	"github.com/trawlhq/trawl/core/weburl"
 	"github.com/trawlhq/trawl/ports"
 )
@@ -189,7 +188,7 @@ func (r *renderer) Render(ctx context.Context, req ports.RenderRequest) (ports.R
 	outcome := "ok"
 	if err != nil {
 		// A typed reason counts as the failure the caller is shown.
-		outcome = failure.KindOf(weburl.Failure(err, "url")).String()
+		outcome = weburl.Kind(err).String()
 	}
 	r.m.renders.WithLabelValues(outcome).Inc()
 	r.m.renderDuration.WithLabelValues(outcome).Observe(time.Since(start).Seconds())

@@ -23,7 +23,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/trawlhq/trawl/adapters/httprec"
-	"github.com/trawlhq/trawl/core/failure"
 	"github.com/trawlhq/trawl/core/ratelimit"
 	"github.com/trawlhq/trawl/core/weburl"
 	"github.com/trawlhq/trawl/ports"
@@ -255,7 +254,7 @@ func (f *fetcher) Fetch(ctx context.Context, r ports.FetchRequest) (ports.FetchR
 	outcome := "ok"
 	if err != nil {
 		// A typed reason counts as the failure the caller is shown.
-		outcome = failure.KindOf(weburl.Failure(err, "url")).String()
+		outcome = weburl.Kind(err).String()
 	}
 	f.m.fetches.WithLabelValues(outcome).Inc()
 	f.m.fetchDuration.WithLabelValues(outcome).Observe(time.Since(start).Seconds())

@@ -6,7 +6,6 @@ import (
 
 	"go.opentelemetry.io/otel/attribute"
 
-	"github.com/trawlhq/trawl/core/failure"
 	"github.com/trawlhq/trawl/core/weburl"
 	"github.com/trawlhq/trawl/ports"
 )
@@ -23,7 +22,7 @@ const (
 
 // failureKind is the kind of the failure err is shown to a caller as (a
 // fetcher's or renderer's typed reason counts as its worded failure).
-func failureKind(err error) string { return failure.KindOf(weburl.Failure(err, "url")).String() }
+func failureKind(err error) string { return weburl.Kind(err).String() }
 
 // host is the host of a URL, "" when it has none: never its path or query.
 func host(raw string) string {

@@ -12,7 +12,6 @@ import (
 	"github.com/PuerkitoBio/goquery"
 	"golang.org/x/net/html"
 
-	"github.com/trawlhq/trawl/core/weburl"
 	"github.com/trawlhq/trawl/ports"
 )
 
@@ -82,7 +81,6 @@ func (g *Google) Search(ctx context.Context, q ports.SearchQuery) (ports.SearchR
 		var u *url.URL
 		if u, err = url.Parse(g.RequestURL(q)); err == nil {
 			r, err = g.renderer.Render(ctx, ports.RenderRequest{URL: u})
-			err = weburl.Failure(err, "engine")
 		}
 		body, status = r.HTML, r.StatusCode
 	} else {

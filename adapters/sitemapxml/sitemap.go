@@ -111,7 +111,7 @@ func (d *Discoverer) Discover(ctx context.Context, origin string) ([]string, err
 }
 
 func (r *run) robotsSitemaps(ctx context.Context, origin string) ([]string, error) {
-	u, err := weburl.Parse(origin+"/robots.txt", weburl.Rules{Field: "url", MaxLen: maxURLBytes})
+	u, err := weburl.Parse(origin+"/robots.txt", weburl.Rules{MaxLen: maxURLBytes})
 	if err != nil {
 		r.lastErr = err
 		return nil, err
@@ -198,7 +198,7 @@ func (r *run) read(ctx context.Context, sm string, depth int) ([]string, bool) {
 		<-r.sem
 		return nil, true
 	}
-	u, err := weburl.Parse(sm, weburl.Rules{Field: "url", MaxLen: maxURLBytes})
+	u, err := weburl.Parse(sm, weburl.Rules{MaxLen: maxURLBytes})
 	if err != nil { // a listed sitemap that breaks the URL rules is not read
 		<-r.sem
 		r.keep(err)

@@ -100,6 +100,11 @@ func Failure(err error, field string) error {
 	return err
 }
 
+// Kind is the kind of failure err is shown to a caller as: a typed reason
+// counts as the failure Failure words it as (for what observes the ports:
+// metrics and traces).
+func Kind(err error) failure.Kind { return failure.KindOf(Failure(err, "url")) }
+
 // RenderFailure turns a renderer's typed reason into the failure the
 // caller sees: Unavailable, saying what kept the page from rendering.
 func RenderFailure(re *ports.RenderError) error {
