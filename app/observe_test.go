@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"strings"
 	"testing"
@@ -104,8 +105,12 @@ func TestRenderMetricsWithChromium(t *testing.T) {
 		t.Fatalf("no renderer: %s", out.Rendering)
 	}
 	for _, p := range []string{"/a", "/b"} {
+		page, err := url.Parse(site.URL(p))
+		if err != nil {
+			t.Fatal(err)
+		}
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		if _, err := out.Renderer.Render(ctx, ports.RenderRequest{URL: site.URL(p), Field: "url"}); err != nil {
+		if _, err := out.Renderer.Render(ctx, ports.RenderRequest{URL: page}); err != nil {
 			t.Fatal(err)
 		}
 		cancel()
@@ -145,7 +150,7 @@ func TestOutboundIsObservedBeforeItIsShared(t *testing.T) {
 	}
 	defer out.Close()
 	ctx := context.Background()
-	urls, err := out.Discoverer.Read(ctx, site.URL("/sitemap.xml"), "sitemap", 10)
+	urls, err := out.Discoverer.Read(ctx, site.URL("/sitemap.xml"), 10)
 	if err != nil || len(urls) != 2 {
 		t.Fatalf("sitemap: %v %v", urls, err)
 	}

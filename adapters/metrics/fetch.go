@@ -5,7 +5,7 @@ import (
 	"io"
 	"time"
 
-	"github.com/trawlhq/trawl/core/failure"
+	"github.com/trawlhq/trawl/core/weburl"
 	"github.com/trawlhq/trawl/ports"
 )
 
@@ -39,7 +39,7 @@ func (f *fetcher) Fetch(ctx context.Context, r ports.FetchRequest) (ports.FetchR
 func (f *fetcher) count(start time.Time, err error) {
 	outcome := "ok"
 	if err != nil {
-		outcome = failure.KindOf(err).String()
+		outcome = weburl.Kind(err).String()
 	}
 	f.m.fetches.WithLabelValues(outcome).Inc()
 	f.m.fetchDuration.WithLabelValues(outcome).Observe(time.Since(start).Seconds())

@@ -6,7 +6,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/trawlhq/trawl/core/failure"
+	"github.com/trawlhq/trawl/core/weburl"
 	"github.com/trawlhq/trawl/ports"
 )
 
@@ -28,7 +28,7 @@ func (r *renderer) Render(ctx context.Context, req ports.RenderRequest) (ports.R
 	res, err := r.next.Render(ctx, req)
 	outcome := "ok"
 	if err != nil {
-		outcome = failure.KindOf(err).String()
+		outcome = weburl.Kind(err).String()
 	}
 	r.m.renders.WithLabelValues(outcome).Inc()
 	r.m.renderDuration.WithLabelValues(outcome).Observe(time.Since(start).Seconds())

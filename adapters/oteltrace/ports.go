@@ -7,7 +7,7 @@ import (
 
 	"go.opentelemetry.io/otel/attribute"
 
-	"github.com/trawlhq/trawl/core/failure"
+	"github.com/trawlhq/trawl/core/weburl"
 	"github.com/trawlhq/trawl/ports"
 )
 
@@ -21,7 +21,9 @@ const (
 	ServiceKey = attribute.Key("trawl.service")
 )
 
-func failureKind(err error) string { return failure.KindOf(err).String() }
+// failureKind is the kind of the failure err is shown to a caller as (a
+// fetcher's or renderer's typed reason counts as its worded failure).
+func failureKind(err error) string { return weburl.Kind(err).String() }
 
 // host is the host of a URL, "" when it has none: never its path or query.
 func host(raw string) string {
@@ -109,7 +111,7 @@ type renderer struct {
 }
 
 func (r renderer) Render(ctx context.Context, req ports.RenderRequest) (ports.RenderResponse, error) {
-	ctx, span := r.t.start(ctx, "render", HostKey.String(host(req.URL)))
+	ctx, span := r.t.start(ctx, "render", HostKey.String(urlHost(req.URL)))
 	res, err := r.next.Render(ctx, req)
 	if err == nil {
 		span.SetAttributes(StatusKey.Int(res.StatusCode))

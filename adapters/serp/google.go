@@ -82,7 +82,10 @@ func (g *Google) Search(ctx context.Context, q ports.SearchQuery) (ports.SearchR
 	var err error
 	if g.renderer != nil {
 		var r ports.RenderResponse
-		r, err = g.renderer.Render(ctx, ports.RenderRequest{URL: g.RequestURL(q), Field: "engine"})
+		var u *url.URL
+		if u, err = url.Parse(g.RequestURL(q)); err == nil {
+			r, err = g.renderer.Render(ctx, ports.RenderRequest{URL: u})
+		}
 		body, status = r.HTML, r.StatusCode
 	} else {
 		body, status, err = g.client.get(ctx, "google", g.RequestURL(q), http.Header{"Cookie": {googleConsent}})
