@@ -9,6 +9,7 @@ import (
 	trawlv1 "github.com/trawlhq/trawl/adapters/connectapi/gen/trawl/v1"
 	"github.com/trawlhq/trawl/core/crawl"
 	"github.com/trawlhq/trawl/core/credits"
+	"github.com/trawlhq/trawl/ports"
 )
 
 // crawlHandler is CrawlService: the crawls of POST /v1/crawl.
@@ -27,7 +28,7 @@ func optInt(v *int32) *int {
 }
 
 func (h crawlHandler) CreateCrawl(ctx context.Context, req *connect.Request[trawlv1.CreateCrawlRequest]) (*connect.Response[trawlv1.CreateCrawlResponse], error) {
-	if h.s.d.Crawl == nil {
+	if h.s.svc.Crawl == nil {
 		return nil, errNoCrawl()
 	}
 	return billed(h.s, ctx, req, func(ctx context.Context, c credits.Call) (*trawlv1.CreateCrawlResponse, credits.Receipt, error) {
@@ -37,11 +38,11 @@ func (h crawlHandler) CreateCrawl(ctx context.Context, req *connect.Request[traw
 		if m.GetUseIgnoreQueryParams() {
 			r.IgnoreQueryParams = append([]string{}, m.GetIgnoreQueryParams()...)
 		}
-		ack, err := h.s.d.Crawl.Submit(ctx, c, r)
+		ack, err := h.s.svc.Crawl.Submit(ctx, c, r)
 		if err != nil {
 			return nil, credits.Receipt{}, err
 		}
-		return &trawlv1.CreateCrawlResponse{CrawlId: ack.CrawlID, Status: ack.Status, Url: ack.URL, Limit: int32(ack.Limit), MaxDepth: int32(ack.MaxDepth), QueuedAt: iso(ack.QueuedAt)}, credits.Receipt{}, nil
+		return &trawlv1.CreateCrawlResponse{CrawlId: ack.CrawlID, Status: ack.Status, Url: ack.URL, Limit: int32(ack.Limit), MaxDepth: int32(ack.MaxDepth), QueuedAt: ports.FormatTime(ack.QueuedAt)}, credits.Receipt{}, nil
 	})
 }
 
@@ -57,10 +58,10 @@ func crawlStatusMsg(st crawl.Status) *trawlv1.CrawlStatus {
 }
 
 func (h crawlHandler) GetCrawl(ctx context.Context, req *connect.Request[trawlv1.GetCrawlRequest]) (*connect.Response[trawlv1.GetCrawlResponse], error) {
-	if h.s.d.Crawl == nil {
+	if h.s.svc.Crawl == nil {
 		return nil, errNoCrawl()
 	}
-	st, err := h.s.d.Crawl.Status(ctx, principal(ctx).Account.ID, req.Msg.GetCrawlId())
+	st, err := h.s.svc.Crawl.Status(ctx, principal(ctx).Account.ID, req.Msg.GetCrawlId())
 	if err != nil {
 		return nil, toConnect(err)
 	}
@@ -68,10 +69,10 @@ func (h crawlHandler) GetCrawl(ctx context.Context, req *connect.Request[trawlv1
 }
 
 func (h crawlHandler) CancelCrawl(ctx context.Context, req *connect.Request[trawlv1.CancelCrawlRequest]) (*connect.Response[trawlv1.CancelCrawlResponse], error) {
-	if h.s.d.Crawl == nil {
+	if h.s.svc.Crawl == nil {
 		return nil, errNoCrawl()
 	}
-	st, err := h.s.d.Crawl.Cancel(ctx, principal(ctx).Account.ID, req.Msg.GetCrawlId())
+	st, err := h.s.svc.Crawl.Cancel(ctx, principal(ctx).Account.ID, req.Msg.GetCrawlId())
 	if err != nil {
 		return nil, toConnect(err)
 	}
@@ -79,11 +80,11 @@ func (h crawlHandler) CancelCrawl(ctx context.Context, req *connect.Request[traw
 }
 
 func (h crawlHandler) ListCrawlPages(ctx context.Context, req *connect.Request[trawlv1.ListCrawlPagesRequest]) (*connect.Response[trawlv1.ListCrawlPagesResponse], error) {
-	if h.s.d.Crawl == nil {
+	if h.s.svc.Crawl == nil {
 		return nil, errNoCrawl()
 	}
 	m := req.Msg
-	list, err := h.s.d.Crawl.Pages(ctx, principal(ctx).Account.ID, m.GetCrawlId(), m.GetCursor(), optInt(m.PerPage))
+	list, err := h.s.svc.Crawl.Pages(ctx, principal(ctx).Account.ID, m.GetCrawlId(), m.GetCursor(), optInt(m.PerPage))
 	if err != nil {
 		return nil, toConnect(err)
 	}

@@ -106,7 +106,7 @@ func (m *LinkMapper) FindLinks(ctx context.Context, start string, most int, skip
 			wg.Add(1)
 			go func(u *url.URL) {
 				defer func() { <-sem; wg.Done() }()
-				res, err := m.fetcher.Fetch(ctx, ports.FetchRequest{URL: u, Field: "url"})
+				res, err := m.fetcher.Fetch(ctx, ports.FetchRequest{URL: u})
 				if err != nil || res.StatusCode != 200 || !strings.Contains(res.ContentType, "html") {
 					return
 				}
@@ -156,7 +156,7 @@ func loadRobotsRecord(ctx context.Context, f ports.Fetcher, cache ports.RobotsCa
 	if err != nil || ok {
 		return rec, err
 	}
-	res, ferr := f.Fetch(ctx, ports.FetchRequest{URL: RobotsURL(u), Field: "url", MaxBytes: 8 * RobotsMaxBytes, Accept: "text/plain,*/*;q=0.5"})
+	res, ferr := f.Fetch(ctx, ports.FetchRequest{URL: RobotsURL(u), MaxBytes: 8 * RobotsMaxBytes, Accept: "text/plain,*/*;q=0.5"})
 	if ctx.Err() != nil {
 		return ports.RobotsRecord{}, ctx.Err()
 	}

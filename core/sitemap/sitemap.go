@@ -135,6 +135,9 @@ func (s *Service) MapWith(ctx context.Context, call credits.Call, rawURL string,
 	var res Result
 	rc, err := s.biller.Run(ctx, call, func(ctx context.Context) (int64, ports.TransactionMetadata, error) {
 		found, err := s.discoverer.Discover(ctx, weburl.Origin(u))
+		if err != nil {
+			err = DiscoverFailure(err, weburl.Origin(u))
+		}
 		links := o.IncludeLinks && s.links != nil
 		if err != nil && (!links || failure.ReasonOf(err) != failure.ReasonNoSitemap) {
 			return 0, ports.TransactionMetadata{}, err
