@@ -15,6 +15,7 @@ import (
 	"github.com/trawlhq/trawl/adapters/oteltrace"
 	"github.com/trawlhq/trawl/adapters/sqlstore"
 	"github.com/trawlhq/trawl/core/billing"
+	"github.com/trawlhq/trawl/core/cache"
 )
 
 // Config is everything an operator can set. Flags win over environment
@@ -87,6 +88,7 @@ type Config struct {
 	WebhookTimeout time.Duration // TRAWL_WEBHOOK_TIMEOUT (per attempt)
 	WebhookBackoff time.Duration // TRAWL_WEBHOOK_BACKOFF (first wait between attempts)
 	Crawl          CrawlConfig   // TRAWL_CRAWL_*: politeness and robots.txt (config_crawl.go)
+	CacheMaxBytes  int64         // TRAWL_CACHE_MAX_BYTES: bound of the page cache, 0 turns it off (config_cache.go)
 
 	RateLimiter  string        // TRAWL_RATE_LIMITER: auto (default), memory, postgres or redis
 	RedisURL     string        // TRAWL_REDIS_URL: redis://host:port/db; the shared rate limiter
@@ -112,7 +114,8 @@ func DefaultConfig() Config {
 		BulkLease: time.Minute, WebhookTimeout: 30 * time.Second, WebhookBackoff: 2 * time.Second, S3Region: "us-east-1",
 		DatabaseQueryTimeout: 10 * time.Second,
 		RateLimiter:          LimiterAuto, RedisTimeout: 250 * time.Millisecond,
-		Plans: billing.DefaultPlans(),
+		Plans:         billing.DefaultPlans(),
+		CacheMaxBytes: cache.DefaultMaxBytes,
 	}
 }
 
@@ -201,6 +204,9 @@ func (c Config) FromEnv(getenv func(string) string) (Config, error) {
 		return c, err
 	}
 	if c, err = c.crawlFromEnv(getenv); err != nil {
+		return c, err
+	}
+	if c, err = c.cacheFromEnv(getenv); err != nil {
 		return c, err
 	}
 	return c.fleetFromEnv(getenv)

@@ -214,11 +214,13 @@ type Stores struct {
 	Crawls ports.CrawlStore
 	Robots ports.RobotsCache
 	Hosts  ports.HostGate
+	// Cache is the page cache's index; nil: no page cache.
+	Cache ports.CacheIndex
 }
 
 // SQLStores puts the SQL store under every store port.
 func SQLStores(s *sqlstore.Store) Stores {
-	return Stores{Accounts: s, Tokens: s, Ledger: s, Idempotency: s, Jobs: s, Crawls: s, Robots: s, Hosts: s}
+	return Stores{Accounts: s, Tokens: s, Ledger: s, Idempotency: s, Jobs: s, Crawls: s, Robots: s, Hosts: s, Cache: s}
 }
 
 // ServiceOptions tune the core services.
@@ -238,6 +240,8 @@ type ServiceOptions struct {
 	// Jobs links each bulk job's processing to the request that queued it
 	// (tracing); nil: none.
 	Jobs ports.JobTracer
+	// CacheMaxBytes bounds the page cache; 0: no page cache.
+	CacheMaxBytes int64
 }
 
 // ServiceOptions are the core's settings of a configuration.
@@ -253,7 +257,8 @@ func (c Config) ServiceOptions() ServiceOptions {
 			// shutdown timeout, leaving the rest to record them and hand back.
 			Drain: c.Shutdown * 2 / 3,
 		},
-		Crawl: c.Crawl.RunnerOptions(),
+		Crawl:         c.Crawl.RunnerOptions(),
+		CacheMaxBytes: c.CacheMaxBytes,
 	}
 }
 
@@ -300,6 +305,11 @@ func NewServices(st Stores, clk ports.Clock, payments ports.PaymentProvider, lim
 	}
 	if out.Renderer != nil {
 		copts = append(copts, content.WithRenderer(out.Renderer))
+	}
+	if pc, err := newPageCache(st, out, clk, o.CacheMaxBytes); err != nil {
+		return s, err
+	} else if pc != nil {
+		copts = append(copts, content.WithCache(pc))
 	}
 	if s.Content, err = content.NewService(out.Fetcher, out.Extractor, s.Biller, copts...); err != nil {
 		return s, err

@@ -135,6 +135,9 @@ func (a *API) serpContent(r *http.Request, c credits.Call) (int, any, credits.Re
 		return 0, nil, credits.Receipt{}, err
 	}
 	req.Render = mode
+	if r, err = withCache(r); err != nil {
+		return 0, nil, credits.Receipt{}, err
+	}
 	res, rc, err := a.search.SearchContent(r.Context(), c, req)
 	return http.StatusOK, toSerpJSON(req.Request, res), rc, err
 }

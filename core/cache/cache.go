@@ -400,3 +400,11 @@ func (c *Cache) Render(ctx context.Context, rd ports.Renderer, u *url.URL, r por
 	note(ctx, info)
 	return res, nil
 }
+
+// ForAccount returns ctx whose cache request names the calling account:
+// the use case sets it from the call, whatever the delivery said.
+func ForAccount(ctx context.Context, account int64) context.Context {
+	q := RequestOf(ctx)
+	q.Account = account
+	return With(ctx, q)
+}

@@ -16,6 +16,7 @@ import (
 	"unicode"
 
 	"github.com/trawlhq/trawl/core/billing"
+	"github.com/trawlhq/trawl/core/cache"
 	"github.com/trawlhq/trawl/core/credits"
 	"github.com/trawlhq/trawl/core/failure"
 	"github.com/trawlhq/trawl/core/weburl"
@@ -30,6 +31,7 @@ type Service struct {
 	renderer  ports.Renderer // nil: this server renders no pages
 	docs      map[ports.DocumentFormat]ports.DocumentConverter
 	limits    DocumentLimits
+	cache     *cache.Cache // nil: every call fetches
 }
 
 // DocumentLimits bound the documents (PDF, DOCX) the content path reads.
@@ -93,6 +95,9 @@ type Raw struct {
 	ContentType string
 	HTML        string
 	Engine      Engine
+	// Cache says whether the answer came from the page cache; nil when
+	// the server keeps none.
+	Cache *cache.Info
 }
 
 // Page is the Content object of the spec.
@@ -109,6 +114,9 @@ type Page struct {
 	// Warning says what of the source is missing (a document cut at the
 	// page limit); empty otherwise.
 	Warning string
+	// Cache says whether the page came from the page cache; nil when the
+	// server keeps none.
+	Cache *cache.Info
 }
 
 // isMarkup: content types whose body is a document Trawl can return as HTML.
@@ -132,6 +140,8 @@ func (s *Service) Scrape(ctx context.Context, call credits.Call, rawURL string, 
 	}
 	call.Service = billing.Scrape
 	var out Raw
+	ctx = cache.ForAccount(ctx, call.Principal.Account.ID)
+	ctx, tracked := s.track(ctx)
 	rc, err := s.biller.Run(ctx, call, func(ctx context.Context) (int64, ports.TransactionMetadata, error) {
 		if mode == RenderAlways {
 			r, err := s.render(ctx, u.String())
@@ -141,7 +151,7 @@ func (s *Service) Scrape(ctx context.Context, call credits.Call, rawURL string, 
 			out = Raw{URL: u.String(), FinalURL: r.FinalURL, StatusCode: r.StatusCode, ContentType: "text/html", HTML: string(r.HTML), Engine: EngineBrowser}
 			return billing.Cost(billing.Scrape), ports.TransactionMetadata{URL: u.String()}, nil
 		}
-		res, err := s.fetcher.Fetch(ctx, ports.FetchRequest{URL: u, Field: "url"})
+		res, err := s.fetch(ctx, ports.FetchRequest{URL: u, Field: "url"})
 		if err != nil {
 			return 0, ports.TransactionMetadata{}, err
 		}
@@ -169,6 +179,7 @@ func (s *Service) Scrape(ctx context.Context, call credits.Call, rawURL string, 
 		}
 		return billing.Cost(billing.Scrape), ports.TransactionMetadata{URL: u.String()}, nil
 	})
+	out.Cache = cacheInfo(tracked)
 	return out, rc, err
 }
 
@@ -181,6 +192,7 @@ func (s *Service) Content(ctx context.Context, call credits.Call, rawURL string,
 	}
 	call.Service = billing.Content
 	var page Page
+	ctx = cache.ForAccount(ctx, call.Principal.Account.ID)
 	rc, err := s.biller.Run(ctx, call, func(ctx context.Context) (int64, ports.TransactionMetadata, error) {
 		p, err := s.extract(ctx, u, u.String(), mode, nil)
 		if err != nil {
@@ -232,7 +244,9 @@ func (s *Service) ExtractSource(ctx context.Context, pageURL string, mode Render
 // in its Markdown is no answer: it is a free no_main_content, never a
 // billed empty page.
 func (s *Service) extract(ctx context.Context, u *url.URL, pageURL string, mode RenderMode, src *Source) (Page, error) {
+	ctx, tracked := s.track(ctx)
 	page, err := s.read(ctx, u, pageURL, mode, src)
+	page.Cache = cacheInfo(tracked)
 	if err == nil && !readable(page.Markdown) {
 		return Page{URL: page.URL, StatusCode: page.StatusCode}, failure.Unable("content.Extract", failure.ReasonNoMainContent,
 			"The page could not be extracted: no readable text was found in it.")
@@ -263,7 +277,7 @@ func (s *Service) read(ctx context.Context, u *url.URL, pageURL string, mode Ren
 	if len(s.docs) > 0 {
 		req.DocumentMaxBytes = s.limits.MaxBytes
 	}
-	res, err := s.fetcher.Fetch(ctx, req)
+	res, err := s.fetch(ctx, req)
 	if err != nil {
 		return Page{URL: pageURL}, err
 	}
@@ -338,7 +352,7 @@ func (s *Service) render(ctx context.Context, pageURL string) (ports.RenderRespo
 	if s.renderer == nil {
 		return ports.RenderResponse{}, failure.Unable("content.render", failure.ReasonNotOffered, "The page could not be rendered: this server does not render pages in a browser.")
 	}
-	return s.renderer.Render(ctx, ports.RenderRequest{URL: pageURL, Field: "url"})
+	return s.renderVia(ctx, ports.RenderRequest{URL: pageURL, Field: "url"})
 }
 
 // extractRendered renders a page and extracts the rendered DOM with the
@@ -441,6 +455,8 @@ type Object struct {
 	Engine string `json:"engine,omitempty"`
 	// Warning is present when the content is not the whole source.
 	Warning string `json:"warning,omitempty"`
+	// Cache says whether the page came from the page cache.
+	Cache *cache.Object `json:"cache,omitempty"`
 }
 
 // MetadataObject is the metadata of the Content object.
@@ -470,6 +486,9 @@ func (p Page) Object() Object {
 	if !p.Success {
 		msg := p.ErrorMessage
 		out.ErrorMessage = &msg
+	}
+	if p.Cache != nil {
+		out.Cache = p.Cache.Object()
 	}
 	return out
 }

@@ -15,6 +15,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/trawlhq/trawl/core/billing"
+	"github.com/trawlhq/trawl/core/cache"
 	"github.com/trawlhq/trawl/core/content"
 	"github.com/trawlhq/trawl/core/credits"
 	"github.com/trawlhq/trawl/core/domainrule"
@@ -214,6 +215,7 @@ func (s *Service) SearchContent(ctx context.Context, call credits.Call, r Conten
 	maxContent := r.maxContent()
 	call.MaxCredits = billing.SerpContentCost(maxContent)
 	out := Results{Engine: r.Engine, Contents: map[int]content.Page{}}
+	ctx = cache.ForAccount(ctx, call.Principal.Account.ID)
 	rc, err := s.biller.Run(ctx, call, func(ctx context.Context) (int64, ports.TransactionMetadata, error) {
 		res, err := s.run(ctx, r.Request)
 		if err != nil {

@@ -93,6 +93,9 @@ type Options struct {
 	DocumentLimits content.DocumentLimits
 	// Plans is the plan table (zero: the default one).
 	Plans billing.Plans
+	// CacheMaxBytes turns the page cache on with this bound, when the
+	// store keeps its index (0: no page cache).
+	CacheMaxBytes int64
 }
 
 // LookupIP is the test resolver: every name fails to resolve except a few
@@ -171,7 +174,10 @@ func Start(t testing.TB, store storetest.Stores, o Options) *Env {
 	if cs, ok := store.(storetest.CrawlStores); ok {
 		stores.Crawls, stores.Robots, stores.Hosts = cs, cs, cs
 	}
-	svc, err := app.NewServices(stores, e.Clock, pay, lim, out, app.ServiceOptions{LLMContextChars: 2000, Worker: wo, Crawl: o.Crawl, Documents: o.DocumentLimits, Plans: o.Plans}, o.Logger)
+	if ci, ok := store.(ports.CacheIndex); ok && o.CacheMaxBytes > 0 {
+		stores.Cache = ci
+	}
+	svc, err := app.NewServices(stores, e.Clock, pay, lim, out, app.ServiceOptions{LLMContextChars: 2000, Worker: wo, Crawl: o.Crawl, Documents: o.DocumentLimits, Plans: o.Plans, CacheMaxBytes: o.CacheMaxBytes}, o.Logger)
 	if err != nil {
 		t.Fatal(err)
 	}

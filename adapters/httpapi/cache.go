@@ -1,0 +1,61 @@
+package httpapi
+
+import (
+	"net/http"
+
+	"github.com/trawlhq/trawl/core/cache"
+	"github.com/trawlhq/trawl/core/content"
+)
+
+// withCache reads max_age and store from the query into the request's
+// context, where the page use cases read what the call accepts.
+func withCache(r *http.Request) (*http.Request, error) {
+	q := r.URL.Query()
+	maxAge, err := cache.ParseMaxAgeText(q.Get(cache.FieldMaxAge), cache.FieldMaxAge)
+	if err != nil {
+		return r, err
+	}
+	store, err := cache.ParseStoreText(q.Get(cache.FieldStore), cache.FieldStore)
+	if err != nil {
+		return r, err
+	}
+	return r.WithContext(cache.With(r.Context(), cache.Request{MaxAge: maxAge, NoStore: !store})), nil
+}
+
+// cacheObject is the cache object of an answer; nil without a cache.
+func cacheObject(i *cache.Info) *cache.Object {
+	if i == nil {
+		return nil
+	}
+	return i.Object()
+}
+
+// cacheHeader is the X-Trawl-Cache value of an answer: hit when every page
+// in it came from the cache, miss when one did not, "" when the answer
+// says nothing of the cache.
+func cacheHeader(v any) string {
+	var objs []*cache.Object
+	switch a := v.(type) {
+	case scrapeJSON:
+		objs = append(objs, a.Cache)
+	case content.Object:
+		objs = append(objs, a.Cache)
+	case serpJSON:
+		for _, o := range a.OrganicResults {
+			if o.Content != nil {
+				objs = append(objs, o.Content.Cache)
+			}
+		}
+	}
+	state := ""
+	for _, o := range objs {
+		switch {
+		case o == nil:
+		case !o.Hit:
+			return "miss"
+		default:
+			state = "hit"
+		}
+	}
+	return state
+}

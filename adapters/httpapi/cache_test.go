@@ -1,0 +1,290 @@
+package httpapi_test
+
+import (
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/trawlhq/trawl/testkit/apitest"
+	"github.com/trawlhq/trawl/testkit/memstore"
+	"github.com/trawlhq/trawl/testkit/sites"
+)
+
+// countingSite is a fixture site that counts what it is asked: full
+// answers and 304s, per path. Its pages change when told to.
+type countingSite struct {
+	*sites.Site
+	mu       sync.Mutex
+	version  map[string]int
+	full     map[string]int
+	notMod   map[string]int
+	lastMod  time.Time
+	requests atomic.Int64
+}
+
+func (c *countingSite) counts(path string) (full, notModified int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.full[path], c.notMod[path]
+}
+
+func (c *countingSite) change(path string) {
+	c.mu.Lock()
+	c.version[path]++
+	c.mu.Unlock()
+}
+
+func articleHTML(title string, v, size int) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "<html><head><title>%s</title></head><body><article><h1>%s</h1><p>This is version %d of the page.</p>", title, title, v)
+	for b.Len() < size {
+		fmt.Fprintf(&b, "<p>Paragraph %d of %s explains tide pools, the creatures that live in them and how the sea returns twice a day.</p>", b.Len(), title)
+	}
+	b.WriteString("</article></body></html>")
+	return b.String()
+}
+
+// newCountingSite serves /etag/* with an ETag, /lastmod/* with a
+// Last-Modified date, /plain/* with no validator, each page about size
+// bytes.
+func newCountingSite(t *testing.T, size int) *countingSite {
+	c := &countingSite{Site: sites.New(t, "count.test"), version: map[string]int{}, full: map[string]int{}, notMod: map[string]int{}, lastMod: time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC)}
+	c.Mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		c.requests.Add(1)
+		c.mu.Lock()
+		v := c.version[r.URL.Path]
+		c.mu.Unlock()
+		etag := fmt.Sprintf(`"%s-v%d"`, strings.ReplaceAll(r.URL.Path, "/", "_"), v)
+		mod := c.lastMod.Add(time.Duration(v) * time.Hour)
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		switch {
+		case strings.HasPrefix(r.URL.Path, "/etag/"):
+			w.Header().Set("ETag", etag)
+			if r.Header.Get("If-None-Match") == etag {
+				c.mu.Lock()
+				c.notMod[r.URL.Path]++
+				c.mu.Unlock()
+				w.WriteHeader(http.StatusNotModified)
+				return
+			}
+		case strings.HasPrefix(r.URL.Path, "/lastmod/"):
+			w.Header().Set("Last-Modified", mod.Format(http.TimeFormat))
+			if since, err := http.ParseTime(r.Header.Get("If-Modified-Since")); err == nil && !mod.After(since) {
+				c.mu.Lock()
+				c.notMod[r.URL.Path]++
+				c.mu.Unlock()
+				w.WriteHeader(http.StatusNotModified)
+				return
+			}
+		}
+		c.mu.Lock()
+		c.full[r.URL.Path]++
+		c.mu.Unlock()
+		_, _ = w.Write([]byte(articleHTML(r.URL.Path, v, size)))
+	})
+	return c
+}
+
+func cacheEnv(t *testing.T, maxBytes int64) (*apitest.Env, *countingSite) {
+	site := newCountingSite(t, 4<<10)
+	e := apitest.Start(t, memstore.New(), apitest.Options{Resolve: sites.Resolve(site.Site), CacheMaxBytes: maxBytes})
+	return e, site
+}
+
+func pagePath(endpoint, pageURL string, params ...string) string {
+	q := url.Values{"url": {pageURL}}
+	for i := 0; i+1 < len(params); i += 2 {
+		q.Set(params[i], params[i+1])
+	}
+	return endpoint + "?" + q.Encode()
+}
+
+// cacheOf reads the answer's cache object and checks the header agrees.
+func cacheOf(t *testing.T, r apitest.Response) map[string]any {
+	t.Helper()
+	if r.Status != 200 {
+		t.Fatalf("status %d: %s", r.Status, r.Body)
+	}
+	c, ok := r.JSON(t)["cache"].(map[string]any)
+	if !ok {
+		t.Fatalf("no cache object in %s", r.Body)
+	}
+	want := "miss"
+	if c["hit"] == true {
+		want = "hit"
+	}
+	if got := r.Header.Get("X-Trawl-Cache"); got != want {
+		t.Fatalf("X-Trawl-Cache = %q, body says hit=%v", got, c["hit"])
+	}
+	return c
+}
+
+func TestCacheMaxAgeZeroAlwaysFetches(t *testing.T) {
+	e, site := cacheEnv(t, 64<<20)
+	_, tok := e.Account("a@example.com", "business")
+	page := site.URL("/plain/a")
+	for range 3 {
+		c := cacheOf(t, e.Do("GET", pagePath("/v1/content", page), tok, nil))
+		if c["hit"] != false || c["cached_at"] == nil {
+			t.Fatalf("max_age 0: cache = %v, want a miss that was stored", c)
+		}
+	}
+	if full, _ := site.counts("/plain/a"); full != 3 {
+		t.Fatalf("3 calls without max_age reached the site %d times, want 3", full)
+	}
+}
+
+func TestCacheHitServesEveryFormatWithoutTouchingTheSite(t *testing.T) {
+	e, site := cacheEnv(t, 64<<20)
+	_, tok := e.Account("a@example.com", "business")
+	page := site.URL("/plain/b")
+	first := cacheOf(t, e.Do("GET", pagePath("/v1/content", page, "max_age", "3600"), tok, nil))
+	if first["hit"] != false {
+		t.Fatalf("first call: %v, want a miss", first)
+	}
+	e.Clock.Advance(10 * time.Minute)
+	r := e.Do("GET", pagePath("/v1/content", page, "max_age", "3600"), tok, nil)
+	c := cacheOf(t, r)
+	if c["hit"] != true || c["age"] != float64(600) || c["cached_at"] != first["cached_at"] {
+		t.Fatalf("second call: cache = %v, want a hit 600 s old cached at %v", c, first["cached_at"])
+	}
+	if got := r.Header.Get("X-Credits-Charged"); got != "2" {
+		t.Fatalf("a content hit charged %q, want 2 (the spec's price)", got)
+	}
+	if md, _ := r.JSON(t)["markdown"].(string); !strings.Contains(md, "version 0") {
+		t.Fatalf("hit markdown = %.200q", md)
+	}
+	// The same entry serves the raw HTML.
+	s := e.Do("GET", pagePath("/v1/scrape", page, "max_age", "3600"), tok, nil)
+	if c := cacheOf(t, s); c["hit"] != true {
+		t.Fatalf("scrape after content: %v, want a hit", c)
+	}
+	if html, _ := s.JSON(t)["html"].(string); !strings.Contains(html, "<article>") {
+		t.Fatalf("scrape hit html = %.200q", html)
+	}
+	if full, _ := site.counts("/plain/b"); full != 1 {
+		t.Fatalf("the site was asked %d times, want 1", full)
+	}
+	// Past max_age, with no validator: fetched again.
+	e.Clock.Advance(time.Hour)
+	if c := cacheOf(t, e.Do("GET", pagePath("/v1/content", page, "max_age", "3600"), tok, nil)); c["hit"] != false {
+		t.Fatalf("stale without validator: %v, want a miss", c)
+	}
+	if full, _ := site.counts("/plain/b"); full != 2 {
+		t.Fatalf("the site was asked %d times, want 2", full)
+	}
+}
+
+func TestCacheRevalidates(t *testing.T) {
+	for _, path := range []string{"/etag/p", "/lastmod/p"} {
+		t.Run(path, func(t *testing.T) {
+			e, site := cacheEnv(t, 64<<20)
+			_, tok := e.Account("a@example.com", "business")
+			page := site.URL(path)
+			cacheOf(t, e.Do("GET", pagePath("/v1/content", page, "max_age", "60"), tok, nil))
+			e.Clock.Advance(2 * time.Minute)
+			c := cacheOf(t, e.Do("GET", pagePath("/v1/content", page, "max_age", "60"), tok, nil))
+			if c["hit"] != true || c["revalidated"] != true || c["age"] != float64(0) {
+				t.Fatalf("stale entry, unchanged page: %v, want a revalidated hit of age 0", c)
+			}
+			if full, nm := site.counts(path); full != 1 || nm != 1 {
+				t.Fatalf("site answered %d full, %d not-modified; want 1 and 1", full, nm)
+			}
+			// The 304 refreshed the entry: fresh again for max_age.
+			e.Clock.Advance(30 * time.Second)
+			if c := cacheOf(t, e.Do("GET", pagePath("/v1/content", page, "max_age", "60"), tok, nil)); c["hit"] != true || c["revalidated"] == true || c["age"] != float64(30) {
+				t.Fatalf("after the refresh: %v, want a plain hit 30 s old", c)
+			}
+			// The page changes: the revalidation brings the new body.
+			site.change(path)
+			e.Clock.Advance(2 * time.Minute)
+			r := e.Do("GET", pagePath("/v1/content", page, "max_age", "60"), tok, nil)
+			if c := cacheOf(t, r); c["hit"] != false {
+				t.Fatalf("changed page: %v, want a miss", c)
+			}
+			if md, _ := r.JSON(t)["markdown"].(string); !strings.Contains(md, "version 1") {
+				t.Fatalf("changed page markdown = %.200q, want version 1", md)
+			}
+			if full, nm := site.counts(path); full != 2 || nm != 1 {
+				t.Fatalf("site answered %d full, %d not-modified; want 2 and 1", full, nm)
+			}
+		})
+	}
+}
+
+func TestCacheStoreFalseKeepsOut(t *testing.T) {
+	e, site := cacheEnv(t, 64<<20)
+	_, tok := e.Account("a@example.com", "business")
+	page := site.URL("/plain/private")
+	if c := cacheOf(t, e.Do("GET", pagePath("/v1/content", page, "store", "false"), tok, nil)); c["cached_at"] != nil {
+		t.Fatalf("store=false: %v, want cached_at null", c)
+	}
+	if c := cacheOf(t, e.Do("GET", pagePath("/v1/content", page, "max_age", "3600"), tok, nil)); c["hit"] != false {
+		t.Fatalf("after store=false: %v, want a miss", c)
+	}
+	if full, _ := site.counts("/plain/private"); full != 2 {
+		t.Fatalf("site asked %d times, want 2", full)
+	}
+}
+
+func TestCacheSharesAnonymousFetchesAcrossAccounts(t *testing.T) {
+	e, site := cacheEnv(t, 64<<20)
+	_, a := e.Account("a@example.com", "business")
+	_, b := e.Account("b@example.com", "business")
+	page := site.URL("/plain/shared")
+	cacheOf(t, e.Do("GET", pagePath("/v1/content", page), a, nil))
+	if c := cacheOf(t, e.Do("GET", pagePath("/v1/content", page, "max_age", "3600"), b, nil)); c["hit"] != true {
+		t.Fatalf("another account, anonymous fetch: %v, want a hit", c)
+	}
+}
+
+func TestCacheEvictsLeastRecentlyUsed(t *testing.T) {
+	// Entries of about 4.2 KiB, a bound of 70 KiB: 16 fit, not 17.
+	e, site := cacheEnv(t, 70<<10)
+	_, tok := e.Account("a@example.com", "business")
+	get := func(p string) map[string]any {
+		return cacheOf(t, e.Do("GET", pagePath("/v1/scrape", site.URL(p), "max_age", "86400"), tok, nil))
+	}
+	for i := range 16 {
+		get(fmt.Sprintf("/plain/%d", i))
+		e.Clock.Advance(2 * time.Minute)
+	}
+	// Page 0 is used again: page 1 is now the least recently used.
+	if c := get("/plain/0"); c["hit"] != true {
+		t.Fatalf("page 0 before the bound: %v, want a hit", c)
+	}
+	e.Clock.Advance(2 * time.Minute)
+	get("/plain/16") // past the bound: page 1 goes
+	e.Clock.Advance(2 * time.Minute)
+	if c := get("/plain/0"); c["hit"] != true {
+		t.Fatalf("recently used page 0: %v, want a hit", c)
+	}
+	if c := get("/plain/1"); c["hit"] != false {
+		t.Fatalf("least recently used page 1: %v, want it evicted (a miss)", c)
+	}
+	if full, _ := site.counts("/plain/1"); full != 2 {
+		t.Fatalf("page 1 fetched %d times, want 2", full)
+	}
+}
+
+func TestCacheMaxAgeRules(t *testing.T) {
+	e, site := cacheEnv(t, 64<<20)
+	_, tok := e.Account("a@example.com", "business")
+	for _, v := range []string{"-1", "2592001", "soon"} {
+		r := e.Do("GET", pagePath("/v1/content", site.URL("/plain/x"), "max_age", v), tok, nil)
+		if r.Status != 422 || !strings.Contains(string(r.Body), "max_age") {
+			t.Errorf("max_age=%s: %d %s, want 422 naming max_age", v, r.Status, r.Body)
+		}
+	}
+	if r := e.Do("GET", pagePath("/v1/content", site.URL("/plain/x"), "store", "perhaps"), tok, nil); r.Status != 422 {
+		t.Errorf("store=perhaps: %d, want 422", r.Status)
+	}
+	if site.requests.Load() != 0 {
+		t.Errorf("refused calls reached the site %d times", site.requests.Load())
+	}
+}

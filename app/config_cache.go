@@ -1,0 +1,42 @@
+package app
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/trawlhq/trawl/adapters/clock"
+	"github.com/trawlhq/trawl/core/cache"
+	"github.com/trawlhq/trawl/core/crawl"
+	"github.com/trawlhq/trawl/ports"
+)
+
+// cacheFromEnv reads TRAWL_CACHE_MAX_BYTES: the page cache's bound in
+// bytes (default 1 GiB); 0 turns the cache off.
+func (c Config) cacheFromEnv(getenv func(string) string) (Config, error) {
+	if v := strings.TrimSpace(getenv("TRAWL_CACHE_MAX_BYTES")); v != "" {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || n < 0 {
+			return c, fmt.Errorf("TRAWL_CACHE_MAX_BYTES must be a number of bytes (0 turns the page cache off), got %q", v)
+		}
+		c.CacheMaxBytes = n
+	}
+	return c, nil
+}
+
+// newPageCache builds the page cache over the store's index and the blob
+// store; nil when it is off (no bound, no index).
+func newPageCache(st Stores, out Outbound, clk ports.Clock, maxBytes int64) (*cache.Cache, error) {
+	if maxBytes <= 0 || st.Cache == nil {
+		return nil, nil
+	}
+	bodies, ok := out.Blobs.(ports.BlobObjects)
+	if !ok {
+		return nil, errors.New("the page cache needs a blob store that reads and deletes (set TRAWL_CACHE_MAX_BYTES=0 to turn it off)")
+	}
+	if clk == nil {
+		clk = clock.System{}
+	}
+	return cache.New(st.Cache, bodies, clk, maxBytes, crawl.NewNormalizer(nil).Key)
+}
