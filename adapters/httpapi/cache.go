@@ -30,8 +30,8 @@ func cacheObject(i *cache.Info) *cache.Object {
 	return i.Object()
 }
 
-// cacheHeader is the X-Trawl-Cache value of an answer: hit when every page
-// in it came from the cache, miss when one did not, "" when the answer
+// cacheHeader is the X-Trawl-Cache value of an answer: hit when the
+// results and every page in it came from the cache, miss when one did not, "" when the answer
 // says nothing of the cache.
 func cacheHeader(v any) string {
 	var objs []*cache.Object
@@ -41,6 +41,7 @@ func cacheHeader(v any) string {
 	case content.Object:
 		objs = append(objs, a.Cache)
 	case serpJSON:
+		objs = append(objs, a.Cache)
 		for _, o := range a.OrganicResults {
 			if o.Content != nil {
 				objs = append(objs, o.Content.Cache)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/trawlhq/trawl/testkit/apitest"
+	"github.com/trawlhq/trawl/testkit/fakesearch"
 	"github.com/trawlhq/trawl/testkit/memstore"
 	"github.com/trawlhq/trawl/testkit/sites"
 )
@@ -286,5 +287,58 @@ func TestCacheMaxAgeRules(t *testing.T) {
 	}
 	if site.requests.Load() != 0 {
 		t.Errorf("refused calls reached the site %d times", site.requests.Load())
+	}
+}
+
+func TestCacheSearchResultsAndTheirContents(t *testing.T) {
+	site := newCountingSite(t, 2<<10)
+	google := fakesearch.New(t, "google")
+	google.Serve(fakesearch.Result{Title: "A", Link: site.URL("/plain/a"), Snippet: "a"}, fakesearch.Result{Title: "B", Link: site.URL("/etag/b"), Snippet: "b"})
+	e := apitest.Start(t, memstore.New(), apitest.Options{Resolve: sites.Resolve(site.Site), Engines: map[string]string{"google": google.URL}, CacheMaxBytes: 64 << 20})
+	_, tok := e.Account("a@example.com", "business")
+	if c := cacheOf(t, e.Do("GET", "/v1/serp?q=tides&max_age=600", tok, nil)); c["hit"] != false {
+		t.Fatalf("first search: %v", c)
+	}
+	r := e.Do("GET", "/v1/serp?q=tides&max_age=600", tok, nil)
+	if c := cacheOf(t, r); c["hit"] != true {
+		t.Fatalf("second search: %v, want a hit", c)
+	}
+	if got := r.Header.Get("X-Credits-Charged"); got != "5" {
+		t.Fatalf("a search hit charged %q, want 5", got)
+	}
+	if n := len(google.Queries()); n != 1 {
+		t.Fatalf("the engine was asked %d times, want 1", n)
+	}
+	// Another query is another entry.
+	cacheOf(t, e.Do("GET", "/v1/serp?q=pools&max_age=600", tok, nil))
+	if n := len(google.Queries()); n != 2 {
+		t.Fatalf("the engine was asked %d times, want 2", n)
+	}
+	// Search content: results from the cache, pages fetched once.
+	first := e.Do("GET", "/v1/serp/content?q=tides&max_content=2&max_age=600", tok, nil)
+	if first.Status != 200 || first.Header.Get("X-Trawl-Cache") != "miss" {
+		t.Fatalf("first search content: %d %s %s", first.Status, first.Header.Get("X-Trawl-Cache"), first.Body)
+	}
+	second := e.Do("GET", "/v1/serp/content?q=tides&max_content=2&max_age=600", tok, nil)
+	if second.Header.Get("X-Trawl-Cache") != "hit" {
+		t.Fatalf("second search content: X-Trawl-Cache %q: %s", second.Header.Get("X-Trawl-Cache"), second.Body)
+	}
+	if got := second.Header.Get("X-Credits-Charged"); got != "9" {
+		t.Fatalf("search content hit charged %q, want 9 (5 + 2 per page)", got)
+	}
+	results, _ := second.JSON(t)["organic_results"].([]any)
+	for _, o := range results {
+		c, _ := o.(map[string]any)["content"].(map[string]any)
+		if cc, _ := c["cache"].(map[string]any); cc["hit"] != true {
+			t.Fatalf("content of a result: cache %v, want a hit", c["cache"])
+		}
+	}
+	if n := len(google.Queries()); n != 2 {
+		t.Fatalf("the engine was asked %d times, want 2", n)
+	}
+	for _, p := range []string{"/plain/a", "/etag/b"} {
+		if full, _ := site.counts(p); full != 1 {
+			t.Fatalf("%s fetched %d times, want 1", p, full)
+		}
 	}
 }

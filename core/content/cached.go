@@ -12,6 +12,10 @@ import (
 // each call's cache request (max_age, store) allows.
 func WithCache(c *cache.Cache) Option { return func(s *Service) { s.cache = c } }
 
+// Cache is the page cache the service reads through; nil without one.
+// Search results go through the same cache.
+func (s *Service) Cache() *cache.Cache { return s.cache }
+
 // fetch fetches a page, through the cache when the server keeps one.
 func (s *Service) fetch(ctx context.Context, r ports.FetchRequest) (ports.FetchResponse, error) {
 	if s.cache == nil {
