@@ -75,6 +75,10 @@ type BulkJob struct {
 	TraceParent string
 	// Kind is the use case the job belongs to (empty reads as bulk).
 	Kind JobKind
+	// CacheMaxAge (seconds) and CacheNoStore are the page cache's request
+	// for the job's pages (max_age, store: false).
+	CacheMaxAge  int64
+	CacheNoStore bool
 }
 
 // BulkURL is one URL of a job and its outcome.

@@ -5,6 +5,7 @@ import (
 
 	"github.com/trawlhq/trawl/core/cache"
 	"github.com/trawlhq/trawl/core/content"
+	"github.com/trawlhq/trawl/core/failure"
 )
 
 // withCache reads max_age and store from the query into the request's
@@ -59,4 +60,14 @@ func cacheHeader(v any) string {
 		}
 	}
 	return state
+}
+
+// cacheFields reads max_age (seconds) and store (default true) from a
+// body; core checks the range.
+func (b body) cacheFields(fe *failure.FieldErrors) (maxAge int64, noStore bool) {
+	maxAge, _ = b.Int(fe, cache.FieldMaxAge, 0)
+	if raw, ok := b[cache.FieldStore]; ok && string(raw) != "null" {
+		noStore = !b.Bool(fe, cache.FieldStore)
+	}
+	return maxAge, noStore
 }

@@ -342,3 +342,59 @@ func TestCacheSearchResultsAndTheirContents(t *testing.T) {
 		}
 	}
 }
+
+func TestCacheInBulkAndCrawlBodies(t *testing.T) {
+	e, site := cacheEnv(t, 64<<20)
+	_, tok := e.Account("a@example.com", "business")
+	cacheOf(t, e.Do("GET", pagePath("/v1/content", site.URL("/plain/a")), tok, nil))
+
+	r := e.Do("POST", "/v1/content/bulk", tok, map[string]any{"urls": []string{site.URL("/plain/a"), site.URL("/plain/b")}, "email": true, "sync": true, "max_age": 3600})
+	if r.Status != 200 {
+		t.Fatalf("bulk: %d %s", r.Status, r.Body)
+	}
+	if a, _ := site.counts("/plain/a"); a != 1 {
+		t.Fatalf("bulk with max_age fetched the cached page again (%d fetches)", a)
+	}
+	if b, _ := site.counts("/plain/b"); b != 1 {
+		t.Fatalf("bulk fetched the new page %d times, want 1", b)
+	}
+	r = e.Do("POST", "/v1/content/bulk", tok, map[string]any{"urls": []string{site.URL("/plain/a")}, "email": true, "sync": true, "store": false})
+	if r.Status != 200 {
+		t.Fatalf("bulk without max_age: %d %s", r.Status, r.Body)
+	}
+	if a, _ := site.counts("/plain/a"); a != 2 {
+		t.Fatalf("bulk without max_age: %d fetches, want 2", a)
+	}
+	for _, body := range []map[string]any{
+		{"urls": []string{site.URL("/plain/a")}, "email": true, "max_age": -1},
+		{"urls": []string{site.URL("/plain/a")}, "email": true, "max_age": 2592001},
+	} {
+		r := e.Do("POST", "/v1/content/bulk", tok, body)
+		if errs, _ := r.JSON(t)["errors"].(map[string]any); r.Status != 422 || errs["max_age"] == nil {
+			t.Errorf("bulk max_age %v: %d %s, want 422 naming max_age", body["max_age"], r.Status, r.Body)
+		}
+	}
+	if r := e.Do("POST", "/v1/crawl", tok, map[string]any{"url": site.URL("/plain/a"), "email": true, "max_age": -1}); r.Status != 422 {
+		t.Errorf("crawl max_age -1: %d %s", r.Status, r.Body)
+	}
+
+	r = e.Do("POST", "/v1/crawl", tok, map[string]any{"url": site.URL("/plain/b"), "limit": 1, "sitemap": "skip", "email": true, "max_age": 3600})
+	if r.Status != 202 {
+		t.Fatalf("crawl: %d %s", r.Status, r.Body)
+	}
+	id, _ := r.JSON(t)["crawl_id"].(string)
+	if m := waitCrawl(t, e, tok, id); m["status"] != "completed" || m["succeeded"] != float64(1) {
+		t.Fatalf("crawl ended %v", m)
+	}
+	if b, _ := site.counts("/plain/b"); b != 1 {
+		t.Fatalf("the crawl with max_age fetched the cached page again (%d fetches)", b)
+	}
+	pages := e.Do("GET", "/v1/crawl/"+id+"/pages", tok, nil).JSON(t)
+	list, _ := pages["pages"].([]any)
+	if len(list) != 1 {
+		t.Fatalf("crawl pages: %v", pages)
+	}
+	if c, _ := list[0].(map[string]any)["cache"].(map[string]any); c["hit"] != true {
+		t.Fatalf("crawled page cache = %v, want a hit", c)
+	}
+}

@@ -180,7 +180,7 @@ func (w *Worker) processURLs(stop, work context.Context, job ports.BulkJob, hold
 }
 
 func (w *Worker) processURL(ctx context.Context, job ports.BulkJob, hold ports.Hold, u ports.BulkURL) error {
-	page, err := w.d.Pages.Extract(ctx, u.URL, Render(job))
+	page, err := w.d.Pages.Extract(cacheRequest(ctx, job), u.URL, Render(job))
 	if ctx.Err() != nil {
 		return ctx.Err() // stopped or lease lost: the URL stays pending for whoever resumes
 	}

@@ -16,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/trawlhq/trawl/core/cache"
 	"github.com/trawlhq/trawl/core/content"
 	"github.com/trawlhq/trawl/core/failure"
 	"github.com/trawlhq/trawl/core/weburl"
@@ -42,6 +43,10 @@ type Request struct {
 	// TraceParent is the W3C traceparent of the submitting request, kept
 	// with the job (empty: none).
 	TraceParent string
+	// MaxAge (seconds) and NoStore are the page cache's request for the
+	// job's pages (max_age, store: false).
+	MaxAge  int64
+	NoStore bool
 }
 
 // Checked is a validated request: the URLs to queue (when given directly).
@@ -52,6 +57,7 @@ type Checked struct {
 	Sitemap     string
 	CallbackURL string
 	Render      content.RenderMode
+	MaxAge      int64 // seconds
 }
 
 // Validate checks everything that needs no network: the URL list, the
@@ -106,6 +112,11 @@ func Validate(r Request) (Checked, error) {
 		}
 	} else {
 		c.Render = mode
+	}
+	if d, err := cache.ParseMaxAge(r.MaxAge, cache.FieldMaxAge); err != nil {
+		fe.Add(cache.FieldMaxAge, failure.Public(err, ""))
+	} else {
+		c.MaxAge = int64(d / time.Second)
 	}
 	cb := strings.TrimSpace(r.CallbackURL)
 	if !r.Email && cb == "" {

@@ -24,6 +24,29 @@ func RunCache(t *testing.T, open Opener) {
 	t.Run("CacheTouch", func(t *testing.T) { testCacheTouch(t, open(t).(CacheStores)) })
 	t.Run("CacheEvictsLeastRecentlyUsed", func(t *testing.T) { testCacheEvict(t, open(t).(CacheStores)) })
 	t.Run("CacheConcurrentPutsOfOneKey", func(t *testing.T) { testCacheConcurrentPuts(t, open(t).(CacheStores)) })
+	t.Run("BulkJobKeepsItsCacheRequest", func(t *testing.T) { testBulkJobCacheRequest(t, open(t)) })
+}
+
+func testBulkJobCacheRequest(t *testing.T, st Stores) {
+	s, ok := st.(ports.JobStore)
+	if !ok {
+		t.Skip("no job store")
+	}
+	ctx := context.Background()
+	a := newAccount(t, st, "cache-job@example.com", "basic")
+	for _, j := range []ports.BulkJob{
+		{ID: "job_cache_a", CacheMaxAge: 3600, CacheNoStore: true},
+		{ID: "job_cache_b"},
+	} {
+		j.AccountID, j.TokenID, j.Status, j.URLSource, j.QueuedAt, j.HoldID, j.Email = a.ID, 1, ports.JobQueued, ports.URLSource("urls"), t0, "hold_"+j.ID, true
+		if err := s.CreateJob(ctx, j, []string{"https://site.test/a"}); err != nil {
+			t.Fatal(err)
+		}
+		got, err := s.Job(ctx, j.ID)
+		if err != nil || got.CacheMaxAge != j.CacheMaxAge || got.CacheNoStore != j.CacheNoStore {
+			t.Fatalf("job %s read back with max_age %d, no-store %v (%v); want %d, %v", j.ID, got.CacheMaxAge, got.CacheNoStore, err, j.CacheMaxAge, j.CacheNoStore)
+		}
+	}
 }
 
 func cacheEntry(key string, size int64, at time.Time) ports.CacheEntry {

@@ -18,5 +18,11 @@ CREATE TABLE page_cache (
 );
 CREATE INDEX page_cache_used ON page_cache (used_at, cache_key);
 
+-- A bulk job's pages are read with the max_age and store it was given.
+ALTER TABLE bulk_jobs ADD COLUMN cache_max_age BIGINT NOT NULL DEFAULT 0;
+ALTER TABLE bulk_jobs ADD COLUMN cache_no_store BOOLEAN NOT NULL DEFAULT FALSE;
+
 -- +goose Down
+ALTER TABLE bulk_jobs DROP COLUMN cache_no_store;
+ALTER TABLE bulk_jobs DROP COLUMN cache_max_age;
 DROP TABLE page_cache;
