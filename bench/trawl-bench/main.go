@@ -41,7 +41,7 @@ func main() {
 	pairs := flag.Int("pairs", 3, "Trawl and floor runs alternated this many times (medians reported)")
 	conc := flag.Int("c", 16, "concurrent clients")
 	pgURL := flag.String("postgres", pgtest.ServerURL(), "admin URL of a Postgres server (a scratch database is created)")
-	only := flag.String("only", "", "run one part: http (the HTTP loads on each store), content (/v1/content CPU per page; -cpuprofile then profiles the server process), footprint (the binary's resident memory and first PDF), pdf (PDF conversion beside pdftotext) or limiters")
+	only := flag.String("only", "", "run one part: http (the HTTP loads on each store), content (/v1/content CPU per page; -cpuprofile then profiles the server process), footprint (the binary's resident memory and first PDF), pdf (PDF conversion beside pdftotext), cache (page cache hits beside a static file server) or limiters")
 	storeName := flag.String("store", "", "run the store loads on this store only: sqlite or postgres (default both)")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the run (server and load) to this file, for go tool pprof")
 	encodings := flag.String("encodings", "identity gzip", "the content figure's page encodings, of identity and gzip")
@@ -58,6 +58,10 @@ func main() {
 	}
 	if *only == "pdf" {
 		pdfFigure()
+		return
+	}
+	if *only == "cache" {
+		cacheFigure(*pairs, *duration)
 		return
 	}
 	if *only == "content" {
@@ -184,6 +188,7 @@ func main() {
 		fmt.Printf("%-40s %12.0f op/s %12.0f op/s\n", l.name, l.contended, l.spread)
 	}
 	mapFigure(*pairs)
+	cacheFigure(*pairs, *duration)
 	contentFigure(*pairs, runtimeProcs(), "", strings.Fields(*encodings), false)
 	bulkFigure()
 	limiterFigure(*pgURL, *conc, *duration)
