@@ -128,6 +128,10 @@ type Info struct {
 	// when it is not in the cache (store: false, or not kept).
 	CachedAt time.Time
 	Age      time.Duration
+	// Body identifies the kept body the answer was read from (a hit) or
+	// stored as (a miss); empty when none was kept. Work derived from a
+	// body alone (extraction) may be remembered under it.
+	Body string
 }
 
 // Object is the cache object of an answer: {hit, cached_at, age}.
@@ -182,6 +186,13 @@ func note(ctx context.Context, i Info) {
 		t.info, t.seen = i, true
 		t.mu.Unlock()
 	}
+}
+
+// Noted is what the cache did so far for the page ctx is tracking; ok is
+// false when nothing went through it.
+func Noted(ctx context.Context) (Info, bool) {
+	t, _ := ctx.Value(trackerKey{}).(*Tracker)
+	return t.Info()
 }
 
 // Info is what the cache did for the page; ok is false when nothing went
@@ -289,32 +300,32 @@ func (c *Cache) hit(ctx context.Context, e ports.CacheEntry, now time.Time, reva
 	case now.Sub(e.UsedAt) >= touchEvery:
 		_ = c.index.TouchCacheEntry(ctx, e.Key, now, time.Time{})
 	}
-	return Info{Hit: true, Revalidated: revalidated, CachedAt: e.StoredAt, Age: max(now.Sub(e.StoredAt), 0)}
+	return Info{Hit: true, Revalidated: revalidated, CachedAt: e.StoredAt, Age: max(now.Sub(e.StoredAt), 0), Body: e.BodyKey}
 }
 
 // store keeps a fetched response, drops the body it replaces and evicts
-// past the bound. It reports when the response was stored (zero when it
-// was not). Failures leave the call's answer as it is.
-func (c *Cache) store(ctx context.Context, e ports.CacheEntry, body []byte) time.Time {
+// past the bound. It reports when the response was stored and under which
+// body key (zero when it was not). Failures leave the call's answer as it is.
+func (c *Cache) store(ctx context.Context, e ports.CacheEntry, body []byte) (time.Time, string) {
 	e.Size = int64(len(body)) + int64(len(e.URL)+len(e.FinalURL)+len(e.ContentType)+len(e.ETag)+len(e.LastModified))
 	if !Cacheable(e.StatusCode, e.Size, c.maxBytes) {
-		return time.Time{}
+		return time.Time{}, ""
 	}
 	ctx = context.WithoutCancel(ctx)
 	e.BodyKey = fmt.Sprintf("cache/%s/%s-%d", e.Key[:2], e.Key, e.StoredAt.UnixNano())
 	if err := c.bodies.Put(ctx, e.BodyKey, body, e.ContentType); err != nil {
-		return time.Time{}
+		return time.Time{}, ""
 	}
 	old, replaced, err := c.index.PutCacheEntry(ctx, e)
 	if err != nil {
 		_ = c.bodies.Delete(ctx, e.BodyKey)
-		return time.Time{}
+		return time.Time{}, ""
 	}
 	if replaced && old.BodyKey != e.BodyKey {
 		_ = c.bodies.Delete(ctx, old.BodyKey)
 	}
 	c.evict(ctx)
-	return e.StoredAt
+	return e.StoredAt, e.BodyKey
 }
 
 // evict drops least recently used entries past the bound, bodies included.
@@ -362,7 +373,7 @@ func (c *Cache) Fetch(ctx context.Context, f ports.Fetcher, r ports.FetchRequest
 	}
 	info := Info{}
 	if !q.NoStore {
-		info.CachedAt = c.store(ctx, ports.CacheEntry{
+		info.CachedAt, info.Body = c.store(ctx, ports.CacheEntry{
 			Key: key, URL: r.URL.String(), FinalURL: res.FinalURL, Engine: EngineHTTP, StatusCode: res.StatusCode,
 			ContentType: res.ContentType, Charset: res.Charset, ETag: res.ETag, LastModified: res.LastModified,
 			StoredAt: now, UsedAt: now,
@@ -392,7 +403,7 @@ func (c *Cache) Render(ctx context.Context, rd ports.Renderer, u *url.URL, r por
 	info := Info{}
 	if !q.NoStore {
 		now = c.clock.Now()
-		info.CachedAt = c.store(ctx, ports.CacheEntry{
+		info.CachedAt, info.Body = c.store(ctx, ports.CacheEntry{
 			Key: key, URL: r.URL, FinalURL: res.FinalURL, Engine: EngineBrowser, StatusCode: res.StatusCode,
 			ContentType: "text/html", Charset: "utf-8", StoredAt: now, UsedAt: now,
 		}, res.HTML)

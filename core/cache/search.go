@@ -39,7 +39,7 @@ func (c *Cache) Search(ctx context.Context, e ports.SearchEngine, q ports.Search
 	info := Info{}
 	if body, err := json.Marshal(res); err == nil && !r.NoStore {
 		now = c.clock.Now()
-		info.CachedAt = c.store(ctx, ports.CacheEntry{
+		info.CachedAt, info.Body = c.store(ctx, ports.CacheEntry{
 			Key: key, URL: e.Name() + ":" + q.Q, FinalURL: e.Name() + ":" + q.Q, Engine: EngineSearch, StatusCode: 200,
 			ContentType: "application/json", Charset: "utf-8", StoredAt: now, UsedAt: now,
 		}, body)

@@ -10,7 +10,9 @@ import (
 
 // WithCache lets the service answer from fetched responses kept by c, as
 // each call's cache request (max_age, store) allows.
-func WithCache(c *cache.Cache) Option { return func(s *Service) { s.cache = c } }
+func WithCache(c *cache.Cache) Option {
+	return func(s *Service) { s.cache, s.memo = c, newExtractionMemo() }
+}
 
 // Cache is the page cache the service reads through; nil without one.
 // Search results go through the same cache.

@@ -32,6 +32,7 @@ type Service struct {
 	docs      map[ports.DocumentFormat]ports.DocumentConverter
 	limits    DocumentLimits
 	cache     *cache.Cache // nil: every call fetches
+	memo      *extractionMemo
 }
 
 // DocumentLimits bound the documents (PDF, DOCX) the content path reads.
@@ -334,7 +335,7 @@ func (s *Service) extractMarkup(ctx context.Context, pageURL string, mode Render
 			return ex, &p, err
 		}
 	}
-	ex, err = s.extractor.Extract(ctx, ports.ExtractRequest{URL: res.FinalURL, HTML: res.Body})
+	ex, err = s.extractKept(ctx, ports.ExtractRequest{URL: res.FinalURL, HTML: res.Body})
 	outcome.ExtractDone, outcome.ExtractErr = true, err
 	if err != nil && s.renderer != nil && StepUp(mode, outcome) {
 		p, err := s.extractRendered(ctx, pageURL, src)
@@ -368,7 +369,7 @@ func (s *Service) extractRendered(ctx context.Context, pageURL string, src *Sour
 	if r.StatusCode < 200 || r.StatusCode > 299 {
 		return page, failure.Unable(op, StatusReason(r.StatusCode), fmt.Sprintf("The page could not be extracted: the site answered %d %s.", r.StatusCode, http.StatusText(r.StatusCode)))
 	}
-	ex, err := s.extractor.Extract(ctx, ports.ExtractRequest{URL: r.FinalURL, HTML: r.HTML})
+	ex, err := s.extractKept(ctx, ports.ExtractRequest{URL: r.FinalURL, HTML: r.HTML})
 	if err != nil {
 		return page, err
 	}
