@@ -689,6 +689,24 @@ export interface components {
          */
         Render: "auto" | "always" | "never";
         /**
+         * @description The oldest cached response the call accepts, in seconds (at most 30 days). 0 fetches the page. A hit costs what the call costs and does not touch the site.
+         * @default 0
+         */
+        MaxAge: number;
+        /** @description Whether the answer came from the page cache. */
+        Cache: {
+            hit: boolean;
+            /**
+             * Format: date-time
+             * @description When the site last vouched for the response (fetched, or confirmed by a 304); null when it is not kept.
+             */
+            cached_at: string | null;
+            /** @description Seconds since cached_at. */
+            age: number;
+            /** @description A stale entry was confirmed unchanged by the site (304). */
+            revalidated?: boolean;
+        };
+        /**
          * @description How the page was read. Absent when it could not be read.
          * @enum {string}
          */
@@ -704,6 +722,7 @@ export interface components {
             engine?: components["schemas"]["Engine"];
             /** @description Present when the content is not the whole source, e.g. a document cut at the page limit. */
             warning?: string;
+            cache?: components["schemas"]["Cache"];
         };
         OrganicResult: {
             position: number;
@@ -730,6 +749,7 @@ export interface components {
                 time_taken: number;
             };
             organic_results: components["schemas"]["OrganicResult"][];
+            cache?: components["schemas"]["Cache"];
             related_questions: {
                 question: string;
                 answer?: string;
@@ -971,6 +991,9 @@ export interface components {
         /** @description http or https, a domain name, the default port. */
         URL: string;
         Render: components["schemas"]["Render"];
+        MaxAge: components["schemas"]["MaxAge"];
+        /** @description false keeps the fetched response out of the page cache. */
+        Store: boolean;
     };
     requestBodies: {
         Preview: {
@@ -989,6 +1012,8 @@ export interface components {
         CreditsCharged: number;
         /** @description The balance after the call. Absent only when it could not be read (a 429, or Trawl busy). */
         CreditsRemaining: number;
+        /** @description hit when the answer came from the page cache (every page of it, for search content), miss otherwise. Absent when the server keeps no cache, and on an Idempotency-Key replay. */
+        TrawlCache: "hit" | "miss";
     };
     pathItems: never;
 }
@@ -1177,6 +1202,9 @@ export interface operations {
                 /** @description http or https, a domain name, the default port. */
                 url: components["parameters"]["URL"];
                 render?: components["parameters"]["Render"];
+                max_age?: components["parameters"]["MaxAge"];
+                /** @description false keeps the fetched response out of the page cache. */
+                store?: components["parameters"]["Store"];
             };
             header?: never;
             path?: never;
@@ -1187,6 +1215,7 @@ export interface operations {
             /** @description The page as received. */
             200: {
                 headers: {
+                    "X-Trawl-Cache": components["headers"]["TrawlCache"];
                     /** @description The per-minute limit of this endpoint group. */
                     "RateLimit-Limit"?: number;
                     "RateLimit-Remaining"?: number;
@@ -1204,6 +1233,7 @@ export interface operations {
                         contentType: string;
                         html: string;
                         engine?: components["schemas"]["Engine"];
+                        cache?: components["schemas"]["Cache"];
                     };
                 };
             };
@@ -1221,6 +1251,9 @@ export interface operations {
                 /** @description http or https, a domain name, the default port. */
                 url: components["parameters"]["URL"];
                 render?: components["parameters"]["Render"];
+                max_age?: components["parameters"]["MaxAge"];
+                /** @description false keeps the fetched response out of the page cache. */
+                store?: components["parameters"]["Store"];
             };
             header?: never;
             path?: never;
@@ -1231,6 +1264,7 @@ export interface operations {
             /** @description The Content object. */
             200: {
                 headers: {
+                    "X-Trawl-Cache": components["headers"]["TrawlCache"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1289,6 +1323,9 @@ export interface operations {
                 hl?: string;
                 gl?: string;
                 engine?: "google" | "bing" | "duckduckgo";
+                max_age?: components["parameters"]["MaxAge"];
+                /** @description false keeps the fetched response out of the page cache. */
+                store?: components["parameters"]["Store"];
             };
             header?: never;
             path?: never;
@@ -1299,6 +1336,7 @@ export interface operations {
             /** @description The results. */
             200: {
                 headers: {
+                    "X-Trawl-Cache": components["headers"]["TrawlCache"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1327,6 +1365,9 @@ export interface operations {
                 blacklist_domains?: string[];
                 "blacklist_domains[]"?: string[];
                 render?: components["parameters"]["Render"];
+                max_age?: components["parameters"]["MaxAge"];
+                /** @description false keeps the fetched response out of the page cache. */
+                store?: components["parameters"]["Store"];
             };
             header?: never;
             path?: never;
@@ -1337,6 +1378,7 @@ export interface operations {
             /** @description The results; fetched ones carry content. */
             200: {
                 headers: {
+                    "X-Trawl-Cache": components["headers"]["TrawlCache"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1447,6 +1489,12 @@ export interface operations {
                     /** @default false */
                     sync?: boolean;
                     render?: components["schemas"]["Render"];
+                    max_age?: components["schemas"]["MaxAge"];
+                    /**
+                     * @description false keeps the fetched responses out of the page cache.
+                     * @default true
+                     */
+                    store?: boolean;
                 };
             };
         };
@@ -1533,6 +1581,12 @@ export interface operations {
                     /** @description Query parameters ignored when URLs are compared (default utm_*, gclid, fbclid, ref). */
                     ignore_query_params?: string[];
                     render?: components["schemas"]["Render"];
+                    max_age?: components["schemas"]["MaxAge"];
+                    /**
+                     * @description false keeps the fetched responses out of the page cache.
+                     * @default true
+                     */
+                    store?: boolean;
                     callback_url?: string;
                     email?: boolean;
                 };
