@@ -10,3 +10,7 @@ import (
 func TestCacheContract(t *testing.T) {
 	storetest.RunCache(t, func(*testing.T) storetest.Stores { return memstore.New() })
 }
+
+func TestSnapshotsContract(t *testing.T) {
+	storetest.RunSnapshots(t, func(*testing.T) storetest.Stores { return memstore.New() })
+}

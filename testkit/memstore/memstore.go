@@ -55,6 +55,7 @@ type Store struct {
 	pay  paymentState // payment provider events (dashboard.go)
 	cr   crawlState   // crawls, robots.txt and host slots (crawl.go)
 	pc   pageCache    // the page cache's index (cache.go)
+	sn   snapshots    // change tracking's snapshots (snapshots.go)
 }
 
 var (
