@@ -72,23 +72,24 @@ type Config struct {
 	LLMTimeout      time.Duration // TRAWL_LLM_TIMEOUT (per attempt)
 	LLMContextChars int64         // TRAWL_LLM_CONTEXT_CHARS
 
-	SMTPURL        string        // TRAWL_SMTP_URL: smtp://user:pass@host:port; empty: .eml outbox in the data dir
-	MailFrom       string        // TRAWL_MAIL_FROM
-	S3Endpoint     string        // TRAWL_S3_ENDPOINT; empty: files in the data dir, served at /files/
-	S3Bucket       string        // TRAWL_S3_BUCKET
-	S3AccessKey    string        // TRAWL_S3_ACCESS_KEY
-	S3SecretKey    string        // TRAWL_S3_SECRET_KEY
-	S3Region       string        // TRAWL_S3_REGION
-	S3Insecure     bool          // TRAWL_S3_INSECURE: plain HTTP to the endpoint
-	LinkTTL        time.Duration // TRAWL_LINK_TTL: lifetime of download links
-	LinkSecret     string        // TRAWL_LINK_SECRET: signs local links (share it between nodes)
-	BulkWorker     bool          // TRAWL_BULK_WORKER: process bulk jobs in this process
-	BulkJobs       int64         // TRAWL_BULK_JOBS: jobs processed at once
-	BulkLease      time.Duration // TRAWL_BULK_LEASE
-	WebhookTimeout time.Duration // TRAWL_WEBHOOK_TIMEOUT (per attempt)
-	WebhookBackoff time.Duration // TRAWL_WEBHOOK_BACKOFF (first wait between attempts)
-	Crawl          CrawlConfig   // TRAWL_CRAWL_*: politeness and robots.txt (config_crawl.go)
-	CacheMaxBytes  int64         // TRAWL_CACHE_MAX_BYTES: bound of the page cache, 0 turns it off (config_cache.go)
+	SMTPURL          string        // TRAWL_SMTP_URL: smtp://user:pass@host:port; empty: .eml outbox in the data dir
+	MailFrom         string        // TRAWL_MAIL_FROM
+	S3Endpoint       string        // TRAWL_S3_ENDPOINT; empty: files in the data dir, served at /files/
+	S3Bucket         string        // TRAWL_S3_BUCKET
+	S3AccessKey      string        // TRAWL_S3_ACCESS_KEY
+	S3SecretKey      string        // TRAWL_S3_SECRET_KEY
+	S3Region         string        // TRAWL_S3_REGION
+	S3Insecure       bool          // TRAWL_S3_INSECURE: plain HTTP to the endpoint
+	LinkTTL          time.Duration // TRAWL_LINK_TTL: lifetime of download links
+	LinkSecret       string        // TRAWL_LINK_SECRET: signs local links (share it between nodes)
+	BulkWorker       bool          // TRAWL_BULK_WORKER: process bulk jobs in this process
+	BulkJobs         int64         // TRAWL_BULK_JOBS: jobs processed at once
+	BulkLease        time.Duration // TRAWL_BULK_LEASE
+	WebhookTimeout   time.Duration // TRAWL_WEBHOOK_TIMEOUT (per attempt)
+	WebhookBackoff   time.Duration // TRAWL_WEBHOOK_BACKOFF (first wait between attempts)
+	Crawl            CrawlConfig   // TRAWL_CRAWL_*: politeness and robots.txt (config_crawl.go)
+	CacheMaxBytes    int64         // TRAWL_CACHE_MAX_BYTES: bound of the page cache, 0 turns it off (config_cache.go)
+	ChangesRetention time.Duration // TRAWL_CHANGES_RETENTION: how long change snapshots are kept (config_cache.go)
 
 	RateLimiter  string        // TRAWL_RATE_LIMITER: auto (default), memory, postgres or redis
 	RedisURL     string        // TRAWL_REDIS_URL: redis://host:port/db; the shared rate limiter

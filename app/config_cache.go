@@ -5,9 +5,12 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/trawlhq/trawl/adapters/clock"
+	"github.com/trawlhq/trawl/adapters/textdiff"
 	"github.com/trawlhq/trawl/core/cache"
+	"github.com/trawlhq/trawl/core/changes"
 	"github.com/trawlhq/trawl/core/crawl"
 	"github.com/trawlhq/trawl/ports"
 )
@@ -22,7 +25,26 @@ func (c Config) cacheFromEnv(getenv func(string) string) (Config, error) {
 		}
 		c.CacheMaxBytes = n
 	}
+	if v := strings.TrimSpace(getenv("TRAWL_CHANGES_RETENTION")); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d <= 0 {
+			return c, fmt.Errorf("TRAWL_CHANGES_RETENTION must be a duration such as 2160h, got %q", v)
+		}
+		c.ChangesRetention = d
+	}
 	return c, nil
+}
+
+// newChangeTracker builds change tracking over the store's snapshots; nil
+// when the store keeps none.
+func newChangeTracker(st Stores, clk ports.Clock, retention time.Duration) (*changes.Tracker, error) {
+	if st.Snapshots == nil {
+		return nil, nil
+	}
+	if clk == nil {
+		clk = clock.System{}
+	}
+	return changes.NewTracker(st.Snapshots, textdiff.Differ{}, clk, crawl.NewNormalizer(nil).Key, retention)
 }
 
 // newPageCache builds the page cache over the store's index and the blob

@@ -216,11 +216,13 @@ type Stores struct {
 	Hosts  ports.HostGate
 	// Cache is the page cache's index; nil: no page cache.
 	Cache ports.CacheIndex
+	// Snapshots keep change tracking's snapshots; nil: no changes=true.
+	Snapshots ports.SnapshotStore
 }
 
 // SQLStores puts the SQL store under every store port.
 func SQLStores(s *sqlstore.Store) Stores {
-	return Stores{Accounts: s, Tokens: s, Ledger: s, Idempotency: s, Jobs: s, Crawls: s, Robots: s, Hosts: s, Cache: s}
+	return Stores{Accounts: s, Tokens: s, Ledger: s, Idempotency: s, Jobs: s, Crawls: s, Robots: s, Hosts: s, Cache: s, Snapshots: s}
 }
 
 // ServiceOptions tune the core services.
@@ -242,6 +244,8 @@ type ServiceOptions struct {
 	Jobs ports.JobTracer
 	// CacheMaxBytes bounds the page cache; 0: no page cache.
 	CacheMaxBytes int64
+	// ChangesRetention is how long change snapshots are kept (0: 90 days).
+	ChangesRetention time.Duration
 }
 
 // ServiceOptions are the core's settings of a configuration.
@@ -257,8 +261,9 @@ func (c Config) ServiceOptions() ServiceOptions {
 			// shutdown timeout, leaving the rest to record them and hand back.
 			Drain: c.Shutdown * 2 / 3,
 		},
-		Crawl:         c.Crawl.RunnerOptions(),
-		CacheMaxBytes: c.CacheMaxBytes,
+		Crawl:            c.Crawl.RunnerOptions(),
+		CacheMaxBytes:    c.CacheMaxBytes,
+		ChangesRetention: c.ChangesRetention,
 	}
 }
 
@@ -310,6 +315,11 @@ func NewServices(st Stores, clk ports.Clock, payments ports.PaymentProvider, lim
 		return s, err
 	} else if pc != nil {
 		copts = append(copts, content.WithCache(pc))
+	}
+	if tr, err := newChangeTracker(st, clk, o.ChangesRetention); err != nil {
+		return s, err
+	} else if tr != nil {
+		copts = append(copts, content.WithChanges(tr))
 	}
 	if s.Content, err = content.NewService(out.Fetcher, out.Extractor, s.Biller, copts...); err != nil {
 		return s, err

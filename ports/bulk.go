@@ -79,6 +79,10 @@ type BulkJob struct {
 	// for the job's pages (max_age, store: false).
 	CacheMaxAge  int64
 	CacheNoStore bool
+	// Changes compares each page with the account's previous snapshot of
+	// it under ChangeTag (changes=true).
+	Changes   bool
+	ChangeTag string
 }
 
 // BulkURL is one URL of a job and its outcome.

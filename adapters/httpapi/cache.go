@@ -2,8 +2,10 @@ package httpapi
 
 import (
 	"net/http"
+	"strings"
 
 	"github.com/trawlhq/trawl/core/cache"
+	"github.com/trawlhq/trawl/core/changes"
 	"github.com/trawlhq/trawl/core/content"
 	"github.com/trawlhq/trawl/core/failure"
 )
@@ -70,4 +72,30 @@ func (b body) cacheFields(fe *failure.FieldErrors) (maxAge int64, noStore bool) 
 		noStore = !b.Bool(fe, cache.FieldStore)
 	}
 	return maxAge, noStore
+}
+
+// withChanges reads changes and tag from the query into the request's
+// context.
+func withChanges(r *http.Request) (*http.Request, error) {
+	q := r.URL.Query()
+	var on bool
+	switch strings.ToLower(strings.TrimSpace(q.Get("changes"))) {
+	case "", "false", "0":
+	case "true", "1":
+		on = true
+	default:
+		return r, failure.Invalidf("httpapi.changes", "changes", "The changes must be true or false.")
+	}
+	tag, err := changes.ParseTag(q.Get("tag"), "tag")
+	if err != nil {
+		return r, err
+	}
+	return r.WithContext(changes.With(r.Context(), changes.Request{On: on, Tag: tag})), nil
+}
+
+// changeFields reads changes and tag from a body.
+func (b body) changeFields(fe *failure.FieldErrors) (on bool, tag string) {
+	on = b.Bool(fe, "changes")
+	tag, _ = b.String(fe, "tag")
+	return on, tag
 }

@@ -1,6 +1,8 @@
 package httpapi_test
 
 import (
+	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -10,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/trawlhq/trawl/ports"
 	"github.com/trawlhq/trawl/testkit/apitest"
 	"github.com/trawlhq/trawl/testkit/fakesearch"
 	"github.com/trawlhq/trawl/testkit/memstore"
@@ -396,5 +399,154 @@ func TestCacheInBulkAndCrawlBodies(t *testing.T) {
 	}
 	if c, _ := list[0].(map[string]any)["cache"].(map[string]any); c["hit"] != true {
 		t.Fatalf("crawled page cache = %v, want a hit", c)
+	}
+}
+
+// changingSite serves pages whose content, or only their chrome, changes
+// between calls.
+type changingSite struct {
+	*sites.Site
+	mu     sync.Mutex
+	body   map[string]string
+	chrome int
+}
+
+func (c *changingSite) set(path, body string) {
+	c.mu.Lock()
+	c.body[path] = body
+	c.mu.Unlock()
+}
+
+func newChangingSite(t *testing.T) *changingSite {
+	c := &changingSite{Site: sites.New(t, "watch.test"), body: map[string]string{}}
+	c.Mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		c.mu.Lock()
+		body, ok := c.body[r.URL.Path]
+		c.chrome++
+		chrome := c.chrome
+		c.mu.Unlock()
+		if !ok {
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		// The navigation, the banner and the footer change on every request.
+		fmt.Fprintf(w, `<html><head><title>Pricing</title></head><body><nav><a href="/a%d">Deal %d</a> <a href="/b">Blog</a></nav><div class="banner">Visitors today: %d</div><main><article>%s</article></main><footer>Rendered at request %d. Copyright.</footer></body></html>`, chrome, chrome, chrome*7, body, chrome)
+	})
+	return c
+}
+
+func pricing(basic, pro int) string {
+	return fmt.Sprintf(`<h1>Pricing</h1><p>Our plans are billed monthly and can be cancelled at any time, with no questions asked and no fees.</p><p>Basic costs %d euros a month and includes ten projects, email support and weekly backups.</p><p>Pro costs %d euros a month and includes unlimited projects, phone support and daily backups.</p>`, basic, pro)
+}
+
+func TestChangesOnContent(t *testing.T) {
+	site := newChangingSite(t)
+	site.set("/pricing", pricing(10, 20))
+	e := apitest.Start(t, memstore.New(), apitest.Options{Resolve: sites.Resolve(site.Site)})
+	_, a := e.Account("a@example.com", "business")
+	_, b := e.Account("b@example.com", "business")
+	change := func(tok string, params ...string) map[string]any {
+		t.Helper()
+		r := e.Do("GET", pagePath("/v1/content", site.URL("/pricing"), append([]string{"changes", "true"}, params...)...), tok, nil)
+		if r.Status != 200 {
+			t.Fatalf("%d %s", r.Status, r.Body)
+		}
+		c, _ := r.JSON(t)["change"].(map[string]any)
+		if c == nil {
+			t.Fatalf("no change object: %s", r.Body)
+		}
+		return c
+	}
+	if c := change(a); c["status"] != "new" || c["previous_at"] != nil {
+		t.Fatalf("first call: %v, want new", c)
+	}
+	e.Clock.Advance(time.Hour)
+	// Only the chrome changed (navigation, banner, footer).
+	c := change(a)
+	if c["status"] != "same" || c["previous_at"] != "2026-06-15T12:00:00Z" || c["diff"] != nil {
+		t.Fatalf("chrome-only change: %v, want same with previous_at", c)
+	}
+	site.set("/pricing", pricing(12, 20))
+	e.Clock.Advance(time.Hour)
+	c = change(a)
+	diff, _ := c["diff"].(string)
+	if c["status"] != "changed" || c["previous_at"] != "2026-06-15T13:00:00Z" {
+		t.Fatalf("price change: %v", c)
+	}
+	for _, want := range []string{"--- previous", "+++ current", "-Basic costs 10 euros", "+Basic costs 12 euros"} {
+		if !strings.Contains(diff, want) {
+			t.Errorf("diff lacks %q:\n%s", want, diff)
+		}
+	}
+	if strings.Contains(diff, "Pro costs") && strings.Contains(diff, "-Pro") {
+		t.Errorf("diff marks the unchanged Pro line:\n%s", diff)
+	}
+	// Another account has its own snapshots; a tag keeps others apart.
+	if c := change(b); c["status"] != "new" {
+		t.Fatalf("another account: %v, want new", c)
+	}
+	if c := change(a, "tag", "weekly"); c["status"] != "new" {
+		t.Fatalf("a new tag: %v, want new", c)
+	}
+	if c := change(a); c["status"] != "same" {
+		t.Fatalf("untagged again: %v, want same", c)
+	}
+	// Without changes=true nothing is compared or said.
+	if r := e.Do("GET", pagePath("/v1/content", site.URL("/pricing")), a, nil); r.JSON(t)["change"] != nil {
+		t.Fatalf("change without changes=true: %s", r.Body)
+	}
+	for _, q := range [][]string{{"changes", "perhaps"}, {"changes", "true", "tag", strings.Repeat("x", 101)}} {
+		if r := e.Do("GET", pagePath("/v1/content", site.URL("/pricing"), q...), a, nil); r.Status != 422 {
+			t.Errorf("%v: %d, want 422", q, r.Status)
+		}
+	}
+	// Past the retention, the old snapshot is no previous.
+	e.Clock.Advance(91 * 24 * time.Hour)
+	if c := change(a); c["status"] != "new" {
+		t.Fatalf("after 91 days: %v, want new", c)
+	}
+}
+
+func TestChangesInBulkAndCrawl(t *testing.T) {
+	site := newChangingSite(t)
+	site.set("/pricing", pricing(10, 20))
+	e := apitest.Start(t, memstore.New(), apitest.Options{Resolve: sites.Resolve(site.Site)})
+	_, tok := e.Account("a@example.com", "business")
+	e.Do("GET", pagePath("/v1/content", site.URL("/pricing"), "changes", "true"), tok, nil)
+	site.set("/pricing", pricing(10, 25))
+	e.Clock.Advance(time.Hour)
+	r := e.Do("POST", "/v1/crawl", tok, map[string]any{"url": site.URL("/pricing"), "limit": 1, "sitemap": "skip", "email": true, "changes": true})
+	if r.Status != 202 {
+		t.Fatalf("crawl: %d %s", r.Status, r.Body)
+	}
+	id, _ := r.JSON(t)["crawl_id"].(string)
+	waitCrawl(t, e, tok, id)
+	// A bulk job with the same tag as nothing before: new; untagged after
+	// the crawl's snapshot: same.
+	for _, c := range []struct{ tag, want string }{{"launch", "new"}, {"", "same"}} {
+		r := e.Do("POST", "/v1/content/bulk", tok, map[string]any{"urls": []string{site.URL("/pricing")}, "email": true, "sync": true, "changes": true, "tag": c.tag})
+		if r.Status != 200 {
+			t.Fatalf("bulk: %d %s", r.Status, r.Body)
+		}
+		job, _ := r.JSON(t)["job_id"].(string)
+		urls, err := e.Store.(ports.JobStore).JobURLs(context.Background(), job)
+		if err != nil || len(urls) != 1 {
+			t.Fatalf("bulk URLs: %v %v", urls, err)
+		}
+		var page struct {
+			Change struct{ Status string } `json:"change"`
+		}
+		if err := json.Unmarshal(urls[0].Content, &page); err != nil || page.Change.Status != c.want {
+			t.Fatalf("bulk tag %q: change %q (%v) in %.300s, want %s", c.tag, page.Change.Status, err, urls[0].Content, c.want)
+		}
+	}
+	pages, _ := e.Do("GET", "/v1/crawl/"+id+"/pages", tok, nil).JSON(t)["pages"].([]any)
+	if len(pages) != 1 {
+		t.Fatalf("crawl pages: %v", pages)
+	}
+	c, _ := pages[0].(map[string]any)["change"].(map[string]any)
+	if c["status"] != "changed" || !strings.Contains(fmt.Sprint(c["diff"]), "+Pro costs 25 euros") {
+		t.Fatalf("crawled page change: %v", c)
 	}
 }

@@ -47,6 +47,9 @@ func (a *API) getContent(r *http.Request, c credits.Call) (int, any, credits.Rec
 	if r, err = withCache(r); err != nil {
 		return 0, nil, credits.Receipt{}, err
 	}
+	if r, err = withChanges(r); err != nil {
+		return 0, nil, credits.Receipt{}, err
+	}
 	page, rc, err := a.content.Content(r.Context(), c, r.URL.Query().Get("url"), mode)
 	return http.StatusOK, page.Object(), rc, err
 }

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/trawlhq/trawl/core/cache"
+	"github.com/trawlhq/trawl/core/changes"
 	"github.com/trawlhq/trawl/core/content"
 	"github.com/trawlhq/trawl/core/failure"
 	"github.com/trawlhq/trawl/core/weburl"
@@ -47,6 +48,10 @@ type Request struct {
 	// job's pages (max_age, store: false).
 	MaxAge  int64
 	NoStore bool
+	// Changes compares each page with the account's previous snapshot of
+	// it under Tag (changes=true).
+	Changes bool
+	Tag     string
 }
 
 // Checked is a validated request: the URLs to queue (when given directly).
@@ -58,6 +63,7 @@ type Checked struct {
 	CallbackURL string
 	Render      content.RenderMode
 	MaxAge      int64 // seconds
+	Tag         string
 }
 
 // Validate checks everything that needs no network: the URL list, the
@@ -117,6 +123,11 @@ func Validate(r Request) (Checked, error) {
 		fe.Add(cache.FieldMaxAge, failure.Public(err, ""))
 	} else {
 		c.MaxAge = int64(d / time.Second)
+	}
+	if tag, err := changes.ParseTag(r.Tag, "tag"); err != nil {
+		fe.Add("tag", failure.Public(err, ""))
+	} else {
+		c.Tag = tag
 	}
 	cb := strings.TrimSpace(r.CallbackURL)
 	if !r.Email && cb == "" {

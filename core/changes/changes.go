@@ -40,6 +40,8 @@ const MaxTagLen = 100
 type Request struct {
 	On  bool   // changes=true
 	Tag string // optional label: snapshots of one page under two tags are apart
+	// Account is the calling account: snapshots are its own.
+	Account int64
 }
 
 // ParseTag checks a tag.
@@ -56,6 +58,13 @@ type requestKey struct{}
 // With returns ctx carrying the call's change request.
 func With(ctx context.Context, r Request) context.Context {
 	return context.WithValue(ctx, requestKey{}, r)
+}
+
+// ForAccount returns ctx whose change request names the calling account.
+func ForAccount(ctx context.Context, account int64) context.Context {
+	r := RequestOf(ctx)
+	r.Account = account
+	return With(ctx, r)
 }
 
 // RequestOf is the change request ctx carries (off when none).

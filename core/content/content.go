@@ -17,6 +17,7 @@ import (
 
 	"github.com/trawlhq/trawl/core/billing"
 	"github.com/trawlhq/trawl/core/cache"
+	"github.com/trawlhq/trawl/core/changes"
 	"github.com/trawlhq/trawl/core/credits"
 	"github.com/trawlhq/trawl/core/failure"
 	"github.com/trawlhq/trawl/core/weburl"
@@ -33,6 +34,7 @@ type Service struct {
 	limits    DocumentLimits
 	cache     *cache.Cache // nil: every call fetches
 	memo      *extractionMemo
+	changes   *changes.Tracker // nil: changes=true is not offered
 }
 
 // DocumentLimits bound the documents (PDF, DOCX) the content path reads.
@@ -118,6 +120,9 @@ type Page struct {
 	// Cache says whether the page came from the page cache; nil when the
 	// server keeps none.
 	Cache *cache.Info
+	// Change compares the page with the account's previous snapshot of it;
+	// nil unless the call asked (changes=true).
+	Change *changes.Change
 }
 
 // isMarkup: content types whose body is a document Trawl can return as HTML.
@@ -194,6 +199,7 @@ func (s *Service) Content(ctx context.Context, call credits.Call, rawURL string,
 	call.Service = billing.Content
 	var page Page
 	ctx = cache.ForAccount(ctx, call.Principal.Account.ID)
+	ctx = changes.ForAccount(ctx, call.Principal.Account.ID)
 	rc, err := s.biller.Run(ctx, call, func(ctx context.Context) (int64, ports.TransactionMetadata, error) {
 		p, err := s.extract(ctx, u, u.String(), mode, nil)
 		if err != nil {
@@ -248,6 +254,11 @@ func (s *Service) extract(ctx context.Context, u *url.URL, pageURL string, mode 
 	ctx, tracked := s.track(ctx)
 	page, err := s.read(ctx, u, pageURL, mode, src)
 	page.Cache = cacheInfo(tracked)
+	if err == nil && readable(page.Markdown) {
+		if err = s.compare(ctx, u, &page); err != nil {
+			return Page{URL: page.URL, StatusCode: page.StatusCode}, err
+		}
+	}
 	if err == nil && !readable(page.Markdown) {
 		return Page{URL: page.URL, StatusCode: page.StatusCode}, failure.Unable("content.Extract", failure.ReasonNoMainContent,
 			"The page could not be extracted: no readable text was found in it.")
@@ -458,6 +469,8 @@ type Object struct {
 	Warning string `json:"warning,omitempty"`
 	// Cache says whether the page came from the page cache.
 	Cache *cache.Object `json:"cache,omitempty"`
+	// Change compares the page with the previous snapshot (changes=true).
+	Change *changes.Object `json:"change,omitempty"`
 }
 
 // MetadataObject is the metadata of the Content object.
@@ -490,6 +503,9 @@ func (p Page) Object() Object {
 	}
 	if p.Cache != nil {
 		out.Cache = p.Cache.Object()
+	}
+	if p.Change != nil {
+		out.Change = p.Change.Object()
 	}
 	return out
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/trawlhq/trawl/core/bulk"
 	"github.com/trawlhq/trawl/core/cache"
+	"github.com/trawlhq/trawl/core/changes"
 	"github.com/trawlhq/trawl/core/content"
 	"github.com/trawlhq/trawl/core/credits"
 	"github.com/trawlhq/trawl/core/failure"
@@ -48,6 +49,10 @@ type Request struct {
 	// page of the crawl (max_age, store: false).
 	MaxAge  int64
 	NoStore bool
+	// Changes compares every page with the account's previous snapshot of
+	// it under Tag (changes=true).
+	Changes bool
+	Tag     string
 }
 
 // Params are a crawl's rules as stored with it.
@@ -60,6 +65,8 @@ type Params struct {
 	Render            string      `json:"render,omitempty"`
 	MaxAge            int64       `json:"max_age,omitempty"` // seconds
 	NoStore           bool        `json:"no_store,omitempty"`
+	Changes           bool        `json:"changes,omitempty"`
+	Tag               string      `json:"tag,omitempty"`
 }
 
 // Checked is a validated request.
@@ -156,6 +163,11 @@ func Validate(r Request) (Checked, error) {
 		addFields(&fe, err)
 	} else {
 		c.Params.MaxAge, c.Params.NoStore = int64(d/time.Second), r.NoStore
+	}
+	if tag, err := changes.ParseTag(r.Tag, "tag"); err != nil {
+		addFields(&fe, err)
+	} else {
+		c.Params.Changes, c.Params.Tag = r.Changes, tag
 	}
 	if cb := strings.TrimSpace(r.CallbackURL); cb != "" {
 		u, err := bulk.ParseCallback(cb)

@@ -177,6 +177,9 @@ func Start(t testing.TB, store storetest.Stores, o Options) *Env {
 	if ci, ok := store.(ports.CacheIndex); ok && o.CacheMaxBytes > 0 {
 		stores.Cache = ci
 	}
+	if sn, ok := store.(ports.SnapshotStore); ok {
+		stores.Snapshots = sn
+	}
 	svc, err := app.NewServices(stores, e.Clock, pay, lim, out, app.ServiceOptions{LLMContextChars: 2000, Worker: wo, Crawl: o.Crawl, Documents: o.DocumentLimits, Plans: o.Plans, CacheMaxBytes: o.CacheMaxBytes}, o.Logger)
 	if err != nil {
 		t.Fatal(err)

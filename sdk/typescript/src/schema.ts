@@ -693,6 +693,25 @@ export interface components {
          * @default 0
          */
         MaxAge: number;
+        /** @description The answer compared with the previous one this account got for the page (and tag). */
+        Change: {
+            /** @enum {string} */
+            status: "new" | "same" | "changed" | "removed";
+            /**
+             * Format: date-time
+             * @description When the previous snapshot was taken; null when there was none.
+             */
+            previous_at: string | null;
+            /** @description Unified line diff of the Markdown, previous to current; present when changed. */
+            diff?: string;
+            /** @description For an extraction: the top-level fields that changed, with their previous and current values. */
+            fields?: {
+                [key: string]: {
+                    previous?: unknown;
+                    current?: unknown;
+                };
+            };
+        };
         /** @description Whether the answer came from the page cache. */
         Cache: {
             hit: boolean;
@@ -723,6 +742,7 @@ export interface components {
             /** @description Present when the content is not the whole source, e.g. a document cut at the page limit. */
             warning?: string;
             cache?: components["schemas"]["Cache"];
+            change?: components["schemas"]["Change"];
         };
         OrganicResult: {
             position: number;
@@ -992,6 +1012,10 @@ export interface components {
         URL: string;
         Render: components["schemas"]["Render"];
         MaxAge: components["schemas"]["MaxAge"];
+        /** @description true compares the answer with the previous one this account got for the page (and tag): the change object. */
+        Changes: boolean;
+        /** @description Keeps separate snapshots of one page under separate labels. */
+        Tag: string;
         /** @description false keeps the fetched response out of the page cache. */
         Store: boolean;
     };
@@ -1254,6 +1278,10 @@ export interface operations {
                 max_age?: components["parameters"]["MaxAge"];
                 /** @description false keeps the fetched response out of the page cache. */
                 store?: components["parameters"]["Store"];
+                /** @description true compares the answer with the previous one this account got for the page (and tag): the change object. */
+                changes?: components["parameters"]["Changes"];
+                /** @description Keeps separate snapshots of one page under separate labels. */
+                tag?: components["parameters"]["Tag"];
             };
             header?: never;
             path?: never;
@@ -1495,6 +1523,12 @@ export interface operations {
                      * @default true
                      */
                     store?: boolean;
+                    /**
+                     * @description true compares each page with the previous one this account got for it (the change object).
+                     * @default false
+                     */
+                    changes?: boolean;
+                    tag?: string;
                 };
             };
         };
@@ -1587,6 +1621,12 @@ export interface operations {
                      * @default true
                      */
                     store?: boolean;
+                    /**
+                     * @description true compares each page with the previous one this account got for it (the change object).
+                     * @default false
+                     */
+                    changes?: boolean;
+                    tag?: string;
                     callback_url?: string;
                     email?: boolean;
                 };

@@ -13,5 +13,11 @@ CREATE TABLE page_snapshots (
 );
 CREATE INDEX page_snapshots_taken ON page_snapshots (taken_at);
 
+-- A bulk job compares its pages when it was asked to (changes, tag).
+ALTER TABLE bulk_jobs ADD COLUMN changes BOOLEAN NOT NULL DEFAULT FALSE;
+ALTER TABLE bulk_jobs ADD COLUMN change_tag TEXT NOT NULL DEFAULT '';
+
 -- +goose Down
+ALTER TABLE bulk_jobs DROP COLUMN change_tag;
+ALTER TABLE bulk_jobs DROP COLUMN changes;
 DROP TABLE page_snapshots;
