@@ -550,3 +550,38 @@ func TestChangesInBulkAndCrawl(t *testing.T) {
 		t.Fatalf("crawled page change: %v", c)
 	}
 }
+
+func TestChangesOnExtractFieldByField(t *testing.T) {
+	// The model answers the same data with its keys in another order, then
+	// a new price.
+	e, tok, _ := extractEnv(t,
+		`{"name":"Copper kettle","price":49.9,"tags":["kitchen","copper"]}`,
+		`{"tags":["kitchen","copper"],"price":49.9,"name":"Copper kettle"}`,
+		`{"price":44.9,"name":"Copper kettle","tags":["kitchen","copper"]}`)
+	body := extractBody(productSchema)
+	body["changes"] = true
+	want := []string{"new", "same", "changed"}
+	for i, status := range want {
+		e.Clock.Advance(time.Hour)
+		r := e.Do("POST", "/v1/extract", tok, body)
+		if r.Status != 200 {
+			t.Fatalf("call %d: %d %s", i, r.Status, r.Body)
+		}
+		c, _ := r.JSON(t)["change"].(map[string]any)
+		if c["status"] != status {
+			t.Fatalf("call %d: change %v, want %s", i, c, status)
+		}
+		if status == "changed" {
+			fields, _ := c["fields"].(map[string]any)
+			price, _ := fields["price"].(map[string]any)
+			if len(fields) != 1 || price["previous"] != 49.9 || price["current"] != 44.9 || c["diff"] != nil {
+				t.Fatalf("changed fields = %v, want only price 49.9 -> 44.9", c)
+			}
+		}
+	}
+	// The page's content snapshots are apart from the extraction's.
+	r := e.Do("GET", "/v1/content?changes=true&url="+url.QueryEscape("http://shop.test/kettle"), tok, nil)
+	if c, _ := r.JSON(t)["change"].(map[string]any); c["status"] != "new" {
+		t.Fatalf("content after extractions: %v, want new", c)
+	}
+}

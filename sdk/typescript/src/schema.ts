@@ -1475,6 +1475,12 @@ export interface operations {
                     /** @description What to extract, or how. */
                     prompt?: string;
                     render?: components["schemas"]["Render"];
+                    /**
+                     * @description true compares the data with the previous extraction this account got for the page (and tag), field by field.
+                     * @default false
+                     */
+                    changes?: boolean;
+                    tag?: string;
                 };
             };
         };
@@ -1489,6 +1495,7 @@ export interface operations {
                         /** @description The extracted value; it validates against the schema. */
                         data: unknown;
                         url: string;
+                        change?: components["schemas"]["Change"];
                     };
                 };
             };
