@@ -585,3 +585,40 @@ func TestChangesOnExtractFieldByField(t *testing.T) {
 		t.Fatalf("content after extractions: %v, want new", c)
 	}
 }
+
+func TestChangesRemovedInBulk(t *testing.T) {
+	rcv := newReceiver(t, 0)
+	site := newChangingSite(t)
+	site.set("/pricing", pricing(10, 20))
+	resolve := sites.Resolve(site.Site)
+	resolve[rcv.hostKey] = strings.TrimPrefix(rcv.Server.URL, "http://")
+	e := apitest.Start(t, memstore.New(), apitest.Options{Resolve: resolve})
+	_, tok := e.Account("a@example.com", "business")
+	submit := func() map[string]any {
+		t.Helper()
+		n := len(rcv.deliveries())
+		r := e.Do("POST", "/v1/content/bulk", tok, map[string]any{"urls": []string{site.URL("/pricing")}, "callback_url": rcv.URL(), "sync": true, "changes": true})
+		if r.Status != 200 || len(rcv.deliveries()) != n+1 {
+			t.Fatalf("bulk: %d %s", r.Status, r.Body)
+		}
+		var payload struct {
+			Results []map[string]any `json:"results"`
+		}
+		if err := json.Unmarshal(rcv.deliveries()[n].body, &payload); err != nil || len(payload.Results) != 1 {
+			t.Fatalf("payload: %v %s", err, rcv.deliveries()[n].body)
+		}
+		return payload.Results[0]
+	}
+	if res := submit(); res["success"] != true {
+		t.Fatalf("first: %v", res)
+	}
+	site.mu.Lock()
+	delete(site.body, "/pricing")
+	site.mu.Unlock()
+	e.Clock.Advance(time.Hour)
+	res := submit()
+	c, _ := res["change"].(map[string]any)
+	if res["success"] != false || c["status"] != "removed" || c["previous_at"] != "2026-06-15T12:00:00Z" {
+		t.Fatalf("gone page: %v, want a failed result with change removed", res)
+	}
+}

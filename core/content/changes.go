@@ -6,6 +6,7 @@ import (
 
 	"github.com/trawlhq/trawl/core/changes"
 	"github.com/trawlhq/trawl/core/failure"
+	"github.com/trawlhq/trawl/core/weburl"
 )
 
 // WithChanges lets calls ask for change tracking (changes=true).
@@ -29,4 +30,23 @@ func (s *Service) compare(ctx context.Context, u *url.URL, p *Page) error {
 	}
 	p.Change = &c
 	return nil
+}
+
+// Removed is the change of a page that is gone (the site answered 404 or
+// 410) when the call asked for changes and the account had a snapshot of
+// it; nil otherwise.
+func (s *Service) Removed(ctx context.Context, pageURL string, status int) *changes.Change {
+	q := changes.RequestOf(ctx)
+	if !q.On || s.changes == nil || (status != 404 && status != 410) {
+		return nil
+	}
+	u, err := weburl.Parse(pageURL, weburl.Rules{Field: "url"})
+	if err != nil {
+		return nil
+	}
+	c, found, err := s.changes.Removed(ctx, q.Account, u, q.Tag)
+	if err != nil || !found {
+		return nil
+	}
+	return &c
 }

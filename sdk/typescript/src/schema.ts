@@ -903,6 +903,8 @@ export interface components {
                 reason?: components["schemas"]["Reason"];
                 /** @description On a failed URL: whether reading it again may succeed. */
                 retryable?: boolean;
+                /** @description On a failed URL of a job asked with changes=true: status removed when the page is gone (404, 410) where the account had a snapshot of it. */
+                change?: components["schemas"]["Change"];
             }[];
             user: components["schemas"]["WebhookUser"];
             /** Format: date-time */
