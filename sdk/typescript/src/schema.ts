@@ -707,8 +707,8 @@ export interface components {
             /** @description For an extraction: the top-level fields that changed, with their previous and current values. */
             fields?: {
                 [key: string]: {
-                    previous?: unknown;
-                    current?: unknown;
+                    previous: unknown;
+                    current: unknown;
                 };
             };
         };
