@@ -17,6 +17,7 @@ import (
 	"github.com/trawlhq/trawl/testkit/fakesearch"
 	"github.com/trawlhq/trawl/testkit/memstore"
 	"github.com/trawlhq/trawl/testkit/sites"
+	"github.com/trawlhq/trawl/testkit/storetest"
 )
 
 // countingSite is a fixture site that counts what it is asked: full
@@ -95,8 +96,12 @@ func newCountingSite(t *testing.T, size int) *countingSite {
 }
 
 func cacheEnv(t *testing.T, maxBytes int64) (*apitest.Env, *countingSite) {
+	return cacheEnvOn(t, memstore.New(), maxBytes)
+}
+
+func cacheEnvOn(t *testing.T, store storetest.Stores, maxBytes int64) (*apitest.Env, *countingSite) {
 	site := newCountingSite(t, 4<<10)
-	e := apitest.Start(t, memstore.New(), apitest.Options{Resolve: sites.Resolve(site.Site), CacheMaxBytes: maxBytes})
+	e := apitest.Start(t, store, apitest.Options{Resolve: sites.Resolve(site.Site), CacheMaxBytes: maxBytes})
 	return e, site
 }
 
@@ -144,7 +149,13 @@ func TestCacheMaxAgeZeroAlwaysFetches(t *testing.T) {
 }
 
 func TestCacheHitServesEveryFormatWithoutTouchingTheSite(t *testing.T) {
-	e, site := cacheEnv(t, 64<<20)
+	for name, open := range stores() {
+		t.Run(name, func(t *testing.T) { testCacheHit(t, open(t)) })
+	}
+}
+
+func testCacheHit(t *testing.T, store storetest.Stores) {
+	e, site := cacheEnvOn(t, store, 64<<20)
 	_, tok := e.Account("a@example.com", "business")
 	page := site.URL("/plain/b")
 	first := cacheOf(t, e.Do("GET", pagePath("/v1/content", page, "max_age", "3600"), tok, nil))
@@ -185,9 +196,15 @@ func TestCacheHitServesEveryFormatWithoutTouchingTheSite(t *testing.T) {
 }
 
 func TestCacheRevalidates(t *testing.T) {
+	for name, open := range stores() {
+		t.Run(name, func(t *testing.T) { testCacheRevalidates(t, open) })
+	}
+}
+
+func testCacheRevalidates(t *testing.T, open opener) {
 	for _, path := range []string{"/etag/p", "/lastmod/p"} {
 		t.Run(path, func(t *testing.T) {
-			e, site := cacheEnv(t, 64<<20)
+			e, site := cacheEnvOn(t, open(t), 64<<20)
 			_, tok := e.Account("a@example.com", "business")
 			page := site.URL(path)
 			cacheOf(t, e.Do("GET", pagePath("/v1/content", page, "max_age", "60"), tok, nil))
@@ -248,8 +265,14 @@ func TestCacheSharesAnonymousFetchesAcrossAccounts(t *testing.T) {
 }
 
 func TestCacheEvictsLeastRecentlyUsed(t *testing.T) {
+	for name, open := range stores() {
+		t.Run(name, func(t *testing.T) { testCacheEvicts(t, open(t)) })
+	}
+}
+
+func testCacheEvicts(t *testing.T, store storetest.Stores) {
 	// Entries of about 4.2 KiB, a bound of 70 KiB: 16 fit, not 17.
-	e, site := cacheEnv(t, 70<<10)
+	e, site := cacheEnvOn(t, store, 70<<10)
 	_, tok := e.Account("a@example.com", "business")
 	get := func(p string) map[string]any {
 		return cacheOf(t, e.Do("GET", pagePath("/v1/scrape", site.URL(p), "max_age", "86400"), tok, nil))
