@@ -1,18 +1,10 @@
 package app
 
 import (
-	"errors"
 	"fmt"
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/trawlhq/trawl/adapters/clock"
-	"github.com/trawlhq/trawl/adapters/textdiff"
-	"github.com/trawlhq/trawl/core/cache"
-	"github.com/trawlhq/trawl/core/changes"
-	"github.com/trawlhq/trawl/core/crawl"
-	"github.com/trawlhq/trawl/ports"
 )
 
 // cacheFromEnv reads TRAWL_CACHE_MAX_BYTES: the page cache's bound in
@@ -33,32 +25,4 @@ func (c Config) cacheFromEnv(getenv func(string) string) (Config, error) {
 		c.ChangesRetention = d
 	}
 	return c, nil
-}
-
-// newChangeTracker builds change tracking over the store's snapshots; nil
-// when the store keeps none.
-func newChangeTracker(st Stores, clk ports.Clock, retention time.Duration) (*changes.Tracker, error) {
-	if st.Snapshots == nil {
-		return nil, nil
-	}
-	if clk == nil {
-		clk = clock.System{}
-	}
-	return changes.NewTracker(st.Snapshots, textdiff.Differ{}, clk, crawl.NewNormalizer(nil).Key, retention)
-}
-
-// newPageCache builds the page cache over the store's index and the blob
-// store; nil when it is off (no bound, no index).
-func newPageCache(st Stores, out Outbound, clk ports.Clock, maxBytes int64) (*cache.Cache, error) {
-	if maxBytes <= 0 || st.Cache == nil {
-		return nil, nil
-	}
-	bodies, ok := out.Blobs.(ports.BlobObjects)
-	if !ok {
-		return nil, errors.New("the page cache needs a blob store that reads and deletes (set TRAWL_CACHE_MAX_BYTES=0 to turn it off)")
-	}
-	if clk == nil {
-		clk = clock.System{}
-	}
-	return cache.New(st.Cache, bodies, clk, maxBytes, crawl.NewNormalizer(nil).Key)
 }

@@ -39,7 +39,7 @@ func (a *API) billed(pattern string, group ratelimit.Group, h billedFunc) {
 			Fingerprint:    func() (string, error) { return fingerprint(r) },
 		}
 		var cached string // X-Trawl-Cache of an answer that can come from the page cache
-		out, err := call.Run(r.Context(), a.calls, req, answerCodec, func(ctx context.Context, c credits.Call) (call.Answer, credits.Receipt, error) {
+		out, err := call.Run(r.Context(), a.svc.Calls, req, answerCodec, func(ctx context.Context, c credits.Call) (call.Answer, credits.Receipt, error) {
 			status, v, rc, err := h(r.WithContext(ctx), c)
 			if err != nil {
 				return call.Answer{}, rc, err

@@ -41,7 +41,7 @@ func (a *API) runExtract(r *http.Request, c credits.Call) (int, any, credits.Rec
 		return 0, nil, credits.Receipt{}, err
 	}
 	ctx := changes.With(r.Context(), changes.Request{On: track, Tag: tag})
-	res, rc, err := a.extract.Extract(ctx, c, structured.Request{URL: pageURL, Schema: schema, Prompt: text, Render: mode})
+	res, rc, err := a.svc.Extract.Extract(ctx, c, structured.Request{URL: pageURL, Schema: schema, Prompt: text, Render: mode})
 	out := extractJSON{Data: res.Data, URL: res.URL}
 	if res.Change != nil {
 		out.Change = res.Change.Object()

@@ -35,7 +35,7 @@ func (a *API) scrape(r *http.Request, c credits.Call) (int, any, credits.Receipt
 	if r, err = withCache(r); err != nil {
 		return 0, nil, credits.Receipt{}, err
 	}
-	raw, rc, err := a.content.Scrape(r.Context(), c, r.URL.Query().Get("url"), mode)
+	raw, rc, err := a.svc.Content.Scrape(r.Context(), c, r.URL.Query().Get("url"), mode)
 	return http.StatusOK, scrapeJSON{raw.URL, raw.FinalURL, raw.StatusCode, raw.ContentType, raw.HTML, string(raw.Engine), cacheObject(raw.Cache)}, rc, err
 }
 
@@ -50,7 +50,7 @@ func (a *API) getContent(r *http.Request, c credits.Call) (int, any, credits.Rec
 	if r, err = withChanges(r); err != nil {
 		return 0, nil, credits.Receipt{}, err
 	}
-	page, rc, err := a.content.Content(r.Context(), c, r.URL.Query().Get("url"), mode)
+	page, rc, err := a.svc.Content.Content(r.Context(), c, r.URL.Query().Get("url"), mode)
 	return http.StatusOK, page.Object(), rc, err
 }
 
@@ -68,7 +68,7 @@ func (a *API) mapSite(r *http.Request, c credits.Call) (int, any, credits.Receip
 	if err := fe.Err("httpapi.map"); err != nil {
 		return 0, nil, credits.Receipt{}, err
 	}
-	res, rc, err := a.sitemap.Map(r.Context(), c, r.URL.Query().Get("url"), limit)
+	res, rc, err := a.svc.Sitemap.Map(r.Context(), c, r.URL.Query().Get("url"), limit)
 	if res.URLs == nil {
 		res.URLs = []string{}
 	}

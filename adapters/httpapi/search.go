@@ -114,7 +114,7 @@ func (a *API) serp(r *http.Request, c credits.Call) (int, any, credits.Receipt, 
 	if err != nil {
 		return 0, nil, credits.Receipt{}, err
 	}
-	res, rc, err := a.search.Search(r.Context(), c, req)
+	res, rc, err := a.svc.Search.Search(r.Context(), c, req)
 	return http.StatusOK, toSerpJSON(req, res), rc, err
 }
 
@@ -146,7 +146,7 @@ func (a *API) serpContent(r *http.Request, c credits.Call) (int, any, credits.Re
 	if r, err = withCache(r); err != nil {
 		return 0, nil, credits.Receipt{}, err
 	}
-	res, rc, err := a.search.SearchContent(r.Context(), c, req)
+	res, rc, err := a.svc.Search.SearchContent(r.Context(), c, req)
 	return http.StatusOK, toSerpJSON(req.Request, res), rc, err
 }
 
@@ -166,6 +166,6 @@ func (a *API) runPrompt(r *http.Request, c credits.Call) (int, any, credits.Rece
 	if err != nil {
 		return 0, nil, credits.Receipt{}, err
 	}
-	answer, rc, err := a.prompt.Prompt(r.Context(), c, prompt.Request{Prompt: text, URL: pageURL, Render: mode})
+	answer, rc, err := a.svc.Prompt.Prompt(r.Context(), c, prompt.Request{Prompt: text, URL: pageURL, Render: mode})
 	return http.StatusOK, map[string]string{"response": answer}, rc, err
 }

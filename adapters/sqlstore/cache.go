@@ -39,8 +39,6 @@ func (r cacheRow) entry() ports.CacheEntry {
 
 // CacheEntry implements ports.CacheIndex.
 func (s *Store) CacheEntry(ctx context.Context, key string) (ports.CacheEntry, bool, error) {
-	ctx, cancel := s.bounded(ctx)
-	defer cancel()
 	var r cacheRow
 	err := s.x().GetContext(ctx, &r, s.q(`SELECT `+cacheColumns+` FROM page_cache WHERE cache_key = ?`), key)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -55,8 +53,6 @@ func (s *Store) CacheEntry(ctx context.Context, key string) (ports.CacheEntry, b
 // PutCacheEntry implements ports.CacheIndex: the entry it replaces is read
 // in the same transaction (locked on Postgres), so its body can be dropped.
 func (s *Store) PutCacheEntry(ctx context.Context, e ports.CacheEntry) (ports.CacheEntry, bool, error) {
-	ctx, cancel := s.bounded(ctx)
-	defer cancel()
 	var (
 		old   cacheRow
 		found bool
@@ -92,8 +88,6 @@ func (s *Store) PutCacheEntry(ctx context.Context, e ports.CacheEntry) (ports.Ca
 
 // TouchCacheEntry implements ports.CacheIndex.
 func (s *Store) TouchCacheEntry(ctx context.Context, key string, usedAt, storedAt time.Time) error {
-	ctx, cancel := s.bounded(ctx)
-	defer cancel()
 	var err error
 	if storedAt.IsZero() {
 		_, err = s.w().ExecContext(ctx, s.q(`UPDATE page_cache SET used_at = ? WHERE cache_key = ?`), ms(usedAt), key)
@@ -106,8 +100,6 @@ func (s *Store) TouchCacheEntry(ctx context.Context, key string, usedAt, storedA
 // EvictCacheEntries implements ports.CacheIndex: in one transaction, the
 // least recently used rows go until the rest fit.
 func (s *Store) EvictCacheEntries(ctx context.Context, maxBytes int64) ([]ports.CacheEntry, error) {
-	ctx, cancel := s.bounded(ctx)
-	defer cancel()
 	var gone []ports.CacheEntry
 	err := s.inTx(ctx, func(tx execer) error {
 		gone = nil
@@ -146,8 +138,6 @@ func (s *Store) EvictCacheEntries(ctx context.Context, maxBytes int64) ([]ports.
 
 // CacheBytes implements ports.CacheIndex.
 func (s *Store) CacheBytes(ctx context.Context) (int64, error) {
-	ctx, cancel := s.bounded(ctx)
-	defer cancel()
 	var total int64
 	if err := s.x().GetContext(ctx, &total, s.q(`SELECT COALESCE(SUM(size), 0) FROM page_cache`)); err != nil {
 		return 0, fail(ctx, "sqlstore.CacheBytes", err)

@@ -13,8 +13,6 @@ var _ ports.SnapshotStore = (*Store)(nil)
 
 // Snapshot implements ports.SnapshotStore.
 func (s *Store) Snapshot(ctx context.Context, accountID int64, urlKey, tag string) (ports.Snapshot, bool, error) {
-	ctx, cancel := s.bounded(ctx)
-	defer cancel()
 	var r struct {
 		URL      string `db:"url"`
 		Markdown string `db:"markdown"`
@@ -33,8 +31,6 @@ func (s *Store) Snapshot(ctx context.Context, accountID int64, urlKey, tag strin
 
 // PutSnapshot implements ports.SnapshotStore.
 func (s *Store) PutSnapshot(ctx context.Context, sn ports.Snapshot) error {
-	ctx, cancel := s.bounded(ctx)
-	defer cancel()
 	_, err := s.w().ExecContext(ctx, s.q(`INSERT INTO page_snapshots (account_id, url_key, tag, url, markdown, data, taken_at) VALUES (?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (account_id, url_key, tag) DO UPDATE SET url = excluded.url, markdown = excluded.markdown, data = excluded.data, taken_at = excluded.taken_at`),
 		sn.AccountID, sn.URLKey, sn.Tag, sn.URL, sn.Markdown, sn.Data, ms(sn.TakenAt))
@@ -43,8 +39,6 @@ func (s *Store) PutSnapshot(ctx context.Context, sn ports.Snapshot) error {
 
 // PruneSnapshots implements ports.SnapshotStore.
 func (s *Store) PruneSnapshots(ctx context.Context, before time.Time) (int64, error) {
-	ctx, cancel := s.bounded(ctx)
-	defer cancel()
 	res, err := s.w().ExecContext(ctx, s.q(`DELETE FROM page_snapshots WHERE taken_at < ?`), ms(before))
 	if err != nil {
 		return 0, fail(ctx, "sqlstore.PruneSnapshots", err)

@@ -384,16 +384,15 @@ func (c *Cache) Fetch(ctx context.Context, f ports.Fetcher, r ports.FetchRequest
 }
 
 // Render renders a page through the cache, as the context's Request
-// allows. u is the page's URL as weburl.Parse returned it. A rendered page
-// has no validators: a stale one is rendered again.
-func (c *Cache) Render(ctx context.Context, rd ports.Renderer, u *url.URL, r ports.RenderRequest) (ports.RenderResponse, error) {
+// allows. A rendered page has no validators: a stale one is rendered again.
+func (c *Cache) Render(ctx context.Context, rd ports.Renderer, r ports.RenderRequest) (ports.RenderResponse, error) {
 	q := RequestOf(ctx)
-	key := Key(c.urlKey(u), EngineBrowser, q)
+	key := Key(c.urlKey(r.URL), EngineBrowser, q)
 	now := c.clock.Now()
 	if q.MaxAge > 0 {
 		if e, body, ok := c.lookup(ctx, key); ok && Decide(q.MaxAge, true, now.Sub(e.StoredAt), false) == Serve {
 			note(ctx, c.hit(ctx, e, now, false))
-			return ports.RenderResponse{URL: r.URL, FinalURL: e.FinalURL, StatusCode: e.StatusCode, HTML: body}, nil
+			return ports.RenderResponse{URL: r.URL.String(), FinalURL: e.FinalURL, StatusCode: e.StatusCode, HTML: body}, nil
 		}
 	}
 	res, err := rd.Render(ctx, r)
@@ -404,7 +403,7 @@ func (c *Cache) Render(ctx context.Context, rd ports.Renderer, u *url.URL, r por
 	if !q.NoStore {
 		now = c.clock.Now()
 		info.CachedAt, info.Body = c.store(ctx, ports.CacheEntry{
-			Key: key, URL: r.URL, FinalURL: res.FinalURL, Engine: EngineBrowser, StatusCode: res.StatusCode,
+			Key: key, URL: r.URL.String(), FinalURL: res.FinalURL, Engine: EngineBrowser, StatusCode: res.StatusCode,
 			ContentType: "text/html", Charset: "utf-8", StoredAt: now, UsedAt: now,
 		}, res.HTML)
 	}

@@ -43,7 +43,7 @@ func TestPrivateFetchesNeverLeakAcrossAccounts(t *testing.T) {
 	get := func(q cache.Request) cache.Info {
 		t.Helper()
 		ctx, tr := cache.Track(cache.With(context.Background(), q))
-		if _, err := c.Fetch(ctx, f, ports.FetchRequest{URL: u, Field: "url"}); err != nil {
+		if _, err := c.Fetch(ctx, f, ports.FetchRequest{URL: u}); err != nil {
 			t.Fatal(err)
 		}
 		i, _ := tr.Info()

@@ -2,7 +2,6 @@ package content
 
 import (
 	"context"
-	"net/url"
 
 	"github.com/trawlhq/trawl/core/cache"
 	"github.com/trawlhq/trawl/ports"
@@ -29,9 +28,7 @@ func (s *Service) fetch(ctx context.Context, r ports.FetchRequest) (ports.FetchR
 // renderVia renders a page, through the cache when the server keeps one.
 func (s *Service) renderVia(ctx context.Context, r ports.RenderRequest) (ports.RenderResponse, error) {
 	if s.cache != nil {
-		if u, err := url.Parse(r.URL); err == nil {
-			return s.cache.Render(ctx, s.renderer, u, r)
-		}
+		return s.cache.Render(ctx, s.renderer, r)
 	}
 	return s.renderer.Render(ctx, r)
 }
