@@ -15,6 +15,7 @@ import (
 	"github.com/trawlhq/trawl/adapters/oteltrace"
 	"github.com/trawlhq/trawl/adapters/sqlstore"
 	"github.com/trawlhq/trawl/core/billing"
+	"github.com/trawlhq/trawl/core/cache"
 )
 
 // Config is everything an operator can set, grouped by concern. Flags win
@@ -61,6 +62,8 @@ type StoreConfig struct {
 	S3Insecure              bool          // TRAWL_S3_INSECURE: plain HTTP to the endpoint
 	LinkTTL                 time.Duration // TRAWL_LINK_TTL: lifetime of download links
 	LinkSecret              string        // TRAWL_LINK_SECRET: signs local links (share it between nodes)
+	CacheMaxBytes           int64         // TRAWL_CACHE_MAX_BYTES: bound of the page cache, 0 turns it off (config_cache.go)
+	ChangesRetention        time.Duration // TRAWL_CHANGES_RETENTION: how long change snapshots are kept (config_cache.go)
 }
 
 // FetchConfig is the fetch settings: how Trawl reaches the web, search
@@ -174,6 +177,7 @@ func DefaultConfig() Config {
 	c.RateLimiter = LimiterAuto
 	c.RedisTimeout = 250 * time.Millisecond
 	c.Plans = billing.DefaultPlans()
+	c.CacheMaxBytes = cache.DefaultMaxBytes
 	return c
 }
 
@@ -262,6 +266,9 @@ func (c Config) FromEnv(getenv func(string) string) (Config, error) {
 		return c, err
 	}
 	if c, err = c.crawlFromEnv(getenv); err != nil {
+		return c, err
+	}
+	if c, err = c.cacheFromEnv(getenv); err != nil {
 		return c, err
 	}
 	return c.fleetFromEnv(getenv)

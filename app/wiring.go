@@ -30,6 +30,7 @@ import (
 	"github.com/trawlhq/trawl/adapters/serp"
 	"github.com/trawlhq/trawl/adapters/sitemapxml"
 	"github.com/trawlhq/trawl/adapters/smtpmail"
+	"github.com/trawlhq/trawl/adapters/textdiff"
 	"github.com/trawlhq/trawl/adapters/webhook"
 	"github.com/trawlhq/trawl/core/account"
 	"github.com/trawlhq/trawl/core/bulk"
@@ -107,7 +108,7 @@ func NewOutbound(c Config, obs Observers) (Outbound, error) {
 	}
 	f := fetch.New(o)
 	out := Outbound{Outbound: service.Outbound{Fetcher: obs.Fetcher(f), Guard: f, Extractor: obs.Extractor(extract.New()),
-		Schemas: schema.New(), Passwords: password.New(password.Default)}}
+		Schemas: schema.New(), Passwords: password.New(password.Default), Differ: textdiff.Differ{}}}
 	sitemaps, ok := out.Fetcher.(sitemapxml.Fetcher)
 	if !ok {
 		return Outbound{}, errors.New("the observed fetcher does not stream")
@@ -201,6 +202,8 @@ func (c Config) ServiceOptions() service.Options {
 		Crawl:   c.Crawl.RunnerOptions(),
 		Account: account.Options{PublicURL: c.PublicBase(), MailFrom: c.MailFrom},
 		LinkTTL: c.LinkTTL,
+		// The page cache and change tracking (config_cache.go).
+		CacheMaxBytes: c.CacheMaxBytes, ChangesRetention: c.ChangesRetention,
 	}
 }
 

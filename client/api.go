@@ -169,6 +169,8 @@ type Scraped struct {
 	HTML        string `json:"html"`
 	// Engine is how the page was read: http or browser.
 	Engine string `json:"engine,omitempty"`
+	// Cache says whether the answer came from the page cache.
+	Cache *Cache `json:"cache,omitempty"`
 }
 
 // Render is how a page is read: RenderAuto (the server's default) fetches
@@ -230,6 +232,10 @@ type Content struct {
 	// Engine is how the page was read: http or browser; empty when it
 	// could not be read.
 	Engine string `json:"engine,omitempty"`
+	// Cache says whether the page came from the page cache.
+	Cache *Cache `json:"cache,omitempty"`
+	// Change compares the page with the previous snapshot (changes=true).
+	Change *Change `json:"change,omitempty"`
 }
 
 // Content extracts the main content of a page (2 credits); render, if
@@ -337,7 +343,9 @@ type SearchResults struct {
 		TotalResults   int64   `json:"total_results"`
 		TimeTaken      float64 `json:"time_taken"`
 	} `json:"search_information"`
-	OrganicResults   []OrganicResult `json:"organic_results"`
+	OrganicResults []OrganicResult `json:"organic_results"`
+	// Cache says whether the results came from the page cache.
+	Cache            *Cache `json:"cache,omitempty"`
 	RelatedQuestions []struct {
 		Question string `json:"question"`
 		Answer   string `json:"answer,omitempty"`
@@ -398,6 +406,8 @@ type ExtractRequest struct {
 type Extracted struct {
 	Data json.RawMessage `json:"data"`
 	URL  string          `json:"url"`
+	// Change compares the data with the previous extraction (changes=true).
+	Change *Change `json:"change,omitempty"`
 }
 
 // Extract returns data from a page that validates against r.Schema (10

@@ -76,6 +76,14 @@ type BulkJob struct {
 	TraceParent string
 	// Kind is the use case the job belongs to (empty reads as bulk).
 	Kind JobKind
+	// CacheMaxAge (seconds) and CacheNoStore are the page cache's request
+	// for the job's pages (max_age, store: false).
+	CacheMaxAge  int64
+	CacheNoStore bool
+	// Changes compares each page with the account's previous snapshot of
+	// it under ChangeTag (changes=true).
+	Changes   bool
+	ChangeTag string
 }
 
 // BulkURL is one URL of a job and its outcome.

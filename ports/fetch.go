@@ -20,6 +20,12 @@ type FetchRequest struct {
 	DocumentMaxBytes int64
 	// Accept overrides the Accept header (sitemaps ask for XML).
 	Accept string
+
+	// IfNoneMatch and IfModifiedSince, when set, make the request
+	// conditional (a cached response being revalidated): a site whose page
+	// is unchanged answers 304 with no body.
+	IfNoneMatch     string
+	IfModifiedSince string
 }
 
 // FetchResponse is what the target answered. A non-2xx status is still a
@@ -35,6 +41,11 @@ type FetchResponse struct {
 	// RetryAfter is the Retry-After of a 429 or 503 answer (seconds or a
 	// date, read as a wait); zero when absent.
 	RetryAfter time.Duration
+
+	// ETag and LastModified are the site's validators for the response,
+	// kept by the page cache to revalidate it later.
+	ETag         string
+	LastModified string
 }
 
 // Fetcher fetches public web pages. Anything that prevents an answer (a

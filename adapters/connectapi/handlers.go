@@ -42,6 +42,9 @@ func objectMsg(o content.Object) *trawlv1.Content {
 	if o.Warning != "" {
 		c.Warning = &o.Warning
 	}
+	if o.Cache != nil {
+		c.Cache = &trawlv1.Cache{Hit: o.Cache.Hit, CachedAt: o.Cache.CachedAt, Age: o.Cache.Age, Revalidated: o.Cache.Revalidated}
+	}
 	return c
 }
 
@@ -53,11 +56,15 @@ func (h pageHandler) Scrape(ctx context.Context, req *connect.Request[trawlv1.Sc
 		if err != nil {
 			return nil, credits.Receipt{}, err
 		}
+		if ctx, err = withCache(ctx, req.Msg.GetMaxAge(), req.Msg.Store); err != nil {
+			return nil, credits.Receipt{}, err
+		}
 		raw, rc, err := h.s.svc.Content.Scrape(ctx, c, req.Msg.GetUrl(), mode)
 		if err != nil {
 			return nil, rc, err
 		}
-		return &trawlv1.ScrapeResponse{Url: raw.URL, FinalUrl: raw.FinalURL, StatusCode: int32(raw.StatusCode), ContentType: raw.ContentType, Html: raw.HTML, Engine: string(raw.Engine)}, rc, nil
+		return &trawlv1.ScrapeResponse{Url: raw.URL, FinalUrl: raw.FinalURL, StatusCode: int32(raw.StatusCode), ContentType: raw.ContentType, Html: raw.HTML, Engine: string(raw.Engine),
+			Cache: cacheMsg(raw.Cache)}, rc, nil
 	})
 }
 
@@ -65,6 +72,9 @@ func (h pageHandler) GetContent(ctx context.Context, req *connect.Request[trawlv
 	return billed(h.s, ctx, req, func(ctx context.Context, c credits.Call) (*trawlv1.GetContentResponse, credits.Receipt, error) {
 		mode, err := content.ParseRenderMode(req.Msg.GetRender(), "render")
 		if err != nil {
+			return nil, credits.Receipt{}, err
+		}
+		if ctx, err = withCache(ctx, req.Msg.GetMaxAge(), req.Msg.Store); err != nil {
 			return nil, credits.Receipt{}, err
 		}
 		page, rc, err := h.s.svc.Content.Content(ctx, c, req.Msg.GetUrl(), mode)

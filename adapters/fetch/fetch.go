@@ -391,6 +391,7 @@ func (c *Client) open(ctx context.Context, r ports.FetchRequest) (res *http.Resp
 	req.Header.Set("Accept-Language", "en-US,en;q=0.9")
 	req.Header.Set("Accept-Encoding", "gzip, deflate, br")
 	req.Header.Set("Upgrade-Insecure-Requests", "1")
+	conditional(req.Header, r)
 	res, err = c.http.Do(req)
 	if err != nil {
 		return nil, out, "", c.reason(err, u.Hostname())
@@ -400,6 +401,7 @@ func (c *Client) open(ctx context.Context, r ports.FetchRequest) (res *http.Resp
 		URL: u.String(), FinalURL: res.Request.URL.String(), StatusCode: res.StatusCode,
 		ContentType: strings.ToLower(mediaType), Redirects: redirectCount(res),
 	}
+	out.ETag, out.LastModified = validators(res.Header)
 	if res.StatusCode == http.StatusTooManyRequests || res.StatusCode == http.StatusServiceUnavailable {
 		out.RetryAfter = retryAfter(res.Header.Get("Retry-After"), time.Now())
 	}

@@ -9,6 +9,7 @@ import (
 	"strconv"
 
 	"github.com/trawlhq/trawl/adapters/callheader"
+	"github.com/trawlhq/trawl/core/cache"
 	"github.com/trawlhq/trawl/core/call"
 	"github.com/trawlhq/trawl/core/credits"
 	"github.com/trawlhq/trawl/core/failure"
@@ -37,14 +38,19 @@ func (a *API) billed(pattern string, group ratelimit.Group, h billedFunc) {
 			IdempotencyKey: r.Header.Get(idempotency.Header),
 			Fingerprint:    func() (string, error) { return fingerprint(r) },
 		}
+		var cached string // X-Trawl-Cache of an answer that can come from the page cache
 		out, err := call.Run(r.Context(), a.svc.Calls, req, answerCodec, func(ctx context.Context, c credits.Call) (call.Answer, credits.Receipt, error) {
 			status, v, rc, err := h(r.WithContext(ctx), c)
 			if err != nil {
 				return call.Answer{}, rc, err
 			}
+			cached = cacheHeader(v)
 			return call.Answer{Status: status, ContentType: "application/json", Body: encodeJSON(v)}, rc, nil
 		})
 		callheader.Set(w.Header(), out)
+		if cached != "" {
+			w.Header().Set(cache.HeaderName, cached)
+		}
 		if err != nil {
 			a.writeError(w, r, err)
 			return

@@ -47,6 +47,8 @@ func (a *API) submitBulk(r *http.Request, c credits.Call) (int, any, credits.Rec
 	req.Email = b.Bool(&fe, "email")
 	req.Sync = b.Bool(&fe, "sync")
 	req.Render, _ = b.String(&fe, "render")
+	req.MaxAge, req.NoStore = b.cacheFields(&fe)
+	req.Changes, req.Tag = b.changeFields(&fe)
 	if err := fe.Err("httpapi.submitBulk"); err != nil {
 		return 0, nil, credits.Receipt{}, err
 	}

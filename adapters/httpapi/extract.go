@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/http"
 
+	"github.com/trawlhq/trawl/core/changes"
 	"github.com/trawlhq/trawl/core/content"
 	"github.com/trawlhq/trawl/core/credits"
 	"github.com/trawlhq/trawl/core/failure"
@@ -13,6 +14,8 @@ import (
 type extractJSON struct {
 	Data json.RawMessage `json:"data"`
 	URL  string          `json:"url"`
+	// Change compares the data with the previous extraction (changes=true).
+	Change *changes.Object `json:"change,omitempty"`
 }
 
 func (a *API) runExtract(r *http.Request, c credits.Call) (int, any, credits.Receipt, error) {
@@ -24,6 +27,7 @@ func (a *API) runExtract(r *http.Request, c credits.Call) (int, any, credits.Rec
 	pageURL, _ := b.String(&fe, "url")
 	text, _ := b.String(&fe, "prompt")
 	render, _ := b.String(&fe, "render")
+	track, tag := b.changeFields(&fe)
 	schema := b["schema"]
 	var inString string
 	if json.Unmarshal(schema, &inString) == nil {
@@ -36,6 +40,11 @@ func (a *API) runExtract(r *http.Request, c credits.Call) (int, any, credits.Rec
 	if err != nil {
 		return 0, nil, credits.Receipt{}, err
 	}
-	res, rc, err := a.svc.Extract.Extract(r.Context(), c, structured.Request{URL: pageURL, Schema: schema, Prompt: text, Render: mode})
-	return http.StatusOK, extractJSON{res.Data, res.URL}, rc, err
+	ctx := changes.With(r.Context(), changes.Request{On: track, Tag: tag})
+	res, rc, err := a.svc.Extract.Extract(ctx, c, structured.Request{URL: pageURL, Schema: schema, Prompt: text, Render: mode})
+	out := extractJSON{Data: res.Data, URL: res.URL}
+	if res.Change != nil {
+		out.Change = res.Change.Object()
+	}
+	return http.StatusOK, out, rc, err
 }

@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"strconv"
 
+	"github.com/trawlhq/trawl/core/cache"
 	"github.com/trawlhq/trawl/core/content"
 	"github.com/trawlhq/trawl/core/credits"
 	"github.com/trawlhq/trawl/core/failure"
@@ -24,6 +25,8 @@ type scrapeJSON struct {
 	ContentType string `json:"contentType"`
 	HTML        string `json:"html"`
 	Engine      string `json:"engine,omitempty"`
+	// Cache says whether the answer came from the page cache.
+	Cache *cache.Object `json:"cache,omitempty"`
 }
 
 func (a *API) scrape(r *http.Request, c credits.Call) (int, any, credits.Receipt, error) {
@@ -31,13 +34,22 @@ func (a *API) scrape(r *http.Request, c credits.Call) (int, any, credits.Receipt
 	if err != nil {
 		return 0, nil, credits.Receipt{}, err
 	}
+	if r, err = withCache(r); err != nil {
+		return 0, nil, credits.Receipt{}, err
+	}
 	raw, rc, err := a.svc.Content.Scrape(r.Context(), c, r.URL.Query().Get("url"), mode)
-	return http.StatusOK, scrapeJSON{raw.URL, raw.FinalURL, raw.StatusCode, raw.ContentType, raw.HTML, string(raw.Engine)}, rc, err
+	return http.StatusOK, scrapeJSON{raw.URL, raw.FinalURL, raw.StatusCode, raw.ContentType, raw.HTML, string(raw.Engine), cacheObject(raw.Cache)}, rc, err
 }
 
 func (a *API) getContent(r *http.Request, c credits.Call) (int, any, credits.Receipt, error) {
 	mode, err := content.ParseRenderMode(r.URL.Query().Get("render"), "render")
 	if err != nil {
+		return 0, nil, credits.Receipt{}, err
+	}
+	if r, err = withCache(r); err != nil {
+		return 0, nil, credits.Receipt{}, err
+	}
+	if r, err = withChanges(r); err != nil {
 		return 0, nil, credits.Receipt{}, err
 	}
 	page, rc, err := a.svc.Content.Content(r.Context(), c, r.URL.Query().Get("url"), mode)

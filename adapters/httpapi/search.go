@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/trawlhq/trawl/core/cache"
 	"github.com/trawlhq/trawl/core/content"
 	"github.com/trawlhq/trawl/core/credits"
 	"github.com/trawlhq/trawl/core/domainrule"
@@ -58,6 +59,8 @@ type serpJSON struct {
 	OrganicResults   []organicJSON  `json:"organic_results"`
 	RelatedQuestions []questionJSON `json:"related_questions"`
 	RelatedSearches  []relatedJSON  `json:"related_searches"`
+	// Cache says whether the results came from the page cache.
+	Cache *cache.Object `json:"cache,omitempty"`
 }
 
 func searchRequest(r *http.Request) search.Request {
@@ -97,6 +100,7 @@ func toSerpJSON(req search.Request, res search.Results) serpJSON {
 	for _, q := range r.RelatedQuestions {
 		out.RelatedQuestions = append(out.RelatedQuestions, questionJSON{q.Question, q.Answer})
 	}
+	out.Cache = cacheObject(res.Cache)
 	out.RelatedSearches = make([]relatedJSON, 0, len(r.RelatedSearches))
 	for _, s := range r.RelatedSearches {
 		out.RelatedSearches = append(out.RelatedSearches, relatedJSON{s.Query, s.Link, s.Image})
@@ -106,6 +110,10 @@ func toSerpJSON(req search.Request, res search.Results) serpJSON {
 
 func (a *API) serp(r *http.Request, c credits.Call) (int, any, credits.Receipt, error) {
 	req := searchRequest(r)
+	r, err := withCache(r)
+	if err != nil {
+		return 0, nil, credits.Receipt{}, err
+	}
 	res, rc, err := a.svc.Search.Search(r.Context(), c, req)
 	return http.StatusOK, toSerpJSON(req, res), rc, err
 }
@@ -135,6 +143,9 @@ func (a *API) serpContent(r *http.Request, c credits.Call) (int, any, credits.Re
 		return 0, nil, credits.Receipt{}, err
 	}
 	req.Render = mode
+	if r, err = withCache(r); err != nil {
+		return 0, nil, credits.Receipt{}, err
+	}
 	res, rc, err := a.svc.Search.SearchContent(r.Context(), c, req)
 	return http.StatusOK, toSerpJSON(req.Request, res), rc, err
 }

@@ -42,7 +42,7 @@ func main() {
 	pairs := flag.Int("pairs", 3, "Trawl and floor runs alternated this many times (medians reported)")
 	conc := flag.Int("c", 16, "concurrent clients")
 	pgURL := flag.String("postgres", pgtest.ServerURL(), "admin URL of a Postgres server (a scratch database is created)")
-	only := flag.String("only", "", "run one part: http (the HTTP loads on each store), content (/v1/content CPU per page; -cpuprofile then profiles the server process), footprint (the binary's resident memory and first PDF), pdf (PDF conversion beside pdftotext), render (static and rendered reads of the front-end fixtures, with the local Chromium), limiters, crawl (a 10,000-page crawl beside colly), crawlmem (resident memory over 100,000 crawled pages) or frontier (the PostgreSQL frontier at -frontier-urls queued URLs)")
+	only := flag.String("only", "", "run one part: http (the HTTP loads on each store), content (/v1/content CPU per page; -cpuprofile then profiles the server process), footprint (the binary's resident memory and first PDF), pdf (PDF conversion beside pdftotext), render (static and rendered reads of the front-end fixtures, with the local Chromium), cache (page cache hits beside a static file server), limiters, crawl (a 10,000-page crawl beside colly), crawlmem (resident memory over 100,000 crawled pages) or frontier (the PostgreSQL frontier at -frontier-urls queued URLs)")
 	storeName := flag.String("store", "", "run the store loads on this store only: sqlite or postgres (default both)")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the run (server and load) to this file, for go tool pprof")
 	encodings := flag.String("encodings", "identity gzip", "the content figure's page encodings, of identity and gzip")
@@ -67,6 +67,10 @@ func main() {
 	}
 	if *only == "render" {
 		renderFigure()
+		return
+	}
+	if *only == "cache" {
+		cacheFigure(*pairs, *duration)
 		return
 	}
 	if *only == "content" {
@@ -205,6 +209,7 @@ func main() {
 		fmt.Printf("%-40s %12.0f op/s %12.0f op/s\n", l.name, l.contended, l.spread)
 	}
 	mapFigure(*pairs)
+	cacheFigure(*pairs, *duration)
 	contentFigure(*pairs, runtimeProcs(), "", strings.Fields(*encodings), false)
 	bulkFigure()
 	crawlFigure(*crawlPairs)

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"time"
 
+	"github.com/trawlhq/trawl/core/changes"
 	"github.com/trawlhq/trawl/core/content"
 	"github.com/trawlhq/trawl/core/failure"
 	"github.com/trawlhq/trawl/ports"
@@ -22,6 +23,9 @@ type Result struct {
 	// single-URL call answers with its 503; absent on success.
 	Reason    failure.Reason `json:"reason,omitempty"`
 	Retryable *bool          `json:"retryable,omitempty"`
+	// Change is a failed page's change when it is gone where the account
+	// had a snapshot of it (changes=true): status removed.
+	Change *changes.Object `json:"change,omitempty"`
 }
 
 // outcomeOf fills a result's reason and retryable from its URL.
@@ -72,6 +76,7 @@ func CompletionOf(job ports.BulkJob, acct ports.Account, urls []ports.BulkURL, a
 			msg := u.Error
 			r.Error = &msg
 			r.outcomeOf(u)
+			r.Change = removedOf(u.Content)
 		}
 		c.Results = append(c.Results, r)
 	}

@@ -180,7 +180,8 @@ func (w *Worker) processURLs(stop, work context.Context, job ports.BulkJob, hold
 }
 
 func (w *Worker) processURL(ctx context.Context, job ports.BulkJob, hold ports.Hold, u ports.BulkURL) error {
-	page, err := w.d.Pages.Extract(ctx, u.URL, Render(job))
+	pctx := cacheRequest(ctx, job)
+	page, err := w.d.Pages.Extract(pctx, u.URL, Render(job))
 	if ctx.Err() != nil {
 		return ctx.Err() // stopped or lease lost: the URL stays pending for whoever resumes
 	}
@@ -204,6 +205,7 @@ func (w *Worker) processURL(ctx context.Context, job ports.BulkJob, hold ports.H
 		_ = w.d.Ledger.ReleasePart(ctx, hold, CostPerURL)
 		reason, _ := failure.Outcome(err)
 		out.Status, out.Error, out.Reason = ports.URLFailed, failureMessage(err), string(reason)
+		out.Content = removedContent(w.d.Pages.Removed(pctx, u.URL, page.StatusCode))
 	}
 	return w.d.Jobs.FinishURL(ctx, out)
 }

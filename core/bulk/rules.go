@@ -16,6 +16,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/trawlhq/trawl/core/cache"
+	"github.com/trawlhq/trawl/core/changes"
 	"github.com/trawlhq/trawl/core/content"
 	"github.com/trawlhq/trawl/core/failure"
 	"github.com/trawlhq/trawl/core/weburl"
@@ -42,6 +44,14 @@ type Request struct {
 	// TraceParent is the W3C traceparent of the submitting request, kept
 	// with the job (empty: none).
 	TraceParent string
+	// MaxAge (seconds) and NoStore are the page cache's request for the
+	// job's pages (max_age, store: false).
+	MaxAge  int64
+	NoStore bool
+	// Changes compares each page with the account's previous snapshot of
+	// it under Tag (changes=true).
+	Changes bool
+	Tag     string
 }
 
 // Checked is a validated request: the URLs to queue (when given directly).
@@ -52,6 +62,8 @@ type Checked struct {
 	Sitemap     string
 	CallbackURL string
 	Render      content.RenderMode
+	MaxAge      int64 // seconds
+	Tag         string
 }
 
 // Validate checks everything that needs no network: the URL list, the
@@ -106,6 +118,16 @@ func Validate(r Request) (Checked, error) {
 		}
 	} else {
 		c.Render = mode
+	}
+	if d, err := cache.ParseMaxAge(r.MaxAge, cache.FieldMaxAge); err != nil {
+		fe.Add(cache.FieldMaxAge, failure.Public(err, ""))
+	} else {
+		c.MaxAge = int64(d / time.Second)
+	}
+	if tag, err := changes.ParseTag(r.Tag, "tag"); err != nil {
+		fe.Add("tag", failure.Public(err, ""))
+	} else {
+		c.Tag = tag
 	}
 	cb := strings.TrimSpace(r.CallbackURL)
 	if !r.Email && cb == "" {

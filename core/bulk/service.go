@@ -118,6 +118,7 @@ func (s *Service) Submit(ctx context.Context, call credits.Call, r Request) (Ack
 		ID: NewJobID(), AccountID: call.Principal.Account.ID, TokenID: call.Principal.Token.ID, Status: ports.JobQueued,
 		URLSource: c.Source, Sitemap: c.Sitemap, Email: r.Email, CallbackURL: c.CallbackURL, Sync: sync, HoldID: hold.ID,
 		RequestID: call.RequestID, QueuedAt: now, Render: string(c.Render), TraceParent: traceParent(s.worker.traceParent(ctx, r.TraceParent)),
+		CacheMaxAge: c.MaxAge, CacheNoStore: r.NoStore, Changes: r.Changes, ChangeTag: c.Tag,
 	}
 	if sync {
 		job.Status, job.LeaseOwner, job.LeaseUntil = ports.JobProcessing, "sync-"+job.ID, now.Add(s.worker.Lease())

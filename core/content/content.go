@@ -16,6 +16,8 @@ import (
 	"unicode"
 
 	"github.com/trawlhq/trawl/core/billing"
+	"github.com/trawlhq/trawl/core/cache"
+	"github.com/trawlhq/trawl/core/changes"
 	"github.com/trawlhq/trawl/core/credits"
 	"github.com/trawlhq/trawl/core/failure"
 	"github.com/trawlhq/trawl/core/weburl"
@@ -30,6 +32,9 @@ type Service struct {
 	renderer  ports.Renderer // nil: this server renders no pages
 	docs      map[ports.DocumentFormat]ports.DocumentConverter
 	limits    DocumentLimits
+	cache     *cache.Cache // nil: every call fetches
+	memo      *extractionMemo
+	changes   *changes.Tracker // nil: changes=true is not offered
 }
 
 // DocumentLimits bound the documents (PDF, DOCX) the content path reads.
@@ -93,6 +98,9 @@ type Raw struct {
 	ContentType string
 	HTML        string
 	Engine      Engine
+	// Cache says whether the answer came from the page cache; nil when
+	// the server keeps none.
+	Cache *cache.Info
 }
 
 // Page is the Content object of the spec.
@@ -109,6 +117,12 @@ type Page struct {
 	// Warning says what of the source is missing (a document cut at the
 	// page limit); empty otherwise.
 	Warning string
+	// Cache says whether the page came from the page cache; nil when the
+	// server keeps none.
+	Cache *cache.Info
+	// Change compares the page with the account's previous snapshot of it;
+	// nil unless the call asked (changes=true).
+	Change *changes.Change
 }
 
 // isMarkup: content types whose body is a document Trawl can return as HTML.
@@ -132,6 +146,8 @@ func (s *Service) Scrape(ctx context.Context, call credits.Call, rawURL string, 
 	}
 	call.Service = billing.Scrape
 	var out Raw
+	ctx = cache.ForAccount(ctx, call.Principal.Account.ID)
+	ctx, tracked := s.track(ctx)
 	rc, err := s.biller.Run(ctx, call, func(ctx context.Context) (int64, ports.TransactionMetadata, error) {
 		if mode == RenderAlways {
 			r, err := s.render(ctx, u)
@@ -141,7 +157,7 @@ func (s *Service) Scrape(ctx context.Context, call credits.Call, rawURL string, 
 			out = Raw{URL: u.String(), FinalURL: r.FinalURL, StatusCode: r.StatusCode, ContentType: "text/html", HTML: string(r.HTML), Engine: EngineBrowser}
 			return billing.Cost(billing.Scrape), ports.TransactionMetadata{URL: u.String()}, nil
 		}
-		res, err := s.fetcher.Fetch(ctx, ports.FetchRequest{URL: u})
+		res, err := s.fetch(ctx, ports.FetchRequest{URL: u})
 		if err != nil {
 			return 0, ports.TransactionMetadata{}, weburl.Failure(err, "url")
 		}
@@ -168,6 +184,7 @@ func (s *Service) Scrape(ctx context.Context, call credits.Call, rawURL string, 
 		}
 		return billing.Cost(billing.Scrape), ports.TransactionMetadata{URL: u.String()}, nil
 	})
+	out.Cache = cacheInfo(tracked)
 	return out, rc, err
 }
 
@@ -180,6 +197,8 @@ func (s *Service) Content(ctx context.Context, call credits.Call, rawURL string,
 	}
 	call.Service = billing.Content
 	var page Page
+	ctx = cache.ForAccount(ctx, call.Principal.Account.ID)
+	ctx = changes.ForAccount(ctx, call.Principal.Account.ID)
 	rc, err := s.biller.Run(ctx, call, func(ctx context.Context) (int64, ports.TransactionMetadata, error) {
 		p, err := s.extract(ctx, u, u.String(), mode, nil)
 		if err != nil {
@@ -231,7 +250,14 @@ func (s *Service) ExtractSource(ctx context.Context, pageURL string, mode Render
 // in its Markdown is no answer: it is a free no_main_content, never a
 // billed empty page.
 func (s *Service) extract(ctx context.Context, u *url.URL, pageURL string, mode RenderMode, src *Source) (Page, error) {
+	ctx, tracked := s.track(ctx)
 	page, err := s.read(ctx, u, pageURL, mode, src)
+	page.Cache = cacheInfo(tracked)
+	if err == nil && readable(page.Markdown) {
+		if err = s.compare(ctx, u, &page); err != nil {
+			return Page{URL: page.URL, StatusCode: page.StatusCode}, err
+		}
+	}
 	if err == nil && !readable(page.Markdown) {
 		return Page{URL: page.URL, StatusCode: page.StatusCode}, failure.Unable("content.Extract", failure.ReasonNoMainContent,
 			"The page could not be extracted: no readable text was found in it.")
@@ -262,7 +288,7 @@ func (s *Service) read(ctx context.Context, u *url.URL, pageURL string, mode Ren
 	if len(s.docs) > 0 {
 		req.DocumentMaxBytes = s.limits.MaxBytes
 	}
-	res, err := s.fetcher.Fetch(ctx, req)
+	res, err := s.fetch(ctx, req)
 	if err != nil {
 		return Page{URL: pageURL}, weburl.Failure(err, "url")
 	}
@@ -313,7 +339,7 @@ func (s *Service) extractMarkup(ctx context.Context, u *url.URL, pageURL string,
 			return ex, &p, err
 		}
 	}
-	ex, err = s.extractor.Extract(ctx, ports.ExtractRequest{URL: res.FinalURL, HTML: res.Body})
+	ex, err = s.extractKept(ctx, ports.ExtractRequest{URL: res.FinalURL, HTML: res.Body})
 	outcome.ExtractDone, outcome.ExtractErr = true, err
 	if err != nil && s.renderer != nil && StepUp(mode, outcome) {
 		p, err := s.extractRendered(ctx, u, pageURL, src)
@@ -342,7 +368,7 @@ func (s *Service) render(ctx context.Context, u *url.URL) (ports.RenderResponse,
 	if s.renderer == nil {
 		return ports.RenderResponse{}, failure.Unable("content.render", failure.ReasonNotOffered, "The page could not be rendered: this server does not render pages in a browser.")
 	}
-	r, err := s.renderer.Render(ctx, ports.RenderRequest{URL: u})
+	r, err := s.renderVia(ctx, ports.RenderRequest{URL: u})
 	return r, weburl.Failure(err, "url")
 }
 
@@ -359,7 +385,7 @@ func (s *Service) extractRendered(ctx context.Context, u *url.URL, pageURL strin
 	if r.StatusCode < 200 || r.StatusCode > 299 {
 		return page, failure.Unable(op, StatusReason(r.StatusCode), fmt.Sprintf("The page could not be extracted: the site answered %d %s.", r.StatusCode, http.StatusText(r.StatusCode)))
 	}
-	ex, err := s.extractor.Extract(ctx, ports.ExtractRequest{URL: r.FinalURL, HTML: r.HTML})
+	ex, err := s.extractKept(ctx, ports.ExtractRequest{URL: r.FinalURL, HTML: r.HTML})
 	if err != nil {
 		return page, err
 	}
@@ -446,6 +472,10 @@ type Object struct {
 	Engine string `json:"engine,omitempty"`
 	// Warning is present when the content is not the whole source.
 	Warning string `json:"warning,omitempty"`
+	// Cache says whether the page came from the page cache.
+	Cache *cache.Object `json:"cache,omitempty"`
+	// Change compares the page with the previous snapshot (changes=true).
+	Change *changes.Object `json:"change,omitempty"`
 }
 
 // MetadataObject is the metadata of the Content object.
@@ -475,6 +505,12 @@ func (p Page) Object() Object {
 	if !p.Success {
 		msg := p.ErrorMessage
 		out.ErrorMessage = &msg
+	}
+	if p.Cache != nil {
+		out.Cache = p.Cache.Object()
+	}
+	if p.Change != nil {
+		out.Change = p.Change.Object()
 	}
 	return out
 }

@@ -331,7 +331,7 @@ func (cr *run) process(stop, ctx context.Context, u ports.CrawlURL) error {
 		case <-r.d.Clock.After(max(retryAt.Sub(r.d.Clock.Now()), 10*time.Millisecond)):
 		}
 	}
-	page, src, err := r.d.Pages.ExtractSource(ctx, u.URL, cr.mode)
+	page, src, err := r.d.Pages.ExtractSource(cr.cacheRequest(ctx), u.URL, cr.mode)
 	var backoff time.Time
 	if page.StatusCode == 429 || page.StatusCode == 503 {
 		wait := src.RetryAfter

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/trawlhq/trawl/core/bulk"
+	"github.com/trawlhq/trawl/core/cache"
+	"github.com/trawlhq/trawl/core/changes"
 	"github.com/trawlhq/trawl/core/content"
 	"github.com/trawlhq/trawl/core/credits"
 	"github.com/trawlhq/trawl/core/failure"
@@ -43,6 +45,14 @@ type Request struct {
 	CallbackURL       string
 	Email             bool
 	TraceParent       string
+	// MaxAge (seconds) and NoStore are the page cache's request for every
+	// page of the crawl (max_age, store: false).
+	MaxAge  int64
+	NoStore bool
+	// Changes compares every page with the account's previous snapshot of
+	// it under Tag (changes=true).
+	Changes bool
+	Tag     string
 }
 
 // Params are a crawl's rules as stored with it.
@@ -53,6 +63,10 @@ type Params struct {
 	Sitemap           SitemapMode `json:"sitemap"`
 	IgnoreQueryParams []string    `json:"ignore_query_params"`
 	Render            string      `json:"render,omitempty"`
+	MaxAge            int64       `json:"max_age,omitempty"` // seconds
+	NoStore           bool        `json:"no_store,omitempty"`
+	Changes           bool        `json:"changes,omitempty"`
+	Tag               string      `json:"tag,omitempty"`
 }
 
 // Checked is a validated request.
@@ -144,6 +158,16 @@ func Validate(r Request) (Checked, error) {
 		addFields(&fe, err)
 	} else {
 		c.Params.Render = string(mode)
+	}
+	if d, err := cache.ParseMaxAge(r.MaxAge, cache.FieldMaxAge); err != nil {
+		addFields(&fe, err)
+	} else {
+		c.Params.MaxAge, c.Params.NoStore = int64(d/time.Second), r.NoStore
+	}
+	if tag, err := changes.ParseTag(r.Tag, "tag"); err != nil {
+		addFields(&fe, err)
+	} else {
+		c.Params.Changes, c.Params.Tag = r.Changes, tag
 	}
 	if cb := strings.TrimSpace(r.CallbackURL); cb != "" {
 		u, err := bulk.ParseCallback(cb)

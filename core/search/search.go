@@ -15,6 +15,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/trawlhq/trawl/core/billing"
+	"github.com/trawlhq/trawl/core/cache"
 	"github.com/trawlhq/trawl/core/content"
 	"github.com/trawlhq/trawl/core/credits"
 	"github.com/trawlhq/trawl/core/domainrule"
@@ -138,6 +139,9 @@ type Results struct {
 	Engine   string
 	Results  ports.SearchResults
 	Contents map[int]content.Page
+	// Cache says whether the results came from the page cache; nil when
+	// the server keeps none.
+	Cache *cache.Info
 }
 
 // SecondsTaken is the search's time_taken: the engine's time in seconds,
@@ -147,7 +151,7 @@ func (r Results) SecondsTaken() float64 {
 }
 
 func (s *Service) run(ctx context.Context, r Request) (ports.SearchResults, error) {
-	res, err := s.engines[r.Engine].Search(ctx, ports.SearchQuery{Q: r.Q, Loc: r.Loc, HL: r.HL, GL: r.GL})
+	res, err := s.search(ctx, s.engines[r.Engine], ports.SearchQuery{Q: r.Q, Loc: r.Loc, HL: r.HL, GL: r.GL})
 	if err != nil {
 		// An engine read in a browser (Google's) passes the renderer's
 		// typed reason on: worded here, naming the engine field.
@@ -169,6 +173,8 @@ func (s *Service) Search(ctx context.Context, call credits.Call, r Request) (Res
 	}
 	call.Service = billing.Serp
 	out := Results{Engine: r.Engine}
+	ctx = cache.ForAccount(ctx, call.Principal.Account.ID)
+	ctx, tracked := s.track(ctx)
 	rc, err := s.biller.Run(ctx, call, func(ctx context.Context) (int64, ports.TransactionMetadata, error) {
 		res, err := s.run(ctx, r)
 		if err != nil {
@@ -177,6 +183,7 @@ func (s *Service) Search(ctx context.Context, call credits.Call, r Request) (Res
 		out.Results = res
 		return billing.Cost(billing.Serp), ports.TransactionMetadata{Query: r.Q}, nil
 	})
+	out.Cache = searchCacheInfo(tracked)
 	return out, rc, err
 }
 
@@ -217,12 +224,15 @@ func (s *Service) SearchContent(ctx context.Context, call credits.Call, r Conten
 	maxContent := r.maxContent()
 	call.MaxCredits = billing.SerpContentCost(maxContent)
 	out := Results{Engine: r.Engine, Contents: map[int]content.Page{}}
+	ctx = cache.ForAccount(ctx, call.Principal.Account.ID)
 	rc, err := s.biller.Run(ctx, call, func(ctx context.Context) (int64, ports.TransactionMetadata, error) {
-		res, err := s.run(ctx, r.Request)
+		serpCtx, serpTracked := s.track(ctx)
+		res, err := s.run(serpCtx, r.Request)
 		if err != nil {
 			return 0, ports.TransactionMetadata{}, err
 		}
 		out.Results = res
+		out.Cache = searchCacheInfo(serpTracked)
 		fetched := s.fetchContents(ctx, res.Organic, maxContent, r.Filter, r.Render, out.Contents)
 		return billing.SerpContentCost(fetched), ports.TransactionMetadata{Query: r.Q}, nil
 	})

@@ -47,6 +47,11 @@ type Stores struct {
 	Crawls ports.CrawlStore
 	Robots ports.RobotsCache
 	Hosts  ports.HostGate
+	// Cache is the page cache's index (nil, or Options.CacheMaxBytes 0:
+	// no page cache); Snapshots keep change tracking's snapshots (nil:
+	// changes=true is not offered).
+	Cache     ports.CacheIndex
+	Snapshots ports.SnapshotStore
 }
 
 // Outbound are the ports through which the core reaches beyond itself:
@@ -79,6 +84,8 @@ type Outbound struct {
 	Renderer ports.Renderer
 	// Passwords hash the dashboard's passwords.
 	Passwords ports.PasswordHasher
+	// Differ writes change tracking's diffs.
+	Differ ports.TextDiffer
 }
 
 // Options tune the core services.
@@ -103,6 +110,10 @@ type Options struct {
 	// (tracing); nil: none.
 	Jobs   ports.JobTracer
 	Logger *slog.Logger
+	// CacheMaxBytes bounds the page cache; 0: no page cache.
+	CacheMaxBytes int64
+	// ChangesRetention is how long change snapshots are kept (0: 90 days).
+	ChangesRetention time.Duration
 }
 
 // Services are the core use cases every delivery calls.
@@ -202,6 +213,9 @@ func (s *Services) web(st Stores, out Outbound, o Options) error {
 	}
 	if out.Renderer != nil {
 		copts = append(copts, content.WithRenderer(out.Renderer))
+	}
+	if copts, err = withCacheAndChanges(copts, st, out, clk, o); err != nil {
+		return err
 	}
 	if s.Content, err = content.NewService(out.Fetcher, out.Extractor, s.Biller, copts...); err != nil {
 		return err

@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/trawlhq/trawl/core/billing"
+	"github.com/trawlhq/trawl/core/changes"
 	"github.com/trawlhq/trawl/core/content"
 	"github.com/trawlhq/trawl/core/credits"
 	"github.com/trawlhq/trawl/core/failure"
@@ -71,6 +72,9 @@ type Request struct {
 type Result struct {
 	Data json.RawMessage
 	URL  string
+	// Change compares the data with the account's previous extraction of
+	// the page, field by field; nil unless the call asked (changes=true).
+	Change *changes.Change
 }
 
 // Validate checks a request and compiles its schema.
@@ -159,6 +163,12 @@ func (s *Service) Extract(ctx context.Context, call credits.Call, r Request) (Re
 	}
 	call.Service = billing.Extract
 	var out Result
+	want := changes.RequestOf(ctx)
+	if want.Tag, err = changes.ParseTag(want.Tag, "tag"); err != nil {
+		return Result{}, credits.Receipt{}, err
+	}
+	// The page's own Markdown is not compared: the extraction is.
+	ctx = changes.With(ctx, changes.Request{})
 	rc, err := s.biller.Run(ctx, call, func(ctx context.Context) (int64, ports.TransactionMetadata, error) {
 		page, err := s.pages.Extract(ctx, pageURL, r.Render)
 		if err != nil {
@@ -169,6 +179,11 @@ func (s *Service) Extract(ctx context.Context, call credits.Call, r Request) (Re
 			return 0, ports.TransactionMetadata{}, err
 		}
 		out = Result{Data: data, URL: pageURL}
+		if want.On {
+			if out.Change, err = s.compare(ctx, call.Principal.Account.ID, pageURL, want.Tag, data); err != nil {
+				return 0, ports.TransactionMetadata{}, err
+			}
+		}
 		return billing.Cost(billing.Extract), ports.TransactionMetadata{URL: pageURL}, nil
 	})
 	return out, rc, err

@@ -30,6 +30,7 @@ import (
 	"github.com/trawlhq/trawl/adapters/serp"
 	"github.com/trawlhq/trawl/adapters/sitemapxml"
 	"github.com/trawlhq/trawl/adapters/smtpmail"
+	"github.com/trawlhq/trawl/adapters/textdiff"
 	"github.com/trawlhq/trawl/adapters/webhook"
 	"github.com/trawlhq/trawl/app"
 	"github.com/trawlhq/trawl/core/account"
@@ -99,6 +100,9 @@ type Options struct {
 	DocumentLimits content.DocumentLimits
 	// Plans is the plan table (zero: the default one).
 	Plans billing.Plans
+	// CacheMaxBytes turns the page cache on with this bound, when the
+	// store keeps its index (0: no page cache).
+	CacheMaxBytes int64
 }
 
 // Stores are the store ports a test store offers: the four every store has,
@@ -122,6 +126,12 @@ func Stores(store storetest.Stores) service.Stores {
 	}
 	if p, ok := store.(ports.PlanCheckoutStore); ok {
 		st.PlanCheckouts = p
+	}
+	if ci, ok := store.(ports.CacheIndex); ok {
+		st.Cache = ci
+	}
+	if sn, ok := store.(ports.SnapshotStore); ok {
+		st.Snapshots = sn
 	}
 	return st
 }
@@ -210,6 +220,7 @@ func Start(t testing.TB, store storetest.Stores, o Options) *Env {
 		Documents: o.Documents,
 		// Cheap hashing: the dashboard's tests sign in many times.
 		Passwords: password.New(password.Params{MemoryKiB: 256, Time: 1, Threads: 1}),
+		Differ:    textdiff.Differ{},
 	}
 	wo := o.Worker
 	if wo.Poll == 0 {
@@ -223,7 +234,8 @@ func Start(t testing.TB, store storetest.Stores, o Options) *Env {
 	}
 	stores.Ledger = ledgerStore
 	svc, err := service.New(stores, out, service.Options{LLMContextChars: 2000, Worker: wo, Crawl: o.Crawl, Documents: o.DocumentLimits, Plans: o.Plans,
-		Account: account.Options{PublicURL: base0}, LinkTTL: time.Hour, Logger: o.Logger})
+		Account: account.Options{PublicURL: base0}, LinkTTL: time.Hour, Logger: o.Logger,
+		CacheMaxBytes: o.CacheMaxBytes})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -54,6 +54,8 @@ type Store struct {
 	cred credentials  // dashboard sign-in state (dashboard.go)
 	pay  paymentState // payment provider events (dashboard.go)
 	cr   crawlState   // crawls, robots.txt and host slots (crawl.go)
+	pc   pageCache    // the page cache's index (cache.go)
+	sn   snapshots    // change tracking's snapshots (snapshots.go)
 }
 
 var (

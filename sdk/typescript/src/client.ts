@@ -69,6 +69,17 @@ export interface CallOptions {
 export interface PageOptions extends CallOptions {
   /** How the page is read (the server's default is auto). */
   render?: Render;
+  /** The oldest cached response accepted, in seconds (0 to 30 days; the server's default 0 fetches the page). */
+  maxAge?: number;
+  /** false keeps the fetched response out of the page cache. */
+  store?: boolean;
+}
+
+export interface ContentOptions extends PageOptions {
+  /** true compares the answer with the previous one for the page (the change field). */
+  changes?: boolean;
+  /** Keeps separate change snapshots of one page under separate labels. */
+  tag?: string;
 }
 
 export interface WaitOptions {
@@ -218,12 +229,14 @@ export class Trawl {
 
   /** The raw HTML of a page (1 credit). */
   scrape(url: string, opts?: PageOptions): Promise<Answer<Scraped>> {
-    return this.#call({ method: "GET", path: "/v1/scrape", query: { url, render: opts?.render }, billed: true, takes: ["render"] }, opts);
+    const query: Query = { url, render: opts?.render, ...cacheQuery(opts) };
+    return this.#call({ method: "GET", path: "/v1/scrape", query, billed: true, takes: ["render", "maxAge", "store"] }, opts);
   }
 
   /** The main content of a page as clean HTML and Markdown with its metadata (2 credits). */
-  content(url: string, opts?: PageOptions): Promise<Answer<Content>> {
-    return this.#call({ method: "GET", path: "/v1/content", query: { url, render: opts?.render }, billed: true, takes: ["render"] }, opts);
+  content(url: string, opts?: ContentOptions): Promise<Answer<Content>> {
+    const query: Query = { url, render: opts?.render, ...cacheQuery(opts), changes: opts?.changes === undefined ? undefined : String(opts.changes), tag: opts?.tag };
+    return this.#call({ method: "GET", path: "/v1/content", query, billed: true, takes: ["render", "maxAge", "store", "changes", "tag"] }, opts);
   }
 
   /**
@@ -262,7 +275,7 @@ export class Trawl {
   // --- Prompt and extraction (billed) ---
 
   /** A language model's answer, grounded on a page when url is given (10 credits). */
-  prompt(prompt: string, opts?: PageOptions & { url?: string }): Promise<Answer<PromptAnswer>> {
+  prompt(prompt: string, opts?: CallOptions & { render?: Render; url?: string }): Promise<Answer<PromptAnswer>> {
     const body = { prompt, url: opts?.url, render: opts?.render };
     return this.#call({ method: "POST", path: "/v1/prompt", body, billed: true, takes: ["url", "render"] }, opts);
   }
@@ -463,7 +476,11 @@ export class Trawl {
 }
 
 function searchQuery(p: SearchParams): Query {
-  return { q: p.q, loc: p.loc, hl: p.hl, gl: p.gl, engine: p.engine };
+  return { q: p.q, loc: p.loc, hl: p.hl, gl: p.gl, engine: p.engine, ...cacheQuery(p) };
+}
+
+function cacheQuery(o: { maxAge?: number; store?: boolean } | undefined): Query {
+  return { max_age: o?.maxAge, store: o?.store === undefined ? undefined : String(o.store) };
 }
 
 function encodeQuery(query: Query | undefined): string {

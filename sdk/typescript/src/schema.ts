@@ -882,6 +882,43 @@ export interface components {
          */
         Render: "auto" | "always" | "never";
         /**
+         * @description The oldest cached response the call accepts, in seconds (at most 30 days). 0 fetches the page. A hit costs what the call costs and does not touch the site.
+         * @default 0
+         */
+        MaxAge: number;
+        /** @description The answer compared with the previous one this account got for the page (and tag). */
+        Change: {
+            /** @enum {string} */
+            status: "new" | "same" | "changed" | "removed";
+            /**
+             * Format: date-time
+             * @description When the previous snapshot was taken; null when there was none.
+             */
+            previous_at: string | null;
+            /** @description Unified line diff of the Markdown, previous to current; present when changed. */
+            diff?: string;
+            /** @description For an extraction: the top-level fields that changed, with their previous and current values. */
+            fields?: {
+                [key: string]: {
+                    previous: unknown;
+                    current: unknown;
+                };
+            };
+        };
+        /** @description Whether the answer came from the page cache. */
+        Cache: {
+            hit: boolean;
+            /**
+             * Format: date-time
+             * @description When the site last vouched for the response (fetched, or confirmed by a 304); null when it is not kept.
+             */
+            cached_at: string | null;
+            /** @description Seconds since cached_at. */
+            age: number;
+            /** @description A stale entry was confirmed unchanged by the site (304). */
+            revalidated?: boolean;
+        };
+        /**
          * @description How the page was read. Absent when it could not be read.
          * @enum {string}
          */
@@ -897,6 +934,8 @@ export interface components {
             engine?: components["schemas"]["Engine"];
             /** @description Present when the content is not the whole source, e.g. a document cut at the page limit. */
             warning?: string;
+            cache?: components["schemas"]["Cache"];
+            change?: components["schemas"]["Change"];
         };
         OrganicResult: {
             position: number;
@@ -923,6 +962,7 @@ export interface components {
                 time_taken: number;
             };
             organic_results: components["schemas"]["OrganicResult"][];
+            cache?: components["schemas"]["Cache"];
             related_questions: {
                 question: string;
                 answer?: string;
@@ -1056,6 +1096,8 @@ export interface components {
                 reason?: components["schemas"]["Reason"];
                 /** @description On a failed URL: whether reading it again may succeed. */
                 retryable?: boolean;
+                /** @description On a failed URL of a job asked with changes=true: status removed when the page is gone (404, 410) where the account had a snapshot of it. */
+                change?: components["schemas"]["Change"];
             }[];
             user: components["schemas"]["WebhookUser"];
             /** Format: date-time */
@@ -1164,6 +1206,13 @@ export interface components {
         /** @description http or https, a domain name, the default port. */
         URL: string;
         Render: components["schemas"]["Render"];
+        MaxAge: components["schemas"]["MaxAge"];
+        /** @description true compares the answer with the previous one this account got for the page (and tag): the change object. */
+        Changes: boolean;
+        /** @description Keeps separate snapshots of one page under separate labels. */
+        Tag: string;
+        /** @description false keeps the fetched response out of the page cache. */
+        Store: boolean;
     };
     requestBodies: {
         Preview: {
@@ -1185,6 +1234,8 @@ export interface components {
         CreditsCharged: number;
         /** @description The balance after the call. Absent only when it could not be read (a 429, or Trawl busy). */
         CreditsRemaining: number;
+        /** @description hit when the answer came from the page cache (every page of it, for search content), miss otherwise. Absent when the server keeps no cache, and on an Idempotency-Key replay. */
+        TrawlCache: "hit" | "miss";
     };
     pathItems: never;
 }
@@ -1373,6 +1424,9 @@ export interface operations {
                 /** @description http or https, a domain name, the default port. */
                 url: components["parameters"]["URL"];
                 render?: components["parameters"]["Render"];
+                max_age?: components["parameters"]["MaxAge"];
+                /** @description false keeps the fetched response out of the page cache. */
+                store?: components["parameters"]["Store"];
             };
             header?: never;
             path?: never;
@@ -1383,6 +1437,7 @@ export interface operations {
             /** @description The page as received. */
             200: {
                 headers: {
+                    "X-Trawl-Cache": components["headers"]["TrawlCache"];
                     /** @description The per-minute limit of this endpoint group. */
                     "RateLimit-Limit"?: number;
                     "RateLimit-Remaining"?: number;
@@ -1400,6 +1455,7 @@ export interface operations {
                         contentType: string;
                         html: string;
                         engine?: components["schemas"]["Engine"];
+                        cache?: components["schemas"]["Cache"];
                     };
                 };
             };
@@ -1417,6 +1473,13 @@ export interface operations {
                 /** @description http or https, a domain name, the default port. */
                 url: components["parameters"]["URL"];
                 render?: components["parameters"]["Render"];
+                max_age?: components["parameters"]["MaxAge"];
+                /** @description false keeps the fetched response out of the page cache. */
+                store?: components["parameters"]["Store"];
+                /** @description true compares the answer with the previous one this account got for the page (and tag): the change object. */
+                changes?: components["parameters"]["Changes"];
+                /** @description Keeps separate snapshots of one page under separate labels. */
+                tag?: components["parameters"]["Tag"];
             };
             header?: never;
             path?: never;
@@ -1427,6 +1490,7 @@ export interface operations {
             /** @description The Content object. */
             200: {
                 headers: {
+                    "X-Trawl-Cache": components["headers"]["TrawlCache"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1487,6 +1551,9 @@ export interface operations {
                 hl?: string;
                 gl?: string;
                 engine?: "google" | "bing" | "duckduckgo";
+                max_age?: components["parameters"]["MaxAge"];
+                /** @description false keeps the fetched response out of the page cache. */
+                store?: components["parameters"]["Store"];
             };
             header?: never;
             path?: never;
@@ -1497,6 +1564,7 @@ export interface operations {
             /** @description The results. */
             200: {
                 headers: {
+                    "X-Trawl-Cache": components["headers"]["TrawlCache"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1525,6 +1593,9 @@ export interface operations {
                 blacklist_domains?: string[];
                 "blacklist_domains[]"?: string[];
                 render?: components["parameters"]["Render"];
+                max_age?: components["parameters"]["MaxAge"];
+                /** @description false keeps the fetched response out of the page cache. */
+                store?: components["parameters"]["Store"];
             };
             header?: never;
             path?: never;
@@ -1535,6 +1606,7 @@ export interface operations {
             /** @description The results; fetched ones carry content. */
             200: {
                 headers: {
+                    "X-Trawl-Cache": components["headers"]["TrawlCache"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1603,6 +1675,12 @@ export interface operations {
                     /** @description What to extract, or how. */
                     prompt?: string;
                     render?: components["schemas"]["Render"];
+                    /**
+                     * @description true compares the data with the previous extraction this account got for the page (and tag), field by field.
+                     * @default false
+                     */
+                    changes?: boolean;
+                    tag?: string;
                 };
             };
         };
@@ -1617,6 +1695,7 @@ export interface operations {
                         /** @description The extracted value; it validates against the schema. */
                         data: unknown;
                         url: string;
+                        change?: components["schemas"]["Change"];
                     };
                 };
             };
@@ -1645,6 +1724,18 @@ export interface operations {
                     /** @default false */
                     sync?: boolean;
                     render?: components["schemas"]["Render"];
+                    max_age?: components["schemas"]["MaxAge"];
+                    /**
+                     * @description false keeps the fetched responses out of the page cache.
+                     * @default true
+                     */
+                    store?: boolean;
+                    /**
+                     * @description true compares each page with the previous one this account got for it (the change object).
+                     * @default false
+                     */
+                    changes?: boolean;
+                    tag?: string;
                 };
             };
         };
@@ -1731,6 +1822,18 @@ export interface operations {
                     /** @description Query parameters ignored when URLs are compared (default utm_*, gclid, fbclid, ref). */
                     ignore_query_params?: string[];
                     render?: components["schemas"]["Render"];
+                    max_age?: components["schemas"]["MaxAge"];
+                    /**
+                     * @description false keeps the fetched responses out of the page cache.
+                     * @default true
+                     */
+                    store?: boolean;
+                    /**
+                     * @description true compares each page with the previous one this account got for it (the change object).
+                     * @default false
+                     */
+                    changes?: boolean;
+                    tag?: string;
                     callback_url?: string;
                     email?: boolean;
                 };

@@ -97,6 +97,10 @@ export interface SearchParams {
   gl?: SearchQuery["gl"];
   /** google (default), bing or duckduckgo. */
   engine?: SearchQuery["engine"];
+  /** The oldest cached results (and pages) accepted, in seconds (0 to 30 days; the server's default 0 searches). */
+  maxAge?: SearchQuery["max_age"];
+  /** false keeps the results out of the page cache. */
+  store?: SearchQuery["store"];
 }
 
 /** A search whose top results are extracted too. */

@@ -85,14 +85,14 @@ type QueryOf<Op extends keyof operations> = keyof NonNullable<operations[Op]["pa
 type BodyOf<Op extends keyof operations> = operations[Op] extends { requestBody?: { content: { "application/json": infer B } } } ? keyof B : never;
 const sent: Record<string, true> = {
   listTransactions: true satisfies Same<QueryOf<"listTransactions">, "page" | "per_page">,
-  scrape: true satisfies Same<QueryOf<"scrape">, "url" | "render">,
-  getContent: true satisfies Same<QueryOf<"getContent">, "url" | "render">,
+  scrape: true satisfies Same<QueryOf<"scrape">, "url" | "render" | "max_age" | "store">,
+  getContent: true satisfies Same<QueryOf<"getContent">, "url" | "render" | "max_age" | "store" | "changes" | "tag">,
   map: true satisfies Same<QueryOf<"map">, "url" | "limit" | "include_links">,
   listCrawlPages: true satisfies Same<QueryOf<"listCrawlPages">, "cursor" | "per_page">,
-  search: true satisfies Same<QueryOf<"search">, "q" | "loc" | "hl" | "gl" | "engine">,
+  search: true satisfies Same<QueryOf<"search">, "q" | "loc" | "hl" | "gl" | "engine" | "max_age" | "store">,
   searchContent: true satisfies Same<
     QueryOf<"searchContent">,
-    "q" | "loc" | "hl" | "gl" | "engine" | "max_content" | "whitelist_domains" | "whitelist_domains[]" | "blacklist_domains" | "blacklist_domains[]" | "render"
+    "q" | "loc" | "hl" | "gl" | "engine" | "max_content" | "whitelist_domains" | "whitelist_domains[]" | "blacklist_domains" | "blacklist_domains[]" | "render" | "max_age" | "store"
   >,
   previewCost: true satisfies Same<BodyOf<"previewCost">, "service_type" | "quantity">,
   canAfford: true satisfies Same<BodyOf<"canAfford">, "service_type" | "quantity">,

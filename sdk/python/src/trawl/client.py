@@ -114,6 +114,7 @@ class Operation:
 
 
 _SEARCH_QUERY = ("q", "loc", "hl", "gl", "engine")
+_CACHE_QUERY = ("max_age", "store")
 
 OPERATIONS: Dict[str, Operation] = {
     op.operation_id: op
@@ -127,15 +128,17 @@ OPERATIONS: Dict[str, Operation] = {
         Operation("previewCost", "POST", "/v1/credits/preview-cost", (), PreviewRequest, CostPreview, (200,), False),
         Operation("canAfford", "POST", "/v1/credits/can-afford", (), PreviewRequest, CanAfford, (200,), False),
         Operation("purchaseCredits", "POST", "/v1/credits/purchase", (), PurchaseRequest, Checkout, (200,), False),
-        Operation("scrape", "GET", "/v1/scrape", ("url", "render"), None, Scraped, (200,), True),
-        Operation("getContent", "GET", "/v1/content", ("url", "render"), None, Content, (200,), True),
+        Operation("scrape", "GET", "/v1/scrape", ("url", "render") + _CACHE_QUERY, None, Scraped, (200,), True),
+        Operation(
+            "getContent", "GET", "/v1/content", ("url", "render") + _CACHE_QUERY + ("changes", "tag"), None, Content, (200,), True
+        ),
         Operation("map", "GET", "/v1/map", ("url", "limit", "include_links"), None, SiteMap, (200,), True),
-        Operation("search", "GET", "/v1/serp", _SEARCH_QUERY, None, SearchResults, (200,), True),
+        Operation("search", "GET", "/v1/serp", _SEARCH_QUERY + _CACHE_QUERY, None, SearchResults, (200,), True),
         Operation(
             "searchContent",
             "GET",
             "/v1/serp/content",
-            _SEARCH_QUERY + ("max_content", "whitelist_domains[]", "blacklist_domains[]", "render"),
+            _SEARCH_QUERY + ("max_content", "whitelist_domains[]", "blacklist_domains[]", "render") + _CACHE_QUERY,
             None,
             SearchResults,
             (200,),
@@ -375,13 +378,32 @@ class Client:
 
     # Pages.
 
-    def scrape(self, url: str, render: Optional[Render] = None) -> Result[Scraped]:
-        """The raw HTML of a page (1 credit)."""
-        return cast(Result[Scraped], self._call("scrape", query=_page_query(url, render)))
+    def scrape(
+        self, url: str, render: Optional[Render] = None, *, max_age: Optional[int] = None, store: Optional[bool] = None
+    ) -> Result[Scraped]:
+        """The raw HTML of a page (1 credit). ``max_age`` (seconds) accepts a
+        cached response that old; ``store=False`` keeps this one out of the cache."""
+        return cast(Result[Scraped], self._call("scrape", query=_page_query(url, render) + _cache_query(max_age, store)))
 
-    def content(self, url: str, render: Optional[Render] = None) -> Result[Content]:
-        """The main content of a page as clean HTML and Markdown with metadata (2 credits)."""
-        return cast(Result[Content], self._call("getContent", query=_page_query(url, render)))
+    def content(
+        self,
+        url: str,
+        render: Optional[Render] = None,
+        *,
+        max_age: Optional[int] = None,
+        store: Optional[bool] = None,
+        changes: Optional[bool] = None,
+        tag: Optional[str] = None,
+    ) -> Result[Content]:
+        """The main content of a page as clean HTML and Markdown with metadata (2 credits).
+        ``max_age`` and ``store`` as for :meth:`scrape`; ``changes=True`` compares
+        it with the previous answer for the page (and ``tag``)."""
+        q = _page_query(url, render) + _cache_query(max_age, store)
+        if changes is not None:
+            q.append(("changes", "true" if changes else "false"))
+        if tag is not None:
+            q.append(("tag", tag))
+        return cast(Result[Content], self._call("getContent", query=q))
 
     def map(self, url: str, limit: Optional[int] = None, include_links: bool = False) -> Result[SiteMap]:
         """A domain's URLs from its sitemaps (3 credits; free when none is found).
@@ -407,9 +429,12 @@ class Client:
         loc: Optional[str] = None,
         hl: Optional[str] = None,
         gl: Optional[str] = None,
+        max_age: Optional[int] = None,
+        store: Optional[bool] = None,
     ) -> Result[SearchResults]:
         """Search results from one engine (5 credits)."""
-        return cast(Result[SearchResults], self._call("search", query=_search_query(q, engine, loc, hl, gl)))
+        query = _search_query(q, engine, loc, hl, gl) + _cache_query(max_age, store)
+        return cast(Result[SearchResults], self._call("search", query=query))
 
     def search_content(
         self,
@@ -423,6 +448,8 @@ class Client:
         whitelist: Iterable[str] = (),
         blacklist: Iterable[str] = (),
         render: Optional[Render] = None,
+        max_age: Optional[int] = None,
+        store: Optional[bool] = None,
     ) -> Result[SearchResults]:
         """Search results with the content of the top results (5 + 2 per page extracted)."""
         query = _search_query(q, engine, loc, hl, gl)
@@ -432,6 +459,7 @@ class Client:
         query += [("blacklist_domains[]", d) for d in blacklist]
         if render is not None:
             query.append(("render", render))
+        query += _cache_query(max_age, store)
         return cast(Result[SearchResults], self._call("searchContent", query=query))
 
     # Prompt and extraction.
@@ -610,6 +638,15 @@ def _page_query(url: str, render: Optional[Render]) -> List[Tuple[str, str]]:
     q = [("url", url)]
     if render is not None:
         q.append(("render", render))
+    return q
+
+
+def _cache_query(max_age: Optional[int], store: Optional[bool]) -> List[Tuple[str, str]]:
+    q: List[Tuple[str, str]] = []
+    if max_age is not None:
+        q.append(("max_age", str(max_age)))
+    if store is not None:
+        q.append(("store", "true" if store else "false"))
     return q
 
 

@@ -189,6 +189,35 @@ class Checkout(TypedDict):
     session_id: str
 
 
+class Cache(TypedDict):
+    """Whether an answer came from the page cache: ``cached_at`` is when the
+    site last vouched for the response (None when it is not kept), ``age``
+    seconds since then."""
+
+    hit: bool
+    cached_at: Optional[str]
+    age: int
+    revalidated: NotRequired[bool]
+
+
+class FieldChange(TypedDict):
+    """One changed field of an extraction."""
+
+    previous: Any
+    current: Any
+
+
+class Change(TypedDict):
+    """An answer compared with the previous one the account got for the page
+    (``changes=True``): ``new``, ``same``, ``changed`` (with ``diff``, or
+    ``fields`` for an extraction) or ``removed``."""
+
+    status: Literal["new", "same", "changed", "removed"]
+    previous_at: Optional[str]
+    diff: NotRequired[str]
+    fields: NotRequired[Dict[str, FieldChange]]
+
+
 class Scraped(TypedDict):
     """The raw HTML of a page (``GET /v1/scrape``)."""
 
@@ -198,6 +227,7 @@ class Scraped(TypedDict):
     contentType: str
     html: str
     engine: NotRequired[Engine]
+    cache: NotRequired[Cache]
 
 
 class Metadata(TypedDict):
@@ -229,6 +259,8 @@ class Content(TypedDict):
     metadata: Metadata
     engine: NotRequired[Engine]
     warning: NotRequired[str]
+    cache: NotRequired[Cache]
+    change: NotRequired[Change]
 
 
 class SiteMap(TypedDict):
@@ -294,6 +326,7 @@ class SearchResults(TypedDict):
     organic_results: List[OrganicResult]
     related_questions: List[RelatedQuestion]
     related_searches: List[RelatedSearch]
+    cache: NotRequired[Cache]
 
 
 class PromptRequest(TypedDict):
@@ -317,6 +350,8 @@ class ExtractRequest(TypedDict):
     schema: Union[Dict[str, Any], str]
     prompt: NotRequired[str]
     render: NotRequired[Render]
+    changes: NotRequired[bool]
+    tag: NotRequired[str]
 
 
 class Extracted(TypedDict):
@@ -324,6 +359,7 @@ class Extracted(TypedDict):
 
     data: Any
     url: str
+    change: NotRequired[Change]
 
 
 class BulkRequest(TypedDict, total=False):
@@ -335,6 +371,10 @@ class BulkRequest(TypedDict, total=False):
     callback_url: str
     sync: bool
     render: Render
+    max_age: int
+    store: bool
+    changes: bool
+    tag: str
 
 
 class BulkAck(TypedDict):
@@ -428,6 +468,10 @@ class CrawlRequest(TypedDict):
     render: NotRequired[Render]
     callback_url: NotRequired[str]
     email: NotRequired[bool]
+    max_age: NotRequired[int]
+    store: NotRequired[bool]
+    changes: NotRequired[bool]
+    tag: NotRequired[str]
 
 
 class CrawlAck(TypedDict):
@@ -512,6 +556,7 @@ class BulkCompletionResult(TypedDict):
     engine: NotRequired[Engine]
     reason: NotRequired[Reason]
     retryable: NotRequired[bool]
+    change: NotRequired[Change]
 
 
 class BulkCompletion(TypedDict):

@@ -170,7 +170,10 @@ type Content struct {
 	// at the page limit.
 	Warning *string `protobuf:"bytes,8,opt,name=warning,proto3,oneof" json:"warning,omitempty"`
 	// How the page was read: http or browser; empty when it could not be read.
-	Engine        string `protobuf:"bytes,9,opt,name=engine,proto3" json:"engine,omitempty"`
+	Engine string `protobuf:"bytes,9,opt,name=engine,proto3" json:"engine,omitempty"`
+	// Whether the page came from the page cache; absent when the server
+	// keeps none.
+	Cache         *Cache `protobuf:"bytes,20,opt,name=cache,proto3" json:"cache,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -268,6 +271,86 @@ func (x *Content) GetEngine() string {
 	return ""
 }
 
+func (x *Content) GetCache() *Cache {
+	if x != nil {
+		return x.Cache
+	}
+	return nil
+}
+
+// Cache says whether an answer came from the page cache.
+type Cache struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Hit   bool                   `protobuf:"varint,1,opt,name=hit,proto3" json:"hit,omitempty"`
+	// When the site last vouched for the response (RFC 3339); absent when
+	// the response is not kept.
+	CachedAt *string `protobuf:"bytes,2,opt,name=cached_at,json=cachedAt,proto3,oneof" json:"cached_at,omitempty"`
+	// Seconds since cached_at.
+	Age int64 `protobuf:"varint,3,opt,name=age,proto3" json:"age,omitempty"`
+	// A stale entry was confirmed unchanged by the site (304).
+	Revalidated   bool `protobuf:"varint,4,opt,name=revalidated,proto3" json:"revalidated,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Cache) Reset() {
+	*x = Cache{}
+	mi := &file_trawl_v1_content_proto_msgTypes[2]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Cache) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Cache) ProtoMessage() {}
+
+func (x *Cache) ProtoReflect() protoreflect.Message {
+	mi := &file_trawl_v1_content_proto_msgTypes[2]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Cache.ProtoReflect.Descriptor instead.
+func (*Cache) Descriptor() ([]byte, []int) {
+	return file_trawl_v1_content_proto_rawDescGZIP(), []int{2}
+}
+
+func (x *Cache) GetHit() bool {
+	if x != nil {
+		return x.Hit
+	}
+	return false
+}
+
+func (x *Cache) GetCachedAt() string {
+	if x != nil && x.CachedAt != nil {
+		return *x.CachedAt
+	}
+	return ""
+}
+
+func (x *Cache) GetAge() int64 {
+	if x != nil {
+		return x.Age
+	}
+	return 0
+}
+
+func (x *Cache) GetRevalidated() bool {
+	if x != nil {
+		return x.Revalidated
+	}
+	return false
+}
+
 // InsufficientCredits is the error detail of a call the balance cannot cover
 // (HTTP 402 Insufficient Credits).
 type InsufficientCredits struct {
@@ -280,7 +363,7 @@ type InsufficientCredits struct {
 
 func (x *InsufficientCredits) Reset() {
 	*x = InsufficientCredits{}
-	mi := &file_trawl_v1_content_proto_msgTypes[2]
+	mi := &file_trawl_v1_content_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -292,7 +375,7 @@ func (x *InsufficientCredits) String() string {
 func (*InsufficientCredits) ProtoMessage() {}
 
 func (x *InsufficientCredits) ProtoReflect() protoreflect.Message {
-	mi := &file_trawl_v1_content_proto_msgTypes[2]
+	mi := &file_trawl_v1_content_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -305,7 +388,7 @@ func (x *InsufficientCredits) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InsufficientCredits.ProtoReflect.Descriptor instead.
 func (*InsufficientCredits) Descriptor() ([]byte, []int) {
-	return file_trawl_v1_content_proto_rawDescGZIP(), []int{2}
+	return file_trawl_v1_content_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *InsufficientCredits) GetRequired() int64 {
@@ -342,7 +425,7 @@ const file_trawl_v1_content_proto_rawDesc = "" +
 	"\aog_type\x18\v \x01(\tR\x06ogType\x12\"\n" +
 	"\n" +
 	"page_count\x18\f \x01(\x05H\x00R\tpageCount\x88\x01\x01B\r\n" +
-	"\v_page_count\"\xb5\x02\n" +
+	"\v_page_count\"\xdc\x02\n" +
 	"\aContent\x12\x10\n" +
 	"\x03url\x18\x01 \x01(\tR\x03url\x12\x18\n" +
 	"\asuccess\x18\x02 \x01(\bR\asuccess\x12\x1f\n" +
@@ -353,10 +436,18 @@ const file_trawl_v1_content_proto_rawDesc = "" +
 	"\bmarkdown\x18\x06 \x01(\tR\bmarkdown\x12.\n" +
 	"\bmetadata\x18\a \x01(\v2\x12.trawl.v1.MetadataR\bmetadata\x12\x1d\n" +
 	"\awarning\x18\b \x01(\tH\x01R\awarning\x88\x01\x01\x12\x16\n" +
-	"\x06engine\x18\t \x01(\tR\x06engineB\x10\n" +
+	"\x06engine\x18\t \x01(\tR\x06engine\x12%\n" +
+	"\x05cache\x18\x14 \x01(\v2\x0f.trawl.v1.CacheR\x05cacheB\x10\n" +
 	"\x0e_error_messageB\n" +
 	"\n" +
-	"\b_warning\"K\n" +
+	"\b_warning\"}\n" +
+	"\x05Cache\x12\x10\n" +
+	"\x03hit\x18\x01 \x01(\bR\x03hit\x12 \n" +
+	"\tcached_at\x18\x02 \x01(\tH\x00R\bcachedAt\x88\x01\x01\x12\x10\n" +
+	"\x03age\x18\x03 \x01(\x03R\x03age\x12 \n" +
+	"\vrevalidated\x18\x04 \x01(\bR\vrevalidatedB\f\n" +
+	"\n" +
+	"_cached_at\"K\n" +
 	"\x13InsufficientCredits\x12\x1a\n" +
 	"\brequired\x18\x01 \x01(\x03R\brequired\x12\x18\n" +
 	"\abalance\x18\x02 \x01(\x03R\abalanceBCZAgithub.com/trawlhq/trawl/adapters/connectapi/gen/trawl/v1;trawlv1b\x06proto3"
@@ -373,19 +464,21 @@ func file_trawl_v1_content_proto_rawDescGZIP() []byte {
 	return file_trawl_v1_content_proto_rawDescData
 }
 
-var file_trawl_v1_content_proto_msgTypes = make([]protoimpl.MessageInfo, 3)
+var file_trawl_v1_content_proto_msgTypes = make([]protoimpl.MessageInfo, 4)
 var file_trawl_v1_content_proto_goTypes = []any{
 	(*Metadata)(nil),            // 0: trawl.v1.Metadata
 	(*Content)(nil),             // 1: trawl.v1.Content
-	(*InsufficientCredits)(nil), // 2: trawl.v1.InsufficientCredits
+	(*Cache)(nil),               // 2: trawl.v1.Cache
+	(*InsufficientCredits)(nil), // 3: trawl.v1.InsufficientCredits
 }
 var file_trawl_v1_content_proto_depIdxs = []int32{
 	0, // 0: trawl.v1.Content.metadata:type_name -> trawl.v1.Metadata
-	1, // [1:1] is the sub-list for method output_type
-	1, // [1:1] is the sub-list for method input_type
-	1, // [1:1] is the sub-list for extension type_name
-	1, // [1:1] is the sub-list for extension extendee
-	0, // [0:1] is the sub-list for field type_name
+	2, // 1: trawl.v1.Content.cache:type_name -> trawl.v1.Cache
+	2, // [2:2] is the sub-list for method output_type
+	2, // [2:2] is the sub-list for method input_type
+	2, // [2:2] is the sub-list for extension type_name
+	2, // [2:2] is the sub-list for extension extendee
+	0, // [0:2] is the sub-list for field type_name
 }
 
 func init() { file_trawl_v1_content_proto_init() }
@@ -395,13 +488,14 @@ func file_trawl_v1_content_proto_init() {
 	}
 	file_trawl_v1_content_proto_msgTypes[0].OneofWrappers = []any{}
 	file_trawl_v1_content_proto_msgTypes[1].OneofWrappers = []any{}
+	file_trawl_v1_content_proto_msgTypes[2].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_trawl_v1_content_proto_rawDesc), len(file_trawl_v1_content_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   3,
+			NumMessages:   4,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

@@ -26,7 +26,12 @@ type ScrapeRequest struct {
 	Url   string                 `protobuf:"bytes,1,opt,name=url,proto3" json:"url,omitempty"`
 	// How the page is read: auto (default; a browser when the static page
 	// needs one), always, never.
-	Render        string `protobuf:"bytes,2,opt,name=render,proto3" json:"render,omitempty"`
+	Render string `protobuf:"bytes,2,opt,name=render,proto3" json:"render,omitempty"`
+	// The oldest cached response accepted, in seconds (0 to 30 days); 0
+	// fetches the page.
+	MaxAge int64 `protobuf:"varint,20,opt,name=max_age,json=maxAge,proto3" json:"max_age,omitempty"`
+	// false keeps the fetched response out of the page cache (default true).
+	Store         *bool `protobuf:"varint,21,opt,name=store,proto3,oneof" json:"store,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -75,6 +80,20 @@ func (x *ScrapeRequest) GetRender() string {
 	return ""
 }
 
+func (x *ScrapeRequest) GetMaxAge() int64 {
+	if x != nil {
+		return x.MaxAge
+	}
+	return 0
+}
+
+func (x *ScrapeRequest) GetStore() bool {
+	if x != nil && x.Store != nil {
+		return *x.Store
+	}
+	return false
+}
+
 type ScrapeResponse struct {
 	state       protoimpl.MessageState `protogen:"open.v1"`
 	Url         string                 `protobuf:"bytes,1,opt,name=url,proto3" json:"url,omitempty"`
@@ -83,7 +102,10 @@ type ScrapeResponse struct {
 	ContentType string                 `protobuf:"bytes,4,opt,name=content_type,json=contentType,proto3" json:"content_type,omitempty"`
 	Html        string                 `protobuf:"bytes,5,opt,name=html,proto3" json:"html,omitempty"`
 	// How the page was read: http or browser.
-	Engine        string `protobuf:"bytes,6,opt,name=engine,proto3" json:"engine,omitempty"`
+	Engine string `protobuf:"bytes,6,opt,name=engine,proto3" json:"engine,omitempty"`
+	// Whether the page came from the page cache; absent when the server
+	// keeps none.
+	Cache         *Cache `protobuf:"bytes,20,opt,name=cache,proto3" json:"cache,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -160,12 +182,24 @@ func (x *ScrapeResponse) GetEngine() string {
 	return ""
 }
 
+func (x *ScrapeResponse) GetCache() *Cache {
+	if x != nil {
+		return x.Cache
+	}
+	return nil
+}
+
 type GetContentRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	Url   string                 `protobuf:"bytes,1,opt,name=url,proto3" json:"url,omitempty"`
 	// How the page is read: auto (default; a browser when the static page
 	// needs one), always, never.
-	Render        string `protobuf:"bytes,2,opt,name=render,proto3" json:"render,omitempty"`
+	Render string `protobuf:"bytes,2,opt,name=render,proto3" json:"render,omitempty"`
+	// The oldest cached response accepted, in seconds (0 to 30 days); 0
+	// fetches the page.
+	MaxAge int64 `protobuf:"varint,20,opt,name=max_age,json=maxAge,proto3" json:"max_age,omitempty"`
+	// false keeps the fetched response out of the page cache (default true).
+	Store         *bool `protobuf:"varint,21,opt,name=store,proto3,oneof" json:"store,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -212,6 +246,20 @@ func (x *GetContentRequest) GetRender() string {
 		return x.Render
 	}
 	return ""
+}
+
+func (x *GetContentRequest) GetMaxAge() int64 {
+	if x != nil {
+		return x.MaxAge
+	}
+	return 0
+}
+
+func (x *GetContentRequest) GetStore() bool {
+	if x != nil && x.Store != nil {
+		return *x.Store
+	}
+	return false
 }
 
 type GetContentResponse struct {
@@ -993,10 +1041,13 @@ var File_trawl_v1_page_proto protoreflect.FileDescriptor
 
 const file_trawl_v1_page_proto_rawDesc = "" +
 	"\n" +
-	"\x13trawl/v1/page.proto\x12\btrawl.v1\x1a\x16trawl/v1/content.proto\"9\n" +
+	"\x13trawl/v1/page.proto\x12\btrawl.v1\x1a\x16trawl/v1/content.proto\"w\n" +
 	"\rScrapeRequest\x12\x10\n" +
 	"\x03url\x18\x01 \x01(\tR\x03url\x12\x16\n" +
-	"\x06render\x18\x02 \x01(\tR\x06render\"\xaf\x01\n" +
+	"\x06render\x18\x02 \x01(\tR\x06render\x12\x17\n" +
+	"\amax_age\x18\x14 \x01(\x03R\x06maxAge\x12\x19\n" +
+	"\x05store\x18\x15 \x01(\bH\x00R\x05store\x88\x01\x01B\b\n" +
+	"\x06_store\"\xd6\x01\n" +
 	"\x0eScrapeResponse\x12\x10\n" +
 	"\x03url\x18\x01 \x01(\tR\x03url\x12\x1b\n" +
 	"\tfinal_url\x18\x02 \x01(\tR\bfinalUrl\x12\x1f\n" +
@@ -1004,10 +1055,14 @@ const file_trawl_v1_page_proto_rawDesc = "" +
 	"statusCode\x12!\n" +
 	"\fcontent_type\x18\x04 \x01(\tR\vcontentType\x12\x12\n" +
 	"\x04html\x18\x05 \x01(\tR\x04html\x12\x16\n" +
-	"\x06engine\x18\x06 \x01(\tR\x06engine\"=\n" +
+	"\x06engine\x18\x06 \x01(\tR\x06engine\x12%\n" +
+	"\x05cache\x18\x14 \x01(\v2\x0f.trawl.v1.CacheR\x05cache\"{\n" +
 	"\x11GetContentRequest\x12\x10\n" +
 	"\x03url\x18\x01 \x01(\tR\x03url\x12\x16\n" +
-	"\x06render\x18\x02 \x01(\tR\x06render\"A\n" +
+	"\x06render\x18\x02 \x01(\tR\x06render\x12\x17\n" +
+	"\amax_age\x18\x14 \x01(\x03R\x06maxAge\x12\x19\n" +
+	"\x05store\x18\x15 \x01(\bH\x00R\x05store\x88\x01\x01B\b\n" +
+	"\x06_store\"A\n" +
 	"\x12GetContentResponse\x12+\n" +
 	"\acontent\x18\x01 \x01(\v2\x11.trawl.v1.ContentR\acontent\"\xb0\x01\n" +
 	"\x1bCreateBulkContentJobRequest\x12\x12\n" +
@@ -1118,27 +1173,29 @@ var file_trawl_v1_page_proto_goTypes = []any{
 	(*GetBulkContentJobResponse)(nil),    // 9: trawl.v1.GetBulkContentJobResponse
 	(*MapRequest)(nil),                   // 10: trawl.v1.MapRequest
 	(*MapResponse)(nil),                  // 11: trawl.v1.MapResponse
-	(*Content)(nil),                      // 12: trawl.v1.Content
+	(*Cache)(nil),                        // 12: trawl.v1.Cache
+	(*Content)(nil),                      // 13: trawl.v1.Content
 }
 var file_trawl_v1_page_proto_depIdxs = []int32{
-	12, // 0: trawl.v1.GetContentResponse.content:type_name -> trawl.v1.Content
-	7,  // 1: trawl.v1.GetBulkContentJobResponse.results:type_name -> trawl.v1.BulkUrlResult
-	8,  // 2: trawl.v1.GetBulkContentJobResponse.deliveries:type_name -> trawl.v1.DeliveryAttempt
-	0,  // 3: trawl.v1.PageService.Scrape:input_type -> trawl.v1.ScrapeRequest
-	2,  // 4: trawl.v1.PageService.GetContent:input_type -> trawl.v1.GetContentRequest
-	4,  // 5: trawl.v1.PageService.CreateBulkContentJob:input_type -> trawl.v1.CreateBulkContentJobRequest
-	6,  // 6: trawl.v1.PageService.GetBulkContentJob:input_type -> trawl.v1.GetBulkContentJobRequest
-	10, // 7: trawl.v1.PageService.Map:input_type -> trawl.v1.MapRequest
-	1,  // 8: trawl.v1.PageService.Scrape:output_type -> trawl.v1.ScrapeResponse
-	3,  // 9: trawl.v1.PageService.GetContent:output_type -> trawl.v1.GetContentResponse
-	5,  // 10: trawl.v1.PageService.CreateBulkContentJob:output_type -> trawl.v1.CreateBulkContentJobResponse
-	9,  // 11: trawl.v1.PageService.GetBulkContentJob:output_type -> trawl.v1.GetBulkContentJobResponse
-	11, // 12: trawl.v1.PageService.Map:output_type -> trawl.v1.MapResponse
-	8,  // [8:13] is the sub-list for method output_type
-	3,  // [3:8] is the sub-list for method input_type
-	3,  // [3:3] is the sub-list for extension type_name
-	3,  // [3:3] is the sub-list for extension extendee
-	0,  // [0:3] is the sub-list for field type_name
+	12, // 0: trawl.v1.ScrapeResponse.cache:type_name -> trawl.v1.Cache
+	13, // 1: trawl.v1.GetContentResponse.content:type_name -> trawl.v1.Content
+	7,  // 2: trawl.v1.GetBulkContentJobResponse.results:type_name -> trawl.v1.BulkUrlResult
+	8,  // 3: trawl.v1.GetBulkContentJobResponse.deliveries:type_name -> trawl.v1.DeliveryAttempt
+	0,  // 4: trawl.v1.PageService.Scrape:input_type -> trawl.v1.ScrapeRequest
+	2,  // 5: trawl.v1.PageService.GetContent:input_type -> trawl.v1.GetContentRequest
+	4,  // 6: trawl.v1.PageService.CreateBulkContentJob:input_type -> trawl.v1.CreateBulkContentJobRequest
+	6,  // 7: trawl.v1.PageService.GetBulkContentJob:input_type -> trawl.v1.GetBulkContentJobRequest
+	10, // 8: trawl.v1.PageService.Map:input_type -> trawl.v1.MapRequest
+	1,  // 9: trawl.v1.PageService.Scrape:output_type -> trawl.v1.ScrapeResponse
+	3,  // 10: trawl.v1.PageService.GetContent:output_type -> trawl.v1.GetContentResponse
+	5,  // 11: trawl.v1.PageService.CreateBulkContentJob:output_type -> trawl.v1.CreateBulkContentJobResponse
+	9,  // 12: trawl.v1.PageService.GetBulkContentJob:output_type -> trawl.v1.GetBulkContentJobResponse
+	11, // 13: trawl.v1.PageService.Map:output_type -> trawl.v1.MapResponse
+	9,  // [9:14] is the sub-list for method output_type
+	4,  // [4:9] is the sub-list for method input_type
+	4,  // [4:4] is the sub-list for extension type_name
+	4,  // [4:4] is the sub-list for extension extendee
+	0,  // [0:4] is the sub-list for field type_name
 }
 
 func init() { file_trawl_v1_page_proto_init() }
@@ -1147,6 +1204,8 @@ func file_trawl_v1_page_proto_init() {
 		return
 	}
 	file_trawl_v1_content_proto_init()
+	file_trawl_v1_page_proto_msgTypes[0].OneofWrappers = []any{}
+	file_trawl_v1_page_proto_msgTypes[2].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{

@@ -1,0 +1,101 @@
+package httpapi
+
+import (
+	"net/http"
+	"strings"
+
+	"github.com/trawlhq/trawl/core/cache"
+	"github.com/trawlhq/trawl/core/changes"
+	"github.com/trawlhq/trawl/core/content"
+	"github.com/trawlhq/trawl/core/failure"
+)
+
+// withCache reads max_age and store from the query into the request's
+// context, where the page use cases read what the call accepts.
+func withCache(r *http.Request) (*http.Request, error) {
+	q := r.URL.Query()
+	maxAge, err := cache.ParseMaxAgeText(q.Get(cache.FieldMaxAge), cache.FieldMaxAge)
+	if err != nil {
+		return r, err
+	}
+	store, err := cache.ParseStoreText(q.Get(cache.FieldStore), cache.FieldStore)
+	if err != nil {
+		return r, err
+	}
+	return r.WithContext(cache.With(r.Context(), cache.Request{MaxAge: maxAge, NoStore: !store})), nil
+}
+
+// cacheObject is the cache object of an answer; nil without a cache.
+func cacheObject(i *cache.Info) *cache.Object {
+	if i == nil {
+		return nil
+	}
+	return i.Object()
+}
+
+// cacheHeader is the X-Trawl-Cache value of an answer: hit when the
+// results and every page in it came from the cache, miss when one did not, "" when the answer
+// says nothing of the cache.
+func cacheHeader(v any) string {
+	var objs []*cache.Object
+	switch a := v.(type) {
+	case scrapeJSON:
+		objs = append(objs, a.Cache)
+	case content.Object:
+		objs = append(objs, a.Cache)
+	case serpJSON:
+		objs = append(objs, a.Cache)
+		for _, o := range a.OrganicResults {
+			if o.Content != nil {
+				objs = append(objs, o.Content.Cache)
+			}
+		}
+	}
+	state := ""
+	for _, o := range objs {
+		switch {
+		case o == nil:
+		case !o.Hit:
+			return "miss"
+		default:
+			state = "hit"
+		}
+	}
+	return state
+}
+
+// cacheFields reads max_age (seconds) and store (default true) from a
+// body; core checks the range.
+func (b body) cacheFields(fe *failure.FieldErrors) (maxAge int64, noStore bool) {
+	maxAge, _ = b.Int(fe, cache.FieldMaxAge, 0)
+	if raw, ok := b[cache.FieldStore]; ok && string(raw) != "null" {
+		noStore = !b.Bool(fe, cache.FieldStore)
+	}
+	return maxAge, noStore
+}
+
+// withChanges reads changes and tag from the query into the request's
+// context.
+func withChanges(r *http.Request) (*http.Request, error) {
+	q := r.URL.Query()
+	var on bool
+	switch strings.ToLower(strings.TrimSpace(q.Get("changes"))) {
+	case "", "false", "0":
+	case "true", "1":
+		on = true
+	default:
+		return r, failure.Invalidf("httpapi.changes", "changes", "The changes must be true or false.")
+	}
+	tag, err := changes.ParseTag(q.Get("tag"), "tag")
+	if err != nil {
+		return r, err
+	}
+	return r.WithContext(changes.With(r.Context(), changes.Request{On: on, Tag: tag})), nil
+}
+
+// changeFields reads changes and tag from a body.
+func (b body) changeFields(fe *failure.FieldErrors) (on bool, tag string) {
+	on = b.Bool(fe, "changes")
+	tag, _ = b.String(fe, "tag")
+	return on, tag
+}

@@ -1,0 +1,51 @@
+package content
+
+import (
+	"context"
+
+	"github.com/trawlhq/trawl/core/cache"
+	"github.com/trawlhq/trawl/ports"
+)
+
+// WithCache lets the service answer from fetched responses kept by c, as
+// each call's cache request (max_age, store) allows.
+func WithCache(c *cache.Cache) Option {
+	return func(s *Service) { s.cache, s.memo = c, newExtractionMemo() }
+}
+
+// Cache is the page cache the service reads through; nil without one.
+// Search results go through the same cache.
+func (s *Service) Cache() *cache.Cache { return s.cache }
+
+// fetch fetches a page, through the cache when the server keeps one.
+func (s *Service) fetch(ctx context.Context, r ports.FetchRequest) (ports.FetchResponse, error) {
+	if s.cache == nil {
+		return s.fetcher.Fetch(ctx, r)
+	}
+	return s.cache.Fetch(ctx, s.fetcher, r)
+}
+
+// renderVia renders a page, through the cache when the server keeps one.
+func (s *Service) renderVia(ctx context.Context, r ports.RenderRequest) (ports.RenderResponse, error) {
+	if s.cache != nil {
+		return s.cache.Render(ctx, s.renderer, r)
+	}
+	return s.renderer.Render(ctx, r)
+}
+
+// track starts following what the cache does for one page; nil when the
+// server keeps no cache (its answers then say nothing of one).
+func (s *Service) track(ctx context.Context) (context.Context, *cache.Tracker) {
+	if s.cache == nil {
+		return ctx, nil
+	}
+	return cache.Track(ctx)
+}
+
+// cacheInfo is what a page's answer says of the cache; nil without one.
+func cacheInfo(t *cache.Tracker) *cache.Info {
+	if i, ok := t.Info(); ok {
+		return &i
+	}
+	return nil
+}
