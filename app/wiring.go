@@ -301,6 +301,9 @@ func NewServices(st Stores, clk ports.Clock, payments ports.PaymentProvider, lim
 	if out.Renderer != nil {
 		copts = append(copts, content.WithRenderer(out.Renderer))
 	}
+	if out.Blobs != nil {
+		copts = append(copts, content.WithScreenshots(out.Blobs, 0, clk.Now))
+	}
 	if s.Content, err = content.NewService(out.Fetcher, out.Extractor, s.Biller, copts...); err != nil {
 		return s, err
 	}

@@ -22,6 +22,10 @@ type FetchRequest struct {
 	DocumentMaxBytes int64
 	// Accept overrides the Accept header (sitemaps ask for XML).
 	Accept string
+
+	// Page is how the page is asked for: device, locale, headers and
+	// cookies for the target's origin, the proxy's country.
+	Page PageOptions
 }
 
 // FetchResponse is what the target answered. A non-2xx status is still a

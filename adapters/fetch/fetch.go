@@ -226,6 +226,7 @@ func (c *Client) publicAddrs(ctx context.Context, host string) ([]netip.Addr, er
 // target is refused for; translate names the field.
 func (c *Client) checkRedirect(req *http.Request, via []*http.Request) error {
 	host := req.URL.Hostname()
+	dropForeign(req, via)
 	if len(via) > c.opts.MaxRedirects {
 		return &ports.FetchError{Reason: ports.FetchTooManyRedirects, Host: host, Limit: int64(c.opts.MaxRedirects)}
 	}
@@ -397,6 +398,7 @@ func (c *Client) open(ctx context.Context, r ports.FetchRequest) (res *http.Resp
 	req.Header.Set("Accept-Language", "en-US,en;q=0.9")
 	req.Header.Set("Accept-Encoding", "gzip, deflate, br")
 	req.Header.Set("Upgrade-Insecure-Requests", "1")
+	req = withPageOptions(req, r.Page)
 	res, err = c.http.Do(req)
 	if err != nil {
 		return nil, out, "", field, c.translate(err, u.Hostname(), field)
