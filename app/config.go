@@ -43,6 +43,7 @@ type Config struct {
 	FetchTimeout        time.Duration // TRAWL_FETCH_TIMEOUT
 	FetchMaxBytes       int64         // TRAWL_FETCH_MAX_BYTES
 	FetchProxy          string        // TRAWL_FETCH_PROXY
+	FetchProxies        string        // TRAWL_FETCH_PROXIES: COUNTRY=URL, ...
 
 	DocumentMaxBytes    int64         // TRAWL_DOCUMENT_MAX_BYTES: largest PDF or DOCX body
 	DocumentMaxPages    int64         // TRAWL_DOCUMENT_MAX_PAGES: pages converted, the rest with a warning
@@ -134,6 +135,7 @@ func (c Config) FromEnv(getenv func(string) string) (Config, error) {
 	str("TRAWL_LOG_FORMAT", &c.LogFormat)
 	str("TRAWL_TOPUP_CURRENCY", &c.Currency)
 	str("TRAWL_FETCH_PROXY", &c.FetchProxy)
+	str("TRAWL_FETCH_PROXIES", &c.FetchProxies)
 	str("TRAWL_BROWSER_PATH", &c.BrowserPath)
 	str("TRAWL_BROWSER_URL", &c.BrowserURL)
 	str("TRAWL_BROWSER_PROXY_LISTEN", &c.BrowserProxyListen)

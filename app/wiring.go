@@ -109,6 +109,9 @@ type Outbound struct {
 	// Rendering says how pages are rendered, for the start-up log.
 	Rendering string
 	closers   []func()
+
+	// Countries are those of the fetch proxy pool (TRAWL_FETCH_PROXIES).
+	Countries []string
 }
 
 // Close releases what the outbound adapters hold (the PDF reader, the
@@ -141,6 +144,11 @@ func NewOutbound(c Config) (Outbound, error) {
 		}
 		o.Proxy = u
 	}
+	proxies, err := fetch.ParseProxies(c.FetchProxies)
+	if err != nil {
+		return Outbound{}, err
+	}
+	o.Proxies = proxies
 	f := fetch.New(o)
 	d, err := sitemapxml.New(f, sitemapxml.Limits{})
 	if err != nil {
@@ -155,6 +163,7 @@ func NewOutbound(c Config) (Outbound, error) {
 	}
 	model := llm.NewOpenAI(llm.Options{BaseURL: c.LLMBaseURL, APIKey: c.LLMAPIKey, Model: c.LLMModel, AttemptTimeout: c.LLMTimeout})
 	out := Outbound{Fetcher: f, Guard: f, Extractor: extract.New(), Discoverer: d, Engines: engines, LLM: model}
+	out.Countries = f.Countries()
 	// PDFium is compiled on the first PDF, not at start: an idle node holds
 	// no compiled reader, and the compiled code kept in the data directory
 	// makes that first PDF after a restart about as fast as the next.
@@ -303,6 +312,9 @@ func NewServices(st Stores, clk ports.Clock, payments ports.PaymentProvider, lim
 	}
 	if out.Blobs != nil {
 		copts = append(copts, content.WithScreenshots(out.Blobs, 0, clk.Now))
+	}
+	if len(out.Countries) > 0 {
+		copts = append(copts, content.WithCountries(out.Countries))
 	}
 	if s.Content, err = content.NewService(out.Fetcher, out.Extractor, s.Biller, copts...); err != nil {
 		return s, err

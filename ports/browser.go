@@ -23,6 +23,9 @@ type PageOptions struct {
 	// Country is the ISO 3166-1 alpha-2 code of the outbound proxy to use;
 	// empty: the default route.
 	Country string
+	// Retry is 1 on the retry of a blocked answer: it goes through
+	// another proxy of the country.
+	Retry int
 }
 
 // Cookie is a cookie the caller sends with the page's own requests.

@@ -47,6 +47,10 @@ type Options struct {
 	RemoteURL string // a DevTools endpoint (ws:// or http://host:9222)
 	// ProxyAddr is the egress proxy as the browser reaches it ("127.0.0.1:port").
 	ProxyAddr string
+	// Route names the egress proxy of a page whose options pick a country
+	// (one per proxy of the fetch pool, each guarded like ProxyAddr); ""
+	// or nil: ProxyAddr.
+	Route func(o ports.PageOptions, pageURL string) string
 	// Guard checks the target before the browser is asked (the same verdicts as a fetch).
 	Guard ports.AddressGuard
 
@@ -599,7 +603,7 @@ func (r *Renderer) renderIn(ctx context.Context, in *instance, pageURL, field st
 // settled; st is the tab's state, nil when the tab never opened.
 func (r *Renderer) load(ctx context.Context, in *instance, pageURL string, budget time.Duration, req ports.RenderRequest) (ports.RenderResponse, *pageState, error) {
 	out := ports.RenderResponse{URL: pageURL}
-	proxy := "http://" + r.proxyFor(req.Page)
+	proxy := "http://" + r.proxyFor(req.Page, pageURL)
 	tab, closeTab := chromedp.NewContext(in.ctx, chromedp.WithNewBrowserContext(func(p *target.CreateBrowserContextParams) {
 		p.ProxyServer = proxy
 		p.ProxyBypassList = "<-loopback>"

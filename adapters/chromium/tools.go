@@ -66,8 +66,16 @@ func hasShot(a []ports.Action) bool {
 	return false
 }
 
-// proxyFor is the egress proxy a page's traffic goes through.
-func (r *Renderer) proxyFor(ports.PageOptions) string { return r.opts.ProxyAddr }
+// proxyFor is the egress proxy a page's traffic goes through: the one
+// Route names for its country, else the default one.
+func (r *Renderer) proxyFor(o ports.PageOptions, pageURL string) string {
+	if r.opts.Route != nil && o.Country != "" {
+		if addr := r.opts.Route(o, pageURL); addr != "" {
+			return addr
+		}
+	}
+	return r.opts.ProxyAddr
+}
 
 var chromeVersion = regexp.MustCompile(`Chrome/([0-9.]+)`)
 

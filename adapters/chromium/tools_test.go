@@ -8,15 +8,22 @@ import (
 	"image"
 	"image/color"
 	"image/png"
+	"net"
 	"net/http"
+	"net/http/httptest"
+	"net/netip"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/trawlhq/trawl/adapters/chromium"
+	"github.com/trawlhq/trawl/adapters/egress"
+	"github.com/trawlhq/trawl/adapters/fetch"
 	"github.com/trawlhq/trawl/core/failure"
 	"github.com/trawlhq/trawl/ports"
 	"github.com/trawlhq/trawl/testkit/browsersite"
+	"github.com/trawlhq/trawl/testkit/countryproxy"
 )
 
 func decodePNG(t *testing.T, s *ports.Shot) image.Image {
@@ -238,5 +245,73 @@ func TestToolsSSRF(t *testing.T) {
 	}
 	if rg.proxy.Refused() == 0 {
 		t.Fatal("the egress proxy refused nothing")
+	}
+}
+
+// TestRenderThroughCountryProxies: a page of a country is rendered through
+// that country's proxy of the fetch pool (the one the fetcher picks, the
+// other on a retry), each behind its own guarded egress proxy; a script
+// of such a page still cannot reach the canary.
+func TestRenderThroughCountryProxies(t *testing.T) {
+	path := chromiumPath(t)
+	site := httptest.NewServer(browsersite.Handler())
+	t.Cleanup(site.Close)
+	de1, de2 := countryproxy.Start(t, "DE", "de1", false), countryproxy.Start(t, "DE", "de2", false)
+	var pool []fetch.Proxy
+	for _, p := range []*countryproxy.Proxy{de1, de2} {
+		u, _ := url.Parse(p.URL())
+		pool = append(pool, fetch.Proxy{Country: p.Country, URL: u})
+	}
+	f := fetch.New(fetch.Options{Resolve: map[string]string{"site.test:80": site.Listener.Addr().String()}, Proxies: pool, Timeout: 5 * time.Second,
+		LookupIP: func(ctx context.Context, host string) ([]netip.Addr, error) {
+			if host == "private.test" {
+				return []netip.Addr{netip.MustParseAddr("127.0.0.1")}, nil
+			}
+			return nil, &net.DNSError{Err: "no such host", Name: host, IsNotFound: true}
+		}})
+	def, err := egress.Start(egress.Options{Dial: f.DialContext})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { def.Close() })
+	var routes []string
+	for i := range pool {
+		p, err := egress.Start(egress.Options{Dial: f.DialVia(i)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { p.Close() })
+		routes = append(routes, p.Addr())
+	}
+	r, err := chromium.New(chromium.Options{ExecPath: path, ProxyAddr: def.Addr(), Guard: f, Concurrency: 1,
+		Route: func(o ports.PageOptions, pageURL string) string {
+			if i := f.ProxyIndex(o.Country, pageURL, o.Retry); i >= 0 {
+				return routes[i]
+			}
+			return ""
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(r.Close)
+	page := "http://site.test/reveal"
+	for retry := range 2 {
+		res, err := r.Render(context.Background(), ports.RenderRequest{URL: page, Field: "url", Page: ports.PageOptions{Country: "DE", Retry: retry},
+			Actions: []ports.Action{{Kind: ports.ActionExecute, Script: `await fetch("http://private.test:1/").catch(() => 0); return 1`}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := pool[f.ProxyIndex("DE", page, retry)]
+		if !strings.Contains(string(res.HTML), countryproxy.Stamp("DE", map[string]string{de1.URL(): "de1", de2.URL(): "de2"}["http://"+want.URL.Host])) {
+			t.Errorf("retry %d: the page did not come through %s: %.300s", retry, want.URL, res.HTML)
+		}
+	}
+	t.Logf("requests through de1 %d, de2 %d", de1.Requests.Load(), de2.Requests.Load())
+	for _, p := range []*countryproxy.Proxy{de1, de2} {
+		for _, tg := range p.Targets() {
+			if tg != site.Listener.Addr().String() {
+				t.Errorf("proxy %s was asked for %s", p.Name, tg)
+			}
+		}
 	}
 }

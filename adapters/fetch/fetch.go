@@ -49,6 +49,9 @@ type Options struct {
 	MaxRedirects   int           // default 10
 	UserAgent      string
 	Proxy          *url.URL
+	// Proxies is the pool by country (TRAWL_FETCH_PROXIES): a request
+	// naming a country goes through one of its proxies.
+	Proxies []Proxy
 	// Resolve maps "host:port" to "ip:port", like curl's --resolve.
 	Resolve map[string]string
 	// LookupIP resolves host names; default net.DefaultResolver.
@@ -61,6 +64,7 @@ type Client struct {
 	http   *http.Client
 	dialer *net.Dialer // guarded: refuses non-public addresses
 	direct *net.Dialer // for resolve overrides only
+	pool   map[string][]*pooled
 }
 
 var (
@@ -124,6 +128,7 @@ func New(o Options) *Client {
 		tr.Proxy = http.ProxyURL(o.Proxy)
 	}
 	c.http = &http.Client{Transport: tr, CheckRedirect: c.checkRedirect}
+	c.buildPool()
 	return c
 }
 
@@ -399,7 +404,7 @@ func (c *Client) open(ctx context.Context, r ports.FetchRequest) (res *http.Resp
 	req.Header.Set("Accept-Encoding", "gzip, deflate, br")
 	req.Header.Set("Upgrade-Insecure-Requests", "1")
 	req = withPageOptions(req, r.Page)
-	res, err = c.http.Do(req)
+	res, err = c.clientFor(r.Page.Country, u.String(), r.Page.Retry).Do(req)
 	if err != nil {
 		return nil, out, "", field, c.translate(err, u.Hostname(), field)
 	}

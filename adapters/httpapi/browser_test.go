@@ -1,9 +1,17 @@
 package httpapi_test
 
 import (
+	"fmt"
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
+
+	"github.com/trawlhq/trawl/adapters/fetch"
+	"github.com/trawlhq/trawl/testkit/apitest"
+	"github.com/trawlhq/trawl/testkit/countryproxy"
+	"github.com/trawlhq/trawl/testkit/memstore"
+	"github.com/trawlhq/trawl/testkit/sites"
 )
 
 func TestContentFormatsAndOptions(t *testing.T) {
@@ -59,5 +67,58 @@ func TestContentFormatsAndOptions(t *testing.T) {
 	}
 	if got := before - balance(t, e, tok); got != 0 {
 		t.Errorf("failures charged %v", got)
+	}
+}
+
+// TestCountryRetry: a page read through a proxy of the caller's country
+// that answers 403 is read once more through the other proxy of that
+// country; the answer carries that proxy's stamp and costs the page's
+// price. With both of a country's proxies blocked the call fails, free.
+func TestCountryRetry(t *testing.T) {
+	site := pageSite(t)
+	blocked, open, us := countryproxy.Start(t, "DE", "de-blocked", true), countryproxy.Start(t, "DE", "de-open", false), countryproxy.Start(t, "US", "us-blocked", true)
+	us2 := countryproxy.Start(t, "US", "us-blocked-too", true)
+	var pool []fetch.Proxy
+	for _, p := range []*countryproxy.Proxy{blocked, open, us, us2} {
+		u, _ := url.Parse(p.URL())
+		pool = append(pool, fetch.Proxy{Country: p.Country, URL: u})
+	}
+	e := apitest.Start(t, memstore.New(), apitest.Options{Resolve: sites.Resolve(site), Proxies: pool})
+	_, tok := e.Account("dev@example.com", "business")
+	// A page whose first pick in DE is the blocked proxy.
+	path := ""
+	for i := 0; path == ""; i++ {
+		if p := fmt.Sprintf("/tide-pools?v=%d", i); fetch.PickProxy(2, "http://news.test"+p, 0) == 0 {
+			path = p
+		}
+	}
+	before := balance(t, e, tok)
+	r := e.Do("GET", "/v1/content?country=de&url="+url.QueryEscape("http://news.test"+path), tok, nil)
+	if r.Status != 200 || !strings.Contains(r.JSON(t)["markdown"].(string), countryproxy.Stamp("DE", "de-open")) {
+		t.Fatalf("DE = %d %.300s", r.Status, r.Body)
+	}
+	t.Logf("DE: blocked proxy %d requests, open proxy %d, retries %d", blocked.Requests.Load(), open.Requests.Load(), e.Content.ProxyRetries())
+	if blocked.Requests.Load() != 1 || open.Requests.Load() != 1 || e.Content.ProxyRetries() != 1 {
+		t.Errorf("requests: blocked %d, open %d; retries %d", blocked.Requests.Load(), open.Requests.Load(), e.Content.ProxyRetries())
+	}
+	if got := before - balance(t, e, tok); got != 2 {
+		t.Errorf("charged %v, want 2", got)
+	}
+	before = balance(t, e, tok)
+	r = e.Do("GET", "/v1/content?country=US&url=http://news.test/tide-pools", tok, nil)
+	if r.Status != 503 || us.Requests.Load()+us2.Requests.Load() != 2 || e.Content.ProxyRetries() != 2 {
+		t.Errorf("US, all blocked = %d %s; requests %d+%d", r.Status, r.Body, us.Requests.Load(), us2.Requests.Load())
+	}
+	if got := before - balance(t, e, tok); got != 0 {
+		t.Errorf("a blocked call charged %v", got)
+	}
+	if r := e.Do("GET", "/v1/content?country=FR&url=http://news.test/tide-pools", tok, nil); r.Status != 422 || !strings.Contains(string(r.Body), "DE, US") {
+		t.Errorf("FR = %d %s", r.Status, r.Body)
+	}
+	// The guard holds through the pool: a private target is refused
+	// before any proxy is asked.
+	n := blocked.Tunnels.Load() + open.Tunnels.Load()
+	if r := e.Do("GET", "/v1/content?country=DE&url=http://intranet.test/x", tok, nil); r.Status != 422 || blocked.Tunnels.Load()+open.Tunnels.Load() != n {
+		t.Errorf("private target through DE = %d %s", r.Status, r.Body)
 	}
 }

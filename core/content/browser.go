@@ -471,3 +471,17 @@ func TimeZone(locale string) string {
 	}
 	return regionZones[languageRegions[strings.ToLower(parts[0])]]
 }
+
+// RetryElsewhere is the rule for a block answer (a 401, 403, 429 or 451, a
+// captcha or an access-denied page) read through a proxy chosen by
+// country: it is tried once more through another proxy of the country.
+func RetryElsewhere(o ports.PageOptions, err error) bool {
+	if o.Country == "" || o.Retry > 0 || err == nil {
+		return false
+	}
+	r := failure.ReasonOf(err)
+	return r == failure.ReasonBlocked || r == failure.ReasonCaptcha
+}
+
+// ProxyRetries counts the block answers tried again through another proxy.
+func (s *Service) ProxyRetries() int64 { return s.proxyRetries.Load() }

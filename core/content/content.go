@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync/atomic"
 	"time"
 	"unicode"
 
@@ -35,6 +36,8 @@ type Service struct {
 	shotTTL   time.Duration
 	now       func() time.Time
 	countries []string // of the proxy pool
+
+	proxyRetries atomic.Int64
 }
 
 // DocumentLimits bound the documents (PDF, DOCX) the content path reads.
@@ -274,6 +277,14 @@ func (s *Service) extract(ctx context.Context, u *url.URL, pageURL string, mode 
 		src = &Source{}
 	}
 	page, err := s.read(ctx, u, pageURL, mode, src, plan)
+	if RetryElsewhere(plan.Page, err) {
+		// A block answer through a country's proxy: once more, through
+		// another proxy of the same country.
+		s.proxyRetries.Add(1)
+		plan.Page.Retry++
+		*src = Source{}
+		page, err = s.read(ctx, u, pageURL, mode, src, plan)
+	}
 	if err == nil && !readable(page.Markdown) {
 		return Page{URL: page.URL, StatusCode: page.StatusCode}, failure.Unable("content.Extract", failure.ReasonNoMainContent,
 			"The page could not be extracted: no readable text was found in it.")

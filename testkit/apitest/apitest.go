@@ -93,6 +93,8 @@ type Options struct {
 	DocumentLimits content.DocumentLimits
 	// Plans is the plan table (zero: the default one).
 	Plans billing.Plans
+	// Proxies is the fetch proxy pool by country.
+	Proxies []fetch.Proxy
 }
 
 // LookupIP is the test resolver: every name fails to resolve except a few
@@ -129,7 +131,7 @@ func Start(t testing.TB, store storetest.Stores, o Options) *Env {
 	if lookup == nil {
 		lookup = LookupIP
 	}
-	e.Fetcher = fetch.New(fetch.Options{Resolve: o.Resolve, LookupIP: lookup, Timeout: 5 * time.Second})
+	e.Fetcher = fetch.New(fetch.Options{Resolve: o.Resolve, LookupIP: lookup, Timeout: 5 * time.Second, Proxies: o.Proxies})
 	disc, _ := sitemapxml.New(e.Fetcher, sitemapxml.Limits{})
 	so := serp.ClientOptions{Timeout: 5 * time.Second}
 	noNet := "http://127.0.0.1:1" // an engine a test did not configure fails at once
@@ -156,6 +158,7 @@ func Start(t testing.TB, store storetest.Stores, o Options) *Env {
 		LLM:      llm.NewOpenAI(llm.Options{BaseURL: o.LLMBaseURL, Model: "test-model", BaseBackoff: time.Millisecond, AttemptTimeout: 5 * time.Second}),
 		Webhooks: hooks, Mailer: mailer, Blobs: files, Files: files,
 		Documents: o.Documents,
+		Countries: e.Fetcher.Countries(),
 	}
 	wo := o.Worker
 	if wo.Poll == 0 {
