@@ -150,7 +150,8 @@ export interface paths {
         /** The main content of a page as clean HTML and Markdown with metadata (2 credits). */
         get: operations["getContent"];
         put?: never;
-        post?: never;
+        /** The main content of a page, with formats, actions and page options (2 credits; screenshots and actions add nothing). */
+        post: operations["postContent"];
         delete?: never;
         options?: never;
         head?: never;
@@ -704,6 +705,73 @@ export interface components {
             engine?: components["schemas"]["Engine"];
             /** @description Present when the content is not the whole source, e.g. a document cut at the page limit. */
             warning?: string;
+            /** @description Present when formats holds links: the page's links, absolute, each once, with their anchor text. */
+            links?: {
+                url: string;
+                text: string;
+            }[];
+            /** @description Present when formats holds images: the page's images, absolute, each once, with their alt text. */
+            images?: {
+                url: string;
+                alt: string;
+            }[];
+            screenshot?: components["schemas"]["Screenshot"];
+            /** @description What each action gave back, in order. */
+            actions?: {
+                index: number;
+                type: string;
+                /** @description An execute step's return value. */
+                value?: unknown;
+                screenshot?: components["schemas"]["Screenshot"];
+            }[];
+        };
+        /** @description A PNG in the blob store behind a signed link that expires. */
+        Screenshot: {
+            url: string;
+            /** @description CSS pixels */
+            width: number;
+            /** @description CSS pixels */
+            height: number;
+            /** Format: date-time */
+            expires_at: string;
+        };
+        /** @enum {string} */
+        Device: "desktop" | "mobile";
+        Action: {
+            /** @enum {string} */
+            type: "wait" | "click" | "type" | "press" | "scroll" | "screenshot" | "execute";
+            /** @description wait: how long. */
+            milliseconds?: number;
+            /** @description wait, click, type, scroll: a CSS selector, waited for until visible (10 s). */
+            selector?: string;
+            /** @description type: the text typed. */
+            text?: string;
+            /** @description press: one character, or Enter, Tab, Escape, Backspace, Delete, ArrowUp, ArrowDown, ArrowLeft, ArrowRight, Home, End, PageUp, PageDown, Space. */
+            key?: string;
+            /**
+             * @description scroll: where to.
+             * @enum {string}
+             */
+            direction?: "up" | "down" | "bottom";
+            /** @description execute: a function body; what it returns is reported. */
+            script?: string;
+        };
+        PageOptions: {
+            formats?: ("markdown" | "html" | "links" | "images" | "screenshot" | "screenshot_full")[];
+            actions?: components["schemas"]["Action"][];
+            device?: components["schemas"]["Device"];
+            /** @description A BCP 47 tag such as de-DE: Accept-Language, navigator.language and the time zone. */
+            locale?: string;
+            /** @description Sent to the target's host only, never across a redirect to another host. */
+            headers?: {
+                [key: string]: string;
+            };
+            /** @description Sent to the target's host only. */
+            cookies?: {
+                [key: string]: string;
+            };
+            /** @description ISO 3166-1 alpha-2 code of a proxy in the server's pool. */
+            country?: string;
         };
         OrganicResult: {
             position: number;
@@ -1221,12 +1289,50 @@ export interface operations {
                 /** @description http or https, a domain name, the default port. */
                 url: components["parameters"]["URL"];
                 render?: components["parameters"]["Render"];
+                /** @description Comma-separated formats (see PageOptions); markdown and html are always answered. */
+                formats?: string;
+                device?: components["schemas"]["Device"];
+                locale?: string;
+                country?: string;
             };
             header?: never;
             path?: never;
             cookie?: never;
         };
         requestBody?: never;
+        responses: {
+            /** @description The Content object. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Content"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            402: components["responses"]["PaymentRequired"];
+            422: components["responses"]["Invalid"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Error"];
+        };
+    };
+    postContent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PageOptions"] & {
+                    url: string;
+                    render?: components["schemas"]["Render"];
+                };
+            };
+        };
         responses: {
             /** @description The Content object. */
             200: {
