@@ -7,6 +7,7 @@ import type {
   BulkRequest,
   Checkout,
   Content,
+  ContentRequest,
   CostPreview,
   CrawlAck,
   CrawlPages,
@@ -69,6 +70,17 @@ export interface CallOptions {
 export interface PageOptions extends CallOptions {
   /** How the page is read (the server's default is auto). */
   render?: Render;
+}
+
+export interface ContentOptions extends PageOptions {
+  /** Added to the answer: links, images, screenshot or screenshot_full (markdown and html are always there). */
+  formats?: string[];
+  /** desktop (default) or mobile. */
+  device?: "desktop" | "mobile";
+  /** A language tag such as de-DE: Accept-Language, navigator.language and the time zone. */
+  locale?: string;
+  /** The ISO 3166-1 alpha-2 code of a proxy in the server's pool. */
+  country?: string;
 }
 
 export interface WaitOptions {
@@ -222,8 +234,18 @@ export class Trawl {
   }
 
   /** The main content of a page as clean HTML and Markdown with its metadata (2 credits). */
-  content(url: string, opts?: PageOptions): Promise<Answer<Content>> {
-    return this.#call({ method: "GET", path: "/v1/content", query: { url, render: opts?.render }, billed: true, takes: ["render"] }, opts);
+  content(url: string, opts?: ContentOptions): Promise<Answer<Content>> {
+    const query = { url, render: opts?.render, formats: opts?.formats?.join(","), device: opts?.device, locale: opts?.locale, country: opts?.country };
+    return this.#call({ method: "GET", path: "/v1/content", query, billed: true, takes: ["render", "formats", "device", "locale", "country"] }, opts);
+  }
+
+  /**
+   * The main content of a page with formats (links, images, a screenshot),
+   * actions run before the read, device, locale, headers and cookies for the
+   * target's host, and a proxy country (2 credits; screenshots and actions add nothing).
+   */
+  contentWith(request: ContentRequest, opts?: CallOptions): Promise<Answer<Content>> {
+    return this.#call({ method: "POST", path: "/v1/content", body: request, billed: true }, opts);
   }
 
   /** A domain's URLs from its sitemaps (3 credits; free when none is found). */

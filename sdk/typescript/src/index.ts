@@ -2,7 +2,7 @@
 // API's retry policy, bulk-job polling, transaction pagination and webhook
 // verification. No runtime dependencies; Node 18 or later.
 export { Trawl } from "./client.js";
-export type { TrawlOptions, CallOptions, PageOptions, RetryInfo, WaitOptions, TransactionsOptions } from "./client.js";
+export type { TrawlOptions, CallOptions, PageOptions, ContentOptions, RetryInfo, WaitOptions, TransactionsOptions } from "./client.js";
 export { TrawlError, WebhookVerificationError } from "./errors.js";
 export type { Answer, AnswerMeta, CreditHeaders, RateLimit, Warnings } from "./errors.js";
 export {

@@ -12,6 +12,12 @@ export type Transaction = Schemas["Transaction"];
 export type TransactionPage = Schemas["TransactionPage"];
 export type CostPreview = Schemas["CostPreview"];
 export type Content = Schemas["Content"];
+/** The body of POST /v1/content: the page with its formats, actions (at most 50) and page options. */
+export type ContentRequest = Schemas["PageOptions"] & { url: string; render?: Render };
+/** One step run in the page before it is read. */
+export type Action = Schemas["Action"];
+/** A PNG behind a signed link that expires. */
+export type Screenshot = Schemas["Screenshot"];
 export type Metadata = Schemas["Metadata"];
 export type SearchResults = Schemas["SearchResults"];
 export type OrganicResult = Schemas["OrganicResult"];

@@ -37,6 +37,7 @@ const methodOf: { [Op in Exclude<keyof operations, NotForClients>]: keyof Trawl 
   purchaseCredits: "purchase",
   scrape: "scrape",
   getContent: "content",
+  postContent: "contentWith",
   map: "map",
   search: "search",
   searchContent: "searchContent",
@@ -86,7 +87,7 @@ type BodyOf<Op extends keyof operations> = operations[Op] extends { requestBody?
 const sent: Record<string, true> = {
   listTransactions: true satisfies Same<QueryOf<"listTransactions">, "page" | "per_page">,
   scrape: true satisfies Same<QueryOf<"scrape">, "url" | "render">,
-  getContent: true satisfies Same<QueryOf<"getContent">, "url" | "render">,
+  getContent: true satisfies Same<QueryOf<"getContent">, "url" | "render" | "formats" | "device" | "locale" | "country">,
   map: true satisfies Same<QueryOf<"map">, "url" | "limit">,
   listCrawlPages: true satisfies Same<QueryOf<"listCrawlPages">, "cursor" | "per_page">,
   search: true satisfies Same<QueryOf<"search">, "q" | "loc" | "hl" | "gl" | "engine">,

@@ -36,6 +36,7 @@ from .types import (
     CanAfford,
     Checkout,
     Content,
+    ContentRequest,
     CostPreview,
     CrawlAck,
     CrawlPages,
@@ -128,7 +129,8 @@ OPERATIONS: Dict[str, Operation] = {
         Operation("canAfford", "POST", "/v1/credits/can-afford", (), PreviewRequest, CanAfford, (200,), False),
         Operation("purchaseCredits", "POST", "/v1/credits/purchase", (), PurchaseRequest, Checkout, (200,), False),
         Operation("scrape", "GET", "/v1/scrape", ("url", "render"), None, Scraped, (200,), True),
-        Operation("getContent", "GET", "/v1/content", ("url", "render"), None, Content, (200,), True),
+        Operation("getContent", "GET", "/v1/content", ("url", "render", "formats", "device", "locale", "country"), None, Content, (200,), True),
+        Operation("postContent", "POST", "/v1/content", (), ContentRequest, Content, (200,), True),
         Operation("map", "GET", "/v1/map", ("url", "limit"), None, SiteMap, (200,), True),
         Operation("search", "GET", "/v1/serp", _SEARCH_QUERY, None, SearchResults, (200,), True),
         Operation(
@@ -379,9 +381,32 @@ class Client:
         """The raw HTML of a page (1 credit)."""
         return cast(Result[Scraped], self._call("scrape", query=_page_query(url, render)))
 
-    def content(self, url: str, render: Optional[Render] = None) -> Result[Content]:
-        """The main content of a page as clean HTML and Markdown with metadata (2 credits)."""
-        return cast(Result[Content], self._call("getContent", query=_page_query(url, render)))
+    def content(
+        self,
+        url: str,
+        render: Optional[Render] = None,
+        *,
+        formats: Optional[Sequence[str]] = None,
+        device: Optional[str] = None,
+        locale: Optional[str] = None,
+        country: Optional[str] = None,
+    ) -> Result[Content]:
+        """The main content of a page as clean HTML and Markdown with metadata (2 credits).
+        ``formats`` adds ``links``, ``images`` or a ``screenshot``/``screenshot_full``;
+        ``device``, ``locale`` and ``country`` say how the page is loaded."""
+        q = _page_query(url, render)
+        if formats:
+            q.append(("formats", ",".join(formats)))
+        for k, v in (("device", device), ("locale", locale), ("country", country)):
+            if v is not None:
+                q.append((k, v))
+        return cast(Result[Content], self._call("getContent", query=q))
+
+    def content_with(self, request: ContentRequest) -> Result[Content]:
+        """The main content of a page with formats, actions (at most 50 steps run
+        before the read), device, locale, headers and cookies for the target's host,
+        and a proxy ``country`` (2 credits; screenshots and actions add nothing)."""
+        return cast(Result[Content], self._call("postContent", body=dict(request)))
 
     def map(self, url: str, limit: Optional[int] = None) -> Result[SiteMap]:
         """A domain's URLs from its sitemaps (3 credits; free when none is found)."""
