@@ -229,6 +229,41 @@ type Content struct {
 	// Engine is how the page was read: http or browser; empty when it
 	// could not be read.
 	Engine string `json:"engine,omitempty"`
+
+	// Set when the call's formats or actions asked for them.
+	Links      []Link         `json:"links,omitempty"`
+	Images     []Image        `json:"images,omitempty"`
+	Screenshot *Screenshot    `json:"screenshot,omitempty"`
+	Actions    []ActionResult `json:"actions,omitempty"`
+}
+
+// Link is a link of a page: absolute, with its anchor text.
+type Link struct {
+	URL  string `json:"url"`
+	Text string `json:"text"`
+}
+
+// Image is an image of a page: absolute, with its alt text.
+type Image struct {
+	URL string `json:"url"`
+	Alt string `json:"alt"`
+}
+
+// Screenshot is a PNG behind a signed link that expires.
+type Screenshot struct {
+	URL       string `json:"url"`
+	Width     int    `json:"width"`
+	Height    int    `json:"height"`
+	ExpiresAt string `json:"expires_at"`
+}
+
+// ActionResult is what one action gave back: an execute step's Value
+// (JSON), a screenshot step's Screenshot.
+type ActionResult struct {
+	Index      int             `json:"index"`
+	Type       string          `json:"type"`
+	Value      json.RawMessage `json:"value,omitempty"`
+	Screenshot *Screenshot     `json:"screenshot,omitempty"`
 }
 
 // Content extracts the main content of a page (2 credits); render, if
