@@ -122,3 +122,23 @@ func TestCountryRetry(t *testing.T) {
 		t.Errorf("private target through DE = %d %s", r.Status, r.Body)
 	}
 }
+
+// TestSerpContentFormats: each page /v1/serp/content reads carries the
+// formats asked for; a bad option is a 422 before the search is charged.
+func TestSerpContentFormats(t *testing.T) {
+	e := newSearchEnv(t)
+	e.engines["duckduckgo"].Serve(serpResults...)
+	r := e.Do("GET", "/v1/serp/content?q=tide&engine=duckduckgo&max_content=1&formats=links,images&locale=en-GB", e.tok, nil)
+	got := organicContents(t, r.JSON(t))
+	c := got["http://news.test/tide-pools"]
+	if c == nil || c["success"] != true || c["links"] == nil || c["images"] == nil {
+		t.Fatalf("the result page lacks its formats: %v", c)
+	}
+	before := balance(t, e.Env, e.tok)
+	if r := e.Do("GET", "/v1/serp/content?q=tide&engine=duckduckgo&formats=pdf", e.tok, nil); r.Status != 422 || !strings.Contains(string(r.Body), `"formats"`) {
+		t.Errorf("formats=pdf = %d %s", r.Status, r.Body)
+	}
+	if after := balance(t, e.Env, e.tok); after != before {
+		t.Errorf("a refused search cost %v", before-after)
+	}
+}

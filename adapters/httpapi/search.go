@@ -135,6 +135,7 @@ func (a *API) serpContent(r *http.Request, c credits.Call) (int, any, credits.Re
 		return 0, nil, credits.Receipt{}, err
 	}
 	req.Render = mode
+	req.Options = queryOptions(r)
 	res, rc, err := a.search.SearchContent(r.Context(), c, req)
 	return http.StatusOK, toSerpJSON(req.Request, res), rc, err
 }

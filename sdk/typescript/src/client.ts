@@ -268,6 +268,10 @@ export class Trawl {
       render: params.render,
       "whitelist_domains[]": params.whitelistDomains,
       "blacklist_domains[]": params.blacklistDomains,
+      formats: params.formats?.join(","),
+      device: params.device,
+      locale: params.locale,
+      country: params.country,
     };
     return this.#call({ method: "GET", path: "/v1/serp/content", query, billed: true }, opts);
   }

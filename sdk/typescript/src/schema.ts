@@ -1039,6 +1039,13 @@ export interface components {
         /** @description http or https, a domain name, the default port. */
         URL: string;
         Render: components["schemas"]["Render"];
+        /** @description Comma-separated formats (links, images, screenshot, screenshot_full); markdown and html are always answered. */
+        Formats: string;
+        Device: components["schemas"]["Device"];
+        /** @description A BCP 47 tag such as de-DE: Accept-Language, navigator.language and the time zone. */
+        Locale: string;
+        /** @description ISO 3166-1 alpha-2 code of a proxy in the server's pool. */
+        Country: string;
     };
     requestBodies: {
         Preview: {
@@ -1289,11 +1296,13 @@ export interface operations {
                 /** @description http or https, a domain name, the default port. */
                 url: components["parameters"]["URL"];
                 render?: components["parameters"]["Render"];
-                /** @description Comma-separated formats (see PageOptions); markdown and html are always answered. */
-                formats?: string;
-                device?: components["schemas"]["Device"];
-                locale?: string;
-                country?: string;
+                /** @description Comma-separated formats (links, images, screenshot, screenshot_full); markdown and html are always answered. */
+                formats?: components["parameters"]["Formats"];
+                device?: components["parameters"]["Device"];
+                /** @description A BCP 47 tag such as de-DE: Accept-Language, navigator.language and the time zone. */
+                locale?: components["parameters"]["Locale"];
+                /** @description ISO 3166-1 alpha-2 code of a proxy in the server's pool. */
+                country?: components["parameters"]["Country"];
             };
             header?: never;
             path?: never;
@@ -1433,6 +1442,13 @@ export interface operations {
                 blacklist_domains?: string[];
                 "blacklist_domains[]"?: string[];
                 render?: components["parameters"]["Render"];
+                /** @description Comma-separated formats (links, images, screenshot, screenshot_full); markdown and html are always answered. */
+                formats?: components["parameters"]["Formats"];
+                device?: components["parameters"]["Device"];
+                /** @description A BCP 47 tag such as de-DE: Accept-Language, navigator.language and the time zone. */
+                locale?: components["parameters"]["Locale"];
+                /** @description ISO 3166-1 alpha-2 code of a proxy in the server's pool. */
+                country?: components["parameters"]["Country"];
             };
             header?: never;
             path?: never;

@@ -107,4 +107,12 @@ export interface SearchContentParams extends SearchParams {
   /** Never extract results on these domains; wins over the whitelist. */
   blacklistDomains?: string[];
   render?: Render;
+  /** Added to each page read: links, images, screenshot or screenshot_full. */
+  formats?: string[];
+  /** Each page is read as desktop (default) or mobile. */
+  device?: "desktop" | "mobile";
+  /** A language tag such as de-DE for each page read. */
+  locale?: string;
+  /** The ISO 3166-1 alpha-2 code of a proxy in the server's pool. */
+  country?: string;
 }

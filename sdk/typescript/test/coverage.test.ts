@@ -93,7 +93,7 @@ const sent: Record<string, true> = {
   search: true satisfies Same<QueryOf<"search">, "q" | "loc" | "hl" | "gl" | "engine">,
   searchContent: true satisfies Same<
     QueryOf<"searchContent">,
-    "q" | "loc" | "hl" | "gl" | "engine" | "max_content" | "whitelist_domains" | "whitelist_domains[]" | "blacklist_domains" | "blacklist_domains[]" | "render"
+    "q" | "loc" | "hl" | "gl" | "engine" | "max_content" | "whitelist_domains" | "whitelist_domains[]" | "blacklist_domains" | "blacklist_domains[]" | "render" | "formats" | "device" | "locale" | "country"
   >,
   previewCost: true satisfies Same<BodyOf<"previewCost">, "service_type" | "quantity">,
   canAfford: true satisfies Same<BodyOf<"canAfford">, "service_type" | "quantity">,

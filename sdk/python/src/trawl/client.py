@@ -137,7 +137,7 @@ OPERATIONS: Dict[str, Operation] = {
             "searchContent",
             "GET",
             "/v1/serp/content",
-            _SEARCH_QUERY + ("max_content", "whitelist_domains[]", "blacklist_domains[]", "render"),
+            _SEARCH_QUERY + ("max_content", "whitelist_domains[]", "blacklist_domains[]", "render", "formats", "device", "locale", "country"),
             None,
             SearchResults,
             (200,),
@@ -441,8 +441,13 @@ class Client:
         whitelist: Iterable[str] = (),
         blacklist: Iterable[str] = (),
         render: Optional[Render] = None,
+        formats: Optional[Sequence[str]] = None,
+        device: Optional[str] = None,
+        locale: Optional[str] = None,
+        country: Optional[str] = None,
     ) -> Result[SearchResults]:
-        """Search results with the content of the top results (5 + 2 per page extracted)."""
+        """Search results with the content of the top results (5 + 2 per page extracted);
+        ``formats``, ``device``, ``locale`` and ``country`` apply to each page read."""
         query = _search_query(q, engine, loc, hl, gl)
         if max_content is not None:
             query.append(("max_content", str(max_content)))
@@ -450,6 +455,11 @@ class Client:
         query += [("blacklist_domains[]", d) for d in blacklist]
         if render is not None:
             query.append(("render", render))
+        if formats:
+            query.append(("formats", ",".join(formats)))
+        for k, v in (("device", device), ("locale", locale), ("country", country)):
+            if v is not None:
+                query.append((k, v))
         return cast(Result[SearchResults], self._call("searchContent", query=query))
 
     # Prompt and extraction.
