@@ -756,7 +756,9 @@ export interface components {
             /** @description execute: a function body; what it returns is reported. */
             script?: string;
         };
-        PageOptions: {
+        ContentRequest: {
+            url: string;
+            render?: components["schemas"]["Render"];
             formats?: ("markdown" | "html" | "links" | "images" | "screenshot" | "screenshot_full")[];
             actions?: components["schemas"]["Action"][];
             device?: components["schemas"]["Device"];
@@ -1336,10 +1338,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["PageOptions"] & {
-                    url: string;
-                    render?: components["schemas"]["Render"];
-                };
+                "application/json": components["schemas"]["ContentRequest"];
             };
         };
         responses: {

@@ -13,7 +13,7 @@ export type TransactionPage = Schemas["TransactionPage"];
 export type CostPreview = Schemas["CostPreview"];
 export type Content = Schemas["Content"];
 /** The body of POST /v1/content: the page with its formats, actions (at most 50) and page options. */
-export type ContentRequest = Schemas["PageOptions"] & { url: string; render?: Render };
+export type ContentRequest = Schemas["ContentRequest"];
 /** One step run in the page before it is read. */
 export type Action = Schemas["Action"];
 /** A PNG behind a signed link that expires. */
