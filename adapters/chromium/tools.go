@@ -253,6 +253,10 @@ func (r *Renderer) runActions(ctx context.Context, tab context.Context, st *page
 				if errors.Is(err, errBadSelector) {
 					return fail(ports.ActionBadSelector, within, err)
 				}
+				if errors.Is(err, errNotVisible) && within < r.opts.Tools.SelectorWait {
+					// The budget, not the selector's own wait, ran out.
+					return fail(ports.ActionBudget, budget, err)
+				}
 				if errors.Is(err, errNotVisible) {
 					return fail(ports.ActionNotFound, r.opts.Tools.SelectorWait, err)
 				}

@@ -315,3 +315,19 @@ func TestRenderThroughCountryProxies(t *testing.T) {
 		}
 	}
 }
+
+// TestActionsBudget: the steps share one budget; a selector wait cut
+// short by it is the budget running out, not the selector missing.
+func TestActionsBudget(t *testing.T) {
+	rg := newRig(t, browsersite.Handler(), chromium.Options{Concurrency: 1, Tools: chromium.ToolOptions{Budget: 2 * time.Second, SelectorWait: 10 * time.Second}})
+	start := time.Now()
+	_, err := rg.r.Render(context.Background(), ports.RenderRequest{URL: rg.site + "/reveal", Field: "url",
+		Actions: []ports.Action{{Kind: ports.ActionWait, Milliseconds: 1200}, {Kind: ports.ActionWait, Selector: "#nope"}}})
+	var ae *ports.ActionError
+	if !errors.As(err, &ae) || ae.Index != 1 || ae.Failure != ports.ActionBudget || ae.Within != 2*time.Second {
+		t.Fatalf("err = %v", err)
+	}
+	if d := time.Since(start); d > 8*time.Second {
+		t.Fatalf("the budget of 2s took %s", d)
+	}
+}
