@@ -42,7 +42,39 @@ func contentMsg(p content.Page) *trawlv1.Content {
 	if o.Warning != "" {
 		c.Warning = &o.Warning
 	}
+	for _, l := range p.Links {
+		c.Links = append(c.Links, &trawlv1.Link{Url: l.URL, Text: l.Text})
+	}
+	for _, i := range p.Images {
+		c.Images = append(c.Images, &trawlv1.Image{Url: i.URL, Alt: i.Alt})
+	}
+	c.Screenshot = screenshotMsg(p.Screenshot)
+	for _, a := range p.Actions {
+		r := &trawlv1.ActionResult{Index: int32(a.Index), Type: a.Type, Screenshot: screenshotMsg(a.Screenshot)}
+		if a.Value != nil {
+			v := string(a.Value)
+			r.Value = &v
+		}
+		c.Actions = append(c.Actions, r)
+	}
 	return c
+}
+
+func screenshotMsg(s *content.ScreenshotLink) *trawlv1.Screenshot {
+	if s == nil {
+		return nil
+	}
+	return &trawlv1.Screenshot{Url: s.URL, Width: int32(s.Width), Height: int32(s.Height), ExpiresAt: s.ExpiresAt.UTC().Format(time.RFC3339)}
+}
+
+// contentOptions are a GetContent request's formats, actions and page options.
+func contentOptions(m *trawlv1.GetContentRequest) content.Options {
+	o := content.Options{Formats: m.GetFormats(), Device: m.GetDevice(), Locale: m.GetLocale(), Country: m.GetCountry(), Headers: m.GetHeaders(), Cookies: m.GetCookies()}
+	for _, a := range m.GetActions() {
+		o.Actions = append(o.Actions, content.ActionInput{Type: a.GetType(), Milliseconds: int(a.GetMilliseconds()), Selector: a.GetSelector(), Text: a.GetText(),
+			Key: a.GetKey(), Direction: a.GetDirection(), Script: a.GetScript()})
+	}
+	return o
 }
 
 type pageHandler struct{ s *Server }
@@ -67,7 +99,7 @@ func (h pageHandler) GetContent(ctx context.Context, req *connect.Request[trawlv
 		if err != nil {
 			return nil, credits.Receipt{}, err
 		}
-		page, rc, err := h.s.d.Content.Content(ctx, c, req.Msg.GetUrl(), mode)
+		page, rc, err := h.s.d.Content.ContentWith(ctx, c, req.Msg.GetUrl(), mode, contentOptions(req.Msg))
 		if err != nil {
 			return nil, rc, err
 		}
