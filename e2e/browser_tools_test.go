@@ -111,6 +111,21 @@ func TestBinaryBrowserTools(t *testing.T) {
 		t.Errorf("a failed action cost %v", got)
 	}
 
+	for _, render := range []string{"never", "always"} {
+		code, m = postJSON(t, s.base+"/v1/content", token, map[string]any{"url": "http://tools.test/echo", "render": render, "device": "mobile", "locale": "de-DE",
+			"headers": map[string]string{"X-Trace": "tide-42"}, "cookies": map[string]string{"session": "s1"}})
+		md := fmt.Sprint(m["markdown"])
+		wants := []string{"header X-Trace = tide-42", "header Cookie = session=s1", "header Accept-Language = de-DE,de;q=0.9", "Android 14"}
+		if render == "always" {
+			wants = append(wants, "navigator.language = de-DE", "time zone = Europe/Berlin", "touch points = 5")
+		}
+		for _, w := range wants {
+			if code != 200 || !strings.Contains(md, w) {
+				t.Errorf("echo, render %s = %d: lacks %q in %.600s", render, code, w, md)
+			}
+		}
+	}
+
 	// A page whose first pick in DE is the blocked proxy (the first listed).
 	page := ""
 	for i := 0; page == ""; i++ {
