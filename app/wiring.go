@@ -350,7 +350,7 @@ func NewServices(st Stores, clk ports.Clock, payments ports.PaymentProvider, lim
 		Pages: s.Content, Fetcher: out.Fetcher, Sitemaps: out.Discoverer, Worker: s.Worker, Clock: clk, Logger: log}, o.Crawl); err != nil {
 		return s, err
 	}
-	s.Crawl, err = crawl.NewService(st.Jobs, st.Crawls, bulkLedger{ledger}, out.Webhooks, out.Guard, s.Worker, clk)
+	s.Crawl, err = crawl.NewService(st.Jobs, st.Crawls, bulkLedger{ledger}, out.Webhooks, out.Guard, s.Worker, clk, crawl.WithPages(s.Content))
 	return s, err
 }
 

@@ -5,9 +5,12 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/trawlhq/trawl/adapters/fetch"
+	"github.com/trawlhq/trawl/core/crawl"
 	"github.com/trawlhq/trawl/testkit/apitest"
 	"github.com/trawlhq/trawl/testkit/countryproxy"
 	"github.com/trawlhq/trawl/testkit/memstore"
@@ -140,5 +143,51 @@ func TestSerpContentFormats(t *testing.T) {
 	}
 	if after := balance(t, e.Env, e.tok); after != before {
 		t.Errorf("a refused search cost %v", before-after)
+	}
+}
+
+// TestCrawlPageOptions: a crawl's headers reach every page it reads, its
+// formats are on every page it keeps, and a bad option is refused before
+// anything is held.
+func TestCrawlPageOptions(t *testing.T) {
+	site := sites.New(t, "crawl.test")
+	var seen atomic.Int64
+	site.Mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("X-Trace") == "tide-42" && r.Header.Get("Cookie") == "session=s1" {
+			seen.Add(1)
+		}
+		w.Header().Set("Content-Type", "text/html")
+		next := map[string]string{"/": "/a", "/a": "/b", "/b": "/"}[r.URL.Path]
+		fmt.Fprintf(w, `<html><body><article><h1>Page %s</h1><p>%s</p><p><a href="%s">next</a></p></article></body></html>`, r.URL.Path,
+			strings.Repeat("Plain words about the harbour and its boats. ", 8), next)
+	})
+	e := apitest.Start(t, memstore.New(), apitest.Options{Resolve: sites.Resolve(site), Crawl: crawl.RunnerOptions{Poll: 20 * time.Millisecond, Backoff: 100 * time.Millisecond}})
+	_, tok := e.Account("dev@example.com", "business")
+	r := e.Do("POST", "/v1/crawl", tok, map[string]any{"url": "http://crawl.test/", "limit": 3, "formats": []string{"links"}, "headers": map[string]string{"X-Trace": "tide-42"}, "cookies": map[string]string{"session": "s1"}})
+	if r.Status != 202 {
+		t.Fatalf("crawl = %d %s", r.Status, r.Body)
+	}
+	id := r.JSON(t)["crawl_id"].(string)
+	deadline := time.Now().Add(20 * time.Second)
+	for time.Now().Before(deadline) {
+		if st := e.Do("GET", "/v1/crawl/"+id, tok, nil).JSON(t); st["status"] == "completed" {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	pages := e.Do("GET", "/v1/crawl/"+id+"/pages", tok, nil).JSON(t)["pages"].([]any)
+	if len(pages) != 3 {
+		t.Fatalf("pages = %v", pages)
+	}
+	for _, p := range pages {
+		if p.(map[string]any)["links"] == nil {
+			t.Errorf("a page without its links: %v", p)
+		}
+	}
+	if seen.Load() < 3 {
+		t.Errorf("%d requests carried the crawl's headers and cookies, want every page's", seen.Load())
+	}
+	if r := e.Do("POST", "/v1/crawl", tok, map[string]any{"url": "http://crawl.test/", "headers": map[string]string{"Host": "x"}}); r.Status != 422 || !strings.Contains(string(r.Body), "headers.Host") {
+		t.Errorf("a bad header = %d %s", r.Status, r.Body)
 	}
 }

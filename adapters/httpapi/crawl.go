@@ -74,6 +74,7 @@ func (a *API) submitCrawl(r *http.Request, c credits.Call) (int, any, credits.Re
 	req.Render, _ = b.String(&fe, "render")
 	req.CallbackURL, _ = b.String(&fe, "callback_url")
 	req.Email = b.Bool(&fe, "email")
+	req.Options = bodyOptions(&fe, b)
 	if err := fe.Err("httpapi.submitCrawl"); err != nil {
 		return 0, nil, credits.Receipt{}, err
 	}

@@ -52,13 +52,18 @@ type ActionInput struct {
 
 // Options are a page call's browser options as the caller gave them.
 type Options struct {
-	Formats []string
-	Actions []ActionInput
-	Device  string
-	Locale  string
-	Headers map[string]string
-	Cookies map[string]string
-	Country string
+	Formats []string          `json:"formats,omitempty"`
+	Actions []ActionInput     `json:"actions,omitempty"`
+	Device  string            `json:"device,omitempty"`
+	Locale  string            `json:"locale,omitempty"`
+	Headers map[string]string `json:"headers,omitempty"`
+	Cookies map[string]string `json:"cookies,omitempty"`
+	Country string            `json:"country,omitempty"`
+}
+
+// Empty reports whether the options ask for nothing.
+func (o Options) Empty() bool {
+	return len(o.Formats) == 0 && len(o.Actions) == 0 && o.Device == "" && o.Locale == "" && len(o.Headers) == 0 && len(o.Cookies) == 0 && o.Country == ""
 }
 
 // Plan is Options checked: what the call asks of the fetcher or the browser.

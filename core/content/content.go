@@ -254,6 +254,21 @@ func (s *Service) ExtractSource(ctx context.Context, pageURL string, mode Render
 	return p, src, err
 }
 
+// ExtractSourceWith is ExtractSource with a checked plan (Service.Plan):
+// a crawl's formats and page options.
+func (s *Service) ExtractSourceWith(ctx context.Context, pageURL string, mode RenderMode, plan Plan) (Page, Source, error) {
+	u, err := weburl.Parse(pageURL, weburl.Rules{Field: "url"})
+	if err != nil {
+		return Page{URL: pageURL}, Source{}, err
+	}
+	if plan.NeedsBrowser() {
+		mode = RenderAlways
+	}
+	var src Source
+	p, err := s.extract(ctx, u, pageURL, mode, &src, plan)
+	return p, src, err
+}
+
 // ExtractWith is Extract with a checked plan (Service.Plan): the page
 // options, formats and actions of bulk jobs, crawls and search content.
 func (s *Service) ExtractWith(ctx context.Context, pageURL string, mode RenderMode, plan Plan) (Page, error) {

@@ -1656,6 +1656,23 @@ export interface operations {
                     render?: components["schemas"]["Render"];
                     callback_url?: string;
                     email?: boolean;
+                    /** @description Added to every page: links, images, screenshot or screenshot_full (docs/browser-tools.md). */
+                    formats?: ("markdown" | "html" | "links" | "images" | "screenshot" | "screenshot_full")[];
+                    /** @description Run in every page before it is read. */
+                    actions?: components["schemas"]["Action"][];
+                    device?: components["schemas"]["Device"];
+                    /** @description A BCP 47 tag such as de-DE. */
+                    locale?: string;
+                    /** @description Sent with every page's request, to that page's host only; kept with the crawl. */
+                    headers?: {
+                        [key: string]: string;
+                    };
+                    /** @description Sent to each page's host only; kept with the crawl. */
+                    cookies?: {
+                        [key: string]: string;
+                    };
+                    /** @description ISO 3166-1 alpha-2 code of a proxy in the server's pool. */
+                    country?: string;
                 };
             };
         };

@@ -579,6 +579,7 @@ class Client:
         render: Optional[Render] = None,
         callback_url: Optional[str] = None,
         email: Optional[bool] = None,
+        page_options: Optional[Mapping[str, Any]] = None,
     ) -> Result[CrawlAck]:
         """Queues a crawl of the site from ``url`` (2 credits per page
         extracted; the cost of ``limit`` pages is held at submission and what
@@ -586,7 +587,8 @@ class Client:
         server's defaults: ``limit`` 100, ``max_depth`` 3, ``scope`` ``host``,
         ``sitemap`` ``include``, ``render`` ``auto``. ``include`` and
         ``exclude`` are globs or, prefixed ``re:``, RE2 expressions matched on
-        the path plus query; exclude wins."""
+        the path plus query; exclude wins. ``page_options`` (formats,
+        actions, device, locale, headers, cookies, country) apply to every page."""
         body: CrawlRequest = {"url": url}
         if limit is not None:
             body["limit"] = limit
@@ -608,6 +610,9 @@ class Client:
             body["callback_url"] = callback_url
         if email is not None:
             body["email"] = email
+        # formats, actions, device, locale, headers, cookies, country: for
+        # every page, as content_with takes them.
+        body.update(cast(CrawlRequest, dict(page_options or {})))
         return cast(Result[CrawlAck], self._call("createCrawl", body=body))
 
     def crawl(self, crawl_id: str) -> Result[CrawlStatus]:

@@ -497,6 +497,13 @@ class CrawlRequest(TypedDict):
     render: NotRequired[Render]
     callback_url: NotRequired[str]
     email: NotRequired[bool]
+    formats: NotRequired[List[Format]]
+    actions: NotRequired[List[Action]]
+    device: NotRequired[Device]
+    locale: NotRequired[str]
+    headers: NotRequired[Dict[str, str]]
+    cookies: NotRequired[Dict[str, str]]
+    country: NotRequired[str]
 
 
 class CrawlAck(TypedDict):
