@@ -37,7 +37,7 @@ image: ## Build the OCI image tarball IMAGE (bin/trawl-image.tar) with ko, offli
 	@mkdir -p bin/kocache
 	base=$$(go run ./app/cmd/trawl-imagebase -layout bin/kocache/img) && \
 	VERSION=$(VERSION) KOCACHE=$(CURDIR)/bin/kocache KO_DEFAULTBASEIMAGE=$$base KO_DOCKER_REPO=trawl \
-		go tool ko build ./app/cmd/trawl --bare --push=false --sbom=none --tarball=$(IMAGE)
+		go tool -modfile=tools/go.mod ko build ./app/cmd/trawl --bare --push=false --sbom=none --tarball=$(IMAGE)
 	TRAWL_TEST_IMAGE=$(abspath $(IMAGE)) go test -count=1 -run TestImage ./app/cmd/trawl-imagebase
 
 .PHONY: test-short
@@ -66,8 +66,8 @@ fuzz: ## Run each fuzz target for FUZZTIME (URL rules, every REST route, every R
 .PHONY: lint
 lint: fmtcheck tidycheck ## gofmt and go mod tidy leave no diff, go vet, staticcheck and buf lint
 	go vet ./...
-	go tool staticcheck ./...
-	go tool buf lint
+	go tool -modfile=tools/go.mod staticcheck ./...
+	go tool -modfile=tools/go.mod buf lint
 
 .PHONY: fmtcheck
 fmtcheck: ## Fail if gofmt would change a file
@@ -75,8 +75,9 @@ fmtcheck: ## Fail if gofmt would change a file
 	if [ -n "$$files" ]; then echo "gofmt would change these files (run make fmt):"; echo "$$files"; exit 1; fi
 
 .PHONY: tidycheck
-tidycheck: ## Fail if go mod tidy would change go.mod or go.sum
+tidycheck: ## Fail if go mod tidy would change go.mod or go.sum (the product's or the tools')
 	@go mod tidy -diff || { echo "go.mod/go.sum are not tidy: run go mod tidy"; exit 1; }
+	@cd tools && go mod tidy -diff || { echo "tools/go.mod/go.sum are not tidy: run go mod tidy in tools"; exit 1; }
 
 .PHONY: fmt
 fmt: ## Format the code
@@ -84,9 +85,9 @@ fmt: ## Format the code
 
 .PHONY: generate
 generate: generate-ts ## Regenerate generated code: protobuf and Connect (buf), mocks (mockery; only the interfaces .mockery.yaml lists), the TypeScript client's types (openapi-typescript)
-	go tool buf generate
+	go tool -modfile=tools/go.mod buf generate
 	rm -f testkit/mocks/*.go
-	go tool mockery
+	go tool -modfile=tools/go.mod mockery
 
 GENERATED := adapters/connectapi/gen testkit/mocks sdk/typescript/src/schema.ts
 

@@ -22,13 +22,11 @@ import (
 
 	"github.com/trawlhq/trawl/adapters/clock"
 	"github.com/trawlhq/trawl/adapters/payment"
-	"github.com/trawlhq/trawl/adapters/sqlstore"
 	"github.com/trawlhq/trawl/core/account"
 	"github.com/trawlhq/trawl/core/auth"
 	"github.com/trawlhq/trawl/core/billing"
-	"github.com/trawlhq/trawl/core/bulk"
-	"github.com/trawlhq/trawl/core/credits"
 	"github.com/trawlhq/trawl/core/failure"
+	"github.com/trawlhq/trawl/core/service"
 	"github.com/trawlhq/trawl/ports"
 )
 
@@ -554,13 +552,13 @@ func (c CLI) bootstrap(ctx context.Context, cfg Config) error {
 		return err
 	}
 	defer env.close()
-	b, created, err := env.auth.Bootstrap(ctx)
+	b, created, err := env.svc.Auth.Bootstrap(ctx)
 	if err != nil || !created {
 		return err
 	}
 	tok := b.Token
 	base := cfg.PublicBase()
-	pwLink, err := account.PasswordLink(ctx, env.store, clock.System{}.Now(), base, b.Account.ID)
+	pwLink, err := account.PasswordLink(ctx, env.store.Credentials, clock.System{}.Now(), base, b.Account.ID)
 	if err != nil {
 		return err
 	}
@@ -592,10 +590,8 @@ API reference: %s/docs
 // writes nothing to the data dir (no link-signing key, no outbox) and, with
 // --database, touches no local directory at all.
 type env struct {
-	store   *sqlstore.Store
-	auth    *auth.Service
-	credits *credits.Service
-	secrets *bulk.Secrets
+	store Store
+	svc   *service.Services
 }
 
 func (e env) close() { e.store.Close() }
@@ -607,12 +603,9 @@ func openEnv(ctx context.Context, cfg Config) (env, error) {
 	}
 	e := env{store: store}
 	clk := clock.System{}
-	pay, err := payment.NewLocal(store, clk, cfg.PublicBase())
+	pay, err := payment.NewLocal(store.Ledger, clk, cfg.PublicBase())
 	if err == nil {
-		e.auth, e.credits, err = NewAccountServices(SQLStores(store), clk, pay, cfg.ServiceOptions().Pricing, cfg.Plans)
-	}
-	if err == nil {
-		e.secrets, err = bulk.NewSecrets(store)
+		e.svc, err = service.New(store.Stores, service.Outbound{Clock: clk, Payments: pay}, cfg.ServiceOptions())
 	}
 	if err != nil {
 		store.Close()
@@ -627,148 +620,190 @@ func (c CLI) migrate(o *options) error {
 		return err
 	}
 	defer store.Close()
-	fmt.Fprintf(c.Stdout, "migrations applied (%s)\n", store.Dialect())
+	fmt.Fprintf(c.Stdout, "migrations applied (%s)\n", store.Dialect)
 	return nil
 }
 
+// adminCommands are the operator's commands, one function each.
+var adminCommands = map[string]func(adminRun) error{
+	"accounts create":   adminRun.accountsCreate,
+	"accounts list":     adminRun.accountsList,
+	"accounts set-plan": adminRun.accountsSetPlan,
+	"tokens create":     adminRun.tokensCreate,
+	"tokens list":       adminRun.tokensList,
+	"tokens delete":     adminRun.tokensDelete,
+	"credits grant":     adminRun.creditsGrant,
+	"webhooks secret":   adminRun.webhooksSecret,
+}
+
+// adminRun is one admin command: its flags and the services of the store.
+type adminRun struct {
+	CLI
+	ctx context.Context
+	svc *service.Services
+	o   *options
+}
+
 func (c CLI) admin(cmd string, o *options) error {
-	email, name, plan, asJSON, id, creditsN, rotate := &o.email, &o.name, &o.plan, &o.json, &o.id, &o.credits, &o.rotate
 	ctx := context.Background()
 	e, err := openEnv(ctx, o.cfg)
 	if err != nil {
 		return err
 	}
 	defer e.close()
-	account := func() (ports.Account, error) {
-		a, err := e.auth.AccountByEmail(ctx, *email)
-		if failure.Is(err, failure.NotFound) {
-			return a, fmt.Errorf("no account with email %s", *email)
-		}
-		return a, err
+	run, ok := adminCommands[cmd]
+	if !ok {
+		return usageError{fmt.Errorf("unknown command %q", cmd)}
 	}
+	return run(adminRun{CLI: c, ctx: ctx, svc: e.svc, o: o})
+}
 
-	switch cmd {
-	case "accounts create":
-		p := *plan
-		if p == "" {
-			p = billing.DefaultPlanName
+// account is the account --email names.
+func (r adminRun) account() (ports.Account, error) {
+	a, err := r.svc.Auth.AccountByEmail(r.ctx, r.o.email)
+	if failure.Is(err, failure.NotFound) {
+		return a, fmt.Errorf("no account with email %s", r.o.email)
+	}
+	return a, err
+}
+
+func (r adminRun) accountsCreate() error {
+	p := r.o.plan
+	if p == "" {
+		p = billing.DefaultPlanName
+	}
+	a, err := r.svc.Auth.CreateAccount(r.ctx, r.o.email, r.o.name, p)
+	if err != nil {
+		return err
+	}
+	if r.o.json {
+		return r.json(accountOut(a))
+	}
+	fmt.Fprintf(r.Stdout, "created account %d %s (%s)\n", a.ID, a.Email, r.svc.Auth.Plans().Must(a.Plan).DisplayName)
+	return nil
+}
+
+func (r adminRun) accountsList() error {
+	list, err := r.svc.Auth.ListAccounts(r.ctx)
+	if err != nil {
+		return err
+	}
+	if r.o.json {
+		out := make([]map[string]any, len(list))
+		for i, a := range list {
+			out[i] = accountOut(a)
 		}
-		a, err := e.auth.CreateAccount(ctx, *email, *name, p)
-		if err != nil {
-			return err
-		}
-		if *asJSON {
-			return c.json(accountOut(a))
-		}
-		fmt.Fprintf(c.Stdout, "created account %d %s (%s)\n", a.ID, a.Email, e.auth.Plans().Must(a.Plan).DisplayName)
-	case "accounts list":
-		list, err := e.auth.ListAccounts(ctx)
-		if err != nil {
-			return err
-		}
-		if *asJSON {
-			out := make([]map[string]any, len(list))
-			for i, a := range list {
-				out[i] = accountOut(a)
-			}
-			return c.json(out)
-		}
-		tw := tabwriter.NewWriter(c.Stdout, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "ID\tEMAIL\tNAME\tPLAN\tCREATED")
-		for _, a := range list {
-			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\n", a.ID, a.Email, a.Name, e.auth.Plans().Must(a.Plan).DisplayName, a.CreatedAt.Format(time.RFC3339))
-		}
-		return tw.Flush()
-	case "accounts set-plan":
-		a, err := account()
-		if err != nil {
-			return err
-		}
-		if err := e.credits.SetPlan(ctx, a.ID, *plan); err != nil {
-			return err
-		}
-		fmt.Fprintf(c.Stdout, "%s is on the %s plan\n", a.Email, e.auth.Plans().Must(*plan).DisplayName)
-	case "tokens create":
-		a, err := account()
-		if err != nil {
-			return err
-		}
-		t, err := e.auth.CreateToken(ctx, a.ID, *name)
-		if err != nil {
-			return err
-		}
-		if *asJSON {
-			return c.json(map[string]any{"id": t.Token.ID, "name": t.Token.Name, "token": t.Secret, "preview": t.Token.Preview})
-		}
-		fmt.Fprintf(c.Stdout, "token %d (%s) for %s. It is shown this once:\n\n    %s\n\n", t.Token.ID, t.Token.Name, a.Email, t.Secret)
-	case "tokens list":
-		a, err := account()
-		if err != nil {
-			return err
-		}
-		list, err := e.auth.ListTokens(ctx, a.ID)
-		if err != nil {
-			return err
-		}
-		if *asJSON {
-			out := make([]map[string]any, len(list))
-			for i, t := range list {
-				var last any
-				if t.LastUsedAt != nil {
-					last = t.LastUsedAt.Format(time.RFC3339)
-				}
-				out[i] = map[string]any{"id": t.ID, "name": t.Name, "preview": t.Preview, "last_used_at": last, "created_at": t.CreatedAt.Format(time.RFC3339)}
-			}
-			return c.json(out)
-		}
-		tw := tabwriter.NewWriter(c.Stdout, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "ID\tNAME\tPREVIEW\tLAST USED\tCREATED")
-		for _, t := range list {
-			last := "never"
+		return r.json(out)
+	}
+	tw := tabwriter.NewWriter(r.Stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tEMAIL\tNAME\tPLAN\tCREATED")
+	for _, a := range list {
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\n", a.ID, a.Email, a.Name, r.svc.Auth.Plans().Must(a.Plan).DisplayName, a.CreatedAt.Format(time.RFC3339))
+	}
+	return tw.Flush()
+}
+
+func (r adminRun) accountsSetPlan() error {
+	a, err := r.account()
+	if err != nil {
+		return err
+	}
+	if err := r.svc.Credits.SetPlan(r.ctx, a.ID, r.o.plan); err != nil {
+		return err
+	}
+	fmt.Fprintf(r.Stdout, "%s is on the %s plan\n", a.Email, r.svc.Auth.Plans().Must(r.o.plan).DisplayName)
+	return nil
+}
+
+func (r adminRun) tokensCreate() error {
+	a, err := r.account()
+	if err != nil {
+		return err
+	}
+	t, err := r.svc.Auth.CreateToken(r.ctx, a.ID, r.o.name)
+	if err != nil {
+		return err
+	}
+	if r.o.json {
+		return r.json(map[string]any{"id": t.Token.ID, "name": t.Token.Name, "token": t.Secret, "preview": t.Token.Preview})
+	}
+	fmt.Fprintf(r.Stdout, "token %d (%s) for %s. It is shown this once:\n\n    %s\n\n", t.Token.ID, t.Token.Name, a.Email, t.Secret)
+	return nil
+}
+
+func (r adminRun) tokensList() error {
+	a, err := r.account()
+	if err != nil {
+		return err
+	}
+	list, err := r.svc.Auth.ListTokens(r.ctx, a.ID)
+	if err != nil {
+		return err
+	}
+	if r.o.json {
+		out := make([]map[string]any, len(list))
+		for i, t := range list {
+			var last any
 			if t.LastUsedAt != nil {
 				last = t.LastUsedAt.Format(time.RFC3339)
 			}
-			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\n", t.ID, t.Name, t.Preview, last, t.CreatedAt.Format(time.RFC3339))
+			out[i] = map[string]any{"id": t.ID, "name": t.Name, "preview": t.Preview, "last_used_at": last, "created_at": t.CreatedAt.Format(time.RFC3339)}
 		}
-		return tw.Flush()
-	case "tokens delete":
-		a, err := account()
-		if err != nil {
-			return err
-		}
-		if err := e.auth.DeleteToken(ctx, a.ID, *id); err != nil {
-			if failure.Is(err, failure.NotFound) {
-				return fmt.Errorf("%s has no token %d", a.Email, *id)
-			}
-			return err
-		}
-		fmt.Fprintf(c.Stdout, "token %d deleted\n", *id)
-	case "credits grant":
-		a, err := account()
-		if err != nil {
-			return err
-		}
-		if err := e.credits.Grant(ctx, a.ID, *creditsN); err != nil {
-			return err
-		}
-		fmt.Fprintf(c.Stdout, "granted %s credits to %s\n", billing.FormatCredits(*creditsN), a.Email)
-	case "webhooks secret":
-		a, err := account()
-		if err != nil {
-			return err
-		}
-		show := e.secrets.Show
-		if *rotate {
-			show = e.secrets.Rotate
-		}
-		secret, err := show(ctx, a.ID)
-		if err != nil {
-			return err
-		}
-		fmt.Fprintln(c.Stdout, secret)
-	default:
-		return usageError{fmt.Errorf("unknown command %q", cmd)}
+		return r.json(out)
 	}
+	tw := tabwriter.NewWriter(r.Stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tNAME\tPREVIEW\tLAST USED\tCREATED")
+	for _, t := range list {
+		last := "never"
+		if t.LastUsedAt != nil {
+			last = t.LastUsedAt.Format(time.RFC3339)
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\n", t.ID, t.Name, t.Preview, last, t.CreatedAt.Format(time.RFC3339))
+	}
+	return tw.Flush()
+}
+
+func (r adminRun) tokensDelete() error {
+	a, err := r.account()
+	if err != nil {
+		return err
+	}
+	if err := r.svc.Auth.DeleteToken(r.ctx, a.ID, r.o.id); err != nil {
+		if failure.Is(err, failure.NotFound) {
+			return fmt.Errorf("%s has no token %d", a.Email, r.o.id)
+		}
+		return err
+	}
+	fmt.Fprintf(r.Stdout, "token %d deleted\n", r.o.id)
+	return nil
+}
+
+func (r adminRun) creditsGrant() error {
+	a, err := r.account()
+	if err != nil {
+		return err
+	}
+	if err := r.svc.Credits.Grant(r.ctx, a.ID, r.o.credits); err != nil {
+		return err
+	}
+	fmt.Fprintf(r.Stdout, "granted %s credits to %s\n", billing.FormatCredits(r.o.credits), a.Email)
+	return nil
+}
+
+func (r adminRun) webhooksSecret() error {
+	a, err := r.account()
+	if err != nil {
+		return err
+	}
+	show := r.svc.Secrets.Show
+	if r.o.rotate {
+		show = r.svc.Secrets.Rotate
+	}
+	secret, err := show(r.ctx, a.ID)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(r.Stdout, secret)
 	return nil
 }
 

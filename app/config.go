@@ -17,104 +17,165 @@ import (
 	"github.com/trawlhq/trawl/core/billing"
 )
 
-// Config is everything an operator can set. Flags win over environment
-// variables, which win over defaults.
+// Config is everything an operator can set, grouped by concern. Flags win
+// over environment variables, which win over defaults; the environment
+// variable of each field is beside it (docs/configuration.md).
 type Config struct {
-	Addr        string        // TRAWL_ADDR, --addr
-	DataDir     string        // TRAWL_DATA_DIR, --data-dir
-	DatabaseURL string        // TRAWL_DATABASE_URL, --database
-	Resolve     []string      // TRAWL_FETCH_RESOLVE (comma-separated), --resolve (repeatable)
-	PublicURL   string        // TRAWL_PUBLIC_URL: base of links Trawl hands out
-	LogLevel    string        // TRAWL_LOG_LEVEL: debug, info, warn, error
-	LogFormat   string        // TRAWL_LOG_FORMAT: text or json
-	MaxBody     int64         // TRAWL_MAX_BODY_BYTES
-	Shutdown    time.Duration // TRAWL_SHUTDOWN_TIMEOUT
-	PriceCents  int64         // TRAWL_TOPUP_CENTS_PER_1000
-	Currency    string        // TRAWL_TOPUP_CURRENCY
-	Bootstrap   bool          // TRAWL_BOOTSTRAP: create local@localhost on an empty store
+	HTTPConfig
+	StoreConfig
+	FetchConfig
+	BrowserConfig
+	DocumentConfig
+	MailConfig
+	PaymentsConfig
+	FleetConfig
+}
 
+// HTTPConfig is the HTTP settings: where the server listens, what it
+// answers, how it logs and stops.
+type HTTPConfig struct {
+	Addr      string        // TRAWL_ADDR, --addr
+	PublicURL string        // TRAWL_PUBLIC_URL: base of links Trawl hands out
+	MaxBody   int64         // TRAWL_MAX_BODY_BYTES
+	Shutdown  time.Duration // TRAWL_SHUTDOWN_TIMEOUT
+	LogLevel  string        // TRAWL_LOG_LEVEL: debug, info, warn, error
+	LogFormat string        // TRAWL_LOG_FORMAT: text or json
+}
+
+// StoreConfig is the store settings: the database, the data directory and
+// where result files go.
+type StoreConfig struct {
+	DataDir                 string        // TRAWL_DATA_DIR, --data-dir
+	DatabaseURL             string        // TRAWL_DATABASE_URL, --database
+	Bootstrap               bool          // TRAWL_BOOTSTRAP: create local@localhost on an empty store
 	DatabaseMaxConns        int64         // TRAWL_DATABASE_MAX_CONNS; 0: the dialect's default
 	DatabaseMaxIdleConns    int64         // TRAWL_DATABASE_MAX_IDLE_CONNS; 0: as many as DatabaseMaxConns
 	DatabaseConnMaxLifetime time.Duration // TRAWL_DATABASE_CONN_MAX_LIFETIME; 0: the dialect's default
 	DatabaseConnMaxIdleTime time.Duration // TRAWL_DATABASE_CONN_MAX_IDLE_TIME; 0: the dialect's default
 	DatabaseQueryTimeout    time.Duration // TRAWL_DATABASE_QUERY_TIMEOUT: a statement, waiting for a connection included
+	S3Endpoint              string        // TRAWL_S3_ENDPOINT; empty: files in the data dir, served at /files/
+	S3Bucket                string        // TRAWL_S3_BUCKET
+	S3AccessKey             string        // TRAWL_S3_ACCESS_KEY
+	S3SecretKey             string        // TRAWL_S3_SECRET_KEY
+	S3Region                string        // TRAWL_S3_REGION
+	S3Insecure              bool          // TRAWL_S3_INSECURE: plain HTTP to the endpoint
+	LinkTTL                 time.Duration // TRAWL_LINK_TTL: lifetime of download links
+	LinkSecret              string        // TRAWL_LINK_SECRET: signs local links (share it between nodes)
+}
 
+// FetchConfig is the fetch settings: how Trawl reaches the web, search
+// engines and the model.
+type FetchConfig struct {
+	Resolve             []string      // TRAWL_FETCH_RESOLVE (comma-separated), --resolve (repeatable)
 	FetchConnectTimeout time.Duration // TRAWL_FETCH_CONNECT_TIMEOUT
 	FetchTimeout        time.Duration // TRAWL_FETCH_TIMEOUT
 	FetchMaxBytes       int64         // TRAWL_FETCH_MAX_BYTES
 	FetchProxy          string        // TRAWL_FETCH_PROXY
 	FetchProxies        string        // TRAWL_FETCH_PROXIES: COUNTRY=URL, ...
-
-	DocumentMaxBytes    int64         // TRAWL_DOCUMENT_MAX_BYTES: largest PDF or DOCX body
-	DocumentMaxPages    int64         // TRAWL_DOCUMENT_MAX_PAGES: pages converted, the rest with a warning
-	DocumentTimeout     time.Duration // TRAWL_DOCUMENT_TIMEOUT: conversion time after the fetch
-	DocumentWorkers     int64         // TRAWL_DOCUMENT_WORKERS: PDFs converted at once
-	DocumentMemoryBytes int64         // TRAWL_DOCUMENT_MEMORY_BYTES: memory of one PDF's reader
-	BrowserPath         string        // TRAWL_BROWSER_PATH: a local Chromium; default: chromium on PATH
-	BrowserURL          string        // TRAWL_BROWSER_URL: a remote DevTools endpoint instead of a local browser
-	BrowserOff          bool          // TRAWL_BROWSER_OFF: never render, even with a browser installed
-	BrowserPages        int64         // TRAWL_BROWSER_PAGES: pages rendering at once; default: the core count
-	BrowserRestartAfter int64         // TRAWL_BROWSER_RESTART_AFTER: pages per browser process; default 200
-	BrowserMemoryBytes  int64         // TRAWL_BROWSER_MEMORY_BYTES: the local browser's memory above idle; default 1 GiB
-	BrowserPageMemory   int64         // TRAWL_BROWSER_PAGE_MEMORY_BYTES: memory of one page's renderer; default 512 MiB
-	BrowserProxyListen  string        // TRAWL_BROWSER_PROXY_LISTEN: where the browser's egress proxy listens; default 127.0.0.1:0
-	SearchRender        string        // TRAWL_SEARCH_RENDER: engines whose result pages are fetched in the browser (google)
-
 	SearchGoogleURL     string        // TRAWL_SEARCH_GOOGLE_URL
 	SearchBingURL       string        // TRAWL_SEARCH_BING_URL
 	SearchDuckDuckGoURL string        // TRAWL_SEARCH_DUCKDUCKGO_URL
 	SearchProxy         string        // TRAWL_SEARCH_PROXY
 	SearchTimeout       time.Duration // TRAWL_SEARCH_TIMEOUT
+	LLMBaseURL          string        // TRAWL_LLM_BASE_URL
+	LLMAPIKey           string        // TRAWL_LLM_API_KEY
+	LLMModel            string        // TRAWL_LLM_MODEL
+	LLMTimeout          time.Duration // TRAWL_LLM_TIMEOUT (per attempt)
+	LLMContextChars     int64         // TRAWL_LLM_CONTEXT_CHARS
+}
 
-	LLMBaseURL      string        // TRAWL_LLM_BASE_URL
-	LLMAPIKey       string        // TRAWL_LLM_API_KEY
-	LLMModel        string        // TRAWL_LLM_MODEL
-	LLMTimeout      time.Duration // TRAWL_LLM_TIMEOUT (per attempt)
-	LLMContextChars int64         // TRAWL_LLM_CONTEXT_CHARS
+// BrowserConfig is the browser settings: the Chromium that renders pages.
+type BrowserConfig struct {
+	BrowserPath         string // TRAWL_BROWSER_PATH: a local Chromium; default: chromium on PATH
+	BrowserURL          string // TRAWL_BROWSER_URL: a remote DevTools endpoint instead of a local browser
+	BrowserOff          bool   // TRAWL_BROWSER_OFF: never render, even with a browser installed
+	BrowserPages        int64  // TRAWL_BROWSER_PAGES: pages rendering at once; default: the core count
+	BrowserRestartAfter int64  // TRAWL_BROWSER_RESTART_AFTER: pages per browser process; default 200
+	BrowserMemoryBytes  int64  // TRAWL_BROWSER_MEMORY_BYTES: the local browser's memory above idle; default 1 GiB
+	BrowserPageMemory   int64  // TRAWL_BROWSER_PAGE_MEMORY_BYTES: memory of one page's renderer; default 512 MiB
+	BrowserProxyListen  string // TRAWL_BROWSER_PROXY_LISTEN: where the browser's egress proxy listens; default 127.0.0.1:0
+	SearchRender        string // TRAWL_SEARCH_RENDER: engines whose result pages are fetched in the browser (google)
+}
 
+// DocumentConfig is the documents settings: PDF and DOCX conversion.
+type DocumentConfig struct {
+	DocumentMaxBytes    int64         // TRAWL_DOCUMENT_MAX_BYTES: largest PDF or DOCX body
+	DocumentMaxPages    int64         // TRAWL_DOCUMENT_MAX_PAGES: pages converted, the rest with a warning
+	DocumentTimeout     time.Duration // TRAWL_DOCUMENT_TIMEOUT: conversion time after the fetch
+	DocumentWorkers     int64         // TRAWL_DOCUMENT_WORKERS: PDFs converted at once
+	DocumentMemoryBytes int64         // TRAWL_DOCUMENT_MEMORY_BYTES: memory of one PDF's reader
+}
+
+// MailConfig is the mail settings: how results reach people and programs
+// (mail, webhooks).
+type MailConfig struct {
 	SMTPURL        string        // TRAWL_SMTP_URL: smtp://user:pass@host:port; empty: .eml outbox in the data dir
 	MailFrom       string        // TRAWL_MAIL_FROM
-	S3Endpoint     string        // TRAWL_S3_ENDPOINT; empty: files in the data dir, served at /files/
-	S3Bucket       string        // TRAWL_S3_BUCKET
-	S3AccessKey    string        // TRAWL_S3_ACCESS_KEY
-	S3SecretKey    string        // TRAWL_S3_SECRET_KEY
-	S3Region       string        // TRAWL_S3_REGION
-	S3Insecure     bool          // TRAWL_S3_INSECURE: plain HTTP to the endpoint
-	LinkTTL        time.Duration // TRAWL_LINK_TTL: lifetime of download links
-	LinkSecret     string        // TRAWL_LINK_SECRET: signs local links (share it between nodes)
-	BulkWorker     bool          // TRAWL_BULK_WORKER: process bulk jobs in this process
-	BulkJobs       int64         // TRAWL_BULK_JOBS: jobs processed at once
-	BulkLease      time.Duration // TRAWL_BULK_LEASE
 	WebhookTimeout time.Duration // TRAWL_WEBHOOK_TIMEOUT (per attempt)
 	WebhookBackoff time.Duration // TRAWL_WEBHOOK_BACKOFF (first wait between attempts)
-	Crawl          CrawlConfig   // TRAWL_CRAWL_*: politeness and robots.txt (config_crawl.go)
+}
 
-	RateLimiter  string        // TRAWL_RATE_LIMITER: auto (default), memory, postgres or redis
-	RedisURL     string        // TRAWL_REDIS_URL: redis://host:port/db; the shared rate limiter
-	RedisPrefix  string        // TRAWL_REDIS_PREFIX: before every key (default trawl:rl:)
-	RedisTimeout time.Duration // TRAWL_REDIS_TIMEOUT: one rate-limit decision, round trip included
-	MetricsAddr  string        // TRAWL_METRICS_ADDR: Prometheus /metrics on host:port; empty: off
+// PaymentsConfig is the payments settings: prices, plans and the payment
+// provider.
+type PaymentsConfig struct {
+	PriceCents int64         // TRAWL_TOPUP_CENTS_PER_1000
+	Currency   string        // TRAWL_TOPUP_CURRENCY
+	PlansFile  string        // TRAWL_PLANS_FILE: the plan table (YAML or JSON); TRAWL_PLANS: the same inline
+	Plans      billing.Plans // the plan table in force: the file's, else the spec's
+	Stripe     StripeConfig  // TRAWL_STRIPE_*: Stripe as the payment provider; unset: the local checkout
+}
 
-	Tracing   oteltrace.Settings // OTEL_*: traces over OTLP/HTTP; off unless an endpoint or exporter is set
-	PlansFile string             // TRAWL_PLANS_FILE: the plan table (YAML or JSON); TRAWL_PLANS: the same inline
-	Plans     billing.Plans      // the plan table in force: the file's, else the spec's
-	Stripe    StripeConfig       // TRAWL_STRIPE_*: Stripe as the payment provider; unset: the local checkout
+// FleetConfig is the fleet settings: bulk work, crawls, shared limits and
+// observability across nodes.
+type FleetConfig struct {
+	BulkWorker   bool               // TRAWL_BULK_WORKER: process bulk jobs in this process
+	BulkJobs     int64              // TRAWL_BULK_JOBS: jobs processed at once
+	BulkLease    time.Duration      // TRAWL_BULK_LEASE
+	Crawl        CrawlConfig        // TRAWL_CRAWL_*: politeness and robots.txt (config_crawl.go)
+	RateLimiter  string             // TRAWL_RATE_LIMITER: auto (default), memory, postgres or redis
+	RedisURL     string             // TRAWL_REDIS_URL: redis://host:port/db; the shared rate limiter
+	RedisPrefix  string             // TRAWL_REDIS_PREFIX: before every key (default trawl:rl:)
+	RedisTimeout time.Duration      // TRAWL_REDIS_TIMEOUT: one rate-limit decision, round trip included
+	MetricsAddr  string             // TRAWL_METRICS_ADDR: Prometheus /metrics on host:port; empty: off
+	Tracing      oteltrace.Settings // OTEL_*: traces over OTLP/HTTP; off unless an endpoint or exporter is set
 }
 
 // DefaultConfig is the configuration with no flags and no environment.
 func DefaultConfig() Config {
-	return Config{
-		Addr: "127.0.0.1:8080", DataDir: "./trawl-data", LogLevel: "info", LogFormat: "text",
-		MaxBody: 1 << 20, Shutdown: 15 * time.Second, PriceCents: 500, Currency: "usd", Bootstrap: true,
-		FetchConnectTimeout: 10 * time.Second, FetchTimeout: 30 * time.Second, FetchMaxBytes: 10 << 20,
-		DocumentMaxBytes: 50 << 20, DocumentMaxPages: 500, DocumentTimeout: 30 * time.Second, DocumentWorkers: 2, DocumentMemoryBytes: 256 << 20,
-		SearchTimeout: 15 * time.Second, LLMTimeout: 60 * time.Second, LLMContextChars: 24000,
-		MailFrom: "Trawl <no-reply@trawl.localhost>", LinkTTL: 7 * 24 * time.Hour, BulkWorker: true, BulkJobs: 2,
-		BulkLease: time.Minute, WebhookTimeout: 30 * time.Second, WebhookBackoff: 2 * time.Second, S3Region: "us-east-1",
-		DatabaseQueryTimeout: 10 * time.Second,
-		RateLimiter:          LimiterAuto, RedisTimeout: 250 * time.Millisecond,
-		Plans: billing.DefaultPlans(),
-	}
+	var c Config
+	c.Addr = "127.0.0.1:8080"
+	c.DataDir = "./trawl-data"
+	c.LogLevel = "info"
+	c.LogFormat = "text"
+	c.MaxBody = 1 << 20
+	c.Shutdown = 15 * time.Second
+	c.PriceCents = 500
+	c.Currency = "usd"
+	c.Bootstrap = true
+	c.FetchConnectTimeout = 10 * time.Second
+	c.FetchTimeout = 30 * time.Second
+	c.FetchMaxBytes = 10 << 20
+	c.DocumentMaxBytes = 50 << 20
+	c.DocumentMaxPages = 500
+	c.DocumentTimeout = 30 * time.Second
+	c.DocumentWorkers = 2
+	c.DocumentMemoryBytes = 256 << 20
+	c.SearchTimeout = 15 * time.Second
+	c.LLMTimeout = 60 * time.Second
+	c.LLMContextChars = 24000
+	c.MailFrom = "Trawl <no-reply@trawl.localhost>"
+	c.LinkTTL = 7 * 24 * time.Hour
+	c.BulkWorker = true
+	c.BulkJobs = 2
+	c.BulkLease = time.Minute
+	c.WebhookTimeout = 30 * time.Second
+	c.WebhookBackoff = 2 * time.Second
+	c.S3Region = "us-east-1"
+	c.DatabaseQueryTimeout = 10 * time.Second
+	c.RateLimiter = LimiterAuto
+	c.RedisTimeout = 250 * time.Millisecond
+	c.Plans = billing.DefaultPlans()
+	return c
 }
 
 // FromEnv overlays TRAWL_* variables on c.

@@ -4,17 +4,11 @@ import (
 	"context"
 	"errors"
 	"log/slog"
-	"net"
-	"net/http"
-	"time"
 
 	"go.uber.org/fx"
 
-	"github.com/trawlhq/trawl/adapters/chromium"
-	"github.com/trawlhq/trawl/adapters/httpapi"
 	"github.com/trawlhq/trawl/adapters/limiter"
 	"github.com/trawlhq/trawl/adapters/metrics"
-	"github.com/trawlhq/trawl/adapters/sqlstore"
 	"github.com/trawlhq/trawl/ports"
 )
 
@@ -42,7 +36,7 @@ func (l Limiter) Checks() map[string]func(context.Context) error {
 
 // NewLimiter builds the configured rate limiter. With Redis, a node whose
 // Redis does not answer keeps limiting on its own (see limiter.Failover).
-func NewLimiter(c Config, store *sqlstore.Store, clk ports.Clock, log *slog.Logger) (Limiter, error) {
+func NewLimiter(c Config, store Store, clk ports.Clock, log *slog.Logger) (Limiter, error) {
 	none := func() error { return nil }
 	switch kind := c.LimiterKind(); kind {
 	case LimiterRedis:
@@ -67,7 +61,7 @@ func NewLimiter(c Config, store *sqlstore.Store, clk ports.Clock, log *slog.Logg
 		}
 		return Limiter{RateLimiter: f, Kind: kind, Shared: f, Ping: shared.Ping, Close: client.Close}, nil
 	case LimiterPostgres:
-		l, err := sqlstore.NewRateLimiter(store, clk)
+		l, err := store.SharedLimiter(clk)
 		return Limiter{RateLimiter: l, Kind: kind, Close: none}, err
 	default:
 		m, err := limiter.NewMemory(clk)
@@ -77,7 +71,7 @@ func NewLimiter(c Config, store *sqlstore.Store, clk ports.Clock, log *slog.Logg
 
 // provideLimiter builds the limiter for the app's lifetime, counted when
 // metrics are on.
-func provideLimiter(lc fx.Lifecycle, c Config, store *sqlstore.Store, clk ports.Clock, log *slog.Logger, m *metrics.Metrics) (Limiter, error) {
+func provideLimiter(lc fx.Lifecycle, c Config, store Store, clk ports.Clock, log *slog.Logger, m *metrics.Metrics) (Limiter, error) {
 	l, err := NewLimiter(c, store, clk, log)
 	if err != nil {
 		return l, err
@@ -101,82 +95,4 @@ func provideLimiter(lc fx.Lifecycle, c Config, store *sqlstore.Store, clk ports.
 		l.RateLimiter = m.Limiter(l.RateLimiter)
 	}
 	return l, nil
-}
-
-// MetricsModule provides the metrics (nil when TRAWL_METRICS_ADDR is empty)
-// and serves them on their own listener.
-func MetricsModule() fx.Option {
-	return fx.Module("metrics",
-		fx.Provide(func(c Config) *metrics.Metrics {
-			if c.MetricsAddr == "" {
-				return nil
-			}
-			return metrics.New()
-		}),
-		fx.Invoke(serveMetrics),
-	)
-}
-
-func serveMetrics(lc fx.Lifecycle, c Config, m *metrics.Metrics, store *sqlstore.Store, log *slog.Logger) {
-	if m == nil {
-		return
-	}
-	m.DB(store.DB().DB, "trawl")
-	m.Jobs(func(ctx context.Context) ([]metrics.JobState, error) {
-		states, err := store.UnfinishedJobs(ctx)
-		out := make([]metrics.JobState, 0, len(states))
-		for _, s := range states {
-			out = append(out, metrics.JobState{Status: s.Status, Count: s.Count, Oldest: s.Oldest})
-		}
-		return out, err
-	}, store.PendingURLs, time.Now)
-	m.Holds(store.OpenHolds, time.Now)
-	mux := http.NewServeMux()
-	mux.Handle("GET /metrics", m.Handler())
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, WriteTimeout: 30 * time.Second}
-	lc.Append(fx.Hook{
-		OnStart: func(context.Context) error {
-			ln, err := net.Listen("tcp", c.MetricsAddr)
-			if err != nil {
-				return err
-			}
-			log.Info("metrics listening", "addr", ln.Addr().String())
-			go func() {
-				if err := srv.Serve(ln); err != nil && err != http.ErrServerClosed {
-					log.Error("metrics server stopped", "err", err)
-				}
-			}()
-			return nil
-		},
-		OnStop: func(ctx context.Context) error { return srv.Shutdown(ctx) },
-	})
-}
-
-// Instrument wraps the API's outermost handler in the request metrics
-// (labelled by route pattern); without metrics it is the API's handler.
-func Instrument(api *httpapi.API, m *metrics.Metrics) http.Handler {
-	if m == nil {
-		return api.Handler()
-	}
-	return m.HTTP(api.Handler(), api.Route)
-}
-
-// instrumentOutbound counts page fetches, renders (and the browser's
-// restarts), webhook and mail attempts when metrics are on.
-func instrumentOutbound(o Outbound, m *metrics.Metrics) Outbound {
-	if m == nil {
-		return o
-	}
-	if b, ok := o.Renderer.(interface{ Stats() chromium.Stats }); ok {
-		m.Browser(func() int64 { return b.Stats().Restarts }, func() int64 { return b.Stats().BrowserRSS })
-	}
-	o.Fetcher = m.Fetcher(o.Fetcher)
-	o.Renderer = m.Renderer(o.Renderer)
-	if o.Webhooks != nil {
-		o.Webhooks = m.Webhooks(o.Webhooks)
-	}
-	if o.Mailer != nil {
-		o.Mailer = m.Mailer(o.Mailer)
-	}
-	return o
 }

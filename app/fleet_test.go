@@ -80,12 +80,12 @@ func TestNewLimiterKinds(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer pg.Close()
-	l, err := NewLimiter(Config{DatabaseURL: "postgres://x/y"}, pg, clk, log)
+	l, err := NewLimiter(Config{StoreConfig: StoreConfig{DatabaseURL: "postgres://x/y"}}, SQLStore(pg), clk, log)
 	if _, ok := l.RateLimiter.(*sqlstore.RateLimiter); err != nil || !ok || l.Kind != LimiterPostgres {
 		t.Fatalf("postgres: %T %v", l.RateLimiter, err)
 	}
 	srv := redistest.New(t)
-	l, err = NewLimiter(Config{RedisURL: srv.URL, RedisPrefix: srv.Prefix}, pg, clk, log)
+	l, err = NewLimiter(Config{FleetConfig: FleetConfig{RedisURL: srv.URL, RedisPrefix: srv.Prefix}}, SQLStore(pg), clk, log)
 	if err != nil || l.Shared == nil || l.Ping == nil || l.Kind != LimiterRedis {
 		t.Fatalf("redis: %+v %v", l, err)
 	}
@@ -99,7 +99,7 @@ func TestNewLimiterKinds(t *testing.T) {
 	if n := srv.Client.Exists(context.Background(), srv.Prefix+"a1:content").Val(); n != 1 || !l.Shared.Up() {
 		t.Fatal("the decision was not taken in Redis")
 	}
-	l, err = NewLimiter(Config{}, pg, clk, log)
+	l, err = NewLimiter(Config{}, SQLStore(pg), clk, log)
 	if _, ok := l.RateLimiter.(*limiter.Memory); err != nil || !ok {
 		t.Fatalf("memory: %T %v", l.RateLimiter, err)
 	}

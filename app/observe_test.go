@@ -2,14 +2,20 @@ package app
 
 import (
 	"context"
+	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"strings"
 	"testing"
 	"time"
 
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+
 	"github.com/trawlhq/trawl/adapters/clock"
 	"github.com/trawlhq/trawl/adapters/metrics"
+	"github.com/trawlhq/trawl/adapters/oteltrace"
 	"github.com/trawlhq/trawl/adapters/sqlstore"
 	"github.com/trawlhq/trawl/core/auth"
 	"github.com/trawlhq/trawl/core/billing"
@@ -89,7 +95,8 @@ func TestRenderMetricsWithChromium(t *testing.T) {
 	site.Handle("/a", "text/html", `<html><body><p>Dunes move.</p></body></html>`)
 	site.Handle("/b", "text/html", `<html><body><p>Sand sings.</p></body></html>`)
 	c.DataDir, c.Resolve, c.BrowserRestartAfter, c.BrowserPages = t.TempDir(), sites.ResolveFlags(site), 1, 1
-	out, err := NewOutbound(c)
+	m := metrics.New()
+	out, err := NewOutbound(c, Observers{Metrics: m})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,11 +104,13 @@ func TestRenderMetricsWithChromium(t *testing.T) {
 	if out.Renderer == nil {
 		t.Fatalf("no renderer: %s", out.Rendering)
 	}
-	m := metrics.New()
-	out = instrumentOutbound(out, m)
 	for _, p := range []string{"/a", "/b"} {
+		page, err := url.Parse(site.URL(p))
+		if err != nil {
+			t.Fatal(err)
+		}
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		if _, err := out.Renderer.Render(ctx, ports.RenderRequest{URL: site.URL(p), Field: "url"}); err != nil {
+		if _, err := out.Renderer.Render(ctx, ports.RenderRequest{URL: page}); err != nil {
 			t.Fatal(err)
 		}
 		cancel()
@@ -119,5 +128,50 @@ func TestRenderMetricsWithChromium(t *testing.T) {
 	}
 	if strings.Contains(got, "trawl_browser_resident_bytes 0\n") {
 		t.Error("the local browser's memory reads 0")
+	}
+}
+
+// TestOutboundIsObservedBeforeItIsShared: the sitemap reader fetches and
+// the webhook sender posts through the counted, traced adapters, because
+// they are wrapped before anything is built from them.
+func TestOutboundIsObservedBeforeItIsShared(t *testing.T) {
+	site := sites.New(t, "harbour.test")
+	site.Handle("/sitemap.xml", "application/xml", `<urlset><url><loc>http://harbour.test/a</loc></url><url><loc>http://harbour.test/b</loc></url></urlset>`)
+	site.Mux.HandleFunc("POST /hook", func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusNoContent) })
+	c := DefaultConfig()
+	c.DataDir, c.BrowserOff, c.Resolve = t.TempDir(), true, sites.ResolveFlags(site)
+	m := metrics.New()
+	exp := tracetest.NewInMemoryExporter()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(exp))
+	defer tp.Shutdown(context.Background())
+	out, err := NewOutbound(c, Observers{Metrics: m, Tracing: oteltrace.WithProvider(tp)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer out.Close()
+	ctx := context.Background()
+	urls, err := out.Discoverer.Read(ctx, site.URL("/sitemap.xml"), 10)
+	if err != nil || len(urls) != 2 {
+		t.Fatalf("sitemap: %v %v", urls, err)
+	}
+	if code, err := out.Webhooks.Send(ctx, ports.Webhook{URL: site.URL("/hook"), Body: []byte(`{}`), Timeout: 5 * time.Second}); err != nil || code != http.StatusNoContent {
+		t.Fatalf("webhook: %d %v", code, err)
+	}
+	got := scrapeMetrics(t, m)
+	for _, want := range []string{`trawl_fetches_total{outcome="ok"} 1`, `trawl_webhook_attempts_total{outcome="2xx"} 1`} {
+		if !strings.Contains(got, want) {
+			t.Errorf("metrics lack %s", want)
+		}
+	}
+	spans := exp.GetSpans()
+	for name, status := range map[string]string{"fetch": "200", "webhook": "204"} {
+		s := spanNamed(spans, name)
+		if s == nil {
+			t.Errorf("no %s span among %v", name, names(spans))
+			continue
+		}
+		if attr(s, "server.address") != "harbour.test" || attr(s, "http.response.status_code") != status {
+			t.Errorf("%s span: %+v", name, s.Attributes)
+		}
 	}
 }

@@ -7,8 +7,8 @@ import (
 	"strings"
 
 	"github.com/trawlhq/trawl/adapters/payment"
-	"github.com/trawlhq/trawl/adapters/sqlstore"
 	"github.com/trawlhq/trawl/core/billing"
+	"github.com/trawlhq/trawl/core/service"
 	"github.com/trawlhq/trawl/ports"
 )
 
@@ -86,16 +86,16 @@ func (s StripeConfig) Validate(plans billing.Plans) error {
 
 // NewPaymentProvider is Stripe when a secret key is configured, else the
 // embedded local checkout (top-ups and plans).
-func NewPaymentProvider(store *sqlstore.Store, clk ports.Clock, c Config) (ports.PaymentProvider, error) {
+func NewPaymentProvider(store service.Stores, clk ports.Clock, c Config) (ports.PaymentProvider, error) {
 	sc := c.Stripe
 	if sc.SecretKey == "" {
-		local, err := payment.NewLocal(store, clk, c.PublicBase())
+		local, err := payment.NewLocal(store.Ledger, clk, c.PublicBase())
 		if err != nil {
 			return nil, err
 		}
-		return payment.NewLocalPlans(local, store)
+		return payment.NewLocalPlans(local, store.PlanCheckouts)
 	}
-	return payment.NewStripe(store, clk, payment.StripeOptions{
+	return payment.NewStripe(store.Ledger, clk, payment.StripeOptions{
 		SecretKey: sc.SecretKey, WebhookSecret: sc.WebhookSecret, APIURL: sc.APIURL, Prices: sc.Prices, PublicURL: c.PublicBase(),
 		Plans: c.Plans,
 	})

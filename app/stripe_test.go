@@ -39,7 +39,7 @@ func TestPaymentProviderChoice(t *testing.T) {
 	c := DefaultConfig()
 	clk := testkit.NewClock(time.Date(2026, 7, 1, 0, 0, 0, 0, time.UTC))
 
-	p, err := NewPaymentProvider(store, clk, c)
+	p, err := NewPaymentProvider(SQLStore(store).Stores, clk, c)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,7 +52,7 @@ func TestPaymentProviderChoice(t *testing.T) {
 	if err != nil || c.Validate() != nil {
 		t.Fatalf("Stripe settings: %v %v", err, c.Validate())
 	}
-	p, err = NewPaymentProvider(store, clk, c)
+	p, err = NewPaymentProvider(SQLStore(store).Stores, clk, c)
 	if err != nil {
 		t.Fatal(err)
 	}

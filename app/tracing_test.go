@@ -19,6 +19,7 @@ import (
 	"github.com/trawlhq/trawl/adapters/connectapi/gen/trawl/v1/trawlv1connect"
 	"github.com/trawlhq/trawl/adapters/limiter"
 	"github.com/trawlhq/trawl/adapters/oteltrace"
+	"github.com/trawlhq/trawl/core/service"
 	"github.com/trawlhq/trawl/testkit/fakellm"
 	"github.com/trawlhq/trawl/testkit/fakesearch"
 	"github.com/trawlhq/trawl/testkit/sites"
@@ -49,27 +50,27 @@ func startTraced(t testing.TB, tr *oteltrace.Tracing) traced {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { store.Close() })
-	out, err := NewOutbound(c)
+	out, err := NewOutbound(c, Observers{Tracing: tr})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { out.Close() })
-	out = traceOutbound(out, tr)
 	clk := clock.System{}
-	pay, err := NewPaymentProvider(store, clk, c)
+	pay, err := NewPaymentProvider(store.Stores, clk, c)
 	if err != nil {
 		t.Fatal(err)
 	}
 	lim, _ := limiter.NewMemory(clk)
 	o := c.ServiceOptions()
-	o.WrapLedger = tr.Ledger
+	o.WrapLedger = Observers{Tracing: tr}.Ledger
 	o.Jobs = tr.Jobs()
 	log := slog.New(slog.DiscardHandler)
-	svc, err := NewServices(SQLStores(store), clk, pay, lim, out, o, log)
+	o.Logger = log
+	svc, err := service.New(store.Stores, out.With(clk, pay, lim), o)
 	if err != nil {
 		t.Fatal(err)
 	}
-	api, _, err := NewHandler(svc, out, HandlerOptions{Ready: store.Ping, Logger: log, Tracing: tr})
+	api, _, err := NewHandler(svc, HandlerOptions{Ready: store.Ping, Logger: log, Tracing: tr, Files: out.Files})
 	if err != nil {
 		t.Fatal(err)
 	}

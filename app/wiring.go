@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"errors"
 	"io"
 	"log/slog"
 	"net"
@@ -23,25 +24,18 @@ import (
 	"github.com/trawlhq/trawl/adapters/llm"
 	"github.com/trawlhq/trawl/adapters/metrics"
 	"github.com/trawlhq/trawl/adapters/oteltrace"
+	"github.com/trawlhq/trawl/adapters/password"
 	"github.com/trawlhq/trawl/adapters/pdf"
 	"github.com/trawlhq/trawl/adapters/schema"
 	"github.com/trawlhq/trawl/adapters/serp"
 	"github.com/trawlhq/trawl/adapters/sitemapxml"
 	"github.com/trawlhq/trawl/adapters/smtpmail"
-	"github.com/trawlhq/trawl/adapters/sqlstore"
 	"github.com/trawlhq/trawl/adapters/webhook"
-	"github.com/trawlhq/trawl/core/auth"
-	"github.com/trawlhq/trawl/core/billing"
+	"github.com/trawlhq/trawl/core/account"
 	"github.com/trawlhq/trawl/core/bulk"
-	"github.com/trawlhq/trawl/core/call"
 	"github.com/trawlhq/trawl/core/content"
-	"github.com/trawlhq/trawl/core/crawl"
 	"github.com/trawlhq/trawl/core/credits"
-	"github.com/trawlhq/trawl/core/idempotency"
-	"github.com/trawlhq/trawl/core/prompt"
-	"github.com/trawlhq/trawl/core/search"
-	"github.com/trawlhq/trawl/core/sitemap"
-	"github.com/trawlhq/trawl/core/structured"
+	"github.com/trawlhq/trawl/core/service"
 	"github.com/trawlhq/trawl/ports"
 )
 
@@ -56,62 +50,26 @@ func NewLogger(c Config, w io.Writer) *slog.Logger {
 	return slog.New(slog.NewTextHandler(w, opts))
 }
 
-// OpenStore opens (and migrates) the configured store.
-func OpenStore(ctx context.Context, c Config) (*sqlstore.Store, error) {
-	if err := CheckDatabaseURL(c.DatabaseURL); err != nil {
-		return nil, err
-	}
-	return sqlstore.Open(ctx, c.StoreOptions())
-}
-
-// Services are the core use cases, built from plain constructors: usable with
-// or without fx.
-type Services struct {
-	Auth        *auth.Service
-	Credits     *credits.Service
-	Ledger      *credits.Ledger
-	Biller      *credits.Biller
-	Idempotency *idempotency.Service
-	// Calls runs every billed call: limits, idempotency, the charge.
-	Calls   *call.Pipeline
-	Content *content.Service
-	Sitemap *sitemap.Service
-	Search  *search.Service
-	Prompt  *prompt.Service
-	// Extract runs /v1/extract: schema-shaped data from a page.
-	Extract *structured.Service
-	Bulk    *bulk.Service
-	Worker  *bulk.Worker
-	// Crawl runs /v1/crawl; its jobs run on Worker's queue.
-	Crawl *crawl.Service
-}
-
-// Outbound are the adapters that reach the web.
+// Outbound are the adapters of a configuration that reach beyond the
+// process, as the ports the core takes (service.Outbound; the clock, the
+// payment provider and the limiter are set by whoever builds those), with
+// what the server needs of them besides.
 type Outbound struct {
-	Fetcher    ports.Fetcher
-	Guard      ports.AddressGuard // the fetcher's address check, for bulk submissions
-	Extractor  ports.Extractor
-	Discoverer ports.SitemapDiscoverer
-	Engines    []ports.SearchEngine
-	LLM        ports.LLM
-	// Schemas compiles callers' JSON Schemas (nil: the jsonschema adapter).
-	Schemas  ports.SchemaCompiler
-	Webhooks ports.WebhookSender
-	Mailer   ports.Mailer
-	Blobs    ports.BlobStore
+	service.Outbound
 	// Files serves the local blob store's links; nil with S3.
 	Files http.Handler
-	// Documents convert PDF and DOCX responses on the content path.
-	Documents map[ports.DocumentFormat]ports.DocumentConverter
-	pdf       *pdf.Converter
-	// Renderer reads pages in a browser; nil when none is configured.
-	Renderer ports.Renderer
 	// Rendering says how pages are rendered, for the start-up log.
 	Rendering string
+	pdf       *pdf.Converter
 	closers   []func()
+}
 
-	// Countries are those of the fetch proxy pool (TRAWL_FETCH_PROXIES).
-	Countries []string
+// With completes the ports with the clock, the payment provider and the
+// limiter.
+func (o Outbound) With(clk ports.Clock, payments ports.PaymentProvider, lim ports.RateLimiter) service.Outbound {
+	p := o.Outbound
+	p.Clock, p.Payments, p.Limiter = clk, payments, lim
+	return p
 }
 
 // Close releases what the outbound adapters hold (the PDF reader, the
@@ -134,8 +92,11 @@ func proxyURL(raw string) *url.URL {
 	return u
 }
 
-// NewOutbound builds the web-facing adapters of a configuration.
-func NewOutbound(c Config) (Outbound, error) {
+// NewOutbound builds the web-facing adapters of a configuration, each
+// wrapped in obs before another adapter is built from it: the sitemap
+// reader fetches, Google renders and the bulk worker posts and mails
+// through the counted, traced ones.
+func NewOutbound(c Config, obs Observers) (Outbound, error) {
 	o := fetch.Options{ConnectTimeout: c.FetchConnectTimeout, Timeout: c.FetchTimeout, MaxBytes: c.FetchMaxBytes, Resolve: c.ResolveMap()}
 	if c.FetchProxy != "" {
 		u, err := url.Parse(c.FetchProxy)
@@ -150,19 +111,32 @@ func NewOutbound(c Config) (Outbound, error) {
 	}
 	o.Proxies = proxies
 	f := fetch.New(o)
-	d, err := sitemapxml.New(f, sitemapxml.Limits{})
-	if err != nil {
+	out := Outbound{Outbound: service.Outbound{Fetcher: obs.Fetcher(f), Guard: f, Extractor: obs.Extractor(extract.New()),
+		Schemas: schema.New(), Passwords: password.New(password.Default)}}
+	sitemaps, ok := out.Fetcher.(sitemapxml.Fetcher)
+	if !ok {
+		return Outbound{}, errors.New("the observed fetcher does not stream")
+	}
+	if out.Discoverer, err = sitemapxml.New(sitemaps, sitemapxml.Limits{}); err != nil {
 		return Outbound{}, err
 	}
+	var renderer ports.Renderer
+	if renderer, out.Rendering, out.closers, err = NewRenderer(c, f); err != nil {
+		return Outbound{}, err
+	}
+	out.Renderer = obs.Renderer(renderer)
 	so := serp.ClientOptions{Timeout: c.SearchTimeout, Proxy: proxyURL(c.SearchProxy)}
 	google := serp.NewGoogle(c.SearchGoogleURL, so)
-	engines := []ports.SearchEngine{
+	if out.Renderer != nil && c.RendersSearch("google") {
+		google = serp.NewRenderedGoogle(c.SearchGoogleURL, so, out.Renderer)
+		out.Rendering += "; Google results through the browser"
+	}
+	out.Engines = obs.Engines([]ports.SearchEngine{
 		google,
 		serp.NewBing(c.SearchBingURL, so),
 		serp.NewDuckDuckGo(c.SearchDuckDuckGoURL, so),
-	}
-	model := llm.NewOpenAI(llm.Options{BaseURL: c.LLMBaseURL, APIKey: c.LLMAPIKey, Model: c.LLMModel, AttemptTimeout: c.LLMTimeout})
-	out := Outbound{Fetcher: f, Guard: f, Extractor: extract.New(), Discoverer: d, Engines: engines, LLM: model}
+	})
+	out.LLM = obs.LLM(llm.NewOpenAI(llm.Options{BaseURL: c.LLMBaseURL, APIKey: c.LLMAPIKey, Model: c.LLMModel, AttemptTimeout: c.LLMTimeout}))
 	out.Countries = f.Countries()
 	// PDFium is compiled on the first PDF, not at start: an idle node holds
 	// no compiled reader, and the compiled code kept in the data directory
@@ -170,24 +144,21 @@ func NewOutbound(c Config) (Outbound, error) {
 	out.pdf = pdf.New(pdf.Options{MaxPages: int(c.DocumentMaxPages), Workers: int(c.DocumentWorkers), MemoryLimitBytes: c.DocumentMemoryBytes,
 		CacheDir: filepath.Join(c.DataDir, "pdfium-cache")})
 	out.Documents = map[ports.DocumentFormat]ports.DocumentConverter{ports.DocumentPDF: out.pdf, ports.DocumentDOCX: docx.New(docx.Options{})}
-	if out.Renderer, out.Rendering, out.closers, err = NewRenderer(c, f); err != nil {
+	hooks, err := webhook.New(f)
+	if err != nil {
 		return Outbound{}, err
 	}
-	if out.Renderer != nil && c.RendersSearch("google") {
-		google.RenderWith(out.Renderer)
-		out.Rendering += "; Google results through the browser"
-	}
-	if out.Webhooks, err = webhook.New(f); err != nil {
-		return Outbound{}, err
-	}
+	out.Webhooks = obs.Webhooks(hooks)
+	var mailer ports.Mailer
 	if c.SMTPURL != "" {
-		out.Mailer, err = smtpmail.NewSMTP(c.SMTPURL)
+		mailer, err = smtpmail.NewSMTP(c.SMTPURL)
 	} else {
-		out.Mailer, err = smtpmail.NewOutbox(filepath.Join(c.DataDir, "outbox"))
+		mailer, err = smtpmail.NewOutbox(filepath.Join(c.DataDir, "outbox"))
 	}
 	if err != nil {
 		return Outbound{}, err
 	}
+	out.Mailer = obs.Mailer(mailer)
 	if c.S3Endpoint != "" {
 		s3, err := blob.NewS3(blob.S3Options{Endpoint: c.S3Endpoint, Bucket: c.S3Bucket, AccessKey: c.S3AccessKey, SecretKey: c.S3SecretKey, Region: c.S3Region, Insecure: c.S3Insecure})
 		if err != nil {
@@ -210,48 +181,9 @@ func NewOutbound(c Config) (Outbound, error) {
 	return out, nil
 }
 
-// Stores are the store ports the core runs over. One SQL store fills them
-// all in production; tests fill them with the in-memory store or fakes.
-type Stores struct {
-	Accounts    ports.AccountStore
-	Tokens      ports.TokenStore
-	Ledger      ports.LedgerStore
-	Idempotency ports.IdempotencyStore
-	Jobs        ports.JobStore
-	// Crawls, Robots and Hosts keep crawl frontiers, robots.txt and the
-	// per-host politeness shared by a fleet.
-	Crawls ports.CrawlStore
-	Robots ports.RobotsCache
-	Hosts  ports.HostGate
-}
-
-// SQLStores puts the SQL store under every store port.
-func SQLStores(s *sqlstore.Store) Stores {
-	return Stores{Accounts: s, Tokens: s, Ledger: s, Idempotency: s, Jobs: s, Crawls: s, Robots: s, Hosts: s}
-}
-
-// ServiceOptions tune the core services.
-type ServiceOptions struct {
-	Pricing credits.Pricing
-	// Plans is the plan table: allowances, token caps, per-minute limits
-	// (zero: the default one).
-	Plans           billing.Plans
-	LLMContextChars int
-	Worker          bulk.WorkerOptions
-	Crawl           crawl.RunnerOptions
-	// Documents bound PDF and DOCX conversion (zero values: the defaults).
-	Documents content.DocumentLimits
-	// WrapLedger decorates the ledger billed calls and bulk jobs move
-	// credits through (metrics, tracing); nil: none.
-	WrapLedger func(ports.Ledger) ports.Ledger
-	// Jobs links each bulk job's processing to the request that queued it
-	// (tracing); nil: none.
-	Jobs ports.JobTracer
-}
-
 // ServiceOptions are the core's settings of a configuration.
-func (c Config) ServiceOptions() ServiceOptions {
-	return ServiceOptions{
+func (c Config) ServiceOptions() service.Options {
+	return service.Options{
 		Pricing:         credits.Pricing{CentsPer1000Credits: c.PriceCents, Currency: c.Currency},
 		Plans:           c.Plans,
 		LLMContextChars: int(c.LLMContextChars),
@@ -262,115 +194,10 @@ func (c Config) ServiceOptions() ServiceOptions {
 			// shutdown timeout, leaving the rest to record them and hand back.
 			Drain: c.Shutdown * 2 / 3,
 		},
-		Crawl: c.Crawl.RunnerOptions(),
+		Crawl:   c.Crawl.RunnerOptions(),
+		Account: account.Options{PublicURL: c.PublicBase(), MailFrom: c.MailFrom},
+		LinkTTL: c.LinkTTL,
 	}
-}
-
-// NewAccountServices builds the services of accounts, tokens and credits:
-// all the operator's commands need, with no outbound adapter.
-func NewAccountServices(st Stores, clk ports.Clock, payments ports.PaymentProvider, pricing credits.Pricing, plans billing.Plans) (*auth.Service, *credits.Service, error) {
-	a, err := auth.NewService(st.Accounts, st.Tokens, clk, plans)
-	if err != nil {
-		return nil, nil, err
-	}
-	c, err := credits.NewService(st.Ledger, st.Accounts, payments, clk, pricing, plans)
-	return a, c, err
-}
-
-// NewServices builds the core over the store ports and the outbound adapters.
-func NewServices(st Stores, clk ports.Clock, payments ports.PaymentProvider, limiter ports.RateLimiter, out Outbound, o ServiceOptions, log *slog.Logger) (Services, error) {
-	var s Services
-	var err error
-	if s.Auth, s.Credits, err = NewAccountServices(st, clk, payments, o.Pricing, o.Plans); err != nil {
-		return s, err
-	}
-	if s.Ledger, err = credits.NewLedger(st.Ledger, clk, credits.WithLogger(log), credits.WithPlans(o.Plans)); err != nil {
-		return s, err
-	}
-	var ledger ports.Ledger = s.Ledger
-	if o.WrapLedger != nil {
-		ledger = o.WrapLedger(ledger)
-	}
-	if s.Biller, err = credits.NewBiller(ledger, st.Ledger, clk, o.Plans); err != nil {
-		return s, err
-	}
-	if s.Idempotency, err = idempotency.NewService(st.Idempotency, clk); err != nil {
-		return s, err
-	}
-	if s.Calls, err = call.NewPipeline(limiter, o.Plans, s.Idempotency, call.WithBalance(func(ctx context.Context, accountID int64) (int64, error) {
-		st, err := s.Credits.Status(ctx, accountID)
-		return st.Balance, err
-	})); err != nil {
-		return s, err
-	}
-	var copts []content.Option
-	if out.Documents != nil {
-		copts = append(copts, content.WithDocuments(o.Documents, out.Documents))
-	}
-	if out.Renderer != nil {
-		copts = append(copts, content.WithRenderer(out.Renderer))
-	}
-	if out.Blobs != nil {
-		copts = append(copts, content.WithScreenshots(out.Blobs, 0, clk.Now))
-	}
-	if len(out.Countries) > 0 {
-		copts = append(copts, content.WithCountries(out.Countries))
-	}
-	if s.Content, err = content.NewService(out.Fetcher, out.Extractor, s.Biller, copts...); err != nil {
-		return s, err
-	}
-	if s.Sitemap, err = sitemap.NewService(out.Discoverer, s.Biller); err != nil {
-		return s, err
-	}
-	if s.Search, err = search.NewService(out.Engines, s.Content, s.Biller); err != nil {
-		return s, err
-	}
-	if s.Prompt, err = prompt.NewService(out.LLM, s.Content, s.Biller, o.LLMContextChars); err != nil {
-		return s, err
-	}
-	schemas := out.Schemas
-	if schemas == nil {
-		schemas = schema.New()
-	}
-	if s.Extract, err = structured.NewService(out.LLM, schemas, s.Content, s.Biller, o.LLMContextChars); err != nil {
-		return s, err
-	}
-	s.Worker, err = bulk.NewWorker(bulk.WorkerDeps{Jobs: st.Jobs, Accounts: st.Accounts, Ledger: bulkLedger{ledger}, Pages: s.Content,
-		Webhooks: out.Webhooks, Mailer: out.Mailer, Blobs: out.Blobs, Clock: clk, Logger: log, Tracer: o.Jobs}, o.Worker)
-	if err != nil {
-		return s, err
-	}
-	if s.Bulk, err = bulk.NewService(st.Jobs, bulkLedger{ledger}, out.Discoverer, out.Webhooks, out.Guard, s.Worker, clk); err != nil {
-		return s, err
-	}
-	if st.Crawls == nil {
-		return s, nil // a store without crawls: /v1/crawl answers 404
-	}
-	if _, err = crawl.NewRunner(crawl.RunnerDeps{Jobs: st.Jobs, Crawls: st.Crawls, Robots: st.Robots, Gate: st.Hosts, Accounts: st.Accounts, Ledger: bulkLedger{ledger},
-		Pages: s.Content, Fetcher: out.Fetcher, Sitemaps: out.Discoverer, Worker: s.Worker, Clock: clk, Logger: log}, o.Crawl); err != nil {
-		return s, err
-	}
-	s.Crawl, err = crawl.NewService(st.Jobs, st.Crawls, bulkLedger{ledger}, out.Webhooks, out.Guard, s.Worker, clk, crawl.WithPages(s.Content))
-	return s, err
-}
-
-// StoreModule provides the SQL store under each store port.
-func StoreModule() fx.Option {
-	return fx.Module("store",
-		fx.Provide(
-			func(lc fx.Lifecycle, c Config) (*sqlstore.Store, error) {
-				s, err := OpenStore(context.Background(), c)
-				if err != nil {
-					return nil, err
-				}
-				lc.Append(fx.StopHook(s.Close))
-				return s, nil
-			},
-			fx.Annotate(func(s *sqlstore.Store) *sqlstore.Store { return s }, fx.As(new(ports.AccountStore)), fx.As(new(ports.TokenStore)),
-				fx.As(new(ports.LedgerStore)), fx.As(new(ports.IdempotencyStore))),
-			SQLStores,
-		),
-	)
 }
 
 // ClockModule provides the system clock.
@@ -392,24 +219,26 @@ func PaymentModule() fx.Option {
 // OutboundModule provides the fetcher, the extractor and sitemap discovery.
 func OutboundModule() fx.Option {
 	return fx.Module("outbound",
-		fx.Provide(func(c Config, m *metrics.Metrics, t *oteltrace.Tracing, log *slog.Logger) (Outbound, error) {
-			o, err := NewOutbound(c)
+		fx.Provide(func(c Config, obs Observers, log *slog.Logger) (Outbound, error) {
+			o, err := NewOutbound(c, obs)
 			if err == nil {
 				log.Info("rendering: " + o.Rendering)
 			}
-			return traceOutbound(instrumentOutbound(o, m), t), err
+			return o, err
 		}),
 		fx.Invoke(func(lc fx.Lifecycle, out Outbound) { lc.Append(fx.StopHook(out.Close)) }))
 }
 
-// CoreModule provides the core services.
+// CoreModule provides the application: the core services every delivery takes.
 func CoreModule() fx.Option {
-	return fx.Module("core", fx.Provide(func(c Config, m *metrics.Metrics, t *oteltrace.Tracing) ServiceOptions {
+	return fx.Module("core", fx.Provide(func(c Config, st service.Stores, out Outbound, clk ports.Clock, payments ports.PaymentProvider, lim ports.RateLimiter,
+		obs Observers, log *slog.Logger) (*service.Services, error) {
 		o := c.ServiceOptions()
-		o.WrapLedger = observeLedger(m, t)
-		o.Jobs = t.Jobs()
-		return o
-	}, NewServices))
+		o.WrapLedger = obs.Ledger
+		o.Jobs = obs.Tracing.Jobs()
+		o.Logger = log
+		return service.New(st, out.With(clk, payments, lim), o)
+	}))
 }
 
 // HandlerOptions tune the served surface.
@@ -425,11 +254,13 @@ type HandlerOptions struct {
 	MCP MCPMount
 	// Tracing traces RPCs (and, through Trace, REST requests); nil: off.
 	Tracing *oteltrace.Tracing
+	// Files serves the local blob store's links (Outbound.Files); nil: none.
+	Files http.Handler
 }
 
-// MCPMount builds the /mcp handler over the API handler, with the token
-// check of the API (adapters/mcpserver.Handler).
-type MCPMount func(api http.Handler, authenticate func(ctx context.Context, authorization string) error) http.Handler
+// MCPMount builds the /mcp handler over the API handler and the
+// application's services (adapters/mcpserver.Handler).
+type MCPMount func(api http.Handler, s *service.Services) http.Handler
 
 // Extensions are what the binary adds to the server.
 type Extensions struct {
@@ -438,12 +269,8 @@ type Extensions struct {
 
 // NewHandler builds the JSON API with the Connect RPC surface mounted on
 // it: the one handler the server, the tests and the benchmarks serve.
-func NewHandler(s Services, out Outbound, o HandlerOptions) (*httpapi.API, *connectapi.Server, error) {
-	api, err := httpapi.New(httpapi.Deps{
-		Auth: s.Auth, Credits: s.Credits, Calls: s.Calls,
-		Content: s.Content, Sitemap: s.Sitemap, Search: s.Search, Prompt: s.Prompt, Extract: s.Extract, Bulk: s.Bulk, Crawl: s.Crawl, Files: out.Files,
-		Logger: o.Logger, Ready: o.Ready, Checks: o.Checks, MaxBodyBytes: o.MaxBody, Version: Version,
-	})
+func NewHandler(s *service.Services, o HandlerOptions) (*httpapi.API, *connectapi.Server, error) {
+	api, err := httpapi.New(s, httpapi.Options{Files: o.Files, Logger: o.Logger, Ready: o.Ready, Checks: o.Checks, MaxBodyBytes: o.MaxBody, Version: Version})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -451,10 +278,7 @@ func NewHandler(s Services, out Outbound, o HandlerOptions) (*httpapi.API, *conn
 	if err != nil {
 		return nil, nil, err
 	}
-	rpc, err := connectapi.New(connectapi.Deps{Interceptors: interceptors,
-		Auth: s.Auth, Credits: s.Credits, Calls: s.Calls, Content: s.Content, Sitemap: s.Sitemap, Search: s.Search,
-		Prompt: s.Prompt, Extract: s.Extract, Bulk: s.Bulk, RequestID: httpapi.RequestID, Ready: o.Ready, MaxBodyBytes: o.MaxBody, Logger: o.Logger,
-	})
+	rpc, err := connectapi.New(s, connectapi.Options{Interceptors: interceptors, RequestID: httpapi.RequestID, Ready: o.Ready, MaxBodyBytes: o.MaxBody, Logger: o.Logger})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -463,10 +287,7 @@ func NewHandler(s Services, out Outbound, o HandlerOptions) (*httpapi.API, *conn
 	}
 	if o.MCP != nil {
 		// MCP tools call the API itself, in process: the same limits and billing.
-		api.Mount("/mcp", o.MCP(api.Handler(), func(ctx context.Context, authorization string) error {
-			_, err := s.Auth.Authenticate(ctx, authorization)
-			return err
-		}))
+		api.Mount("/mcp", o.MCP(api.Handler(), s))
 	}
 	return api, rpc, nil
 }
@@ -480,12 +301,12 @@ type extensionsIn struct {
 // HTTPModule provides the API and runs the HTTP server for the app's lifetime.
 func HTTPModule() fx.Option {
 	return fx.Module("http",
-		fx.Provide(func(s Services, out Outbound, store *sqlstore.Store, lim ports.RateLimiter, rl Limiter, clk ports.Clock, payments ports.PaymentProvider, log *slog.Logger, c Config, x extensionsIn, t *oteltrace.Tracing) (*httpapi.API, error) {
-			api, _, err := NewHandler(s, out, HandlerOptions{Ready: store.Ping, MaxBody: c.MaxBody, Logger: log, Checks: rl.Checks(), MCP: x.Ext.MCP, Tracing: t})
+		fx.Provide(func(s *service.Services, out Outbound, store Store, rl Limiter, payments ports.PaymentProvider, log *slog.Logger, c Config, x extensionsIn, t *oteltrace.Tracing) (*httpapi.API, error) {
+			api, _, err := NewHandler(s, HandlerOptions{Ready: store.Ping, MaxBody: c.MaxBody, Logger: log, Checks: rl.Checks(), MCP: x.Ext.MCP, Tracing: t, Files: out.Files})
 			if err != nil {
 				return nil, err
 			}
-			if err := MountDashboard(api, c, store, s, out, lim, clk, payments, log); err != nil {
+			if err := MountDashboard(api, c, s, payments, log); err != nil {
 				return nil, err
 			}
 			return api, nil
@@ -532,7 +353,7 @@ func NewHTTPServer(lc fx.Lifecycle, api *httpapi.API, c Config, log *slog.Logger
 // worker drains: it claims nothing more, finishes and records the URLs in
 // flight, and hands its jobs back for another process to continue.
 func WorkerModule() fx.Option {
-	return fx.Module("worker", fx.Invoke(func(lc fx.Lifecycle, s Services, c Config, log *slog.Logger) {
+	return fx.Module("worker", fx.Invoke(func(lc fx.Lifecycle, s *service.Services, c Config, log *slog.Logger) {
 		if !c.BulkWorker {
 			return
 		}

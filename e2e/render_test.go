@@ -10,7 +10,6 @@ import (
 	"os"
 	"os/exec"
 	"sort"
-	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -244,104 +243,6 @@ func TestBinaryRenderPageThatLeavesLate(t *testing.T) {
 			}
 		}
 	}
-}
-
-// TestRenderFigures measures static and rendered reads of the fixtures
-// (TRAWL_RENDER_FIGURES=1; it takes a few minutes).
-func TestRenderFigures(t *testing.T) {
-	if os.Getenv("TRAWL_RENDER_FIGURES") == "" {
-		t.Skip("set TRAWL_RENDER_FIGURES=1 to measure")
-	}
-	path := chromiumForRender(t)
-	site, _, _ := fixtureSite(t)
-	s := startEnv(t, []string{"--data-dir", t.TempDir()}, []string{"TRAWL_FETCH_RESOLVE=spa.test:80=" + site, "TRAWL_BROWSER_PATH=" + path})
-	token := tokenRE.FindString(s.stdout.String())
-	pages := []string{"article.html", "xhr.html", "hash.html", "consent.html"}
-	measure := func(mode string, n int) []time.Duration {
-		var d []time.Duration
-		for i := 0; i < n; i++ {
-			start := time.Now()
-			get(t, s.base+"/v1/scrape?render="+mode+"&url=http://spa.test/"+pages[i%len(pages)], token)
-			d = append(d, time.Since(start))
-		}
-		sort.Slice(d, func(i, j int) bool { return d[i] < d[j] })
-		return d
-	}
-	for _, mode := range []string{"never", "always"} {
-		d := measure(mode, 40)
-		t.Logf("%s: median %s p95 %s", mode, d[len(d)/2].Round(time.Millisecond), d[len(d)*95/100].Round(time.Millisecond))
-	}
-	extracted := map[string]int{}
-	for _, mode := range []string{"never", "always"} {
-		for _, p := range []string{"article.html", "xhr.html", "hash.html", "consent.html", "never.html", "hog.html"} {
-			if code, _ := get(t, s.base+"/v1/content?render="+mode+"&url=http://spa.test/"+p, token); code == 200 {
-				extracted[mode]++
-			}
-		}
-	}
-	t.Logf("fixture pages extracted of 6: http %d, browser %d", extracted["never"], extracted["always"])
-
-	// Throughput and memory: 500 renders, four callers, the default fleet.
-	var done atomic.Int64
-	work := make(chan int)
-	start := time.Now()
-	finished := make(chan struct{})
-	for w := 0; w < 4; w++ {
-		go func() {
-			for i := range work {
-				if code, _ := get(t, s.base+"/v1/scrape?render=always&url=http://spa.test/"+pages[i%len(pages)], token); code == 200 {
-					done.Add(1)
-				}
-			}
-			finished <- struct{}{}
-		}()
-	}
-	for i := 1; i <= 500; i++ {
-		work <- i
-		if i%100 == 0 {
-			t.Logf("after %d renders: trawl and its browser use %d MiB", i, processTreeRSS(s.cmd.Process.Pid)>>20)
-		}
-	}
-	close(work)
-	for w := 0; w < 4; w++ {
-		<-finished
-	}
-	took := time.Since(start)
-	t.Logf("%d of 500 renders in %s: %.0f pages a minute; memory at the end %d MiB", done.Load(), took.Round(time.Second), float64(done.Load())/took.Minutes(), processTreeRSS(s.cmd.Process.Pid)>>20)
-}
-
-// processTreeRSS sums the resident memory of pid and its descendants.
-func processTreeRSS(pid int) int64 {
-	entries, _ := os.ReadDir("/proc")
-	parent, rss := map[int]int{}, map[int]int64{}
-	for _, e := range entries {
-		p, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		b, err := os.ReadFile("/proc/" + e.Name() + "/stat")
-		if err != nil {
-			continue
-		}
-		s := string(b)
-		f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
-		if len(f) < 22 {
-			continue
-		}
-		pp, _ := strconv.Atoi(f[1])
-		pages, _ := strconv.ParseInt(f[21], 10, 64)
-		parent[p], rss[p] = pp, pages*int64(os.Getpagesize())
-	}
-	var total int64
-	for p := range rss {
-		for q := p; q > 1; q = parent[q] {
-			if q == pid {
-				total += rss[p]
-				break
-			}
-		}
-	}
-	return total
 }
 
 // googleScriptPage is a result page whose results a script writes, as

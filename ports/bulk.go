@@ -2,6 +2,7 @@ package ports
 
 import (
 	"context"
+	"net/url"
 	"time"
 )
 
@@ -137,8 +138,10 @@ type Webhook struct {
 
 // WebhookSender posts webhooks to public addresses only.
 type WebhookSender interface {
-	// Check refuses a callback URL whose host is not public (failure.Invalid naming field).
-	Check(ctx context.Context, callbackURL, field string) error
+	// Check refuses a callback URL whose host is not public (a *FetchError
+	// with FetchNonPublic) or cannot be resolved (another reason). Any port
+	// is allowed.
+	Check(ctx context.Context, callbackURL *url.URL) error
 	// Send makes one attempt and returns the receiver's status code; a
 	// failure to get an answer is a *DeliveryError.
 	Send(ctx context.Context, w Webhook) (int, error)

@@ -25,6 +25,10 @@ type Metadata struct {
 type ExtractRequest struct {
 	URL  string // the final URL of the page: relative links resolve against it
 	HTML []byte // UTF-8
+	// ShellOnly asks only whether the page is a script shell
+	// (Extracted.Shell), without extracting it: a browser may read it
+	// instead.
+	ShellOnly bool
 }
 
 // Extracted is a page's main content.
@@ -36,10 +40,17 @@ type Extracted struct {
 	// Warning says what the caller should know of a result that is not the
 	// whole source (a document cut at the page limit); empty otherwise.
 	Warning string
+	// Shell says the static page is a shell its scripts fill in (a
+	// framework root with nothing in it, a <noscript> asking for
+	// JavaScript, bundles and almost no text): a browser would see more.
+	// It is reported with ShellOnly and with a failed extraction, the
+	// times an answer depends on it; a page that extracted is not judged.
+	Shell bool
 }
 
 // Extractor finds the main content of a page. A page without main content is
-// a failure.Unavailable error.
+// a failure.Unavailable error; the Extracted returned with an error still
+// says whether the page is a script shell.
 type Extractor interface {
 	Extract(ctx context.Context, r ExtractRequest) (Extracted, error)
 }
@@ -47,10 +58,37 @@ type Extractor interface {
 // SitemapDiscoverer finds the URLs a site lists in its sitemaps: those
 // declared in robots.txt, else /sitemap.xml and /sitemap_index.xml, with
 // indexes followed. URLs come in sitemap order and may repeat. A site with
-// no readable sitemap is a failure.Unavailable.
+// no readable sitemap, or a sitemap that cannot be read, is a
+// *SitemapError; a non-public origin is a *FetchError (FetchNonPublic). The
+// caller words them (core/sitemap.ReadFailure, DiscoverFailure).
 type SitemapDiscoverer interface {
 	Discover(ctx context.Context, origin string) ([]string, error)
-	// Read reads one sitemap (an index is followed) at most up to max URLs;
-	// a sitemap that cannot be read is failure.Invalid naming field.
-	Read(ctx context.Context, sitemapURL, field string, max int) ([]string, error)
+	// Read reads one sitemap (an index is followed) at most up to max URLs.
+	Read(ctx context.Context, sitemapURL string, max int) ([]string, error)
 }
+
+// SitemapReason says why no sitemap could be read.
+type SitemapReason uint8
+
+const (
+	SitemapUnreadable SitemapReason = iota // no file read was a sitemap; Err says why the last one failed, if known
+	SitemapRefused                         // the sitemap URL itself cannot be read (Read)
+)
+
+// SitemapError is the typed reason a sitemap reader gives when it read no
+// sitemap. Err is the last file's reason: a *FetchError, a URL rule broken
+// by a listed sitemap, or nil when the files were not sitemaps.
+type SitemapError struct {
+	Reason SitemapReason
+	Host   string // Discover: the site's host
+	Err    error
+}
+
+func (e *SitemapError) Error() string {
+	if e.Err != nil {
+		return "sitemap " + e.Host + ": " + e.Err.Error()
+	}
+	return "sitemap " + e.Host + ": no sitemap read"
+}
+
+func (e *SitemapError) Unwrap() error { return e.Err }

@@ -12,8 +12,6 @@ type FetchRequest struct {
 	// parsed and checked once, by the caller that read it; the fetcher does
 	// not parse it again (its address guard still runs at dial time).
 	URL *url.URL
-	// Field is the request field the URL came from, named in validation errors.
-	Field string
 	// MaxBytes caps the decoded body; 0 means the fetcher's default.
 	MaxBytes int64
 	// DocumentMaxBytes, when set, caps the body instead of MaxBytes when the
@@ -43,11 +41,10 @@ type FetchResponse struct {
 	RetryAfter time.Duration
 }
 
-// Fetcher fetches public web pages. URL rule violations and non-public
-// targets (also after a redirect) are failure.Invalid naming the field;
-// anything that prevents an answer (DNS, timeout, TLS, size) is
-// failure.Unavailable with a message saying which. Both carry the typed
-// *FetchError as their cause, built by core/weburl.FetchFailure.
+// Fetcher fetches public web pages. Anything that prevents an answer (a
+// non-public target, also after a redirect, DNS, timeout, TLS, size) is a
+// *FetchError saying which; the caller, which knows the request field the
+// URL came from, words it (core/weburl.FetchFailure).
 type Fetcher interface {
 	Fetch(ctx context.Context, r FetchRequest) (FetchResponse, error)
 }
@@ -56,10 +53,11 @@ type Fetcher interface {
 // are accepted now and fetched later (bulk jobs): the same resolution and
 // the same verdicts as a fetch.
 type AddressGuard interface {
-	// CheckHost applies the URL rules and resolves the host: failure.Invalid
-	// naming field when a rule is broken or the host resolves to a
-	// non-public address, failure.Unavailable when it cannot be resolved.
-	CheckHost(ctx context.Context, rawURL, field string) error
+	// CheckHost resolves the host of a URL the caller parsed and checked
+	// (core/weburl.Parse): a *FetchError with FetchNonPublic when it
+	// resolves to a non-public address, FetchHostNotFound (or another
+	// reason) when it cannot be resolved.
+	CheckHost(ctx context.Context, u *url.URL) error
 }
 
 // FetchReason says why a page could not be fetched.
@@ -76,11 +74,14 @@ const (
 	FetchCanceled                            // the caller gave up
 	FetchTooManyRedirects                    // more than Limit redirects
 	FetchBadRedirect                         // a redirect to a URL breaking Rule
+	FetchBadURL                              // the request's URL is not an absolute http or https URL
 )
 
-// FetchError is the typed reason a fetcher gives for a fetch that brought
-// no answer. It says nothing of the request field: the caller, which knows
-// it, turns the reason into the failure it reports (core/weburl.FetchFailure).
+// FetchError is the typed reason a fetcher (or an address guard, a
+// renderer, a webhook sender) gives for a URL it could not reach. It says
+// nothing of the request field and holds no sentence for the caller: the
+// caller, which knows the field, turns the reason into the failure it
+// reports (core/weburl.FetchFailure).
 type FetchError struct {
 	Reason  FetchReason
 	Host    string

@@ -16,3 +16,10 @@ type Clock interface {
 	// so a waiter that gave up leaks nothing.
 	After(d time.Duration) <-chan time.Time
 }
+
+// TimeLayout is how every timestamp crosses the API (JSON, RPC, webhook
+// payloads): UTC, RFC 3339 with microseconds.
+const TimeLayout = "2006-01-02T15:04:05.000000Z07:00"
+
+// FormatTime writes t in TimeLayout.
+func FormatTime(t time.Time) string { return t.UTC().Format(TimeLayout) }

@@ -12,11 +12,39 @@ type StructuredLLM interface {
 }
 
 // SchemaCompiler compiles a caller's JSON Schema. A schema that is not
-// valid is failure.Invalid naming field. It never loads anything a schema
-// refers to: a $ref outside the schema is an error.
+// valid is a *SchemaError, which the caller words naming its field. It
+// never loads anything a schema refers to: a $ref outside the schema is an
+// error.
 type SchemaCompiler interface {
-	Compile(field string, schema []byte) (Schema, error)
+	Compile(schema []byte) (Schema, error)
 }
+
+// SchemaReason says why a schema did not compile.
+type SchemaReason uint8
+
+const (
+	SchemaNotJSON SchemaReason = iota // not a JSON object
+	SchemaInvalid                     // not a valid JSON Schema; Problem says why when known
+)
+
+// SchemaError is the typed reason a compiler gives for a schema it refused.
+type SchemaError struct {
+	Reason SchemaReason
+	// Problem is what is wrong in the schema, in the schema's own terms
+	// ("at '/type': want string, but got number"), without the server's
+	// addresses; empty when nothing more precise is known.
+	Problem string
+	Err     error
+}
+
+func (e *SchemaError) Error() string {
+	if e.Problem != "" {
+		return "schema: " + e.Problem
+	}
+	return "schema refused"
+}
+
+func (e *SchemaError) Unwrap() error { return e.Err }
 
 // Schema validates JSON documents.
 type Schema interface {

@@ -45,7 +45,7 @@ func BenchmarkScreenshot(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.Cleanup(r.Close)
-	if _, err := r.Render(context.Background(), ports.RenderRequest{URL: "http://site.test/form"}); err != nil {
+	if _, err := r.Render(context.Background(), ports.RenderRequest{URL: mustParse("http://site.test/form")}); err != nil {
 		b.Fatal(err)
 	}
 	for _, c := range []struct {
@@ -54,7 +54,7 @@ func BenchmarkScreenshot(b *testing.B) {
 	}{{"trawl/viewport", ports.ShotViewport}, {"trawl/full", ports.ShotFull}} {
 		b.Run(c.name, func(b *testing.B) {
 			for b.Loop() {
-				res, err := r.Render(context.Background(), ports.RenderRequest{URL: "http://site.test/lazy", Shot: c.shot})
+				res, err := r.Render(context.Background(), ports.RenderRequest{URL: mustParse("http://site.test/lazy"), Shot: c.shot})
 				if err != nil || res.Shot == nil {
 					b.Fatal(err)
 				}

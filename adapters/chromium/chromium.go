@@ -36,7 +36,6 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/remote"
 
-	"github.com/trawlhq/trawl/core/failure"
 	"github.com/trawlhq/trawl/core/weburl"
 	"github.com/trawlhq/trawl/ports"
 )
@@ -465,22 +464,18 @@ func (r *Renderer) release(in *instance) {
 	}
 }
 
-func unavailable(msg string, cause error) error {
-	return failure.Unable("chromium.Render", failure.ReasonRenderFailed, msg, cause)
+func unavailable(reason ports.RenderReason, cause error) error {
+	return &ports.RenderError{Reason: reason, Err: cause}
 }
 
 // Render implements ports.Renderer.
 func (r *Renderer) Render(ctx context.Context, req ports.RenderRequest) (ports.RenderResponse, error) {
-	field := req.Field
-	if field == "" {
-		field = "url"
-	}
-	u, err := weburl.Parse(req.URL, weburl.Rules{Field: field, MaxLen: 2048})
-	if err != nil {
-		return ports.RenderResponse{}, err
+	u := req.URL
+	if u == nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return ports.RenderResponse{}, &ports.FetchError{Reason: ports.FetchBadURL}
 	}
 	if r.opts.Guard != nil {
-		if err := r.opts.Guard.CheckHost(ctx, u.String(), field); err != nil {
+		if err := r.opts.Guard.CheckHost(ctx, u); err != nil {
 			return ports.RenderResponse{}, err
 		}
 	}
@@ -501,7 +496,7 @@ func (r *Renderer) Render(ctx context.Context, req ports.RenderRequest) (ports.R
 	defer cancel()
 	busy := func() (ports.RenderResponse, error) {
 		r.failures.Add(1)
-		return ports.RenderResponse{}, unavailable("The page could not be rendered: the browser was busy for the whole time budget.", ctx.Err())
+		return ports.RenderResponse{}, unavailable(ports.RenderBusy, ctx.Err())
 	}
 	select {
 	case r.sem <- struct{}{}:
@@ -515,14 +510,14 @@ func (r *Renderer) Render(ctx context.Context, req ports.RenderRequest) (ports.R
 		if err != nil {
 			r.failures.Add(1)
 			r.opts.Log.Error("the browser did not start", "err", err)
-			return out, unavailable("The page could not be rendered: the browser is not available.", err)
+			return out, unavailable(ports.RenderNoBrowser, err)
 		}
 		if ctx.Err() != nil {
 			// The budget went on waiting for a browser to start.
 			r.release(in)
 			return busy()
 		}
-		out, err = r.renderIn(ctx, in, u.String(), field, budget, req)
+		out, err = r.renderIn(ctx, in, u.String(), budget, req)
 		r.release(in)
 		if err != nil && !in.alive() && attempt == 0 && ctx.Err() == nil {
 			continue // the browser died under this page: once more on a new one
@@ -534,6 +529,15 @@ func (r *Renderer) Render(ctx context.Context, req ports.RenderRequest) (ports.R
 		r.renders.Add(1)
 		return out, nil
 	}
+}
+
+// hostOf is the host of a URL, for a typed reason.
+func hostOf(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return ""
+	}
+	return u.Hostname()
 }
 
 // hardening runs in every document before its own scripts: no service
@@ -588,13 +592,13 @@ func (st *pageState) hasCrashed() bool {
 }
 
 // renderIn renders one page in its own incognito context of in.
-func (r *Renderer) renderIn(ctx context.Context, in *instance, pageURL, field string, budget time.Duration, req ports.RenderRequest) (ports.RenderResponse, error) {
+func (r *Renderer) renderIn(ctx context.Context, in *instance, pageURL string, budget time.Duration, req ports.RenderRequest) (ports.RenderResponse, error) {
 	out, st, err := r.load(ctx, in, pageURL, budget, req)
 	if st != nil && st.hasLeft() {
 		// The page's document went for a non-public address: the answer
 		// is the one a fetch redirected there gets, whatever the page
 		// showed before.
-		return ports.RenderResponse{URL: pageURL}, weburl.NonPublicError(field)
+		return ports.RenderResponse{URL: pageURL}, &ports.FetchError{Reason: ports.FetchNonPublic, Host: hostOf(pageURL)}
 	}
 	return out, err
 }
@@ -668,10 +672,10 @@ func (r *Renderer) load(ctx context.Context, in *instance, pageURL string, budge
 		return fail(err)
 	}
 	if nav.ErrorText != "" {
-		return out, st, unavailable("The page could not be rendered: the browser could not load it.", errors.New(nav.ErrorText))
+		return out, st, unavailable(ports.RenderNotLoaded, errors.New(nav.ErrorText))
 	}
 	if nav.IsDownload {
-		return out, st, unavailable("The page could not be rendered: the URL is a download.", nil)
+		return out, st, unavailable(ports.RenderDownload, nil)
 	}
 	if err := r.settle(ctx, tab, st); err != nil {
 		return fail(err)
@@ -710,7 +714,7 @@ func (r *Renderer) load(ctx context.Context, in *instance, pageURL string, budge
 	}
 	out.FinalURL, out.HTML = d.URL, []byte(d.HTML)
 	if !strings.HasPrefix(out.FinalURL, "http://") && !strings.HasPrefix(out.FinalURL, "https://") {
-		return ports.RenderResponse{URL: pageURL}, st, unavailable("The page could not be rendered: it left the web.", nil)
+		return ports.RenderResponse{URL: pageURL}, st, unavailable(ports.RenderLeftWeb, nil)
 	}
 	if req.Shot != ports.ShotNone {
 		if out.Shot, err = r.capture(ctx, tab, req.Shot == ports.ShotFull); err != nil {
@@ -797,9 +801,9 @@ func (r *Renderer) nonPublicTarget(ctx context.Context, raw string) bool {
 	defer cancel()
 	// The port is left out: the URL rules' default port is for what a
 	// caller asks for, not for where a page goes.
-	err = r.opts.Guard.CheckHost(ctx, u.Scheme+"://"+host+"/", "url")
-	var v *weburl.Violation
-	return errors.As(err, &v) && v.NonPublic
+	err = r.opts.Guard.CheckHost(ctx, &url.URL{Scheme: u.Scheme, Host: host, Path: "/"})
+	fe, ok := weburl.AsFetchError(err)
+	return ok && fe.Reason == ports.FetchNonPublic
 }
 
 // settle waits until the page is done: the network quiet for the quiet
@@ -874,19 +878,19 @@ var (
 	errLeft        = errors.New("page went for a non-public address")
 )
 
-// pageError words why a render failed; the budget running out or the page
+// pageError says why a render failed; the budget running out or the page
 // hogging memory is a clean failure of this page only.
 func (r *Renderer) pageError(ctx context.Context, in *instance, st *pageState, budget time.Duration, err error) error {
 	switch {
 	case errors.Is(err, errPageMemory), errors.Is(err, errPageCrashed), st.hasCrashed():
-		return unavailable("The page could not be rendered: it used more memory than a page may.", err)
+		return unavailable(ports.RenderMemory, err)
 	case ctx.Err() != nil && errors.Is(ctx.Err(), context.Canceled):
 		return ctx.Err()
 	case ctx.Err() != nil:
-		return unavailable(fmt.Sprintf("The page could not be rendered: it did not finish loading within %s.", budget.Round(time.Second)), err)
+		return &ports.RenderError{Reason: ports.RenderTimeout, Budget: budget, Err: err}
 	case !in.alive():
-		return unavailable("The page could not be rendered: the browser stopped.", err)
+		return unavailable(ports.RenderBrowserGone, err)
 	default:
-		return unavailable("The page could not be rendered.", err)
+		return unavailable(ports.RenderFailed, err)
 	}
 }

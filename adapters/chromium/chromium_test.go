@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
+	"net/url"
 	"os"
 	"os/exec"
 	"strings"
@@ -18,7 +19,9 @@ import (
 	"github.com/trawlhq/trawl/adapters/egress"
 	"github.com/trawlhq/trawl/adapters/fetch"
 	"github.com/trawlhq/trawl/core/failure"
+	"github.com/trawlhq/trawl/core/weburl"
 	"github.com/trawlhq/trawl/ports"
+	"github.com/trawlhq/trawl/testkit/rendertest"
 )
 
 // chromiumPath finds Chromium; locally the tests skip without it, under
@@ -108,7 +111,7 @@ func canaryPort() string { return os.Getenv("CANARY_PORT") }
 // or a time a test measures.
 func (rg *rig) warmUp(t *testing.T, path string) {
 	t.Helper()
-	if _, err := rg.r.Render(context.Background(), ports.RenderRequest{URL: rg.site + path, Field: "url", Timeout: time.Minute}); err != nil {
+	if _, err := rg.r.Render(context.Background(), ports.RenderRequest{URL: mustParse(rg.site + path), Timeout: time.Minute}); err != nil {
 		t.Fatalf("warming up: %v", err)
 	}
 }
@@ -117,6 +120,14 @@ const article = `<article><h1>Rendered heading</h1><p>` +
 	`This paragraph was written into the page by a script after it loaded, so a plain HTTP fetch sees only an empty root element and no words at all. ` +
 	`A browser runs the script and sees the whole article, which is what a reader sees too.</p></article>`
 
+// TestRendererContract runs the renderer contract on Chromium, as
+// testkit/fakerender runs it on the in-process fake.
+func TestRendererContract(t *testing.T) {
+	rendertest.Run(t, func(t *testing.T, h http.Handler) ports.Renderer {
+		return newRig(t, h, chromium.Options{Concurrency: 2}).r
+	})
+}
+
 func TestRenderClientSideArticle(t *testing.T) {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
@@ -124,7 +135,7 @@ func TestRenderClientSideArticle(t *testing.T) {
 <script>setTimeout(() => { document.getElementById('root').innerHTML = %q; }, 300)</script></body></html>`, article)
 	})
 	rg := newRig(t, mux, chromium.Options{Concurrency: 2})
-	res, err := rg.r.Render(context.Background(), ports.RenderRequest{URL: rg.site + "/", Field: "url"})
+	res, err := rg.r.Render(context.Background(), ports.RenderRequest{URL: mustParse(rg.site + "/")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -183,7 +194,7 @@ setTimeout(() => { location.href = T[0]; }, 400);
 	mux.HandleFunc("/plain", func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, "<p>plain</p>") })
 	rg := newRig(t, mux, chromium.Options{Concurrency: 1, Timeout: 8 * time.Second})
 	rg.warmUp(t, "/plain")
-	_, err := rg.r.Render(context.Background(), ports.RenderRequest{URL: rg.site + "/", Field: "url"})
+	_, err := rg.r.Render(context.Background(), ports.RenderRequest{URL: mustParse(rg.site + "/")})
 	t.Logf("render: %v (proxy refused %d)", err, rg.proxy.Refused())
 	// The navigation to the canary must not have happened either; give
 	// stragglers a moment.
@@ -199,7 +210,7 @@ setTimeout(() => { location.href = T[0]; }, 400);
 	}
 	// Each non-http scheme as the page itself is refused outright.
 	for _, u := range []string{"file:///etc/passwd", "chrome://version", "data:text/html,<p>x</p>", "http://127.0.0.1:" + canaryPort() + "/", "http://private.test/"} {
-		if _, err := rg.r.Render(context.Background(), ports.RenderRequest{URL: u, Field: "url"}); !failure.Is(err, failure.Invalid) {
+		if _, err := rg.r.Render(context.Background(), ports.RenderRequest{URL: mustParse(u)}); !failure.Is(weburl.Failure(err, "url"), failure.Invalid) {
 			t.Errorf("render %s: %v, want invalid", u, err)
 		}
 	}
@@ -231,13 +242,13 @@ const keep = []; function grow() { for (let i = 0; i < 50; i++) keep.push(new Ar
 	rg.warmUp(t, "/")
 	for _, path := range []string{"/busy", "/hog"} {
 		start := time.Now()
-		_, err := rg.r.Render(context.Background(), ports.RenderRequest{URL: rg.site + path, Field: "url", Timeout: 4 * time.Second})
+		_, err := rg.r.Render(context.Background(), ports.RenderRequest{URL: mustParse(rg.site + path), Timeout: 4 * time.Second})
 		took := time.Since(start)
-		if !failure.Is(err, failure.Unavailable) || took > 6*time.Second {
+		if !failure.Is(weburl.Failure(err, "url"), failure.Unavailable) || took > 6*time.Second {
 			t.Fatalf("%s: err %v after %s, want unavailable within the budget", path, err, took)
 		}
 		t.Logf("%s: %v after %s", path, err, took.Round(time.Millisecond))
-		res, err := rg.r.Render(context.Background(), ports.RenderRequest{URL: rg.site + "/", Field: "url"})
+		res, err := rg.r.Render(context.Background(), ports.RenderRequest{URL: mustParse(rg.site + "/")})
 		if err != nil || !strings.Contains(string(res.HTML), "Rendered heading") {
 			t.Fatalf("the next render after %s: %v", path, err)
 		}
@@ -259,7 +270,7 @@ func TestRenderRestartsWithoutFailingQueued(t *testing.T) {
 	errs := make(chan error, 12)
 	for i := 0; i < 12; i++ {
 		go func() {
-			_, err := rg.r.Render(context.Background(), ports.RenderRequest{URL: rg.site + "/", Field: "url", Timeout: 2 * time.Minute})
+			_, err := rg.r.Render(context.Background(), ports.RenderRequest{URL: mustParse(rg.site + "/"), Timeout: 2 * time.Minute})
 			errs <- err
 		}()
 	}
@@ -276,15 +287,24 @@ func TestRenderRestartsWithoutFailingQueued(t *testing.T) {
 	if err := rg.r.KillBrowserForTest(); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := rg.r.Render(context.Background(), ports.RenderRequest{URL: rg.site + "/", Field: "url"}); err != nil {
+	if _, err := rg.r.Render(context.Background(), ports.RenderRequest{URL: mustParse(rg.site + "/")}); err != nil {
 		t.Fatalf("render after a crash: %v", err)
 	}
 }
 
-// nonPublic reports whether err is the 422 a fetch redirected to a
-// non-public address gets: Invalid, naming url.
+// mustParse is a page URL as core hands it over, parsed once.
+func mustParse(raw string) *url.URL {
+	u, err := url.Parse(raw)
+	if err != nil {
+		panic(err)
+	}
+	return u
+}
+
+// nonPublic reports whether err is, as core words it, the 422 a fetch
+// redirected to a non-public address gets: Invalid, naming url.
 func nonPublic(err error) bool {
-	fe, ok := failure.As(err)
+	fe, ok := failure.As(weburl.Failure(err, "url"))
 	return ok && fe.Kind == failure.Invalid && len(fe.Fields["url"]) == 1 &&
 		fe.Fields["url"][0] == "The url resolves to a non-public address."
 }
@@ -327,7 +347,7 @@ func TestRenderRefusesNonPublicNavigation(t *testing.T) {
 	for name := range targets {
 		for _, how := range []string{"redirect", "script", "meta"} {
 			start := time.Now()
-			res, err := rg.r.Render(context.Background(), ports.RenderRequest{URL: rg.site + "/" + name + "/leave/" + how, Field: "url"})
+			res, err := rg.r.Render(context.Background(), ports.RenderRequest{URL: mustParse(rg.site + "/" + name + "/leave/" + how)})
 			if !nonPublic(err) {
 				t.Errorf("%s by %s: %d %s %v, want the non-public 422", name, how, res.StatusCode, res.FinalURL, err)
 			}
@@ -357,7 +377,7 @@ setTimeout(() => { location.href = 'http://169.254.169.254/latest/meta-data/'; }
 	rg := newRig(t, mux, chromium.Options{Concurrency: 1})
 	rg.warmUp(t, "/plain")
 	start := time.Now()
-	res, err := rg.r.Render(context.Background(), ports.RenderRequest{URL: rg.site + "/", Field: "url"})
+	res, err := rg.r.Render(context.Background(), ports.RenderRequest{URL: mustParse(rg.site + "/")})
 	took := time.Since(start)
 	t.Logf("%v after %s", err, took.Round(time.Millisecond))
 	if err != nil && !nonPublic(err) {
@@ -448,14 +468,14 @@ func TestRenderMemoryOffTheHeap(t *testing.T) {
 	const budget = 45 * time.Second
 	rg := newRig(t, mux, chromium.Options{Concurrency: 6, Timeout: budget})
 	render := func(path string) (ports.RenderResponse, error) {
-		return rg.r.Render(context.Background(), ports.RenderRequest{URL: rg.site + path, Field: "url"})
+		return rg.r.Render(context.Background(), ports.RenderRequest{URL: mustParse(rg.site + path)})
 	}
 	rg.warmUp(t, "/")
 	const fleetCap = 1 << 30
 	time.Sleep(1500 * time.Millisecond) // the browser at rest
 	idle, idleRSS := chromium.TreePSS(os.Getpid()), chromium.TreeRSS(os.Getpid())
 	overMemory := func(err error) bool {
-		fe, ok := failure.As(err)
+		fe, ok := failure.As(weburl.Failure(err, "url"))
 		return ok && fe.Kind == failure.Unavailable && strings.Contains(fe.Message, "more memory than a page may")
 	}
 	kinds := []string{"/hog/buffers", "/hog/wasm", "/hog/canvas"}
@@ -481,7 +501,7 @@ func TestRenderMemoryOffTheHeap(t *testing.T) {
 		// Six pages share the cores: a longer budget lets each grow
 		// until the fleet's cap stops it.
 		go func() {
-			_, err := rg.r.Render(context.Background(), ports.RenderRequest{URL: rg.site + kinds[i%len(kinds)], Field: "url", Timeout: 3 * budget})
+			_, err := rg.r.Render(context.Background(), ports.RenderRequest{URL: mustParse(rg.site + kinds[i%len(kinds)]), Timeout: 3 * budget})
 			errs <- err
 		}()
 	}

@@ -20,7 +20,6 @@ import (
 	"github.com/trawlhq/trawl/adapters/chromium"
 	"github.com/trawlhq/trawl/adapters/egress"
 	"github.com/trawlhq/trawl/adapters/fetch"
-	"github.com/trawlhq/trawl/core/failure"
 	"github.com/trawlhq/trawl/ports"
 	"github.com/trawlhq/trawl/testkit/browsersite"
 	"github.com/trawlhq/trawl/testkit/countryproxy"
@@ -52,7 +51,7 @@ func TestFullScreenshotLoadsLazyImages(t *testing.T) {
 	rg := newRig(t, browsersite.Handler(), chromium.Options{Concurrency: 1})
 	rg.warmUp(t, "/form")
 	start := time.Now()
-	res, err := rg.r.Render(context.Background(), ports.RenderRequest{URL: rg.site + "/lazy", Field: "url", Shot: ports.ShotFull})
+	res, err := rg.r.Render(context.Background(), ports.RenderRequest{URL: mustParse(rg.site + "/lazy"), Shot: ports.ShotFull})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,7 +70,7 @@ func TestFullScreenshotLoadsLazyImages(t *testing.T) {
 	}
 
 	start = time.Now()
-	res, err = rg.r.Render(context.Background(), ports.RenderRequest{URL: rg.site + "/lazy", Field: "url", Shot: ports.ShotViewport})
+	res, err = rg.r.Render(context.Background(), ports.RenderRequest{URL: mustParse(rg.site + "/lazy"), Shot: ports.ShotViewport})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,7 +89,7 @@ func TestActions(t *testing.T) {
 	rg := newRig(t, browsersite.Handler(), chromium.Options{Concurrency: 2, Tools: chromium.ToolOptions{SelectorWait: 2 * time.Second}})
 	rg.warmUp(t, "/form")
 	render := func(path string, a ...ports.Action) (ports.RenderResponse, error) {
-		return rg.r.Render(context.Background(), ports.RenderRequest{URL: rg.site + path, Field: "url", Actions: a})
+		return rg.r.Render(context.Background(), ports.RenderRequest{URL: mustParse(rg.site + path), Actions: a})
 	}
 	t.Run("a click reveals text, read once the network is quiet", func(t *testing.T) {
 		res, err := render("/reveal", ports.Action{Kind: ports.ActionClick, Selector: "#more"})
@@ -179,7 +178,7 @@ func TestActions(t *testing.T) {
 func TestPageOptions(t *testing.T) {
 	rg := newRig(t, browsersite.Handler(), chromium.Options{Concurrency: 1})
 	opts := ports.PageOptions{Device: "mobile", Locale: "de-DE", TimeZone: "Europe/Berlin", Headers: map[string]string{"X-Trace": "tide-42"}, Cookies: []ports.Cookie{{Name: "session", Value: "s1"}}}
-	res, err := rg.r.Render(context.Background(), ports.RenderRequest{URL: rg.site + "/echo", Field: "url", Page: opts})
+	res, err := rg.r.Render(context.Background(), ports.RenderRequest{URL: mustParse(rg.site + "/echo"), Page: opts})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -193,7 +192,7 @@ func TestPageOptions(t *testing.T) {
 	if t.Failed() {
 		t.Logf("%s", h)
 	}
-	res, err = rg.r.Render(context.Background(), ports.RenderRequest{URL: rg.site + "/hop?to=http://other.test/echo", Field: "url", Page: opts})
+	res, err = rg.r.Render(context.Background(), ports.RenderRequest{URL: mustParse(rg.site + "/hop?to=http://other.test/echo"), Page: opts})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -232,10 +231,10 @@ func TestToolsSSRF(t *testing.T) {
 		"click navigates":   {Actions: []ports.Action{{Kind: ports.ActionClick, Selector: "#go"}}},
 	}
 	for name, req := range cases {
-		req.URL, req.Field, req.Page = rg.site+"/", "url", opts
+		req.URL, req.Page = mustParse(rg.site+"/"), opts
 		_, err := rg.r.Render(context.Background(), req)
 		t.Logf("%s: %v", name, err)
-		if strings.Contains(name, "navigates") && !failure.Is(err, failure.Invalid) {
+		if strings.Contains(name, "navigates") && !nonPublic(err) {
 			t.Errorf("%s: err = %v, want the 422 of a non-public target", name, err)
 		}
 	}
@@ -296,7 +295,7 @@ func TestRenderThroughCountryProxies(t *testing.T) {
 	t.Cleanup(r.Close)
 	page := "http://site.test/reveal"
 	for retry := range 2 {
-		res, err := r.Render(context.Background(), ports.RenderRequest{URL: page, Field: "url", Page: ports.PageOptions{Country: "DE", Retry: retry},
+		res, err := r.Render(context.Background(), ports.RenderRequest{URL: mustParse(page), Page: ports.PageOptions{Country: "DE", Retry: retry},
 			Actions: []ports.Action{{Kind: ports.ActionExecute, Script: `await fetch("http://private.test:1/").catch(() => 0); return 1`}}})
 		if err != nil {
 			t.Fatal(err)
@@ -321,7 +320,7 @@ func TestRenderThroughCountryProxies(t *testing.T) {
 func TestActionsBudget(t *testing.T) {
 	rg := newRig(t, browsersite.Handler(), chromium.Options{Concurrency: 1, Tools: chromium.ToolOptions{Budget: 2 * time.Second, SelectorWait: 10 * time.Second}})
 	start := time.Now()
-	_, err := rg.r.Render(context.Background(), ports.RenderRequest{URL: rg.site + "/reveal", Field: "url",
+	_, err := rg.r.Render(context.Background(), ports.RenderRequest{URL: mustParse(rg.site + "/reveal"),
 		Actions: []ports.Action{{Kind: ports.ActionWait, Milliseconds: 1200}, {Kind: ports.ActionWait, Selector: "#nope"}}})
 	var ae *ports.ActionError
 	if !errors.As(err, &ae) || ae.Index != 1 || ae.Failure != ports.ActionBudget || ae.Within != 2*time.Second {

@@ -26,7 +26,7 @@ import (
 // the JSON API's body limit once decompressed, and decoding errors say what
 // is wrong without quoting the request or naming Go types.
 func (s *Server) handlerOptions() connect.HandlerOption {
-	limit := s.d.MaxBodyBytes
+	limit := s.o.MaxBodyBytes
 	return connect.WithHandlerOptions(
 		connect.WithRecover(s.recovered),
 		connect.WithReadMaxBytes(int(limit)),
@@ -43,8 +43,8 @@ func (s *Server) handlerOptions() connect.HandlerOption {
 // recovered answers a panic as an internal error and logs it with its
 // stack and the request id.
 func (s *Server) recovered(ctx context.Context, spec connect.Spec, _ http.Header, p any) error {
-	s.d.Logger.ErrorContext(ctx, "panic serving rpc", "panic", fmt.Sprint(p), "stack", string(debug.Stack()), "procedure", spec.Procedure,
-		"request_id", s.d.RequestID(ctx))
+	s.o.Logger.ErrorContext(ctx, "panic serving rpc", "panic", fmt.Sprint(p), "stack", string(debug.Stack()), "procedure", spec.Procedure,
+		"request_id", s.o.RequestID(ctx))
 	if st := stateOf(ctx); st != nil {
 		st.logged = true
 	}
@@ -180,8 +180,8 @@ func (s *Server) guard(procedure string, next http.Handler) http.Handler {
 			if msg == "" {
 				msg = rec.body.String()
 			}
-			s.d.Logger.ErrorContext(r.Context(), "rpc failed", "err", msg, "procedure", st.procedure, "status", rec.Status, "grpc_status", grpcStatus,
-				"request_id", s.d.RequestID(r.Context()))
+			s.o.Logger.ErrorContext(r.Context(), "rpc failed", "err", msg, "procedure", st.procedure, "status", rec.Status, "grpc_status", grpcStatus,
+				"request_id", s.o.RequestID(r.Context()))
 		}
 	})
 }

@@ -52,7 +52,7 @@ func TestBoundedGzipStopsAtTheLimit(t *testing.T) {
 // logged twice.
 func TestGuardLogsInternalErrorsTheFrameworkAnswers(t *testing.T) {
 	var logs bytes.Buffer
-	s := &Server{d: Deps{Logger: slog.New(slog.NewJSONHandler(&logs, nil)), RequestID: func(context.Context) string { return "req_guard" }}}
+	s := &Server{o: Options{Logger: slog.New(slog.NewJSONHandler(&logs, nil)), RequestID: func(context.Context) string { return "req_guard" }}}
 	failing := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		_ = errorWriter.Write(w, r, connect.NewError(connect.CodeInternal, errors.New("marshal failed in the framework")))
 	})

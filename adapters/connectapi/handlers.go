@@ -20,13 +20,11 @@ import (
 	"github.com/trawlhq/trawl/ports"
 )
 
-func iso(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000000Z07:00") }
-
 func isoPtr(t *time.Time) string {
 	if t == nil {
 		return ""
 	}
-	return iso(*t)
+	return ports.FormatTime(*t)
 }
 
 func contentMsg(p content.Page) *trawlv1.Content {
@@ -85,7 +83,7 @@ func (h pageHandler) Scrape(ctx context.Context, req *connect.Request[trawlv1.Sc
 		if err != nil {
 			return nil, credits.Receipt{}, err
 		}
-		raw, rc, err := h.s.d.Content.Scrape(ctx, c, req.Msg.GetUrl(), mode)
+		raw, rc, err := h.s.svc.Content.Scrape(ctx, c, req.Msg.GetUrl(), mode)
 		if err != nil {
 			return nil, rc, err
 		}
@@ -99,7 +97,7 @@ func (h pageHandler) GetContent(ctx context.Context, req *connect.Request[trawlv
 		if err != nil {
 			return nil, credits.Receipt{}, err
 		}
-		page, rc, err := h.s.d.Content.ContentWith(ctx, c, req.Msg.GetUrl(), mode, contentOptions(req.Msg))
+		page, rc, err := h.s.svc.Content.ContentWith(ctx, c, req.Msg.GetUrl(), mode, contentOptions(req.Msg))
 		if err != nil {
 			return nil, rc, err
 		}
@@ -109,7 +107,7 @@ func (h pageHandler) GetContent(ctx context.Context, req *connect.Request[trawlv
 
 func (h pageHandler) Map(ctx context.Context, req *connect.Request[trawlv1.MapRequest]) (*connect.Response[trawlv1.MapResponse], error) {
 	return billed(h.s, ctx, req, func(ctx context.Context, c credits.Call) (*trawlv1.MapResponse, credits.Receipt, error) {
-		res, rc, err := h.s.d.Sitemap.Map(ctx, c, req.Msg.GetUrl(), given(req.Msg.GetLimit()))
+		res, rc, err := h.s.svc.Sitemap.Map(ctx, c, req.Msg.GetUrl(), given(req.Msg.GetLimit()))
 		if err != nil {
 			return nil, rc, err
 		}
@@ -120,23 +118,23 @@ func (h pageHandler) Map(ctx context.Context, req *connect.Request[trawlv1.MapRe
 func (h pageHandler) CreateBulkContentJob(ctx context.Context, req *connect.Request[trawlv1.CreateBulkContentJobRequest]) (*connect.Response[trawlv1.CreateBulkContentJobResponse], error) {
 	return billed(h.s, ctx, req, func(ctx context.Context, c credits.Call) (*trawlv1.CreateBulkContentJobResponse, credits.Receipt, error) {
 		m := req.Msg
-		ack, err := h.s.d.Bulk.Submit(ctx, c, bulk.Request{URLs: m.GetUrls(), Sitemap: m.GetSitemap(), Email: m.GetEmail(), CallbackURL: m.GetCallbackUrl(), Sync: m.GetSync(), Render: m.GetRender()})
+		ack, err := h.s.svc.Bulk.Submit(ctx, c, bulk.Request{URLs: m.GetUrls(), Sitemap: m.GetSitemap(), Email: m.GetEmail(), CallbackURL: m.GetCallbackUrl(), Sync: m.GetSync(), Render: m.GetRender()})
 		if err != nil {
 			return nil, credits.Receipt{}, err
 		}
 		return &trawlv1.CreateBulkContentJobResponse{Message: ack.Message, JobId: ack.JobID, UrlsCount: int32(ack.URLsCount), UrlSource: string(ack.URLSource),
-			DeliveryMethod: ack.DeliveryMethod, EstimatedCompletionTime: ack.EstimatedCompletionTime, Status: string(ack.Status), QueuedAt: iso(ack.QueuedAt)}, credits.Receipt{}, nil
+			DeliveryMethod: ack.DeliveryMethod, EstimatedCompletionTime: ack.EstimatedCompletionTime, Status: string(ack.Status), QueuedAt: ports.FormatTime(ack.QueuedAt)}, credits.Receipt{}, nil
 	})
 }
 
 func (h pageHandler) GetBulkContentJob(ctx context.Context, req *connect.Request[trawlv1.GetBulkContentJobRequest]) (*connect.Response[trawlv1.GetBulkContentJobResponse], error) {
-	st, err := h.s.d.Bulk.Status(ctx, principal(ctx).Account.ID, req.Msg.GetJobId())
+	st, err := h.s.svc.Bulk.Status(ctx, principal(ctx).Account.ID, req.Msg.GetJobId())
 	if err != nil {
 		return nil, toConnect(err)
 	}
 	j := st.Job
 	out := &trawlv1.GetBulkContentJobResponse{JobId: j.ID, Status: string(j.Status), UrlSource: string(j.URLSource), DeliveryMethod: st.DeliveryMethod,
-		UrlsCount: int32(j.URLsCount), ProcessedCount: int32(st.Processed), SuccessCount: int32(st.Succeeded), FailedCount: int32(st.Failed), QueuedAt: iso(j.QueuedAt),
+		UrlsCount: int32(j.URLsCount), ProcessedCount: int32(st.Processed), SuccessCount: int32(st.Succeeded), FailedCount: int32(st.Failed), QueuedAt: ports.FormatTime(j.QueuedAt),
 		StartedAt: isoPtr(j.StartedAt), CompletedAt: isoPtr(j.CompletedAt), FailedAt: isoPtr(j.FailedAt), Error: j.Error, DownloadUrl: st.Download, Render: string(bulk.Render(j))}
 	for _, u := range st.URLs {
 		r := &trawlv1.BulkUrlResult{Url: u.URL, Status: string(u.Status), Success: u.Status == ports.URLSucceeded, StatusCode: int32(u.StatusCode), Error: u.Error, Engine: u.Engine}
@@ -146,7 +144,7 @@ func (h pageHandler) GetBulkContentJob(ctx context.Context, req *connect.Request
 		out.Results = append(out.Results, r)
 	}
 	for _, d := range st.Deliveries {
-		out.Deliveries = append(out.Deliveries, &trawlv1.DeliveryAttempt{Channel: string(d.Channel), Attempt: int32(d.Attempt), StatusCode: int32(d.StatusCode), Error: d.Error, DurationMs: d.Duration.Milliseconds(), At: iso(d.At)})
+		out.Deliveries = append(out.Deliveries, &trawlv1.DeliveryAttempt{Channel: string(d.Channel), Attempt: int32(d.Attempt), StatusCode: int32(d.StatusCode), Error: d.Error, DurationMs: d.Duration.Milliseconds(), At: ports.FormatTime(d.At)})
 	}
 	return connect.NewResponse(out), nil
 }
@@ -189,7 +187,7 @@ func searchParts(res search.Results) (*trawlv1.SearchInformation, []*trawlv1.Rel
 func (h searchHandler) Search(ctx context.Context, req *connect.Request[trawlv1.SearchRequest]) (*connect.Response[trawlv1.SearchResponse], error) {
 	return billed(h.s, ctx, req, func(ctx context.Context, c credits.Call) (*trawlv1.SearchResponse, credits.Receipt, error) {
 		m := req.Msg
-		res, rc, err := h.s.d.Search.Search(ctx, c, search.Request{Q: m.GetQ(), Loc: m.GetLoc(), HL: m.GetHl(), GL: m.GetGl(), Engine: m.GetEngine()})
+		res, rc, err := h.s.svc.Search.Search(ctx, c, search.Request{Q: m.GetQ(), Loc: m.GetLoc(), HL: m.GetHl(), GL: m.GetGl(), Engine: m.GetEngine()})
 		if err != nil {
 			return nil, rc, err
 		}
@@ -205,7 +203,7 @@ func (h searchHandler) SearchContent(ctx context.Context, req *connect.Request[t
 		if err != nil {
 			return nil, credits.Receipt{}, err
 		}
-		res, rc, err := h.s.d.Search.SearchContent(ctx, c, search.ContentRequest{
+		res, rc, err := h.s.svc.Search.SearchContent(ctx, c, search.ContentRequest{
 			Request:    search.Request{Q: m.GetQ(), Loc: m.GetLoc(), HL: m.GetHl(), GL: m.GetGl(), Engine: m.GetEngine()},
 			MaxContent: given(m.GetMaxContent()),
 			Filter:     domainrule.Filter{Whitelist: domainrule.ParseList(m.GetWhitelistDomains()), Blacklist: domainrule.ParseList(m.GetBlacklistDomains())},
@@ -227,7 +225,7 @@ func (h promptHandler) Prompt(ctx context.Context, req *connect.Request[trawlv1.
 		if err != nil {
 			return nil, credits.Receipt{}, err
 		}
-		text, rc, err := h.s.d.Prompt.Prompt(ctx, c, prompt.Request{Prompt: req.Msg.GetPrompt(), URL: req.Msg.GetUrl(), Render: mode})
+		text, rc, err := h.s.svc.Prompt.Prompt(ctx, c, prompt.Request{Prompt: req.Msg.GetPrompt(), URL: req.Msg.GetUrl(), Render: mode})
 		if err != nil {
 			return nil, rc, err
 		}
@@ -236,7 +234,7 @@ func (h promptHandler) Prompt(ctx context.Context, req *connect.Request[trawlv1.
 }
 
 func (h promptHandler) Extract(ctx context.Context, req *connect.Request[trawlv1.ExtractRequest]) (*connect.Response[trawlv1.ExtractResponse], error) {
-	if h.s.d.Extract == nil {
+	if h.s.svc.Extract == nil {
 		return nil, connect.NewError(connect.CodeUnimplemented, errors.New("extraction is not offered by this server"))
 	}
 	return billed(h.s, ctx, req, func(ctx context.Context, c credits.Call) (*trawlv1.ExtractResponse, credits.Receipt, error) {
@@ -244,7 +242,7 @@ func (h promptHandler) Extract(ctx context.Context, req *connect.Request[trawlv1
 		if err != nil {
 			return nil, credits.Receipt{}, err
 		}
-		res, rc, err := h.s.d.Extract.Extract(ctx, c, structured.Request{URL: req.Msg.GetUrl(), Schema: []byte(req.Msg.GetSchema()), Prompt: req.Msg.GetPrompt(), Render: mode})
+		res, rc, err := h.s.svc.Extract.Extract(ctx, c, structured.Request{URL: req.Msg.GetUrl(), Schema: []byte(req.Msg.GetSchema()), Prompt: req.Msg.GetPrompt(), Render: mode})
 		if err != nil {
 			return nil, rc, err
 		}
@@ -258,7 +256,7 @@ func statusMsg(st billing.Status) *trawlv1.CreditStatus {
 	m := &trawlv1.CreditStatus{Balance: st.Balance, FormattedBalance: st.FormattedBalance, Limit: st.Limit, Used: st.Used, IsLow: st.IsLow,
 		Threshold: st.Threshold, PercentageUsed: st.PercentageUsed}
 	if st.NextRenewal != nil {
-		nr := iso(*st.NextRenewal)
+		nr := ports.FormatTime(*st.NextRenewal)
 		m.NextRenewal = &nr
 	}
 	return m
@@ -267,7 +265,7 @@ func statusMsg(st billing.Status) *trawlv1.CreditStatus {
 // withStatus answers with the caller's credit status, flagging a low balance
 // as the JSON API does.
 func withStatus[Res any](ctx context.Context, h creditsHandler, msg func(billing.Status) *Res) (*connect.Response[Res], error) {
-	st, err := h.s.d.Credits.StatusFor(ctx, principal(ctx))
+	st, err := h.s.svc.Credits.StatusFor(ctx, principal(ctx))
 	if err != nil {
 		return nil, toConnect(err)
 	}
@@ -290,7 +288,7 @@ func (h creditsHandler) GetUsageStats(ctx context.Context, _ *connect.Request[tr
 
 func (h creditsHandler) ListTransactions(ctx context.Context, req *connect.Request[trawlv1.ListTransactionsRequest]) (*connect.Response[trawlv1.ListTransactionsResponse], error) {
 	paging := credits.Paging{Page: given(req.Msg.GetPage()), PerPage: given(req.Msg.GetPerPage())}
-	p, err := h.s.d.Credits.Transactions(ctx, principal(ctx).Account.ID, paging)
+	p, err := h.s.svc.Credits.Transactions(ctx, principal(ctx).Account.ID, paging)
 	if err != nil {
 		return nil, toConnect(err)
 	}
@@ -298,7 +296,7 @@ func (h creditsHandler) ListTransactions(ctx context.Context, req *connect.Reque
 	for _, t := range p.Items {
 		m := t.Metadata
 		out.Data = append(out.Data, &trawlv1.Transaction{Id: t.ID, ServiceType: t.ServiceType, ServiceName: t.ServiceName, Credits: t.Credits, BalanceAfter: t.BalanceAfter,
-			CreatedAt: iso(t.CreatedAt), Metadata: &trawlv1.TransactionMetadata{Url: m.URL, Query: m.Query, JobId: m.JobID, RequestId: m.RequestID, SessionId: m.SessionID}})
+			CreatedAt: ports.FormatTime(t.CreatedAt), Metadata: &trawlv1.TransactionMetadata{Url: m.URL, Query: m.Query, JobId: m.JobID, RequestId: m.RequestID, SessionId: m.SessionID}})
 	}
 	return connect.NewResponse(out), nil
 }
@@ -327,7 +325,7 @@ func givenQuantity(q int64) *int64 {
 }
 
 func (h creditsHandler) PreviewCost(ctx context.Context, req *connect.Request[trawlv1.PreviewCostRequest]) (*connect.Response[trawlv1.PreviewCostResponse], error) {
-	p, err := h.s.d.Credits.Preview(ctx, principal(ctx).Account.ID, req.Msg.GetServiceType(), givenQuantity(req.Msg.GetQuantity()))
+	p, err := h.s.svc.Credits.Preview(ctx, principal(ctx).Account.ID, req.Msg.GetServiceType(), givenQuantity(req.Msg.GetQuantity()))
 	if err != nil {
 		return nil, toConnect(err)
 	}
@@ -335,7 +333,7 @@ func (h creditsHandler) PreviewCost(ctx context.Context, req *connect.Request[tr
 }
 
 func (h creditsHandler) CanAfford(ctx context.Context, req *connect.Request[trawlv1.CanAffordRequest]) (*connect.Response[trawlv1.CanAffordResponse], error) {
-	p, err := h.s.d.Credits.Preview(ctx, principal(ctx).Account.ID, req.Msg.GetServiceType(), givenQuantity(req.Msg.GetQuantity()))
+	p, err := h.s.svc.Credits.Preview(ctx, principal(ctx).Account.ID, req.Msg.GetServiceType(), givenQuantity(req.Msg.GetQuantity()))
 	if err != nil {
 		return nil, toConnect(err)
 	}
@@ -343,11 +341,11 @@ func (h creditsHandler) CanAfford(ctx context.Context, req *connect.Request[traw
 }
 
 func (h creditsHandler) PurchaseCredits(ctx context.Context, req *connect.Request[trawlv1.PurchaseCreditsRequest]) (*connect.Response[trawlv1.PurchaseCreditsResponse], error) {
-	acct, err := h.s.d.Auth.Account(ctx, principal(ctx))
+	acct, err := h.s.svc.Auth.Account(ctx, principal(ctx))
 	if err != nil {
 		return nil, toConnect(err)
 	}
-	co, err := h.s.d.Credits.Purchase(ctx, acct, req.Msg.GetCredits())
+	co, err := h.s.svc.Credits.Purchase(ctx, acct, req.Msg.GetCredits())
 	if err != nil {
 		return nil, toConnect(err)
 	}
@@ -357,9 +355,9 @@ func (h creditsHandler) PurchaseCredits(ctx context.Context, req *connect.Reques
 type accountHandler struct{ s *Server }
 
 func (h accountHandler) GetUser(ctx context.Context, _ *connect.Request[trawlv1.GetUserRequest]) (*connect.Response[trawlv1.GetUserResponse], error) {
-	a, err := h.s.d.Auth.Account(ctx, principal(ctx))
+	a, err := h.s.svc.Auth.Account(ctx, principal(ctx))
 	if err != nil {
 		return nil, toConnect(err)
 	}
-	return connect.NewResponse(&trawlv1.GetUserResponse{Id: a.ID, Name: a.Name, Email: a.Email, EmailVerifiedAt: isoPtr(a.EmailVerifiedAt), CreatedAt: iso(a.CreatedAt), UpdatedAt: iso(a.UpdatedAt)}), nil
+	return connect.NewResponse(&trawlv1.GetUserResponse{Id: a.ID, Name: a.Name, Email: a.Email, EmailVerifiedAt: isoPtr(a.EmailVerifiedAt), CreatedAt: ports.FormatTime(a.CreatedAt), UpdatedAt: ports.FormatTime(a.UpdatedAt)}), nil
 }

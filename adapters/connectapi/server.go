@@ -26,34 +26,16 @@ import (
 	trawlv1 "github.com/trawlhq/trawl/adapters/connectapi/gen/trawl/v1"
 	"github.com/trawlhq/trawl/adapters/connectapi/gen/trawl/v1/trawlv1connect"
 	"github.com/trawlhq/trawl/adapters/errmap"
-	"github.com/trawlhq/trawl/core/auth"
-	"github.com/trawlhq/trawl/core/bulk"
 	"github.com/trawlhq/trawl/core/call"
-	"github.com/trawlhq/trawl/core/content"
-	"github.com/trawlhq/trawl/core/credits"
 	"github.com/trawlhq/trawl/core/failure"
 	"github.com/trawlhq/trawl/core/idempotency"
-	"github.com/trawlhq/trawl/core/prompt"
 	"github.com/trawlhq/trawl/core/ratelimit"
-	"github.com/trawlhq/trawl/core/search"
-	"github.com/trawlhq/trawl/core/sitemap"
-	"github.com/trawlhq/trawl/core/structured"
+	"github.com/trawlhq/trawl/core/service"
 	"github.com/trawlhq/trawl/ports"
 )
 
-// Deps is what the RPC surface needs: the core services the JSON API uses.
-type Deps struct {
-	Auth    *auth.Service
-	Credits *credits.Service
-	// Calls runs billed calls: limits, idempotency, the charge.
-	Calls   *call.Pipeline
-	Content *content.Service
-	Sitemap *sitemap.Service
-	Search  *search.Service
-	Prompt  *prompt.Service
-	// Extract is PromptService.Extract (nil: it answers unimplemented).
-	Extract *structured.Service
-	Bulk    *bulk.Service
+// Options are the RPC surface's transport settings.
+type Options struct {
 	// RequestID returns the id the HTTP layer gave the request.
 	RequestID func(context.Context) string
 	// Ready reports whether the service can take traffic (gRPC health).
@@ -69,27 +51,30 @@ type Deps struct {
 }
 
 // Server holds the handlers.
-type Server struct{ d Deps }
+type Server struct {
+	svc *service.Services
+	o   Options
+}
 
-// New checks the dependencies.
-func New(d Deps) (*Server, error) {
-	if d.Auth == nil || d.Credits == nil || d.Calls == nil || d.Content == nil || d.Sitemap == nil || d.Search == nil ||
-		d.Prompt == nil || d.Bulk == nil {
+// New serves the application's services over RPC; it fails on a missing one.
+func New(s *service.Services, o Options) (*Server, error) {
+	if s == nil || s.Auth == nil || s.Credits == nil || s.Calls == nil || s.Content == nil || s.Sitemap == nil || s.Search == nil ||
+		s.Prompt == nil || s.Bulk == nil {
 		return nil, errors.New("connectapi.New: every core service and the call pipeline are required")
 	}
-	if d.RequestID == nil {
-		d.RequestID = func(context.Context) string { return "" }
+	if o.RequestID == nil {
+		o.RequestID = func(context.Context) string { return "" }
 	}
-	if d.Ready == nil {
-		d.Ready = func(context.Context) error { return nil }
+	if o.Ready == nil {
+		o.Ready = func(context.Context) error { return nil }
 	}
-	if d.MaxBodyBytes <= 0 {
-		d.MaxBodyBytes = 1 << 20
+	if o.MaxBodyBytes <= 0 {
+		o.MaxBodyBytes = 1 << 20
 	}
-	if d.Logger == nil {
-		d.Logger = slog.New(slog.DiscardHandler)
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
 	}
-	return &Server{d: d}, nil
+	return &Server{svc: s, o: o}, nil
 }
 
 // procedure rules: the rate-limit group of billed methods; the others are
@@ -122,7 +107,7 @@ type Route struct {
 // guard; Trawl's services also authenticate and rate-limit.
 func (s *Server) Routes() []Route {
 	base := s.handlerOptions()
-	opts := connect.WithHandlerOptions(base, connect.WithRequestGate(s.authenticate), connect.WithInterceptors(append(slices.Clone(s.d.Interceptors), s.interceptor())...))
+	opts := connect.WithHandlerOptions(base, connect.WithRequestGate(s.authenticate), connect.WithInterceptors(append(slices.Clone(s.o.Interceptors), s.interceptor())...))
 	var out []Route
 	add := func(p string, h http.Handler) {
 		procedure := ""
@@ -198,7 +183,7 @@ func (s *Server) healthCheck(ctx context.Context, req *connect.Request[healthpb.
 		return nil, connect.NewError(connect.CodeNotFound, errors.New("unknown service"))
 	}
 	status := healthpb.HealthCheckResponse_SERVING
-	if err := s.d.Ready(ctx); err != nil {
+	if err := s.o.Ready(ctx); err != nil {
 		status = healthpb.HealthCheckResponse_NOT_SERVING
 	}
 	return connect.NewResponse(&healthpb.HealthCheckResponse{Status: status}), nil
@@ -257,7 +242,7 @@ func (s *Server) logInternal(ctx context.Context, procedure string, err error) {
 			cause = pe.cause
 		}
 	}
-	s.d.Logger.ErrorContext(ctx, "rpc failed", "err", cause.Error(), "procedure", procedure, "request_id", s.d.RequestID(ctx))
+	s.o.Logger.ErrorContext(ctx, "rpc failed", "err", cause.Error(), "procedure", procedure, "request_id", s.o.RequestID(ctx))
 	if st := stateOf(ctx); st != nil {
 		st.logged = true
 	}
@@ -269,7 +254,7 @@ func (s *Server) authenticate(ctx context.Context, spec connect.Spec, _ connect.
 	err := ctx.Err()
 	var p ports.Principal
 	if err == nil {
-		p, err = s.d.Auth.Authenticate(ctx, h.Get("Authorization"))
+		p, err = s.svc.Auth.Authenticate(ctx, h.Get("Authorization"))
 	}
 	if err != nil {
 		err = toConnect(err)
@@ -289,7 +274,7 @@ func billed[Req any, Res any, PRes interface {
 	creq := call.Request{
 		Principal:      principal(ctx),
 		Group:          groups[procedure],
-		RequestID:      s.d.RequestID(ctx),
+		RequestID:      s.o.RequestID(ctx),
 		IdempotencyKey: req.Header().Get(idempotency.Header),
 		Fingerprint: func() (string, error) {
 			msg, _ := any(req.Msg).(proto.Message)
@@ -297,7 +282,7 @@ func billed[Req any, Res any, PRes interface {
 			return idempotency.Fingerprint("RPC", procedure, "", raw), err
 		},
 	}
-	out, err := call.Run(ctx, s.d.Calls, creq, answerCodec[Res, PRes](), run)
+	out, err := call.Run(ctx, s.svc.Calls, creq, answerCodec[Res, PRes](), run)
 	if err != nil {
 		err = toConnect(err)
 		if ce := (*connect.Error)(nil); errors.As(err, &ce) {

@@ -18,7 +18,7 @@ func (d *Dashboard) signUp(w http.ResponseWriter, r *http.Request) {
 		d.fail(w, r, "signup", v, err)
 		return
 	}
-	acct, err := d.acc.SignUp(r.Context(), email, pw, clientAddr(r))
+	acct, err := d.svc.Accounts.SignUp(r.Context(), email, pw, clientAddr(r))
 	if err != nil && acct.Email == "" {
 		d.fail(w, r, "signup", v, err)
 		return
@@ -37,12 +37,12 @@ func (d *Dashboard) verifyPage(w http.ResponseWriter, r *http.Request) {
 }
 
 func (d *Dashboard) verify(w http.ResponseWriter, r *http.Request) {
-	acct, err := d.acc.VerifyEmail(r.Context(), r.PostFormValue("token"))
+	acct, err := d.svc.Accounts.VerifyEmail(r.Context(), r.PostFormValue("token"))
 	if err != nil {
 		d.fail(w, r, "message", view{Title: "Verification failed"}, err)
 		return
 	}
-	if cur, err := d.acc.Session(r.Context(), d.sessionSecret(r)); err == nil && cur.ID == acct.ID {
+	if cur, err := d.svc.Accounts.Session(r.Context(), d.sessionSecret(r)); err == nil && cur.ID == acct.ID {
 		http.Redirect(w, r, "/dashboard/tokens?verified=1", http.StatusSeeOther)
 		return
 	}
@@ -50,7 +50,7 @@ func (d *Dashboard) verify(w http.ResponseWriter, r *http.Request) {
 }
 
 func (d *Dashboard) resend(w http.ResponseWriter, r *http.Request, acct ports.Account) {
-	if err := d.acc.SendVerification(r.Context(), acct.ID); err != nil {
+	if err := d.svc.Accounts.SendVerification(r.Context(), acct.ID); err != nil {
 		d.fail(w, r, "message", view{Title: "Email not sent", Account: &acct}, err)
 		return
 	}
@@ -87,13 +87,13 @@ func (d *Dashboard) signInPage(w http.ResponseWriter, r *http.Request) {
 func (d *Dashboard) signIn(w http.ResponseWriter, r *http.Request) {
 	email := r.PostFormValue("email")
 	v := view{Title: "Sign in", Form: map[string]string{"email": email}}
-	in, err := d.acc.SignIn(r.Context(), email, r.PostFormValue("password"), clientAddr(r), d.cookie(r, d.deviceCookieName()))
+	in, err := d.svc.Accounts.SignIn(r.Context(), email, r.PostFormValue("password"), clientAddr(r), d.cookie(r, d.deviceCookieName()))
 	if err != nil {
 		d.fail(w, r, "signin", v, err)
 		return
 	}
 	if old := d.sessionSecret(r); old != "" {
-		_ = d.acc.SignOut(r.Context(), old)
+		_ = d.svc.Accounts.SignOut(r.Context(), old)
 	}
 	d.setSession(w, r, in.Secret, in.Lifetime)
 	d.setCookie(w, r, d.deviceCookieName(), "/dashboard/signin", in.Device, in.DeviceLifetime)
@@ -101,7 +101,7 @@ func (d *Dashboard) signIn(w http.ResponseWriter, r *http.Request) {
 }
 
 func (d *Dashboard) signOut(w http.ResponseWriter, r *http.Request) {
-	if err := d.acc.SignOut(r.Context(), d.sessionSecret(r)); err != nil {
+	if err := d.svc.Accounts.SignOut(r.Context(), d.sessionSecret(r)); err != nil {
 		d.fail(w, r, "message", view{Title: "Error"}, err)
 		return
 	}
@@ -120,7 +120,7 @@ func (d *Dashboard) forgotPage(w http.ResponseWriter, r *http.Request) {
 func (d *Dashboard) forgot(w http.ResponseWriter, r *http.Request) {
 	email := r.PostFormValue("email")
 	v := view{Title: "Reset your password", Form: map[string]string{"email": email}}
-	if err := d.acc.RequestPasswordReset(r.Context(), email); err != nil {
+	if err := d.svc.Accounts.RequestPasswordReset(r.Context(), email); err != nil {
 		d.fail(w, r, "forgot", v, err)
 		return
 	}
@@ -139,7 +139,7 @@ func (d *Dashboard) reset(w http.ResponseWriter, r *http.Request) {
 		d.fail(w, r, "reset", v, err)
 		return
 	}
-	if err := d.acc.ResetPassword(r.Context(), token, pw); err != nil {
+	if err := d.svc.Accounts.ResetPassword(r.Context(), token, pw); err != nil {
 		d.fail(w, r, "reset", v, err)
 		return
 	}

@@ -28,10 +28,10 @@ func money(cents int64, currency string) string {
 }
 
 func (d *Dashboard) billingView(acct ports.Account) view {
-	p := d.credits.Pricing()
+	p := d.svc.Credits.Pricing()
 	v := view{Title: "Plans and top-ups", Nav: "billing", Account: &acct, Data: &billingData{
-		Current: d.credits.Plans().Must(acct.Plan), Plans: d.credits.Plans().All(), SellsPlans: d.credits.SellsPlans(),
-		Price: "1,000 credits for " + money(d.credits.PriceCents(1000), p.Currency),
+		Current: d.svc.Credits.Plans().Must(acct.Plan), Plans: d.svc.Credits.Plans().All(), SellsPlans: d.svc.Credits.SellsPlans(),
+		Price: "1,000 credits for " + money(d.svc.Credits.PriceCents(1000), p.Currency),
 		Min:   credits.MinPurchase, Max: credits.MaxPurchase, NoPlan: credits.TopUpNeedsPlan,
 	}}
 	return v
@@ -45,7 +45,7 @@ func (d *Dashboard) billingPage(w http.ResponseWriter, r *http.Request, acct por
 	case r.URL.Query().Get("subscription") == "cancelled":
 		v.Notice = "The subscription was cancelled; nothing was charged."
 	case r.URL.Query().Get("subscribed") != "":
-		v.Notice = "Thank you. You are on the " + d.credits.Plans().Must(acct.Plan).DisplayName + " plan."
+		v.Notice = "Thank you. You are on the " + d.svc.Credits.Plans().Must(acct.Plan).DisplayName + " plan."
 	}
 	d.render(w, r, http.StatusOK, "billing", v)
 }
@@ -60,7 +60,7 @@ func (d *Dashboard) topUp(w http.ResponseWriter, r *http.Request, acct ports.Acc
 		d.fail(w, r, "billing", v, credits.NotWholeCredits())
 		return
 	}
-	co, err := d.credits.Purchase(r.Context(), acct, n)
+	co, err := d.svc.Credits.Purchase(r.Context(), acct, n)
 	if err != nil {
 		d.fail(w, r, "billing", v, err)
 		return
@@ -70,7 +70,7 @@ func (d *Dashboard) topUp(w http.ResponseWriter, r *http.Request, acct ports.Acc
 
 func (d *Dashboard) subscribe(w http.ResponseWriter, r *http.Request, acct ports.Account) {
 	v := d.billingView(acct)
-	co, err := d.credits.Subscribe(r.Context(), acct, r.PostFormValue("plan"))
+	co, err := d.svc.Credits.Subscribe(r.Context(), acct, r.PostFormValue("plan"))
 	if err != nil {
 		if fe, ok := failure.As(err); ok && fe.Kind == failure.Invalid {
 			// The plan buttons have no field of their own: say it above them.
@@ -90,18 +90,18 @@ type planCheckoutData struct {
 // planCheckoutPage is the local provider's hosted page for a plan.
 func (d *Dashboard) planCheckoutPage(w http.ResponseWriter, r *http.Request, acct ports.Account) {
 	v := view{Title: "Subscribe", Nav: "billing", Account: &acct}
-	s, err := d.pay.PlanCheckout(r.Context(), acct.ID, r.PathValue("id"))
+	s, err := d.svc.Payments.PlanCheckout(r.Context(), acct.ID, r.PathValue("id"))
 	if err != nil {
 		v.Title = "Not found"
 		d.fail(w, r, "message", v, err)
 		return
 	}
-	v.Data = &planCheckoutData{Session: s, Plan: d.credits.Plans().Must(s.Plan)}
+	v.Data = &planCheckoutData{Session: s, Plan: d.svc.Credits.Plans().Must(s.Plan)}
 	d.render(w, r, http.StatusOK, "plan_checkout", v)
 }
 
 func (d *Dashboard) planCheckoutPay(w http.ResponseWriter, r *http.Request, acct ports.Account) {
-	if _, err := d.pay.CompletePlanCheckout(r.Context(), acct.ID, r.PathValue("id")); err != nil {
+	if _, err := d.svc.Payments.CompletePlanCheckout(r.Context(), acct.ID, r.PathValue("id")); err != nil {
 		d.fail(w, r, "message", view{Title: "Not subscribed", Nav: "billing", Account: &acct}, err)
 		return
 	}

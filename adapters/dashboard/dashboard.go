@@ -20,12 +20,9 @@ import (
 	"time"
 
 	"github.com/trawlhq/trawl/adapters/errmap"
-	"github.com/trawlhq/trawl/core/account"
-	"github.com/trawlhq/trawl/core/auth"
 	"github.com/trawlhq/trawl/core/billing"
-	"github.com/trawlhq/trawl/core/bulk"
-	"github.com/trawlhq/trawl/core/credits"
 	"github.com/trawlhq/trawl/core/failure"
+	"github.com/trawlhq/trawl/core/service"
 	"github.com/trawlhq/trawl/ports"
 )
 
@@ -38,16 +35,9 @@ var staticFS embed.FS
 // Prefix is where the dashboard is mounted.
 const Prefix = "/dashboard/"
 
-// Deps is what the dashboard needs.
-type Deps struct {
-	Accounts *account.Service
-	Auth     *auth.Service
-	Credits  *credits.Service
-	Bulk     *bulk.Service
-	Jobs     *bulk.JobList
-	Secrets  *bulk.Secrets
-	Payments *credits.Payments
-	Logger   *slog.Logger
+// Options are the dashboard's transport settings.
+type Options struct {
+	Logger *slog.Logger
 	// PublicURL is the server's external base URL; an https one makes the
 	// session cookie Secure.
 	PublicURL string
@@ -55,35 +45,30 @@ type Deps struct {
 
 // Dashboard serves the pages.
 type Dashboard struct {
-	acc     *account.Service
-	auth    *auth.Service
-	credits *credits.Service
-	bulk    *bulk.Service
-	jobs    *bulk.JobList
-	secrets *bulk.Secrets
-	pay     *credits.Payments
-	log     *slog.Logger
-	secure  bool
-	pages   map[string]*template.Template
-	mux     *http.ServeMux
-	csrf    *http.CrossOriginProtection
+	svc    *service.Services
+	log    *slog.Logger
+	secure bool
+	pages  map[string]*template.Template
+	mux    *http.ServeMux
+	csrf   *http.CrossOriginProtection
 }
 
-// New builds the dashboard.
-func New(d Deps) (*Dashboard, error) {
-	if d.Accounts == nil || d.Auth == nil || d.Credits == nil || d.Bulk == nil || d.Jobs == nil || d.Secrets == nil || d.Payments == nil {
+// New serves the application's account pages; it fails when the services
+// lack one the pages use.
+func New(s *service.Services, o Options) (*Dashboard, error) {
+	if s == nil || s.Accounts == nil || s.Auth == nil || s.Credits == nil || s.Bulk == nil || s.Jobs == nil || s.Secrets == nil || s.Payments == nil {
 		return nil, errors.New("dashboard.New: accounts, auth, credits, bulk, jobs, secrets and payments are required")
 	}
-	if d.Logger == nil {
-		d.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
 	pages, err := parsePages()
 	if err != nil {
 		return nil, err
 	}
 	db := &Dashboard{
-		acc: d.Accounts, auth: d.Auth, credits: d.Credits, bulk: d.Bulk, jobs: d.Jobs, secrets: d.Secrets, pay: d.Payments, log: d.Logger, pages: pages, mux: http.NewServeMux(),
-		secure: strings.HasPrefix(strings.ToLower(d.PublicURL), "https://"),
+		svc: s, log: o.Logger, pages: pages, mux: http.NewServeMux(),
+		secure: strings.HasPrefix(strings.ToLower(o.PublicURL), "https://"),
 		csrf:   http.NewCrossOriginProtection(),
 	}
 	db.csrf.SetDenyHandler(http.HandlerFunc(db.forbidden))
@@ -388,7 +373,7 @@ func (d *Dashboard) toSignIn(w http.ResponseWriter, r *http.Request) {
 func (d *Dashboard) signedIn(h func(http.ResponseWriter, *http.Request, ports.Account)) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		secret := d.sessionSecret(r)
-		acct, err := d.acc.Session(r.Context(), secret)
+		acct, err := d.svc.Accounts.Session(r.Context(), secret)
 		if failure.Is(err, failure.Unauthenticated) {
 			d.clearSession(w, r)
 			if secret != "" {

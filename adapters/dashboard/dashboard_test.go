@@ -15,14 +15,7 @@ import (
 	"time"
 
 	"github.com/trawlhq/trawl/adapters/dashboard"
-	"github.com/trawlhq/trawl/adapters/limiter"
-	"github.com/trawlhq/trawl/adapters/password"
-	"github.com/trawlhq/trawl/adapters/payment"
-	"github.com/trawlhq/trawl/core/account"
 	"github.com/trawlhq/trawl/core/auth"
-	"github.com/trawlhq/trawl/core/billing"
-	"github.com/trawlhq/trawl/core/bulk"
-	"github.com/trawlhq/trawl/core/credits"
 	"github.com/trawlhq/trawl/core/failure"
 	"github.com/trawlhq/trawl/ports"
 	"github.com/trawlhq/trawl/testkit"
@@ -73,25 +66,10 @@ type env struct {
 func newEnv(t *testing.T) *env {
 	t.Helper()
 	store := memstore.New()
-	api := apitest.Start(t, store, apitest.Options{NoWorker: true})
-	e := &env{srv: api.Server, api: api, store: store, auth: api.Auth, mail: &outbox{}, clock: api.Clock}
-	lim, _ := limiter.NewMemory(e.clock)
-	base := api.Server.URL
-	acc, err := account.NewService(store, store, password.New(password.Params{MemoryKiB: 256, Time: 1, Threads: 1}), e.mail, lim, e.clock, account.Options{PublicURL: base})
-	if err != nil {
-		t.Fatal(err)
-	}
-	jobs, _ := bulk.NewJobList(store, noBlobs{}, time.Hour)
-	secrets, _ := bulk.NewSecrets(store)
-	// The local provider, selling plans too, as the server wires it.
-	local, err := payment.NewLocal(store, e.clock, base)
-	if err != nil {
-		t.Fatal(err)
-	}
-	provider, _ := payment.NewLocalPlans(local, store)
-	cr, _ := credits.NewService(store, store, provider, e.clock, credits.DefaultPricing, billing.DefaultPlans())
-	pay, _ := credits.NewPayments(cr, store, store, e.clock)
-	d, err := dashboard.New(dashboard.Deps{Accounts: acc, Auth: api.Auth, Credits: cr, Bulk: api.Bulk, Jobs: jobs, Secrets: secrets, Payments: pay, PublicURL: base})
+	mail := &outbox{}
+	api := apitest.Start(t, store, apitest.Options{NoWorker: true, Mailer: mail})
+	e := &env{srv: api.Server, api: api, store: store, auth: api.Auth, mail: mail, clock: api.Clock}
+	d, err := dashboard.New(api.Services, dashboard.Options{PublicURL: api.Server.URL})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,14 +78,6 @@ func newEnv(t *testing.T) *env {
 		api.API.Mount(p, d.Handler())
 	}
 	return e
-}
-
-// noBlobs signs links to results as a blob store would, without storing.
-type noBlobs struct{}
-
-func (noBlobs) Put(context.Context, string, []byte, string) error { return nil }
-func (noBlobs) URL(_ context.Context, key string, _ time.Duration) (string, error) {
-	return "https://files.test/" + key + "?sig=x", nil
 }
 
 // browser is a client with cookies that does not follow redirects, so

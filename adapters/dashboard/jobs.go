@@ -20,7 +20,7 @@ func (d *Dashboard) jobsPage(w http.ResponseWriter, r *http.Request, acct ports.
 	page, err := pageParam(r)
 	if err == nil {
 		var p bulk.JobPage
-		if p, err = d.jobs.Page(r.Context(), acct.ID, page, jobsPerPage); err == nil {
+		if p, err = d.svc.Jobs.Page(r.Context(), acct.ID, page, jobsPerPage); err == nil {
 			data := &jobsData{Page: p}
 			if page > 1 {
 				data.Prev = "/dashboard/jobs?page=" + strconv.Itoa(page-1)
@@ -43,7 +43,7 @@ type jobData struct {
 
 func (d *Dashboard) jobPage(w http.ResponseWriter, r *http.Request, acct ports.Account) {
 	v := view{Title: "Bulk job", Nav: "jobs", Account: &acct}
-	st, err := d.bulk.Status(r.Context(), acct.ID, r.PathValue("id"))
+	st, err := d.svc.Bulk.Status(r.Context(), acct.ID, r.PathValue("id"))
 	if err != nil {
 		v.Title = "Not found"
 		d.fail(w, r, "message", v, err)
@@ -65,7 +65,7 @@ func (d *Dashboard) webhooksPage(w http.ResponseWriter, r *http.Request, acct po
 	v := view{Title: "Webhooks", Nav: "webhooks", Account: &acct, Data: &webhookData{}}
 	q := r.URL.Query()
 	if q.Get("show") != "" || q.Get("rotated") != "" {
-		sec, err := d.secrets.Show(r.Context(), acct.ID)
+		sec, err := d.svc.Secrets.Show(r.Context(), acct.ID)
 		if err != nil {
 			d.fail(w, r, "message", v, err)
 			return
@@ -81,7 +81,7 @@ func (d *Dashboard) webhooksPage(w http.ResponseWriter, r *http.Request, acct po
 // showSecret creates the secret when the account has none yet, then sends
 // the browser to the page that shows it.
 func (d *Dashboard) showSecret(w http.ResponseWriter, r *http.Request, acct ports.Account) {
-	if _, err := d.secrets.Show(r.Context(), acct.ID); err != nil {
+	if _, err := d.svc.Secrets.Show(r.Context(), acct.ID); err != nil {
 		d.fail(w, r, "message", view{Title: "Webhooks", Nav: "webhooks", Account: &acct}, err)
 		return
 	}
@@ -89,7 +89,7 @@ func (d *Dashboard) showSecret(w http.ResponseWriter, r *http.Request, acct port
 }
 
 func (d *Dashboard) rotateSecret(w http.ResponseWriter, r *http.Request, acct ports.Account) {
-	if _, err := d.secrets.Rotate(r.Context(), acct.ID); err != nil {
+	if _, err := d.svc.Secrets.Rotate(r.Context(), acct.ID); err != nil {
 		d.fail(w, r, "message", view{Title: "Webhooks", Nav: "webhooks", Account: &acct}, err)
 		return
 	}

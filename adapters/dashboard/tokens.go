@@ -22,11 +22,11 @@ type tokensData struct {
 }
 
 func (d *Dashboard) tokensView(r *http.Request, acct ports.Account) (view, error) {
-	toks, err := d.auth.ListTokens(r.Context(), acct.ID)
+	toks, err := d.svc.Auth.ListTokens(r.Context(), acct.ID)
 	if err != nil {
 		return view{}, err
 	}
-	plan := d.credits.Plans().Must(acct.Plan)
+	plan := d.svc.Credits.Plans().Must(acct.Plan)
 	v := view{Title: "API tokens", Nav: "tokens", Account: &acct, Data: &tokensData{
 		Tokens: toks, Plan: plan, AtCap: auth.AtCap(plan, len(toks)), Verified: acct.EmailVerifiedAt != nil,
 	}}
@@ -68,7 +68,7 @@ func (d *Dashboard) tokensPage(w http.ResponseWriter, r *http.Request, acct port
 // token); the secret rides to the next page in a short-lived cookie.
 func (d *Dashboard) createToken(w http.ResponseWriter, r *http.Request, acct ports.Account) {
 	name := r.PostFormValue("name")
-	tok, err := d.auth.CreateOwnToken(r.Context(), acct.ID, name)
+	tok, err := d.svc.Auth.CreateOwnToken(r.Context(), acct.ID, name)
 	if err != nil {
 		v, verr := d.tokensView(r, acct)
 		if verr != nil {
@@ -97,7 +97,7 @@ func tokenID(r *http.Request) int64 {
 }
 
 func (d *Dashboard) deleteTokenPage(w http.ResponseWriter, r *http.Request, acct ports.Account) {
-	tok, err := d.auth.Token(r.Context(), acct.ID, tokenID(r))
+	tok, err := d.svc.Auth.Token(r.Context(), acct.ID, tokenID(r))
 	if err != nil {
 		d.fail(w, r, "message", view{Title: "Not found", Account: &acct, Nav: "tokens"}, err)
 		return
@@ -106,7 +106,7 @@ func (d *Dashboard) deleteTokenPage(w http.ResponseWriter, r *http.Request, acct
 }
 
 func (d *Dashboard) deleteToken(w http.ResponseWriter, r *http.Request, acct ports.Account) {
-	if err := d.auth.DeleteToken(r.Context(), acct.ID, tokenID(r)); err != nil {
+	if err := d.svc.Auth.DeleteToken(r.Context(), acct.ID, tokenID(r)); err != nil {
 		d.fail(w, r, "message", view{Title: "Not deleted", Account: &acct, Nav: "tokens"}, err)
 		return
 	}

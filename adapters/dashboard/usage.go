@@ -50,22 +50,22 @@ func (d *Dashboard) usagePage(w http.ResponseWriter, r *http.Request, acct ports
 		d.fail(w, r, "message", v, err)
 		return
 	}
-	st, err := d.credits.Status(r.Context(), acct.ID)
+	st, err := d.svc.Credits.Status(r.Context(), acct.ID)
 	if err != nil {
 		d.fail(w, r, "message", v, err)
 		return
 	}
-	u, err := d.credits.Usage(r.Context(), acct.ID)
+	u, err := d.svc.Credits.Usage(r.Context(), acct.ID)
 	if err != nil {
 		d.fail(w, r, "message", v, err)
 		return
 	}
-	txs, err := d.credits.Transactions(r.Context(), acct.ID, credits.Paging{Page: &page, PerPage: new(transactionsPerPage)})
+	txs, err := d.svc.Credits.Transactions(r.Context(), acct.ID, credits.Paging{Page: &page, PerPage: new(transactionsPerPage)})
 	if err != nil {
 		d.fail(w, r, "message", v, err)
 		return
 	}
-	data := &usageData{Plan: d.credits.Plans().Must(acct.Plan), Status: st, Chart: newChart(u), Page: txs}
+	data := &usageData{Plan: d.svc.Credits.Plans().Must(acct.Plan), Status: st, Chart: newChart(u), Page: txs}
 	if page > 1 {
 		data.Prev = "/dashboard/usage?page=" + strconv.Itoa(page-1) + "#transactions"
 	}
@@ -95,7 +95,7 @@ func (d *Dashboard) transactionsCSV(w http.ResponseWriter, r *http.Request, acct
 	w.Header().Set("Content-Disposition", `attachment; filename="trawl-transactions.csv"`)
 	cw := csv.NewWriter(w)
 	_ = cw.Write([]string{"id", "created_at", "service_type", "service_name", "credits", "balance_after", "url", "query", "job_id", "request_id"})
-	err := d.credits.EachTransaction(r.Context(), acct.ID, csvRowLimit, func(t ports.Transaction) error {
+	err := d.svc.Credits.EachTransaction(r.Context(), acct.ID, csvRowLimit, func(t ports.Transaction) error {
 		return cw.Write([]string{
 			strconv.FormatInt(t.ID, 10), t.CreatedAt.UTC().Format(time.RFC3339), csvSafe(t.ServiceType), csvSafe(t.ServiceName),
 			change(t.Credits), strconv.FormatInt(t.BalanceAfter, 10),

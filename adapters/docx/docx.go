@@ -18,7 +18,6 @@ import (
 	"strings"
 
 	"github.com/trawlhq/trawl/adapters/docmodel"
-	"github.com/trawlhq/trawl/core/failure"
 	"github.com/trawlhq/trawl/ports"
 )
 
@@ -52,7 +51,10 @@ func New(o Options) *Converter {
 	return &Converter{opts: o}
 }
 
-const op = "docx.Convert"
+// fail is the typed reason a DOCX could not be converted for.
+func fail(reason ports.DocumentReason, limit int64, err error) error {
+	return &ports.DocumentError{Reason: reason, Format: ports.DocumentDOCX, Limit: limit, Err: err}
+}
 
 var (
 	errTooLarge = errors.New("part inflates past the cap")
@@ -66,21 +68,21 @@ var cfb = []byte{0xD0, 0xCF, 0x11, 0xE0, 0xA1, 0xB1, 0x1A, 0xE1}
 // Convert implements ports.DocumentConverter.
 func (c *Converter) Convert(ctx context.Context, r ports.DocumentRequest) (ports.Extracted, error) {
 	if bytes.HasPrefix(r.Body, cfb) {
-		return ports.Extracted{}, failure.Unable(op, failure.ReasonEncrypted, "The document could not be converted: it is encrypted with a password.")
+		return ports.Extracted{}, fail(ports.DocumentEncrypted, 0, nil)
 	}
 	zr, err := zip.NewReader(bytes.NewReader(r.Body), int64(len(r.Body)))
 	if err != nil {
-		return ports.Extracted{}, failure.Unable(op, failure.ReasonUnreadableDocument, "The document could not be converted: it is not a readable DOCX file.", err)
+		return ports.Extracted{}, fail(ports.DocumentUnreadable, 0, err)
 	}
 	if len(zr.File) > c.opts.MaxEntries {
-		return ports.Extracted{}, failure.Unable(op, failure.ReasonTooLarge, fmt.Sprintf("The document could not be converted: its archive has more than %d entries.", c.opts.MaxEntries))
+		return ports.Extracted{}, fail(ports.DocumentTooManyEntries, int64(c.opts.MaxEntries), nil)
 	}
 	d := &doc{c: c, ctx: ctx, files: map[string]*zip.File{}}
 	for _, f := range zr.File {
 		d.files[strings.TrimPrefix(f.Name, "/")] = f
 	}
 	if d.files["word/document.xml"] == nil {
-		return ports.Extracted{}, failure.Unable(op, failure.ReasonUnreadableDocument, "The document could not be converted: it is not a readable DOCX file.")
+		return ports.Extracted{}, fail(ports.DocumentUnreadable, 0, nil)
 	}
 	// A part that reached the cap is too large whatever the decoder made of
 	// what it read: the XML decoder hands back the text it had before the
@@ -88,17 +90,17 @@ func (c *Converter) Convert(ctx context.Context, r ports.DocumentRequest) (ports
 	if err := d.read(); err != nil || d.overCap {
 		switch {
 		case ctx.Err() != nil:
-			return ports.Extracted{}, failure.Unable(op, failure.ReasonTimeout, "The document could not be converted within the time limit.", err)
+			return ports.Extracted{}, fail(ports.DocumentTimeout, 0, err)
 		case d.overCap || errors.Is(err, errTooLarge):
-			return ports.Extracted{}, failure.Unable(op, failure.ReasonTooLarge, fmt.Sprintf("The document could not be converted: a part of it inflates past %d bytes.", c.opts.MaxPartBytes), errTooLarge)
+			return ports.Extracted{}, fail(ports.DocumentPartTooLarge, c.opts.MaxPartBytes, errTooLarge)
 		case errors.Is(err, errTooDeep):
-			return ports.Extracted{}, failure.Unable(op, failure.ReasonUnreadableDocument, "The document could not be converted: its XML is nested too deeply.", err)
+			return ports.Extracted{}, fail(ports.DocumentTooDeep, 0, err)
 		}
-		return ports.Extracted{}, failure.Unable(op, failure.ReasonUnreadableDocument, "The document could not be converted: it is damaged.", err)
+		return ports.Extracted{}, fail(ports.DocumentDamaged, 0, err)
 	}
 	rd := docmodel.Render(d.blocks)
 	if strings.TrimSpace(rd.Text) == "" {
-		return ports.Extracted{}, failure.Unable(op, failure.ReasonNoMainContent, "The document could not be converted: it has no text.")
+		return ports.Extracted{}, fail(ports.DocumentNoText, 0, nil)
 	}
 	out := ports.Extracted{HTML: rd.HTML, Markdown: rd.Markdown, Text: rd.Text, Metadata: d.meta}
 	if d.truncated {

@@ -11,7 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/trawlhq/trawl/adapters/extract/extractbench"
+	"github.com/trawlhq/trawl/bench/extractbench"
+	"github.com/trawlhq/trawl/core/content"
 	"github.com/trawlhq/trawl/core/failure"
 	"github.com/trawlhq/trawl/ports"
 )
@@ -105,7 +106,7 @@ func zipOf(t testing.TB, parts map[string][]byte) []byte {
 
 func wantUnavailable(t *testing.T, err error, has string) {
 	t.Helper()
-	fe, ok := failure.As(err)
+	fe, ok := failure.As(content.DocumentFailure(err))
 	if !ok || fe.Kind != failure.Unavailable || !strings.Contains(fe.Message, has) {
 		t.Fatalf("err = %v; want Unavailable saying %q", err, has)
 	}
@@ -177,7 +178,7 @@ func FuzzConvert(f *testing.F) {
 	f.Fuzz(func(t *testing.T, b []byte) {
 		_, err := convert(t, c, b)
 		if err != nil {
-			if fe, ok := failure.As(err); !ok || fe.Kind != failure.Unavailable {
+			if fe, ok := failure.As(content.DocumentFailure(err)); !ok || fe.Kind != failure.Unavailable {
 				t.Fatalf("err = %v", err)
 			}
 		}
@@ -196,7 +197,7 @@ func TestPartPastTheCapSaysSo(t *testing.T) {
 		doc = append(doc, bytes.Repeat([]byte("a"), 8<<20)...)
 		doc = append(doc, `</w:t></w:r></w:p></w:body></w:document>`...)
 		_, err := convert(t, New(Options{MaxPartBytes: 4 << 20, MaxChars: 1 << 20}), zipOf(t, map[string][]byte{"word/document.xml": doc}))
-		fe, ok := failure.As(err)
+		fe, ok := failure.As(content.DocumentFailure(err))
 		if !ok || fe.Kind != failure.Unavailable || fe.Reason != failure.ReasonTooLarge || !strings.Contains(fe.Message, "inflates past 4194304 bytes") {
 			t.Errorf("%s: err = %v; want too_large naming the limit", name, err)
 		}

@@ -74,9 +74,12 @@ func isCaption(n *html.Node) bool {
 // from theirs in the same walk.
 func cleanConditionally(root *html.Node) {
 	structural := structuralClasses(root)
-	var walk func(*html.Node) tally
-	walk = func(n *html.Node) tally {
+	var walk func(*html.Node, bool) tally
+	walk = func(n *html.Node, inHeading bool) tally {
 		var t tally
+		// A heading's parts (a term and its type, set in wrappers) are
+		// its text: the heading is judged whole.
+		inHeading = inHeading || isHeading(n.DataAtom)
 		for c := n.FirstChild; c != nil; {
 			next := c.NextSibling
 			switch c.Type {
@@ -85,8 +88,8 @@ func cleanConditionally(root *html.Node) {
 				t.st.chars += k
 				t.st.commas += commas
 			case html.ElementNode:
-				ct := walk(c)
-				if shouldDrop(c, ct, structural) {
+				ct := walk(c, inHeading)
+				if !inHeading && shouldDrop(c, ct, structural) {
 					n.RemoveChild(c)
 					if c.DataAtom == atom.Form || ct.forms > 0 {
 						// The form is gone but its prompt is not: the
@@ -99,12 +102,12 @@ func cleanConditionally(root *html.Node) {
 			}
 			c = next
 		}
-		if n.DataAtom == atom.A {
+		if isLink(n) {
 			t.st.linkChars = t.st.chars
 		}
 		return t
 	}
-	walk(root)
+	walk(root, false)
 }
 
 // structuralClasses are the class names the content is built of: repeated
@@ -196,6 +199,21 @@ func (t *tally) add(c tally, a atom.Atom) {
 	}
 }
 
+// inCell: n is set in a list item or a table cell (within a few wrappers
+// of it, without a block between).
+func inCell(n *html.Node) bool {
+	for a, level := n.Parent, 0; a != nil && level < 4; a, level = a.Parent, level+1 {
+		switch a.DataAtom {
+		case atom.Li, atom.Td, atom.Th:
+			return true
+		case atom.Span, atom.P, atom.B, atom.Strong, atom.Em, atom.I, atom.Small:
+			continue
+		}
+		return false
+	}
+	return false
+}
+
 // formMaxChars: a block holding a form and less text than this is the
 // form's prompt, not prose.
 const formMaxChars = 500
@@ -244,8 +262,8 @@ func shouldDrop(n *html.Node, t tally, structural map[string]bool) bool {
 	ld := st.linkDensity()
 	switch n.DataAtom {
 	case atom.P, atom.Span:
-		if n.Parent != nil && n.Parent.DataAtom == atom.Li {
-			return false // an item's text: the list is judged as a whole
+		if inCell(n) {
+			return false // an item's or a cell's text: the list or table is judged as a whole
 		}
 		// A paragraph that is only a link ("Read more: ...") is navigation.
 		return st.chars < 200 && ld > 0.8 || n.DataAtom == atom.P && isLinkLines(n)
@@ -262,6 +280,12 @@ func shouldDrop(n *html.Node, t tally, structural map[string]bool) bool {
 	}
 	if isList && weight >= 0 && isProseList(n) {
 		return false // a list of the article's own, however linked
+	}
+	if isList && weight >= 0 && isDescribedLinks(n) {
+		return false // links the article describes, each in words of its own
+	}
+	if n.DataAtom == atom.Dl && weight >= 0 && isDescribedTerms(n) {
+		return false // a reference of terms (linked) and their descriptions
 	}
 	if weight >= 0 && isAnnouncedList(n) {
 		return false // the list a sentence of the article announces
@@ -671,12 +695,19 @@ func dropEndMatter(root *html.Node) {
 }
 
 // endMatterNotices open a paragraph set after the article: a legal notice
-// ("Disclaimer: ..."), its tags, a call to subscribe or donate.
+// ("Disclaimer: ..."), its tags, a call to subscribe or donate, the date
+// the page was last changed, the licence of its text.
 var endMatterNotices = []string{"disclaimer:", "disclosure:", "haftungsausschluss:", "avertissement :", "avertissement:", "aviso legal:",
 	"tags:", "filed under:", "posted in:", "schlagwörter:", "étiquettes :", "etiquetas:",
 	"become a paid subscriber", "become a member", "subscribe to our", "sign up for our", "support us", "if you enjoyed this",
 	"donate to", "subscribe now", "advertising disclosure", "we want to hear what you think", "submit your letter",
-	"unterstütze", "unterstützen sie", "jetzt abonnieren", "abonnieren sie", "suscríbete", "abonnez-vous"}
+	"unterstütze", "unterstützen sie", "jetzt abonnieren", "abonnieren sie", "suscríbete", "abonnez-vous",
+	// The page's revision line and licence, set at the foot of
+	// documentation and wikis.
+	"last updated", "last modified", "this page was last modified", "page last modified", "page last updated",
+	"zuletzt aktualisiert", "zuletzt geändert", "dernière mise à jour", "última actualización",
+	"except as otherwise noted", "content is available under", "text is available under", "this work is licensed under",
+	"this page is licensed under"}
 
 func isEndMatterNotice(text string) bool {
 	t := strings.ToLower(text)
@@ -738,6 +769,75 @@ func isProseList(n *html.Node) bool {
 		}
 	}
 	return items >= 2 && 4*sentences >= 3*items
+}
+
+// describedMinTerms: a definition list of fewer terms is judged as any
+// block is.
+const describedMinTerms = 2
+
+// isDescribedTerms: a definition list whose descriptions are text of their
+// own, mostly unlinked (an API reference's properties and methods, a
+// glossary): its terms are often links to their own pages, but the list is
+// the page's content, not a list of links to elsewhere.
+func isDescribedTerms(n *html.Node) bool {
+	terms, described := 0, 0
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		switch c.DataAtom {
+		case atom.Dt:
+			terms++
+		case atom.Dd:
+			st := measure(c)
+			if st.chars >= itemOwnChars && st.linkDensity() < 0.5 {
+				described++
+			}
+		}
+	}
+	return terms >= describedMinTerms && 2*described >= terms
+}
+
+// describedOwnWords: the fewest words of its own (not in its links) of an
+// item that describes what it links to.
+const describedOwnWords = 4
+
+// isDescribedLinks: a list set after a paragraph of prose or a heading
+// ("What's next") whose items each say in words of their own what they
+// link to ("Datasets, the top-level container of tables and views"):
+// documentation's guides to further reading are part of the page. Lists
+// of linked titles (related stories, menus) have no such words.
+func isDescribedLinks(n *html.Node) bool {
+	if prev := siblingElement(n, -1); !isProseParagraph(prev) && (prev == nil || !isHeading(prev.DataAtom)) {
+		return false
+	}
+	items, described := 0, 0
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		if c.DataAtom != atom.Li {
+			continue
+		}
+		items++
+		if len(strings.Fields(unlinkedText(c))) >= describedOwnWords {
+			described++
+		}
+	}
+	return items >= 2 && 4*described >= 3*items
+}
+
+// unlinkedText is the text of n outside its links.
+func unlinkedText(n *html.Node) string {
+	var b strings.Builder
+	var walk func(*html.Node)
+	walk = func(n *html.Node) {
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			switch {
+			case c.Type == html.TextNode:
+				b.WriteString(c.Data)
+				b.WriteByte(' ')
+			case c.Type == html.ElementNode && !isLink(c):
+				walk(c)
+			}
+		}
+	}
+	walk(n)
+	return b.String()
 }
 
 // isProseParagraph: a paragraph of running text, mostly unlinked.

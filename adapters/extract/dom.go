@@ -101,7 +101,7 @@ func measure(n *html.Node) textStats {
 				s.linkChars += c
 			}
 		case html.ElementNode, html.DocumentNode:
-			link := inLink || n.DataAtom == atom.A
+			link := inLink || isLink(n)
 			for c := n.FirstChild; c != nil; c = c.NextSibling {
 				walk(c, link)
 			}
@@ -109,6 +109,24 @@ func measure(n *html.Node) textStats {
 	}
 	walk(n, false)
 	return s
+}
+
+// isLink: a link, whose text counts as link text, other than a heading's
+// permalink (a link to the heading itself, "#its-id", wrapping or beside
+// its text): a section titled so is not a list of links.
+func isLink(n *html.Node) bool {
+	if n.DataAtom != atom.A {
+		return false
+	}
+	if !strings.HasPrefix(attr(n, "href"), "#") {
+		return true
+	}
+	for a, level := n.Parent, 0; a != nil && level < 3; a, level = a.Parent, level+1 {
+		if isHeading(a.DataAtom) {
+			return false
+		}
+	}
+	return true
 }
 
 // statsOf measures every element below root in one walk: what measure
@@ -131,7 +149,7 @@ func statsOf(root *html.Node) map[*html.Node]textStats {
 				s.commas += cs.commas
 			}
 		}
-		if n.DataAtom == atom.A {
+		if isLink(n) {
 			s.linkChars = s.chars
 		}
 		out[n] = s

@@ -57,8 +57,8 @@ func newPolicy() *bluemonday.Policy {
 	return p
 }
 
-// Extract implements ports.Extractor.
-func (e *Extractor) Extract(ctx context.Context, r ports.ExtractRequest) (ports.Extracted, error) {
+// extract finds the main content of a page (Extract without the page's verdicts).
+func (e *Extractor) extract(ctx context.Context, r ports.ExtractRequest) (ports.Extracted, error) {
 	const op = "extract.Extract"
 	base, _ := url.Parse(r.URL)
 	// Parsed as a browser without scripts sees it: <noscript> holds

@@ -31,6 +31,8 @@ const (
 	// listingRatio: a run holding this many times the text of the chosen
 	// block is the page's content, not something beside it.
 	listingRatio = 2
+	// listingBelowRatio: the same, for a run above the chosen block.
+	listingBelowRatio = 1.25
 	// listingMaxProse is the most prose of a chosen block that a run of
 	// items can take over: more is an article's body, whose related
 	// stories are a run too.
@@ -123,7 +125,14 @@ func withItems(root *html.Node, parts []*html.Node, stats map[*html.Node]textSta
 		// cleaning of an article's body would drop.
 		return parts, 2*runChars >= chars && 3*prose < chars
 	}
-	if prose >= listingMaxProse || float64(runChars) < listingRatio*float64(chars) {
+	ratio := float64(listingRatio)
+	if precedes(run, parts[0]) {
+		// Above the chosen block: the blurb is below the items (a
+		// category's closing words, the site's own), where an article's
+		// run of other stories follows its body.
+		ratio = listingBelowRatio
+	}
+	if prose >= listingMaxProse || float64(runChars) < ratio*float64(chars) {
 		return parts, false
 	}
 	if 2*prose < chars {
@@ -185,19 +194,24 @@ func precedes(a, b *html.Node) bool {
 // summary, as listings write their items) onto the card's heading: the
 // Markdown of a link cannot hold a heading, so the item's title would be
 // written as a line of bold text inside one long link.
+//
+// A card without a heading (an image, a title line and a summary set in
+// blocks) has the link moved onto its first line of text, its title: a
+// link holding blocks is written as one long link broken by escaped line
+// ends.
 func linkHeadings(root *html.Node) {
-	var cards []*html.Node
+	var cards, titles []*html.Node
 	elements(root, func(n *html.Node) bool {
 		if n.DataAtom != atom.A {
 			return true
 		}
-		if h := firstHeading(n); h != nil {
-			cards = append(cards, n)
+		if h := cardTitle(n); h != nil {
+			cards, titles = append(cards, n), append(titles, h)
 		}
 		return false
 	})
-	for _, a := range cards {
-		h := firstHeading(a)
+	for i, a := range cards {
+		h := titles[i]
 		link := &html.Node{Type: html.ElementNode, Data: "a", DataAtom: atom.A, Attr: append([]html.Attribute(nil), a.Attr...)}
 		for c := h.FirstChild; c != nil; {
 			next := c.NextSibling
@@ -214,6 +228,30 @@ func linkHeadings(root *html.Node) {
 		}
 		remove(a)
 	}
+}
+
+// cardTitle is the element of a link holding blocks that titles it: its
+// first heading, else its first block of text alone (no blocks in it);
+// nil for a link without blocks.
+func cardTitle(a *html.Node) *html.Node {
+	if h := firstHeading(a); h != nil {
+		return h
+	}
+	if !hasBlockChild(a) {
+		return nil
+	}
+	var t *html.Node
+	elements(a, func(e *html.Node) bool {
+		if t != nil {
+			return false
+		}
+		if e != a && isBlock(e) && !hasBlockChild(e) && strings.TrimSpace(innerText(e)) != "" {
+			t = e
+			return false
+		}
+		return true
+	})
+	return t
 }
 
 func firstHeading(n *html.Node) *html.Node {

@@ -78,3 +78,122 @@ func TestCardLinkKeepsItsHeading(t *testing.T) {
 		t.Errorf("a card's heading written as bold text in a link: %q", out.Markdown)
 	}
 }
+
+// A grid of items above a block of the site's own prose (who the shop is,
+// set at the foot of every page) is the page's content, though it holds
+// less than twice that prose; the same grid below a blurb must hold twice
+// its text to be taken (a story above a run of other stories).
+func TestItemsAboveClosingBlurb(t *testing.T) {
+	blurb := `<div class="about"><p>Harbour Pottery is a family workshop on the north quay, where we have thrown, fired and glazed pots by hand since 1950 for gardens, kitchens and windowsills across the country.</p>` +
+		`<p>We send our catalogue each spring, and invite you to visit the workshop on any weekday to see the kilns at work and to choose a pot straight from the shelves.</p></div>`
+	grid := func(items int) string {
+		var b strings.Builder
+		b.WriteString(`<div class="grid">`)
+		for i := range items {
+			fmt.Fprintf(&b, `<div class="tile"><a class="name" href="/p/%d"><span>Terracotta planter number %d</span></a><div class="sku">SKU: S59%d</div><div class="price">$%d.00</div></div>`, i, i, i, 20+i)
+		}
+		b.WriteString(`</div>`)
+		return b.String()
+	}
+	cases := []struct {
+		name, body string
+		items      bool
+	}{
+		{"items above the blurb", grid(15) + blurb, true},
+		{"items below the blurb", blurb + grid(15), false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			page := `<html><head><title>Indoor pots</title></head><body><h1>Indoor pots</h1>` + c.body + `</body></html>`
+			out, err := extractHTML(t, page)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := strings.Contains(out.Text, "Terracotta planter number 14"); got != c.items {
+				t.Errorf("items taken %v, want %v: %q", got, c.items, out.Text)
+			}
+		})
+	}
+}
+
+// A table whose cells hold a linked name wrapped in spans keeps the names:
+// a span that is only a link is navigation in running text, not in a cell.
+func TestTableCellLinksKept(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`<html><head><title>Lighthouse keepers</title></head><body><main><h1>Lighthouse keepers</h1>` +
+		strings.Repeat(`<p>The two lights of the harbour were kept by families who lived beside them, and the harbour office kept a record of every keeper, his wages and the winters he served, which is where the names below come from.</p>`, 4) +
+		`<p>The keepers of the north light are listed below by year, with the keeper of the south light beside them, from the records the harbour office kept.</p>` +
+		`<table><tr><th>Year</th><th>North light</th><th>South light</th><th>Served</th></tr>`)
+	for i := range 8 {
+		fmt.Fprintf(&b, `<tr><th>%d</th><td><span data-sort="k%d"><span class="fn"><a href="/wiki/North_%d">Keeper North%d</a></span></span></td><td><span><a href="/wiki/South_%d">Keeper South%d</a></span></td><td>eleven winters on the rock, then nine winters ashore</td></tr>`, 1901+i, i, i, i, i, i)
+	}
+	b.WriteString(`</table></main></body></html>`)
+	out, err := extractHTML(t, b.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantIn(t, out.Markdown, "Keeper North0", "Keeper South7", "| 1908 ")
+}
+
+// A page whose best block is a table's body (its rows hold the text) is
+// written with its table, as a Markdown table, not as the rows' text run
+// together.
+func TestTableRowsKeepTheirTable(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`<html><head><title>Lighthouse keepers</title></head><body><main><h1>Lighthouse keepers</h1>` +
+		`<p>The keepers of the north light are listed below by year, from the records of the harbour office.</p>` +
+		`<table><tr><th>Year</th><th>North light</th><th>South light</th></tr>`)
+	for i := range 8 {
+		fmt.Fprintf(&b, `<tr><th>%d</th><td><a href="/wiki/North_%d">Keeper North%d</a>, for eleven winters on the rock</td><td><a href="/wiki/South_%d">Keeper South%d</a>, for nine winters ashore</td></tr>`, 1901+i, i, i, i, i)
+	}
+	b.WriteString(`</table></main></body></html>`)
+	out, err := extractHTML(t, b.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantIn(t, out.Markdown, "| Year ", "| 1908 ", "Keeper South7")
+}
+
+// A link wrapping a card without a heading (an image, a title line and a
+// summary in blocks) is moved onto the card's title line: the Markdown
+// writes a linked title and the summary below it, not one link broken by
+// escaped line ends.
+func TestCardLinkWithoutHeading(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`<html><head><title>Courses</title></head><body><main><h1>Courses</h1>`)
+	for i := range 4 {
+		fmt.Fprintf(&b, `<div class="card"><a href="/course/%d"><div><img src="/c/%d.jpg" alt="Course %d"></div><div><div>Certificate in harbour pilotage, part %d</div>`+
+			`<div><p>Learn to bring ships into a tidal harbour by day and by night, with a master pilot beside you on the bridge.</p></div></div></a></div>`, i, i, i, i)
+	}
+	b.WriteString(`</main></body></html>`)
+	out, err := extractHTML(t, b.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantIn(t, out.Markdown, "[Certificate in harbour pilotage, part 0](https://site.example/course/0)\n\nLearn to bring ships",
+		"[Certificate in harbour pilotage, part 3](https://site.example/course/3)")
+	if strings.Contains(out.Markdown, "\\\n") {
+		t.Errorf("a card written as one link broken by escaped line ends:\n%s", out.Markdown)
+	}
+}
+
+// An item's "header" (its title and date in a block named so) is the
+// item's title, not the page's header: a board of jobs keeps each job's
+// title. The page's own header (a logo and a menu) is still dropped.
+func TestItemHeaderKept(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`<html><head><title>Jobs</title></head><body><div class="site-header"><h2><a href="/">Harbour Jobs</a></h2><a href="/post">Post a job</a><a href="/login">Log in</a></div><main><h1>Jobs</h1><ul>`)
+	for i := range 5 {
+		fmt.Fprintf(&b, `<li class="job"><a href="/job/%d"><div class="job__header"><h3>Deck officer on the night ferry, post %d</h3><p>%dd</p></div>`+
+			`<p class="company">North Sound Ferries</p><p class="terms">Full-time, four weeks on and four weeks off</p></a></li>`, i, i, i+1)
+	}
+	b.WriteString(`</ul></main></body></html>`)
+	out, err := extractHTML(t, b.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantIn(t, out.Text, "Deck officer on the night ferry, post 0", "Deck officer on the night ferry, post 4", "four weeks off")
+	if strings.Contains(out.Text, "Log in") {
+		t.Errorf("the page's header kept: %q", out.Text)
+	}
+}

@@ -39,7 +39,7 @@ func mainContentOf(doc *html.Node, pageTitle string, lenient bool) (*html.Node, 
 			parts = []*html.Node{top}
 		}
 	} else {
-		top = widen(body, top, stats, pc)
+		top = widen(body, wholeTable(top), stats, pc)
 		parts = gatherSiblings(top, cands)
 	}
 	if len(parts) == 0 {
@@ -243,6 +243,19 @@ func widen(body, top *html.Node, stats map[*html.Node]textStats, pc map[*html.No
 		}
 		return cur
 	}
+}
+
+// wholeTable is the table of n when n is a part of its rows (a body,
+// head or row), else n: a table's rows are written as a table only with it.
+func wholeTable(n *html.Node) *html.Node {
+	t := n
+	for t.Parent != nil && (t.DataAtom == atom.Tbody || t.DataAtom == atom.Thead || t.DataAtom == atom.Tfoot || t.DataAtom == atom.Tr) {
+		t = t.Parent
+	}
+	if t.DataAtom == atom.Table {
+		return t
+	}
+	return n
 }
 
 // itemsMaxProse: a block with this much prose is an article's body, not an

@@ -36,3 +36,32 @@ func TestCollapsedPanelsRead(t *testing.T) {
 		}
 	}
 }
+
+// A dialog the page opens only on request (a framework's "modal", or one
+// hidden from assistive technology) is not the page's text, however much
+// of it it holds; an open dialog is judged as any block is.
+func TestClosedDialogIsNotContent(t *testing.T) {
+	table := `<table><tr><th>Arm</th><th>Reach</th><th>Load</th></tr>` +
+		strings.Repeat(`<tr><td>Triple arm for wide desks, clamp or grommet</td><td>62 cm, with a full turn at the wall</td><td>from two to nine kilograms per screen</td></tr>`, 6) + `</table>`
+	intro := `<p>Put two, three or four screens where you need them, and free the desk below them for papers and a keyboard.</p>` +
+		`<p>Our arms are tested for ten years of daily use, and hold their place once set, whatever the weight of the screen.</p>`
+	cases := []struct {
+		name, dialog string
+	}{
+		{"modal class", `<div class="modal fade" role="dialog"><div class="modal-body">` + table + `</div></div>`},
+		{"hidden from assistive technology", `<div role="dialog" aria-hidden="true"><div class="compare">` + table + `</div></div>`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			page := `<html><head><title>Monitor arms</title></head><body><main><h1>Monitor arms</h1>` + intro + c.dialog + `</main></body></html>`
+			out, err := extractHTML(t, page)
+			if err != nil {
+				t.Fatal(err)
+			}
+			wantIn(t, out.Text, "free the desk below them")
+			if strings.Contains(out.Text, "Triple arm") {
+				t.Errorf("a closed dialog read: %q", out.Text)
+			}
+		})
+	}
+}

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/trawlhq/trawl/adapters/extract"
-	"github.com/trawlhq/trawl/adapters/extract/extractbench"
+	"github.com/trawlhq/trawl/bench/extractbench"
 	"github.com/trawlhq/trawl/core/failure"
 	"github.com/trawlhq/trawl/ports"
 )

@@ -3,6 +3,7 @@ package extract
 import (
 	"regexp"
 	"strings"
+	"unicode"
 
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
@@ -45,12 +46,12 @@ func containsAny(s string, words []string) bool {
 // boilerplate-like ones, for the class and the id separately.
 func classWeight(n *html.Node) int {
 	w := 0
-	for _, v := range []string{attr(n, "class"), attr(n, "id")} {
+	for i, v := range []string{attr(n, "class"), attr(n, "id")} {
 		if v == "" {
 			continue
 		}
 		v = strings.ToLower(v)
-		if containsAny(v, negativeWords) {
+		if containsAny(v, negativeWords) && (i == 0 || !titledBy(n, v)) {
 			w -= 25
 		}
 		if containsAny(v, positiveWords) {
@@ -261,12 +262,108 @@ func removeBoilerplate(body *html.Node, byName bool) {
 			remove(n)
 			return false
 		}
-		if ci := classID(n); byName && ci != "" && containsAny(ci, unlikelyWords) && !containsAny(ci, maybeWords) && !guard(n) && !holdsQuote(n) {
+		if ci := classID(n); byName && ci != "" && namedChrome(n, ci) && !guard(n) && !holdsQuote(n) {
 			remove(n)
 			return false
 		}
 		return true
 	})
+}
+
+// namedChrome: the class or id names the element as chrome. A heading
+// named a "header" is the header of its section (documentation generators
+// name their headings "section-header", "code-header"), not the page's,
+// when what follows it is text rather than a list of links ("More
+// topics" above teasers).
+func namedChrome(n *html.Node, ci string) bool {
+	if containsAny(ci, maybeWords) {
+		return false
+	}
+	if id := attr(n, "id"); id != "" && titledBy(n, id) {
+		// The id is its heading's text ("respond-to-review-comments"), as
+		// documentation generators name sections: a title, not a role.
+		ci = strings.ToLower(attr(n, "class"))
+	}
+	if (isHeading(n.DataAtom) || titleBox(n)) && headsText(n) {
+		ci = strings.ReplaceAll(ci, "header", "")
+	}
+	return containsAny(ci, unlikelyWords)
+}
+
+// titleBoxMaxChars: a longer block is more than the title of an item.
+const titleBoxMaxChars = 200
+
+// titleBox: a short block, unlinked, whose text is mostly a heading (an
+// item's "card header": its title and a date). A page's header holds
+// links (a logo, a menu).
+func titleBox(n *html.Node) bool {
+	if !strings.Contains(classID(n), "header") {
+		return false
+	}
+	h := firstHeading(n)
+	if h == nil {
+		return false
+	}
+	st := measure(n)
+	return st.chars < titleBoxMaxChars && st.linkDensity() < 0.5 && 2*measure(h).chars >= st.chars
+}
+
+// titledBy: id is the slug of the element's first heading (its text in
+// lower case, words joined by hyphens or underscores).
+func titledBy(n *html.Node, id string) bool {
+	h := firstHeading(n)
+	if h == nil {
+		return false
+	}
+	return slug(innerText(h)) == slug(id)
+}
+
+// slug is s in lower case, its runs of other characters than letters and
+// digits made one hyphen, without hyphens at its ends.
+func slug(s string) string {
+	var b strings.Builder
+	dash := false
+	for _, r := range strings.ToLower(s) {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			if dash && b.Len() > 0 {
+				b.WriteByte('-')
+			}
+			b.WriteRune(r)
+			dash = false
+		} else {
+			dash = true
+		}
+	}
+	return b.String()
+}
+
+// headsText: the element that follows a heading (or, when it is the last
+// of its wrappers, the nearest of them) holds text, mostly unlinked.
+func headsText(h *html.Node) bool {
+	var next *html.Node
+	for a, level := h, 0; next == nil && a != nil && level < 3; a, level = a.Parent, level+1 {
+		next = siblingElement(a, 1)
+	}
+	if next == nil {
+		return false
+	}
+	st := measure(next)
+	return st.chars > 0 && st.linkDensity() < 0.5
+}
+
+// closedDialog: a dialog the page shows only when it is opened: hidden
+// from assistive technology, or a "modal" (the class CSS frameworks hide
+// until a script opens it).
+func closedDialog(n *html.Node) bool {
+	if strings.EqualFold(attr(n, "aria-hidden"), "true") {
+		return true
+	}
+	for _, c := range strings.Fields(strings.ToLower(attr(n, "class"))) {
+		if c == "modal" {
+			return true
+		}
+	}
+	return false
 }
 
 // consentWords name a cookie-consent panel in a class or id, and are what
@@ -280,6 +377,9 @@ var consentWords = []string{"consent", "cookie", "gdpr"}
 func isConsentPanel(n *html.Node) bool {
 	if strings.EqualFold(attr(n, "aria-modal"), "true") {
 		return true
+	}
+	if role := strings.ToLower(attr(n, "role")); (role == "dialog" || role == "alertdialog") && closedDialog(n) {
+		return true // shown only when opened, over the page
 	}
 	ci := classID(n)
 	if ci == "" || !containsAny(ci, consentWords) || containsAny(ci, maybeWords) {

@@ -17,7 +17,7 @@ import (
 	"golang.org/x/net/html/atom"
 
 	"github.com/trawlhq/trawl/adapters/extract"
-	"github.com/trawlhq/trawl/adapters/extract/extractbench"
+	"github.com/trawlhq/trawl/bench/extractbench"
 	"github.com/trawlhq/trawl/ports"
 )
 

@@ -31,7 +31,6 @@ import (
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zlib"
 
-	"github.com/trawlhq/trawl/core/failure"
 	"github.com/trawlhq/trawl/core/weburl"
 	"github.com/trawlhq/trawl/ports"
 )
@@ -228,7 +227,7 @@ func (c *Client) publicAddrs(ctx context.Context, host string) ([]netip.Addr, er
 }
 
 // checkRedirect stops a redirect chain with the typed reason a redirect
-// target is refused for; translate names the field.
+// target is refused for.
 func (c *Client) checkRedirect(req *http.Request, via []*http.Request) error {
 	host := req.URL.Hostname()
 	dropForeign(req, via)
@@ -280,13 +279,12 @@ func (c *Client) checkHost(ctx context.Context, u *url.URL) error {
 
 // CheckHost implements ports.AddressGuard with the check Fetch runs before
 // any request.
-func (c *Client) CheckHost(ctx context.Context, raw, field string) error {
-	u, err := weburl.Parse(raw, weburl.Rules{Field: field, MaxLen: 2048})
-	if err != nil {
-		return err
+func (c *Client) CheckHost(ctx context.Context, u *url.URL) error {
+	if u == nil || u.Hostname() == "" {
+		return &ports.FetchError{Reason: ports.FetchBadURL}
 	}
 	if err := c.checkHost(ctx, u); err != nil {
-		return c.translate(err, u.Hostname(), field)
+		return c.reason(err, u.Hostname())
 	}
 	return nil
 }
@@ -295,7 +293,7 @@ func (c *Client) CheckHost(ctx context.Context, raw, field string) error {
 func (c *Client) Fetch(ctx context.Context, r ports.FetchRequest) (ports.FetchResponse, error) {
 	ctx, cancel := context.WithTimeout(ctx, c.opts.Timeout)
 	defer cancel()
-	res, out, host, field, err := c.open(ctx, r)
+	res, out, host, err := c.open(ctx, r)
 	if err != nil {
 		return ports.FetchResponse{}, err
 	}
@@ -313,7 +311,7 @@ func (c *Client) Fetch(ctx context.Context, r ports.FetchRequest) (ports.FetchRe
 			// The message names the cap that applied: the page's or the document's.
 			err = &ports.FetchError{Reason: ports.FetchTooLarge, Host: host, Limit: max, Err: err}
 		}
-		return ports.FetchResponse{}, c.translate(err, host, field)
+		return ports.FetchResponse{}, c.reason(err, host)
 	}
 	if out.ContentType == "" {
 		out.ContentType = strings.ToLower(strings.SplitN(http.DetectContentType(body), ";", 2)[0])
@@ -334,7 +332,7 @@ func (c *Client) Fetch(ctx context.Context, r ports.FetchRequest) (ports.FetchRe
 func (c *Client) Stream(ctx context.Context, r ports.FetchRequest, read func(ports.FetchResponse, io.Reader) error) error {
 	ctx, cancel := context.WithTimeout(ctx, c.opts.Timeout)
 	defer cancel()
-	res, out, host, field, err := c.open(ctx, r)
+	res, out, host, err := c.open(ctx, r)
 	if err != nil {
 		return err
 	}
@@ -345,17 +343,17 @@ func (c *Client) Stream(ctx context.Context, r ports.FetchRequest, read func(por
 	}
 	body, done, err := bodyReader(res, max)
 	if err != nil {
-		return c.translate(err, host, field)
+		return c.reason(err, host)
 	}
 	defer done()
 	if _, params, err := mime.ParseMediaType(res.Header.Get("Content-Type")); err == nil {
 		out.Charset = strings.ToLower(params["charset"])
 	}
-	return read(out, &cappedReader{r: body, left: max, wrap: func(err error) error { return c.translate(err, host, field) }})
+	return read(out, &cappedReader{r: body, left: max, wrap: func(err error) error { return c.reason(err, host) }})
 }
 
 // cappedReader fails once more than left bytes come through, and turns
-// transport errors into caller-facing failures.
+// transport errors into typed reasons.
 type cappedReader struct {
 	r    io.Reader
 	left int64
@@ -375,19 +373,15 @@ func (c *cappedReader) Read(p []byte) (int, error) {
 }
 
 // open checks r's URL and host, sends the request and returns the response
-// with its body unread, the answer's fields known from its head, the host
-// and the field errors name. The caller closes the body.
-func (c *Client) open(ctx context.Context, r ports.FetchRequest) (res *http.Response, out ports.FetchResponse, host, field string, err error) {
-	field = r.Field
-	if field == "" {
-		field = "url"
-	}
+// with its body unread, the answer's fields known from its head, and the
+// host. The caller closes the body.
+func (c *Client) open(ctx context.Context, r ports.FetchRequest) (res *http.Response, out ports.FetchResponse, host string, err error) {
 	u := r.URL
 	if u == nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, out, "", field, failure.Invalidf("fetch", field, "The %s must be an absolute http or https URL.", field)
+		return nil, out, "", &ports.FetchError{Reason: ports.FetchBadURL}
 	}
 	if err := c.checkHost(ctx, u); err != nil {
-		return nil, out, "", field, c.translate(err, u.Hostname(), field)
+		return nil, out, "", c.reason(err, u.Hostname())
 	}
 	target := *u
 	req := (&http.Request{
@@ -406,7 +400,7 @@ func (c *Client) open(ctx context.Context, r ports.FetchRequest) (res *http.Resp
 	req = withPageOptions(req, r.Page)
 	res, err = c.clientFor(r.Page.Country, u.String(), r.Page.Retry).Do(req)
 	if err != nil {
-		return nil, out, "", field, c.translate(err, u.Hostname(), field)
+		return nil, out, "", c.reason(err, u.Hostname())
 	}
 	mediaType, _, _ := mime.ParseMediaType(res.Header.Get("Content-Type"))
 	out = ports.FetchResponse{
@@ -416,7 +410,7 @@ func (c *Client) open(ctx context.Context, r ports.FetchRequest) (res *http.Resp
 	if res.StatusCode == http.StatusTooManyRequests || res.StatusCode == http.StatusServiceUnavailable {
 		out.RetryAfter = retryAfter(res.Header.Get("Retry-After"), time.Now())
 	}
-	return res, out, u.Hostname(), field, nil
+	return res, out, u.Hostname(), nil
 }
 
 // retryAfter reads a Retry-After value: delay-seconds or an HTTP date.
@@ -635,16 +629,6 @@ func bodyReader(res *http.Response, max int64) (r io.Reader, done func(), err er
 	}
 }
 
-// translate turns a transport error into the caller-facing failure naming
-// field (the Fetcher port's contract), through the typed reason.
-func (c *Client) translate(err error, host, field string) error {
-	fe, ok := weburl.AsFetchError(err)
-	if !ok {
-		fe = c.reason(err, host)
-	}
-	return weburl.FetchFailure(fe, field)
-}
-
 // reason classifies a transport error.
 func (c *Client) reason(err error, host string) *ports.FetchError {
 	if fe, ok := weburl.AsFetchError(err); ok {
@@ -677,19 +661,15 @@ func (c *Client) reason(err error, host string) *ports.FetchError {
 // resolve overrides apply.
 func (c *Client) Transport() http.RoundTripper { return c.http.Transport }
 
-// CheckURL refuses a URL whose host is not public (failure.Invalid naming
-// field) or does not resolve (failure.Unavailable). Any port is allowed.
-func (c *Client) CheckURL(ctx context.Context, raw, field string) error {
-	u, err := url.Parse(raw)
-	if err != nil || u.Hostname() == "" {
-		return failure.Invalidf("fetch.CheckURL", field, "The %s must be a valid URL.", field)
+// CheckURL refuses, with the typed reason, a URL whose host is not public
+// or does not resolve. Any port is allowed, and raw addresses are judged
+// by their address.
+func (c *Client) CheckURL(ctx context.Context, u *url.URL) error {
+	if u == nil || u.Hostname() == "" {
+		return &ports.FetchError{Reason: ports.FetchBadURL}
 	}
-	err = c.checkHost(ctx, u) // raw addresses included
-	if err != nil {
-		err = c.translate(err, u.Hostname(), field)
+	if err := c.checkHost(ctx, u); err != nil {
+		return c.reason(err, u.Hostname())
 	}
-	if failure.Is(err, failure.Unavailable) {
-		return failure.Invalidf("fetch.CheckURL", field, "The %s host %s could not be resolved.", field, u.Hostname())
-	}
-	return err
+	return nil
 }

@@ -23,6 +23,7 @@ import (
 
 	"github.com/trawlhq/trawl/adapters/fetch"
 	"github.com/trawlhq/trawl/core/failure"
+	"github.com/trawlhq/trawl/core/weburl"
 	"github.com/trawlhq/trawl/ports"
 	"github.com/trawlhq/trawl/testkit/sites"
 )
@@ -47,9 +48,11 @@ func client(o fetch.Options, ss ...*sites.Site) *fetch.Client {
 	return fetch.New(o)
 }
 
+// wantKind checks the failure the caller is shown: the fetcher's typed
+// reason as core words it for the url field (or a field already named).
 func wantKind(t *testing.T, err error, kind failure.Kind, msgHas string) {
 	t.Helper()
-	fe, ok := failure.As(err)
+	fe, ok := failure.As(weburl.Failure(err, "url"))
 	if !ok || fe.Kind != kind || !strings.Contains(fe.Message, msgHas) {
 		t.Fatalf("err = %v; want %s containing %q", err, kind, msgHas)
 	}
@@ -196,7 +199,8 @@ func TestRedirects(t *testing.T) {
 	wantKind(t, err, failure.Unavailable, "more than 10 redirects")
 	_, err = c.Fetch(context.Background(), ports.FetchRequest{URL: parseURL(s.URL("/to-loopback"))})
 	wantKind(t, err, failure.Invalid, "non-public")
-	_, err = c.Fetch(context.Background(), ports.FetchRequest{URL: parseURL(s.URL("/to-metadata")), Field: "sitemap"})
+	_, err = c.Fetch(context.Background(), ports.FetchRequest{URL: parseURL(s.URL("/to-metadata"))})
+	err = weburl.Failure(err, "sitemap")
 	wantKind(t, err, failure.Invalid, "non-public")
 	if names := failure.FieldNames(err); len(names) != 1 || names[0] != "sitemap" {
 		t.Fatalf("the error names %v, want the request's field", names)
@@ -211,7 +215,7 @@ func TestPrivateTargets(t *testing.T) {
 	c := client(fetch.Options{})
 	for _, u := range []string{"http://metadata.test/latest/", "http://mixed.test/", "http://v6loop.test/", "http://localhost/", "http://127.0.0.1/", "http://[::1]/"} {
 		_, err := c.Fetch(context.Background(), ports.FetchRequest{URL: parseURL(u)})
-		if !failure.Is(err, failure.Invalid) {
+		if !failure.Is(weburl.Failure(err, "url"), failure.Invalid) {
 			t.Errorf("%s: %v, want 422", u, err)
 		}
 	}
@@ -233,7 +237,7 @@ func TestDialTimeGuard(t *testing.T) {
 		return []netip.Addr{netip.MustParseAddr("127.0.0.1")}, nil
 	}})
 	_, err := c.Fetch(context.Background(), ports.FetchRequest{URL: parseURL("http://rebind.test/")})
-	if !failure.Is(err, failure.Invalid) {
+	if !failure.Is(weburl.Failure(err, "url"), failure.Invalid) {
 		t.Fatalf("rebinding: %v, want 422", err)
 	}
 	if target.Hits.Load() != 0 {
@@ -342,9 +346,9 @@ func TestCharsetSniffingOrder(t *testing.T) {
 	}
 }
 
-// TestTypedReasons: every failure carries the typed reason behind it, so
-// callers (sitemap discovery, bulk) tell reasons apart without reading
-// messages, and the message names the request's field.
+// TestTypedReasons: every failure is a typed reason, so callers (sitemap
+// discovery, bulk) tell reasons apart without reading messages, and core
+// words it naming the request's field.
 func TestTypedReasons(t *testing.T) {
 	s := sites.New(t, "hop.test")
 	s.Mux.HandleFunc("/loop", func(w http.ResponseWriter, r *http.Request) { http.Redirect(w, r, "/loop", http.StatusFound) })
@@ -365,8 +369,8 @@ func TestTypedReasons(t *testing.T) {
 		{"http://nowhere.test/", "url", ports.FetchHostNotFound, "nowhere.test was not found"},
 		{"http://shut.test/", "url", ports.FetchRefused, "shut.test refused the connection"},
 	} {
-		_, err := c.Fetch(context.Background(), ports.FetchRequest{URL: parseURL(tc.url), Field: tc.field})
-		wantKind(t, err, failure.Unavailable, tc.msgHas)
+		_, err := c.Fetch(context.Background(), ports.FetchRequest{URL: parseURL(tc.url)})
+		wantKind(t, weburl.Failure(err, tc.field), failure.Unavailable, tc.msgHas)
 		var fe *ports.FetchError
 		if !errors.As(err, &fe) || fe.Reason != tc.reason {
 			t.Errorf("%s: reason %+v, want %d", tc.url, fe, tc.reason)

@@ -2,13 +2,13 @@ package fetch_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/url"
 	"strings"
 	"testing"
 
 	"github.com/trawlhq/trawl/adapters/fetch"
-	"github.com/trawlhq/trawl/core/failure"
 	"github.com/trawlhq/trawl/ports"
 	"github.com/trawlhq/trawl/testkit/countryproxy"
 	"github.com/trawlhq/trawl/testkit/sites"
@@ -70,8 +70,9 @@ func TestCountryProxies(t *testing.T) {
 	}
 	for _, target := range []string{"http://metadata.test/", "http://intranet.local/", "http://mixed.test/"} {
 		_, err := c.Fetch(context.Background(), ports.FetchRequest{URL: parseURL(target), Page: ports.PageOptions{Country: "DE"}})
-		if !failure.Is(err, failure.Invalid) {
-			t.Errorf("%s through DE: %v, want the 422 of a non-public target", target, err)
+		var fe *ports.FetchError
+		if !errors.As(err, &fe) || fe.Reason != ports.FetchNonPublic {
+			t.Errorf("%s through DE: %v, want the non-public reason", target, err)
 		}
 	}
 	for _, p := range []*countryproxy.Proxy{de1, de2, us} {

@@ -20,20 +20,20 @@ type userJSON struct {
 }
 
 func (a *API) getUser(w http.ResponseWriter, r *http.Request) {
-	acct, err := a.auth.Account(r.Context(), principal(r.Context()))
+	acct, err := a.svc.Auth.Account(r.Context(), principal(r.Context()))
 	if err != nil {
 		a.writeError(w, r, err)
 		return
 	}
 	writeJSON(w, http.StatusOK, userJSON{
 		ID: acct.ID, Name: acct.Name, Email: acct.Email, EmailVerifiedAt: isoPtr(acct.EmailVerifiedAt),
-		CreatedAt: iso(acct.CreatedAt), UpdatedAt: iso(acct.UpdatedAt),
+		CreatedAt: ports.FormatTime(acct.CreatedAt), UpdatedAt: ports.FormatTime(acct.UpdatedAt),
 	})
 }
 
 // status loads the caller's credit status; an account that vanished is a 404.
 func (a *API) status(w http.ResponseWriter, r *http.Request) (billing.Status, bool) {
-	st, err := a.credits.StatusFor(r.Context(), principal(r.Context()))
+	st, err := a.svc.Credits.StatusFor(r.Context(), principal(r.Context()))
 	if err != nil {
 		a.writeError(w, r, err)
 		return st, false
@@ -97,7 +97,7 @@ func (a *API) listTransactions(w http.ResponseWriter, r *http.Request) {
 		a.writeError(w, r, err)
 		return
 	}
-	p, err := a.credits.Transactions(r.Context(), principal(r.Context()).Account.ID, paging)
+	p, err := a.svc.Credits.Transactions(r.Context(), principal(r.Context()).Account.ID, paging)
 	if err != nil {
 		a.writeError(w, r, err)
 		return
@@ -105,7 +105,7 @@ func (a *API) listTransactions(w http.ResponseWriter, r *http.Request) {
 	out := paginatorJSON{Data: make([]transactionJSON, len(p.Items)), CurrentPage: p.Page, LastPage: p.LastPage(), PerPage: p.PerPage, Total: p.Total}
 	for i, t := range p.Items {
 		out.Data[i] = transactionJSON{ID: t.ID, ServiceType: t.ServiceType, ServiceName: t.ServiceName, Credits: t.Credits,
-			BalanceAfter: t.BalanceAfter, CreatedAt: iso(t.CreatedAt), Metadata: t.Metadata}
+			BalanceAfter: t.BalanceAfter, CreatedAt: ports.FormatTime(t.CreatedAt), Metadata: t.Metadata}
 	}
 	if len(p.Items) > 0 {
 		from := (p.Page-1)*p.PerPage + 1
@@ -154,7 +154,7 @@ func (a *API) preview(w http.ResponseWriter, r *http.Request) (previewJSON, bool
 		a.writeError(w, r, err)
 		return previewJSON{}, false
 	}
-	p, err := a.credits.Preview(r.Context(), principal(r.Context()).Account.ID, st, qty)
+	p, err := a.svc.Credits.Preview(r.Context(), principal(r.Context()).Account.ID, st, qty)
 	if err != nil {
 		a.writeError(w, r, err)
 		return previewJSON{}, false
@@ -189,12 +189,12 @@ func (a *API) purchase(w http.ResponseWriter, r *http.Request) {
 		a.writeError(w, r, err)
 		return
 	}
-	acct, err := a.auth.Account(r.Context(), principal(r.Context()))
+	acct, err := a.svc.Auth.Account(r.Context(), principal(r.Context()))
 	if err != nil {
 		a.writeError(w, r, err)
 		return
 	}
-	co, err := a.credits.Purchase(r.Context(), acct, n)
+	co, err := a.svc.Credits.Purchase(r.Context(), acct, n)
 	if err != nil {
 		a.writeError(w, r, err)
 		return

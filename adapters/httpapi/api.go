@@ -11,34 +11,12 @@ import (
 	"log/slog"
 	"net/http"
 
-	"github.com/trawlhq/trawl/core/auth"
-	"github.com/trawlhq/trawl/core/bulk"
-	"github.com/trawlhq/trawl/core/call"
-	"github.com/trawlhq/trawl/core/content"
-	"github.com/trawlhq/trawl/core/crawl"
-	"github.com/trawlhq/trawl/core/credits"
-	"github.com/trawlhq/trawl/core/prompt"
 	"github.com/trawlhq/trawl/core/ratelimit"
-	"github.com/trawlhq/trawl/core/search"
-	"github.com/trawlhq/trawl/core/sitemap"
-	"github.com/trawlhq/trawl/core/structured"
+	"github.com/trawlhq/trawl/core/service"
 )
 
-// Deps is what the API needs.
-type Deps struct {
-	Auth    *auth.Service
-	Credits *credits.Service
-	// Calls runs billed calls: limits, idempotency, the charge.
-	Calls   *call.Pipeline
-	Content *content.Service
-	Sitemap *sitemap.Service
-	Search  *search.Service
-	Prompt  *prompt.Service
-	// Extract is /v1/extract (nil: the route answers 404).
-	Extract *structured.Service
-	Bulk    *bulk.Service
-	// Crawl is /v1/crawl (nil: the routes answer 404).
-	Crawl *crawl.Service
+// Options are the REST delivery's transport settings.
+type Options struct {
 	// Files serves /files/ (the local blob store's signed links); nil when
 	// files live elsewhere.
 	Files  http.Handler
@@ -55,16 +33,7 @@ type Deps struct {
 
 // API is the HTTP handler set.
 type API struct {
-	auth    *auth.Service
-	credits *credits.Service
-	calls   *call.Pipeline
-	content *content.Service
-	sitemap *sitemap.Service
-	search  *search.Service
-	prompt  *prompt.Service
-	extract *structured.Service
-	bulk    *bulk.Service
-	crawl   *crawl.Service
+	svc     *service.Services
 	files   http.Handler
 	log     *slog.Logger
 	ready   func(context.Context) error
@@ -91,26 +60,27 @@ func (m *router) HandleFunc(pattern string, h func(http.ResponseWriter, *http.Re
 	m.ServeMux.HandleFunc(pattern, h)
 }
 
-// New builds the API; it fails on a missing dependency.
-func New(d Deps) (*API, error) {
-	if d.Auth == nil || d.Credits == nil || d.Calls == nil || d.Content == nil || d.Sitemap == nil || d.Search == nil || d.Prompt == nil || d.Bulk == nil {
+// New serves the application's services as the JSON API; it fails on a
+// missing one (Extract and Crawl may be nil: their routes answer 404).
+func New(s *service.Services, o Options) (*API, error) {
+	if s == nil || s.Auth == nil || s.Credits == nil || s.Calls == nil || s.Content == nil || s.Sitemap == nil || s.Search == nil || s.Prompt == nil || s.Bulk == nil {
 		return nil, errors.New("httpapi.New: auth, credits, calls, content, sitemap, search, prompt and bulk are required")
 	}
-	if d.Logger == nil {
-		d.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	if d.MaxBodyBytes <= 0 {
-		d.MaxBodyBytes = 1 << 20
+	if o.MaxBodyBytes <= 0 {
+		o.MaxBodyBytes = 1 << 20
 	}
-	if d.Ready == nil {
-		d.Ready = func(context.Context) error { return nil }
+	if o.Ready == nil {
+		o.Ready = func(context.Context) error { return nil }
 	}
 	if _, _, err := OpenAPI(); err != nil {
 		return nil, fmt.Errorf("httpapi.New: the embedded OpenAPI document is invalid: %w", err)
 	}
 	a := &API{
-		auth: d.Auth, credits: d.Credits, calls: d.Calls, content: d.Content, sitemap: d.Sitemap, search: d.Search, prompt: d.Prompt, extract: d.Extract, bulk: d.Bulk, crawl: d.Crawl, files: d.Files,
-		log: d.Logger, ready: d.Ready, checks: d.Checks, maxBody: d.MaxBodyBytes, version: d.Version, mux: &router{ServeMux: http.NewServeMux()},
+		svc: s, files: o.Files,
+		log: o.Logger, ready: o.Ready, checks: o.Checks, maxBody: o.MaxBodyBytes, version: o.Version, mux: &router{ServeMux: http.NewServeMux()},
 	}
 	a.routes()
 	return a, nil
@@ -177,7 +147,7 @@ func (a *API) routes() {
 	a.searchRoutes()
 	a.bulkRoutes()
 	a.crawlRoutes()
-	if a.extract != nil {
+	if a.svc.Extract != nil {
 		a.billed("POST /v1/extract", ratelimit.Extract, a.runExtract)
 	}
 }

@@ -37,7 +37,7 @@ func (a *API) billed(pattern string, group ratelimit.Group, h billedFunc) {
 			IdempotencyKey: r.Header.Get(idempotency.Header),
 			Fingerprint:    func() (string, error) { return fingerprint(r) },
 		}
-		out, err := call.Run(r.Context(), a.calls, req, answerCodec, func(ctx context.Context, c credits.Call) (call.Answer, credits.Receipt, error) {
+		out, err := call.Run(r.Context(), a.svc.Calls, req, answerCodec, func(ctx context.Context, c credits.Call) (call.Answer, credits.Receipt, error) {
 			status, v, rc, err := h(r.WithContext(ctx), c)
 			if err != nil {
 				return call.Answer{}, rc, err

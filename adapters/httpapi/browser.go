@@ -81,6 +81,6 @@ func (a *API) postContent(r *http.Request, c credits.Call) (int, any, credits.Re
 	if err != nil {
 		return 0, nil, credits.Receipt{}, err
 	}
-	page, rc, err := a.content.ContentWith(r.Context(), c, u, mode, o)
+	page, rc, err := a.svc.Content.ContentWith(r.Context(), c, u, mode, o)
 	return http.StatusOK, page.Object(), rc, err
 }

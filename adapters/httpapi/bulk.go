@@ -50,7 +50,7 @@ func (a *API) submitBulk(r *http.Request, c credits.Call) (int, any, credits.Rec
 	if err := fe.Err("httpapi.submitBulk"); err != nil {
 		return 0, nil, credits.Receipt{}, err
 	}
-	ack, err := a.bulk.Submit(r.Context(), c, req)
+	ack, err := a.svc.Bulk.Submit(r.Context(), c, req)
 	if err != nil {
 		return 0, nil, credits.Receipt{}, err
 	}
@@ -58,7 +58,7 @@ func (a *API) submitBulk(r *http.Request, c credits.Call) (int, any, credits.Rec
 	if ack.Sync {
 		status = http.StatusOK
 	}
-	return status, ackJSON{ack.Message, ack.JobID, ack.URLsCount, ack.URLSource, ack.DeliveryMethod, ack.EstimatedCompletionTime, ack.Status, iso(ack.QueuedAt)}, credits.Receipt{}, nil
+	return status, ackJSON{ack.Message, ack.JobID, ack.URLsCount, ack.URLSource, ack.DeliveryMethod, ack.EstimatedCompletionTime, ack.Status, ports.FormatTime(ack.QueuedAt)}, credits.Receipt{}, nil
 }
 
 type jobURLJSON struct {
@@ -82,7 +82,7 @@ type deliveryJSON struct {
 }
 
 func (a *API) bulkStatus(w http.ResponseWriter, r *http.Request) {
-	st, err := a.bulk.Status(r.Context(), principal(r.Context()).Account.ID, r.PathValue("job_id"))
+	st, err := a.svc.Bulk.Status(r.Context(), principal(r.Context()).Account.ID, r.PathValue("job_id"))
 	if err != nil {
 		a.writeError(w, r, err)
 		return
@@ -91,7 +91,7 @@ func (a *API) bulkStatus(w http.ResponseWriter, r *http.Request) {
 	out := map[string]any{
 		"job_id": j.ID, "status": j.Status, "url_source": j.URLSource, "delivery_method": st.DeliveryMethod,
 		"urls_count": j.URLsCount, "processed_count": st.Processed, "success_count": st.Succeeded, "failed_count": st.Failed,
-		"queued_at": iso(j.QueuedAt), "started_at": isoPtr(j.StartedAt), "completed_at": isoPtr(j.CompletedAt), "failed_at": isoPtr(j.FailedAt),
+		"queued_at": ports.FormatTime(j.QueuedAt), "started_at": isoPtr(j.StartedAt), "completed_at": isoPtr(j.CompletedAt), "failed_at": isoPtr(j.FailedAt),
 		"error": nil, "download_url": nil, "sync": j.Sync, "render": bulk.Render(j),
 	}
 	if j.Error != "" {
@@ -114,7 +114,7 @@ func (a *API) bulkStatus(w http.ResponseWriter, r *http.Request) {
 	out["results"] = urls
 	ds := make([]deliveryJSON, len(st.Deliveries))
 	for i, d := range st.Deliveries {
-		ds[i] = deliveryJSON{Channel: d.Channel, Attempt: d.Attempt, StatusCode: d.StatusCode, DurationMS: d.Duration.Milliseconds(), At: iso(d.At)}
+		ds[i] = deliveryJSON{Channel: d.Channel, Attempt: d.Attempt, StatusCode: d.StatusCode, DurationMS: d.Duration.Milliseconds(), At: ports.FormatTime(d.At)}
 		if d.Error != "" {
 			e := d.Error
 			ds[i].Error = &e

@@ -40,7 +40,7 @@ func formatMoney(cents int64, currency string) string {
 }
 
 func (a *API) checkoutPage(w http.ResponseWriter, r *http.Request) {
-	cs, err := a.credits.CheckoutSession(r.Context(), r.PathValue("session"))
+	cs, err := a.svc.Credits.CheckoutSession(r.Context(), r.PathValue("session"))
 	if err != nil {
 		a.writeError(w, r, err)
 		return
@@ -48,13 +48,13 @@ func (a *API) checkoutPage(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	_ = checkoutTmpl.Execute(w, map[string]any{
 		"ID": cs.ID, "Credits": billing.FormatCredits(cs.Credits), "Amount": formatMoney(cs.AmountCents, cs.Currency), "Paid": cs.PaidAt != nil,
-		"Notice": a.credits.TopUpNotice(r.Context(), cs.AccountID),
+		"Notice": a.svc.Credits.TopUpNotice(r.Context(), cs.AccountID),
 	})
 }
 
 func (a *API) checkoutPay(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("session")
-	if _, err := a.credits.CompletePurchase(r.Context(), id); err != nil {
+	if _, err := a.svc.Credits.CompletePurchase(r.Context(), id); err != nil {
 		a.writeError(w, r, err)
 		return
 	}

@@ -9,10 +9,11 @@ import (
 	"github.com/trawlhq/trawl/core/credits"
 	"github.com/trawlhq/trawl/core/failure"
 	"github.com/trawlhq/trawl/core/ratelimit"
+	"github.com/trawlhq/trawl/ports"
 )
 
 func (a *API) crawlRoutes() {
-	if a.crawl == nil {
+	if a.svc.Crawl == nil {
 		return
 	}
 	a.billed("POST /v1/crawl", ratelimit.Bulk, a.submitCrawl)
@@ -78,15 +79,15 @@ func (a *API) submitCrawl(r *http.Request, c credits.Call) (int, any, credits.Re
 	if err := fe.Err("httpapi.submitCrawl"); err != nil {
 		return 0, nil, credits.Receipt{}, err
 	}
-	ack, err := a.crawl.Submit(r.Context(), c, req)
+	ack, err := a.svc.Crawl.Submit(r.Context(), c, req)
 	if err != nil {
 		return 0, nil, credits.Receipt{}, err
 	}
-	return http.StatusAccepted, crawlAckJSON{ack.CrawlID, ack.Status, ack.URL, ack.Limit, ack.MaxDepth, iso(ack.QueuedAt)}, credits.Receipt{}, nil
+	return http.StatusAccepted, crawlAckJSON{ack.CrawlID, ack.Status, ack.URL, ack.Limit, ack.MaxDepth, ports.FormatTime(ack.QueuedAt)}, credits.Receipt{}, nil
 }
 
 func (a *API) crawlStatus(w http.ResponseWriter, r *http.Request) {
-	st, err := a.crawl.Status(r.Context(), principal(r.Context()).Account.ID, r.PathValue("crawl_id"))
+	st, err := a.svc.Crawl.Status(r.Context(), principal(r.Context()).Account.ID, r.PathValue("crawl_id"))
 	if err != nil {
 		a.writeError(w, r, err)
 		return
@@ -95,7 +96,7 @@ func (a *API) crawlStatus(w http.ResponseWriter, r *http.Request) {
 }
 
 func (a *API) cancelCrawl(w http.ResponseWriter, r *http.Request) {
-	st, err := a.crawl.Cancel(r.Context(), principal(r.Context()).Account.ID, r.PathValue("crawl_id"))
+	st, err := a.svc.Crawl.Cancel(r.Context(), principal(r.Context()).Account.ID, r.PathValue("crawl_id"))
 	if err != nil {
 		a.writeError(w, r, err)
 		return
@@ -120,7 +121,7 @@ func (a *API) crawlPages(w http.ResponseWriter, r *http.Request) {
 		perPage = &n
 	}
 	id := r.PathValue("crawl_id")
-	list, err := a.crawl.Pages(r.Context(), principal(r.Context()).Account.ID, id, q.Get("cursor"), perPage)
+	list, err := a.svc.Crawl.Pages(r.Context(), principal(r.Context()).Account.ID, id, q.Get("cursor"), perPage)
 	if err != nil {
 		a.writeError(w, r, err)
 		return

@@ -36,6 +36,6 @@ func (a *API) runExtract(r *http.Request, c credits.Call) (int, any, credits.Rec
 	if err != nil {
 		return 0, nil, credits.Receipt{}, err
 	}
-	res, rc, err := a.extract.Extract(r.Context(), c, structured.Request{URL: pageURL, Schema: schema, Prompt: text, Render: mode})
+	res, rc, err := a.svc.Extract.Extract(r.Context(), c, structured.Request{URL: pageURL, Schema: schema, Prompt: text, Render: mode})
 	return http.StatusOK, extractJSON{res.Data, res.URL}, rc, err
 }

@@ -127,7 +127,7 @@ func (a *API) accessLog(ctx context.Context, r *http.Request, st *request, took 
 // request's.
 func (a *API) authed(next http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		p, err := a.auth.Authenticate(r.Context(), r.Header.Get("Authorization"))
+		p, err := a.svc.Auth.Authenticate(r.Context(), r.Header.Get("Authorization"))
 		if err != nil {
 			a.writeError(w, r, err)
 			return

@@ -29,7 +29,7 @@ func (a *API) scrape(r *http.Request, c credits.Call) (int, any, credits.Receipt
 	if err != nil {
 		return 0, nil, credits.Receipt{}, err
 	}
-	raw, rc, err := a.content.Scrape(r.Context(), c, r.URL.Query().Get("url"), mode)
+	raw, rc, err := a.svc.Content.Scrape(r.Context(), c, r.URL.Query().Get("url"), mode)
 	return http.StatusOK, scrapeJSON{raw.URL, raw.FinalURL, raw.StatusCode, raw.ContentType, raw.HTML, string(raw.Engine)}, rc, err
 }
 
@@ -38,7 +38,7 @@ func (a *API) getContent(r *http.Request, c credits.Call) (int, any, credits.Rec
 	if err != nil {
 		return 0, nil, credits.Receipt{}, err
 	}
-	page, rc, err := a.content.ContentWith(r.Context(), c, r.URL.Query().Get("url"), mode, queryOptions(r))
+	page, rc, err := a.svc.Content.ContentWith(r.Context(), c, r.URL.Query().Get("url"), mode, queryOptions(r))
 	return http.StatusOK, page.Object(), rc, err
 }
 
@@ -56,7 +56,7 @@ func (a *API) mapSite(r *http.Request, c credits.Call) (int, any, credits.Receip
 	if err := fe.Err("httpapi.map"); err != nil {
 		return 0, nil, credits.Receipt{}, err
 	}
-	res, rc, err := a.sitemap.Map(r.Context(), c, r.URL.Query().Get("url"), limit)
+	res, rc, err := a.svc.Sitemap.Map(r.Context(), c, r.URL.Query().Get("url"), limit)
 	if res.URLs == nil {
 		res.URLs = []string{}
 	}

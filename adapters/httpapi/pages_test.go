@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/trawlhq/trawl/adapters/extract/extractbench"
+	"github.com/trawlhq/trawl/bench/extractbench"
 	"github.com/trawlhq/trawl/testkit/apitest"
 	"github.com/trawlhq/trawl/testkit/memstore"
 	"github.com/trawlhq/trawl/testkit/sites"

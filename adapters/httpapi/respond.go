@@ -13,6 +13,7 @@ import (
 
 	"github.com/trawlhq/trawl/adapters/errmap"
 	"github.com/trawlhq/trawl/core/failure"
+	"github.com/trawlhq/trawl/ports"
 )
 
 // writeJSON encodes v with a status.
@@ -64,17 +65,11 @@ func (a *API) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	writeJSON(w, entry.HTTPStatus, body)
 }
 
-// iso formats a timestamp as the API's clients expect (Laravel's shape):
-// UTC, microseconds, Z.
-func iso(t time.Time) string { return t.UTC().Format(isoLayout) }
-
-const isoLayout = "2006-01-02T15:04:05.000000Z07:00"
-
 func isoPtr(t *time.Time) *string {
 	if t == nil {
 		return nil
 	}
-	s := iso(*t)
+	s := ports.FormatTime(*t)
 	return &s
 }
 

@@ -106,7 +106,7 @@ func toSerpJSON(req search.Request, res search.Results) serpJSON {
 
 func (a *API) serp(r *http.Request, c credits.Call) (int, any, credits.Receipt, error) {
 	req := searchRequest(r)
-	res, rc, err := a.search.Search(r.Context(), c, req)
+	res, rc, err := a.svc.Search.Search(r.Context(), c, req)
 	return http.StatusOK, toSerpJSON(req, res), rc, err
 }
 
@@ -136,7 +136,7 @@ func (a *API) serpContent(r *http.Request, c credits.Call) (int, any, credits.Re
 	}
 	req.Render = mode
 	req.Options = queryOptions(r)
-	res, rc, err := a.search.SearchContent(r.Context(), c, req)
+	res, rc, err := a.svc.Search.SearchContent(r.Context(), c, req)
 	return http.StatusOK, toSerpJSON(req.Request, res), rc, err
 }
 
@@ -156,6 +156,6 @@ func (a *API) runPrompt(r *http.Request, c credits.Call) (int, any, credits.Rece
 	if err != nil {
 		return 0, nil, credits.Receipt{}, err
 	}
-	answer, rc, err := a.prompt.Prompt(r.Context(), c, prompt.Request{Prompt: text, URL: pageURL, Render: mode})
+	answer, rc, err := a.svc.Prompt.Prompt(r.Context(), c, prompt.Request{Prompt: text, URL: pageURL, Render: mode})
 	return http.StatusOK, map[string]string{"response": answer}, rc, err
 }

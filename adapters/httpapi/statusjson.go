@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/trawlhq/trawl/core/billing"
+	"github.com/trawlhq/trawl/ports"
 )
 
 // The credit status is the answer of GET /v1/credits and of usage-stats,
@@ -69,9 +70,9 @@ func appendStatus(b []byte, st billing.Status) []byte {
 	return append(b, '}')
 }
 
-// appendISO appends iso(t): digits, separators and Z, nothing to escape.
+// appendISO appends ports.FormatTime(t): digits, separators and Z, nothing to escape.
 func appendISO(b []byte, t time.Time) []byte {
-	return t.UTC().AppendFormat(b, isoLayout)
+	return t.UTC().AppendFormat(b, ports.TimeLayout)
 }
 
 // appendJSONString appends s as a JSON string. Printable ASCII other than

@@ -1,7 +1,6 @@
 package mcpserver
 
 import (
-	"context"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -9,16 +8,15 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/trawlhq/trawl/client"
+	"github.com/trawlhq/trawl/core/service"
 )
-
-// Authenticate checks an Authorization header (core/auth).
-type Authenticate func(ctx context.Context, authorization string) error
 
 // Handler serves MCP over streamable HTTP. A request without a valid Bearer
 // token is a 401; a valid one is the token of every tool call the request
 // makes, and those calls reach api in process, through the same handler as
-// any API request: its limits, billing and answers.
-func Handler(api http.Handler, auth Authenticate, version string) http.Handler {
+// any API request: its limits, billing and answers. The token is checked
+// by the application's own authentication (s.Auth).
+func Handler(api http.Handler, s *service.Services, version string) http.Handler {
 	mcpHandler := mcp.NewStreamableHTTPHandler(func(r *http.Request) *mcp.Server {
 		token := strings.TrimSpace(strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer "))
 		c := client.New("http://trawl.internal", token, client.WithAttempts(1),
@@ -26,7 +24,7 @@ func Handler(api http.Handler, auth Authenticate, version string) http.Handler {
 		return New(c, version)
 	}, &mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true})
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if err := auth(r.Context(), r.Header.Get("Authorization")); err != nil {
+		if _, err := s.Auth.Authenticate(r.Context(), r.Header.Get("Authorization")); err != nil {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="trawl"`)
 			w.Header().Set("Content-Type", "application/json")
 			w.WriteHeader(http.StatusUnauthorized)

@@ -50,10 +50,7 @@ func Start(t *testing.T) *world {
 		return "Pools are full of life."
 	}
 	mount := func(api *httpapi.API, e *apitest.Env) {
-		api.Mount("/mcp", mcpserver.Handler(api.Handler(), func(ctx context.Context, authorization string) error {
-			_, err := e.Auth.Authenticate(ctx, authorization)
-			return err
-		}, "test"))
+		api.Mount("/mcp", mcpserver.Handler(api.Handler(), e.Services, "test"))
 	}
 	e := apitest.Start(t, memstore.New(), apitest.Options{Resolve: sites.Resolve(site), Engines: map[string]string{"google": eng.URL}, LLMBaseURL: model.BaseURL(), NoWorker: true, Mount: mount})
 	_, tok := e.Account("agent@example.com", "business")

@@ -2,15 +2,12 @@ package metrics
 
 import (
 	"context"
-	"errors"
-	"strconv"
 	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/trawlhq/trawl/core/credits"
-	"github.com/trawlhq/trawl/core/failure"
 	"github.com/trawlhq/trawl/ports"
 )
 
@@ -166,119 +163,4 @@ func (c *holdsCollector) Collect(ch chan<- prometheus.Metric) {
 	ch <- prometheus.MustNewConstMetric(holdsUpDesc, prometheus.GaugeValue, 1)
 	ch <- prometheus.MustNewConstMetric(holdsDesc, prometheus.GaugeValue, float64(n))
 	ch <- prometheus.MustNewConstMetric(holdCreditsDesc, prometheus.GaugeValue, float64(sum))
-}
-
-// Renderer counts the renders of r by outcome, with their duration.
-func (m *Metrics) Renderer(r ports.Renderer) ports.Renderer {
-	if r == nil {
-		return nil
-	}
-	return &renderer{next: r, m: m}
-}
-
-type renderer struct {
-	next ports.Renderer
-	m    *Metrics
-}
-
-func (r *renderer) Render(ctx context.Context, req ports.RenderRequest) (ports.RenderResponse, error) {
-	start := time.Now()
-	res, err := r.next.Render(ctx, req)
-	outcome := "ok"
-	if err != nil {
-		outcome = failure.KindOf(err).String()
-	}
-	r.m.renders.WithLabelValues(outcome).Inc()
-	r.m.renderDuration.WithLabelValues(outcome).Observe(time.Since(start).Seconds())
-	return res, err
-}
-
-// Browser reports the browser fleet: restarts (after a number of pages,
-// above the memory ceiling, after a crash) and the browser's resident
-// memory, read at each scrape.
-func (m *Metrics) Browser(restarts func() int64, rss func() int64) {
-	m.reg.MustRegister(
-		prometheus.NewCounterFunc(prometheus.CounterOpts{
-			Name: "trawl_browser_restarts_total", Help: "Times the browser was restarted (page count, memory ceiling or crash).",
-		}, func() float64 { return float64(restarts()) }),
-		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
-			Name: "trawl_browser_resident_bytes", Help: "Resident memory of the local browser (0 for a remote one).",
-		}, func() float64 { return float64(rss()) }),
-	)
-}
-
-// deliveryOutcome names a failed delivery by its reason, from a fixed set.
-func deliveryOutcome(err error) string {
-	var de *ports.DeliveryError
-	if !errors.As(err, &de) {
-		return "failed"
-	}
-	switch de.Reason {
-	case ports.DeliveryRefused:
-		return "refused"
-	case ports.DeliveryTimedOut:
-		return "timeout"
-	case ports.DeliveryDNS:
-		return "dns"
-	case ports.DeliveryTLS:
-		return "tls"
-	case ports.DeliveryNonPublic:
-		return "non_public"
-	case ports.DeliveryAnswered:
-		return "answered_error"
-	case ports.DeliveryAuth:
-		return "auth"
-	}
-	return "failed"
-}
-
-// statusClass is 2xx, 3xx, 4xx or 5xx.
-func statusClass(code int) string {
-	if code < 100 || code > 599 {
-		return "other"
-	}
-	return strconv.Itoa(code/100) + "xx"
-}
-
-// Webhooks counts the attempts of w by outcome: the receiver's status
-// class, or why no answer came.
-func (m *Metrics) Webhooks(w ports.WebhookSender) ports.WebhookSender {
-	return &webhooks{next: w, m: m}
-}
-
-type webhooks struct {
-	next ports.WebhookSender
-	m    *Metrics
-}
-
-func (w *webhooks) Check(ctx context.Context, callbackURL, field string) error {
-	return w.next.Check(ctx, callbackURL, field)
-}
-
-func (w *webhooks) Send(ctx context.Context, hook ports.Webhook) (int, error) {
-	code, err := w.next.Send(ctx, hook)
-	outcome := statusClass(code)
-	if err != nil {
-		outcome = deliveryOutcome(err)
-	}
-	w.m.webhooks.WithLabelValues(outcome).Inc()
-	return code, err
-}
-
-// Mailer counts the messages of mailer by outcome: ok, or why it failed.
-func (m *Metrics) Mailer(mailer ports.Mailer) ports.Mailer { return &mail{next: mailer, m: m} }
-
-type mail struct {
-	next ports.Mailer
-	m    *Metrics
-}
-
-func (s *mail) Send(ctx context.Context, msg ports.Mail) error {
-	err := s.next.Send(ctx, msg)
-	outcome := "ok"
-	if err != nil {
-		outcome = deliveryOutcome(err)
-	}
-	s.m.mails.WithLabelValues(outcome).Inc()
-	return err
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -135,13 +136,14 @@ func TestRendersAndBrowser(t *testing.T) {
 		t.Error("no browser became a renderer")
 	}
 	r := m.Renderer(renderFunc(func(_ context.Context, req ports.RenderRequest) (ports.RenderResponse, error) {
-		if strings.Contains(req.URL, "spin") {
-			return ports.RenderResponse{}, failure.E("render", failure.Unavailable, "the page did not settle", errors.New("budget"))
+		if strings.Contains(req.URL.String(), "spin") {
+			return ports.RenderResponse{}, &ports.RenderError{Reason: ports.RenderTimeout, Err: errors.New("budget")}
 		}
 		return ports.RenderResponse{StatusCode: 200}, nil
 	}))
 	for _, u := range []string{"https://a.test/x?token=trawl_abc", "https://spin.test/", "https://b.test/"} {
-		_, _ = r.Render(context.Background(), ports.RenderRequest{URL: u})
+		page, _ := url.Parse(u)
+		_, _ = r.Render(context.Background(), ports.RenderRequest{URL: page})
 	}
 	restarts := int64(0)
 	m.Browser(func() int64 { return restarts }, func() int64 { return 300 << 20 })
@@ -182,7 +184,7 @@ func TestDeliveries(t *testing.T) {
 	for _, u := range []string{"http://hooks.test/cb?secret=s1", "http://hooks.test/cb?secret=s1", "http://gone.test/cb"} {
 		_, _ = hooks.Send(context.Background(), ports.Webhook{URL: u, Body: []byte(`{}`), Timeout: 5 * time.Second})
 	}
-	if err := hooks.Check(context.Background(), "http://hooks.test/cb", "callback_url"); err != nil {
+	if err := hooks.Check(context.Background(), &url.URL{Scheme: "http", Host: "hooks.test", Path: "/cb"}); err != nil {
 		t.Errorf("Check did not reach the sender: %v", err)
 	}
 	outbox, err := smtpmail.NewOutbox(filepath.Join(t.TempDir(), "outbox"))

@@ -23,7 +23,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/trawlhq/trawl/adapters/httprec"
-	"github.com/trawlhq/trawl/core/failure"
 	"github.com/trawlhq/trawl/core/ratelimit"
 	"github.com/trawlhq/trawl/ports"
 )
@@ -238,24 +237,4 @@ func (l *limiter) Allow(ctx context.Context, key string, limit int, window time.
 	}
 	l.counter(decision{group, outcome}).Inc()
 	return d, err
-}
-
-// Fetcher counts the fetches of f by outcome: ok, or the failure kind.
-func (m *Metrics) Fetcher(f ports.Fetcher) ports.Fetcher { return &fetcher{next: f, m: m} }
-
-type fetcher struct {
-	next ports.Fetcher
-	m    *Metrics
-}
-
-func (f *fetcher) Fetch(ctx context.Context, r ports.FetchRequest) (ports.FetchResponse, error) {
-	start := time.Now()
-	res, err := f.next.Fetch(ctx, r)
-	outcome := "ok"
-	if err != nil {
-		outcome = failure.KindOf(err).String()
-	}
-	f.m.fetches.WithLabelValues(outcome).Inc()
-	f.m.fetchDuration.WithLabelValues(outcome).Observe(time.Since(start).Seconds())
-	return res, err
 }

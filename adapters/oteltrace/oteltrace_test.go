@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"strconv"
 	"strings"
@@ -16,7 +17,6 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/trawlhq/trawl/adapters/oteltrace"
-	"github.com/trawlhq/trawl/core/failure"
 	"github.com/trawlhq/trawl/ports"
 )
 
@@ -126,13 +126,15 @@ func TestDecorators(t *testing.T) {
 		if !trace.SpanContextFromContext(ctx).IsValid() {
 			t.Error("the renderer got no span")
 		}
-		if strings.Contains(req.URL, "slow") {
-			return ports.RenderResponse{}, failure.E("render", failure.Unavailable, "the page did not settle", errors.New("timeout"))
+		if strings.Contains(req.URL.String(), "slow") {
+			return ports.RenderResponse{}, &ports.RenderError{Reason: ports.RenderTimeout, Err: errors.New("timeout")}
 		}
 		return ports.RenderResponse{StatusCode: 200}, nil
 	}))
-	_, _ = r.Render(ctx, ports.RenderRequest{URL: "https://shop.example/cart?session=abc123"})
-	_, _ = r.Render(ctx, ports.RenderRequest{URL: "https://slow.example/x?token=trawl_secret"})
+	for _, raw := range []string{"https://shop.example/cart?session=abc123", "https://slow.example/x?token=trawl_secret"} {
+		page, _ := url.Parse(raw)
+		_, _ = r.Render(ctx, ports.RenderRequest{URL: page})
+	}
 	m := &model{}
 	l := tr.LLM(m)
 	sl, ok := l.(ports.StructuredLLM)

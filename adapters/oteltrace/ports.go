@@ -2,11 +2,12 @@ package oteltrace
 
 import (
 	"context"
+	"io"
 	"net/url"
 
 	"go.opentelemetry.io/otel/attribute"
 
-	"github.com/trawlhq/trawl/core/failure"
+	"github.com/trawlhq/trawl/core/weburl"
 	"github.com/trawlhq/trawl/ports"
 )
 
@@ -20,7 +21,9 @@ const (
 	ServiceKey = attribute.Key("trawl.service")
 )
 
-func failureKind(err error) string { return failure.KindOf(err).String() }
+// failureKind is the kind of the failure err is shown to a caller as (a
+// fetcher's or renderer's typed reason counts as its worded failure).
+func failureKind(err error) string { return weburl.Kind(err).String() }
 
 // host is the host of a URL, "" when it has none: never its path or query.
 func host(raw string) string {
@@ -46,12 +49,37 @@ func outcome(err error) attribute.KeyValue {
 	return OutcomeKey.String(failureKind(err))
 }
 
-// Fetcher traces page fetches ("fetch", with the host and status).
+// Fetcher traces page fetches ("fetch", with the host and status). A
+// fetcher that streams (the sitemap reader's) streams through it, traced
+// alike.
 func (t *Tracing) Fetcher(f ports.Fetcher) ports.Fetcher {
 	if t == nil || f == nil {
 		return f
 	}
+	if s, ok := f.(streamer); ok {
+		return streamingFetcher{fetcher{f, t}, s}
+	}
 	return fetcher{f, t}
+}
+
+// streamer is a fetcher that hands the body to a reader as it arrives.
+type streamer interface {
+	Stream(ctx context.Context, r ports.FetchRequest, read func(ports.FetchResponse, io.Reader) error) error
+}
+
+type streamingFetcher struct {
+	fetcher
+	stream streamer
+}
+
+func (f streamingFetcher) Stream(ctx context.Context, r ports.FetchRequest, read func(ports.FetchResponse, io.Reader) error) error {
+	ctx, span := f.t.start(ctx, "fetch", HostKey.String(urlHost(r.URL)))
+	err := f.stream.Stream(ctx, r, func(res ports.FetchResponse, body io.Reader) error {
+		span.SetAttributes(StatusKey.Int(res.StatusCode))
+		return read(res, body)
+	})
+	end(span, err)
+	return err
 }
 
 type fetcher struct {
@@ -83,7 +111,7 @@ type renderer struct {
 }
 
 func (r renderer) Render(ctx context.Context, req ports.RenderRequest) (ports.RenderResponse, error) {
-	ctx, span := r.t.start(ctx, "render", HostKey.String(host(req.URL)))
+	ctx, span := r.t.start(ctx, "render", HostKey.String(urlHost(req.URL)))
 	res, err := r.next.Render(ctx, req)
 	if err == nil {
 		span.SetAttributes(StatusKey.Int(res.StatusCode))
@@ -222,6 +250,50 @@ func (l ledger) ChargeHold(ctx context.Context, h ports.Hold, c ports.Charge, ke
 func (l ledger) ReleasePart(ctx context.Context, h ports.Hold, credits int64) error {
 	ctx, span := l.t.start(ctx, "ledger.release_part", CreditsKey.Int64(credits))
 	err := l.next.ReleasePart(ctx, h, credits)
+	end(span, err)
+	return err
+}
+
+// Webhooks traces webhook attempts ("webhook", with the receiver's host
+// and status).
+func (t *Tracing) Webhooks(w ports.WebhookSender) ports.WebhookSender {
+	if t == nil || w == nil {
+		return w
+	}
+	return webhooks{w, t}
+}
+
+type webhooks struct {
+	ports.WebhookSender
+	t *Tracing
+}
+
+func (w webhooks) Send(ctx context.Context, hook ports.Webhook) (int, error) {
+	ctx, span := w.t.start(ctx, "webhook", HostKey.String(host(hook.URL)))
+	code, err := w.WebhookSender.Send(ctx, hook)
+	if code != 0 {
+		span.SetAttributes(StatusKey.Int(code))
+	}
+	end(span, err)
+	return code, err
+}
+
+// Mailer traces sent mail ("mail"; no address is recorded).
+func (t *Tracing) Mailer(m ports.Mailer) ports.Mailer {
+	if t == nil || m == nil {
+		return m
+	}
+	return mailer{m, t}
+}
+
+type mailer struct {
+	next ports.Mailer
+	t    *Tracing
+}
+
+func (m mailer) Send(ctx context.Context, msg ports.Mail) error {
+	ctx, span := m.t.start(ctx, "mail")
+	err := m.next.Send(ctx, msg)
 	end(span, err)
 	return err
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/trawlhq/trawl/core/content"
 	"github.com/trawlhq/trawl/core/failure"
 	"github.com/trawlhq/trawl/ports"
 )
@@ -30,7 +31,7 @@ func TestCloseDoesNotWaitForTheCompile(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	_, err = c.Convert(ctx, ports.DocumentRequest{Body: body})
-	if !failure.Is(err, failure.Unavailable) {
+	if !failure.Is(content.DocumentFailure(err), failure.Unavailable) {
 		t.Fatalf("convert after close: %v, want Unavailable", err)
 	}
 }

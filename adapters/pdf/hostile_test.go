@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/trawlhq/trawl/core/content"
 	"github.com/trawlhq/trawl/core/failure"
 	"github.com/trawlhq/trawl/ports"
 	"github.com/trawlhq/trawl/testkit/pdftest"
@@ -46,7 +47,7 @@ func TestBuiltPDF(t *testing.T) {
 	}
 	// Pages without text or images are not called scanned.
 	_, err = converter(t).Convert(context.Background(), ports.DocumentRequest{Format: ports.DocumentPDF, Body: manyEmptyPages(2)})
-	if fe, ok := failure.As(err); !ok || fe.Kind != failure.Unavailable || fe.Message != "The document could not be converted: it has no text." {
+	if fe, ok := failure.As(content.DocumentFailure(err)); !ok || fe.Kind != failure.Unavailable || fe.Message != "The document could not be converted: it has no text." {
 		t.Fatalf("empty pages: %v", err)
 	}
 }
@@ -93,7 +94,7 @@ func TestHostileDocuments(t *testing.T) {
 			took := time.Since(start)
 			runtime.ReadMemStats(&after)
 			t.Logf("%s: %d bytes, %v, Go heap +%d MiB, %v", name, len(doc), took.Round(time.Millisecond), (after.HeapAlloc-min(after.HeapAlloc, before.HeapAlloc))>>20, err)
-			if fe, ok := failure.As(err); !ok || fe.Kind != failure.Unavailable {
+			if fe, ok := failure.As(content.DocumentFailure(err)); !ok || fe.Kind != failure.Unavailable {
 				t.Errorf("err = %v; want Unavailable", err)
 			}
 			if took > 25*time.Second {
@@ -126,7 +127,7 @@ func TestTimeLimit(t *testing.T) {
 	<-converter(t).ready
 	start := time.Now()
 	_, err := converter(t).Convert(ctx, ports.DocumentRequest{Format: ports.DocumentPDF, Body: body})
-	if fe, ok := failure.As(err); !ok || fe.Kind != failure.Unavailable || !strings.Contains(fe.Message, "time limit") {
+	if fe, ok := failure.As(content.DocumentFailure(err)); !ok || fe.Kind != failure.Unavailable || !strings.Contains(fe.Message, "time limit") {
 		t.Fatalf("err = %v", err)
 	}
 	if took := time.Since(start); took > 2*time.Second {
@@ -154,7 +155,7 @@ func FuzzConvert(f *testing.F) {
 		defer cancel()
 		_, err := converter(t).Convert(ctx, ports.DocumentRequest{Format: ports.DocumentPDF, Body: b})
 		if err != nil {
-			if fe, ok := failure.As(err); !ok || fe.Kind != failure.Unavailable {
+			if fe, ok := failure.As(content.DocumentFailure(err)); !ok || fe.Kind != failure.Unavailable {
 				t.Fatalf("err = %v", err)
 			}
 		}
@@ -183,7 +184,7 @@ func TestWorkersBusy(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Millisecond)
 	defer cancel()
 	_, err := c.Convert(ctx, ports.DocumentRequest{Format: ports.DocumentPDF, Body: slow})
-	if fe, ok := failure.As(err); !ok || fe.Kind != failure.Unavailable || !strings.Contains(fe.Message, "time limit") {
+	if fe, ok := failure.As(content.DocumentFailure(err)); !ok || fe.Kind != failure.Unavailable || !strings.Contains(fe.Message, "time limit") {
 		t.Fatalf("waiting document: %v", err)
 	}
 	if err := <-done; err != nil {

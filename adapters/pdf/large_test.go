@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/trawlhq/trawl/adapters/extract/extractbench"
+	"github.com/trawlhq/trawl/bench/extractbench"
 	"github.com/trawlhq/trawl/ports"
 )
 

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/trawlhq/trawl/core/content"
 	"github.com/trawlhq/trawl/core/failure"
 	"github.com/trawlhq/trawl/ports"
 	"github.com/trawlhq/trawl/testkit/pdftest"
@@ -143,7 +144,7 @@ func TestMemoryCap(t *testing.T) {
 }
 
 func message(err error) string {
-	if fe, ok := failure.As(err); ok {
+	if fe, ok := failure.As(content.DocumentFailure(err)); ok {
 		return fe.Message
 	}
 	return fmt.Sprint(err)

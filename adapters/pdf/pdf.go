@@ -28,7 +28,6 @@ import (
 	"github.com/tetratelabs/wazero/experimental"
 
 	"github.com/trawlhq/trawl/adapters/docmodel"
-	"github.com/trawlhq/trawl/core/failure"
 	"github.com/trawlhq/trawl/ports"
 )
 
@@ -158,13 +157,9 @@ func (c *Converter) Close() error {
 	return err
 }
 
-const op = "pdf.Convert"
-
-func unavailable(reason failure.Reason, msg string, err error) error {
-	if err != nil {
-		return failure.Unable(op, reason, msg, err)
-	}
-	return failure.Unable(op, reason, msg)
+// unavailable is the typed reason a PDF could not be converted for.
+func unavailable(reason ports.DocumentReason, err error) error {
+	return &ports.DocumentError{Reason: reason, Format: ports.DocumentPDF, Err: err}
 }
 
 // Convert implements ports.DocumentConverter.
@@ -176,7 +171,7 @@ func (c *Converter) Convert(ctx context.Context, r ports.DocumentRequest) (out p
 		return out, timeout(ctx)
 	}
 	if c.err != nil {
-		return out, unavailable(failure.ReasonUnavailable, "The document could not be converted: the PDF reader is not available.", c.err)
+		return out, unavailable(ports.DocumentNoReader, c.err)
 	}
 	select {
 	case c.slots <- struct{}{}:
@@ -195,7 +190,7 @@ func (c *Converter) Convert(ctx context.Context, r ports.DocumentRequest) (out p
 		if ctx.Err() != nil {
 			return out, timeout(ctx)
 		}
-		return out, unavailable(failure.ReasonUnavailable, "The document could not be converted: the PDF reader is not available.", err)
+		return out, unavailable(ports.DocumentNoReader, err)
 	}
 	// Kill the instance when the context ends: a call stuck in a hostile
 	// document stops there.
@@ -221,7 +216,7 @@ func (c *Converter) Convert(ctx context.Context, r ports.DocumentRequest) (out p
 		killed.Unlock()
 		mem.done() // nothing runs in the instance any more
 		if p := recover(); p != nil {
-			out, err = ports.Extracted{}, unavailable(failure.ReasonUnreadableDocument, "The document could not be converted: it is damaged.", fmt.Errorf("%v", p))
+			out, err = ports.Extracted{}, unavailable(ports.DocumentDamaged, fmt.Errorf("%v", p))
 		}
 		if err != nil && ctx.Err() != nil {
 			err = timeout(ctx)
@@ -232,9 +227,9 @@ func (c *Converter) Convert(ctx context.Context, r ports.DocumentRequest) (out p
 
 func timeout(ctx context.Context) error {
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-		return unavailable(failure.ReasonTimeout, "The document could not be converted within the time limit.", ctx.Err())
+		return unavailable(ports.DocumentTimeout, ctx.Err())
 	}
-	return failure.Unable(op, failure.ReasonCanceled, "The request was cancelled.", ctx.Err())
+	return unavailable(ports.DocumentCanceled, ctx.Err())
 }
 
 func (c *Converter) convert(inst pdfium.Pdfium, r ports.DocumentRequest) (ports.Extracted, error) {
@@ -242,14 +237,14 @@ func (c *Converter) convert(inst pdfium.Pdfium, r ports.DocumentRequest) (ports.
 	doc, err := inst.OpenDocument(&requests.OpenDocument{File: &body})
 	if err != nil {
 		if errors.Is(err, pdfiumerrors.ErrPassword) {
-			return ports.Extracted{}, unavailable(failure.ReasonEncrypted, "The document could not be converted: it is encrypted with a password.", err)
+			return ports.Extracted{}, unavailable(ports.DocumentEncrypted, err)
 		}
-		return ports.Extracted{}, unavailable(failure.ReasonUnreadableDocument, "The document could not be converted: it is not a readable PDF.", err)
+		return ports.Extracted{}, unavailable(ports.DocumentUnreadable, err)
 	}
 	defer inst.FPDF_CloseDocument(&requests.FPDF_CloseDocument{Document: doc.Document})
 	pc, err := inst.FPDF_GetPageCount(&requests.FPDF_GetPageCount{Document: doc.Document})
 	if err != nil {
-		return ports.Extracted{}, unavailable(failure.ReasonUnreadableDocument, "The document could not be converted: it is not a readable PDF.", err)
+		return ports.Extracted{}, unavailable(ports.DocumentUnreadable, err)
 	}
 	maxPages := c.opts.MaxPages
 	if r.MaxPages > 0 {
@@ -262,14 +257,14 @@ func (c *Converter) convert(inst pdfium.Pdfium, r ports.DocumentRequest) (ports.
 	for i := 0; i < n; i++ {
 		size, err := inst.FPDF_GetPageSizeByIndex(&requests.FPDF_GetPageSizeByIndex{Document: doc.Document, Index: i})
 		if err != nil {
-			return ports.Extracted{}, unavailable(failure.ReasonUnreadableDocument, "The document could not be converted: it is damaged.", err)
+			return ports.Extracted{}, unavailable(ports.DocumentDamaged, err)
 		}
 		st, err := inst.GetPageTextStructured(&requests.GetPageTextStructured{
 			Page: requests.Page{ByIndex: &requests.PageByIndex{Document: doc.Document, Index: i}},
 			Mode: requests.GetPageTextStructuredModeRects, CollectFontInformation: true,
 		})
 		if err != nil {
-			return ports.Extracted{}, unavailable(failure.ReasonUnreadableDocument, "The document could not be converted: it is damaged.", err)
+			return ports.Extracted{}, unavailable(ports.DocumentDamaged, err)
 		}
 		p := page{Width: size.Width, Height: size.Height}
 		for _, rc := range st.Rects {
@@ -289,12 +284,12 @@ func (c *Converter) convert(inst pdfium.Pdfium, r ports.DocumentRequest) (ports.
 	}
 	if chars == 0 || strings.TrimSpace(textOf(pages)) == "" {
 		if pc.PageCount == 0 {
-			return ports.Extracted{}, unavailable(failure.ReasonNoMainContent, "The document could not be converted: it has no pages.", nil)
+			return ports.Extracted{}, unavailable(ports.DocumentNoPages, nil)
 		}
 		if hasImages(inst, doc.Document, min(n, 10)) {
-			return ports.Extracted{}, unavailable(failure.ReasonNoTextLayer, "The document has no text layer: it looks like a scanned document, and Trawl does not read text from images.", nil)
+			return ports.Extracted{}, unavailable(ports.DocumentNoTextLayer, nil)
 		}
-		return ports.Extracted{}, unavailable(failure.ReasonNoMainContent, "The document could not be converted: it has no text.", nil)
+		return ports.Extracted{}, unavailable(ports.DocumentNoText, nil)
 	}
 	rd := docmodel.Render(structure(pages, heights))
 	out := ports.Extracted{HTML: rd.HTML, Markdown: rd.Markdown, Text: rd.Text, Metadata: c.metadata(inst, doc.Document)}

@@ -9,7 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/trawlhq/trawl/adapters/extract/extractbench"
+	"github.com/trawlhq/trawl/bench/extractbench"
+	"github.com/trawlhq/trawl/core/content"
 	"github.com/trawlhq/trawl/core/failure"
 	"github.com/trawlhq/trawl/ports"
 )
@@ -126,7 +127,7 @@ func TestStructure(t *testing.T) {
 func TestEncryptedAndScanned(t *testing.T) {
 	for name, want := range map[string]string{"encrypted.pdf": "encrypted", "scanned.pdf": "no text layer"} {
 		_, err := convert(t, name, 0)
-		fe, ok := failure.As(err)
+		fe, ok := failure.As(content.DocumentFailure(err))
 		if !ok || fe.Kind != failure.Unavailable || !strings.Contains(fe.Message, want) {
 			t.Errorf("%s: %v, want Unavailable saying %q", name, err, want)
 		}

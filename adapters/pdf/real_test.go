@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/trawlhq/trawl/adapters/extract/extractbench"
+	"github.com/trawlhq/trawl/bench/extractbench"
 )
 
 // TestRealDocument: a manual typeset with pdfTeX (Type 1 fonts, ligatures,

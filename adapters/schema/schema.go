@@ -9,7 +9,6 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
-	"github.com/trawlhq/trawl/core/failure"
 	"github.com/trawlhq/trawl/ports"
 )
 
@@ -34,26 +33,25 @@ func (refuse) Load(u string) (any, error) {
 }
 
 // Compile implements ports.SchemaCompiler.
-func (Compiler) Compile(field string, raw []byte) (ports.Schema, error) {
-	const op = "schema.Compile"
+func (Compiler) Compile(raw []byte) (ports.Schema, error) {
 	doc, err := jsonschema.UnmarshalJSON(strings.NewReader(string(raw)))
 	if err != nil {
-		return nil, failure.Invalidf(op, field, "The %s must be a JSON object.", field)
+		return nil, &ports.SchemaError{Reason: ports.SchemaNotJSON, Err: err}
 	}
 	c := jsonschema.NewCompiler()
 	c.DefaultDraft(jsonschema.Draft2020)
 	c.UseLoader(refuse{})
 	if err := c.AddResource(location, doc); err != nil {
-		return nil, failure.Invalidf(op, field, "The %s is not a valid JSON Schema.", field)
+		return nil, &ports.SchemaError{Reason: ports.SchemaInvalid, Err: err}
 	}
 	sch, err := c.Compile(location)
 	if err != nil {
-		return nil, failure.Invalidf(op, field, "The %s is not a valid JSON Schema: %s", field, explain(err))
+		return nil, &ports.SchemaError{Reason: ports.SchemaInvalid, Problem: explain(err), Err: err}
 	}
 	return compiled{sch}, nil
 }
 
-// explain words a compile error without the schema's internal address.
+// explain says what a compile error found, without the schema's internal address.
 func explain(err error) string {
 	var se *jsonschema.SchemaValidationError
 	msg := err.Error()

@@ -9,6 +9,7 @@ import (
 
 	"github.com/trawlhq/trawl/adapters/schema"
 	"github.com/trawlhq/trawl/core/failure"
+	"github.com/trawlhq/trawl/core/structured"
 )
 
 func TestCompileRefusesOutsideReferences(t *testing.T) {
@@ -18,19 +19,20 @@ func TestCompileRefusesOutsideReferences(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, ref := range []string{"file://" + p, "http://127.0.0.1:1/s.json"} {
-		_, err := schema.New().Compile("schema", []byte(`{"$ref":"`+ref+`"}`))
+		_, err := schema.New().Compile([]byte(`{"$ref":"` + ref + `"}`))
+		err = structured.SchemaFailure(err, "schema") // as core words it
 		if !failure.Is(err, failure.Invalid) || failure.FieldNames(err)[0] != "schema" {
 			t.Errorf("%s: %v", ref, err)
 		}
 	}
 	// A reference inside the schema is followed.
-	if _, err := schema.New().Compile("schema", []byte(`{"$defs":{"n":{"type":"number"}},"properties":{"a":{"$ref":"#/$defs/n"}}}`)); err != nil {
+	if _, err := schema.New().Compile([]byte(`{"$defs":{"n":{"type":"number"}},"properties":{"a":{"$ref":"#/$defs/n"}}}`)); err != nil {
 		t.Errorf("local $ref: %v", err)
 	}
 }
 
 func TestValidateSaysWhere(t *testing.T) {
-	s, err := schema.New().Compile("schema", []byte(`{"type":"object","required":["name"],"properties":{"price":{"type":"number"}}}`))
+	s, err := schema.New().Compile([]byte(`{"type":"object","required":["name"],"properties":{"price":{"type":"number"}}}`))
 	if err != nil {
 		t.Fatal(err)
 	}

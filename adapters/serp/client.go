@@ -65,7 +65,7 @@ func newEngineClient(o ClientOptions) *engineClient {
 func (c *engineClient) get(ctx context.Context, engine, rawURL string, header http.Header) ([]byte, int, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, rawURL, nil)
 	if err != nil {
-		return nil, 0, failure.Wrap("search.get", err)
+		return nil, 0, failure.Wrap("serp.get", err)
 	}
 	req.Header.Set("User-Agent", c.opts.UserAgent)
 	req.Header.Set("Accept", "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8")

@@ -24,15 +24,19 @@ type Google struct {
 	renderer ports.Renderer
 }
 
-// RenderWith makes the engine fetch its result pages through r; the parser
-// is the same.
-func (g *Google) RenderWith(r ports.Renderer) { g.renderer = r }
-
 var _ ports.SearchEngine = (*Google)(nil)
 
 // NewGoogle builds the adapter; base "" means https://www.google.com.
 func NewGoogle(base string, o ClientOptions) *Google {
 	return &Google{base: baseURL(base, "https://www.google.com"), client: newEngineClient(o)}
+}
+
+// NewRenderedGoogle is NewGoogle fetching its result pages through r, a
+// browser; the parser is the same.
+func NewRenderedGoogle(base string, o ClientOptions, r ports.Renderer) *Google {
+	g := NewGoogle(base, o)
+	g.renderer = r
+	return g
 }
 
 // Name implements ports.SearchEngine.
@@ -78,7 +82,10 @@ func (g *Google) Search(ctx context.Context, q ports.SearchQuery) (ports.SearchR
 	var err error
 	if g.renderer != nil {
 		var r ports.RenderResponse
-		r, err = g.renderer.Render(ctx, ports.RenderRequest{URL: g.RequestURL(q), Field: "engine"})
+		var u *url.URL
+		if u, err = url.Parse(g.RequestURL(q)); err == nil {
+			r, err = g.renderer.Render(ctx, ports.RenderRequest{URL: u})
+		}
 		body, status = r.HTML, r.StatusCode
 	} else {
 		body, status, err = g.client.get(ctx, "google", g.RequestURL(q), http.Header{"Cookie": {googleConsent}})

@@ -11,7 +11,6 @@ import (
 	"context"
 	"encoding/xml"
 	"errors"
-	"fmt"
 	"io"
 	"net/url"
 	"strings"
@@ -97,7 +96,7 @@ type run struct {
 func (d *Discoverer) Discover(ctx context.Context, origin string) ([]string, error) {
 	r := &run{d: d, visited: map[string]bool{}, sem: make(chan struct{}, d.limits.Concurrency)}
 	declared, err := r.robotsSitemaps(ctx, origin)
-	if err != nil && failure.Is(err, failure.Invalid) {
+	if err != nil && refused(err) {
 		return nil, err // the host is not public: a 422, as for any URL input
 	}
 	found, any := r.readAll(ctx, declared, 0)
@@ -106,24 +105,18 @@ func (d *Discoverer) Discover(ctx context.Context, origin string) ([]string, err
 	}
 	if !any {
 		host := strings.TrimPrefix(strings.TrimPrefix(origin, "https://"), "http://")
-		msg := fmt.Sprintf("No sitemap could be discovered for %s (robots.txt, /sitemap.xml, /sitemap_index.xml).", host)
-		if failure.Is(r.lastErr, failure.Invalid) {
-			return nil, r.lastErr
-		} else if fe, ok := weburl.AsFetchError(r.lastErr); ok && fe.Reason != ports.FetchCanceled {
-			msg = fmt.Sprintf("No sitemap could be discovered for %s: %s", host, weburl.FetchDetail(fe, "url"))
-		}
-		return nil, failure.Unable("sitemap.Discover", failure.ReasonNoSitemap, msg)
+		return nil, &ports.SitemapError{Reason: ports.SitemapUnreadable, Host: host, Err: r.lastErr}
 	}
 	return found, nil
 }
 
 func (r *run) robotsSitemaps(ctx context.Context, origin string) ([]string, error) {
-	u, err := weburl.Parse(origin+"/robots.txt", weburl.Rules{Field: "url", MaxLen: maxURLBytes})
+	u, err := weburl.Parse(origin+"/robots.txt", weburl.Rules{MaxLen: maxURLBytes})
 	if err != nil {
 		r.lastErr = err
 		return nil, err
 	}
-	res, err := r.d.fetcher.Fetch(ctx, ports.FetchRequest{URL: u, Field: "url", Accept: "text/plain,*/*;q=0.5", MaxBytes: 2 << 20})
+	res, err := r.d.fetcher.Fetch(ctx, ports.FetchRequest{URL: u, Accept: "text/plain,*/*;q=0.5", MaxBytes: 2 << 20})
 	if err != nil {
 		r.lastErr = err
 		return nil, err
@@ -205,13 +198,13 @@ func (r *run) read(ctx context.Context, sm string, depth int) ([]string, bool) {
 		<-r.sem
 		return nil, true
 	}
-	u, err := weburl.Parse(sm, weburl.Rules{Field: "url", MaxLen: maxURLBytes})
+	u, err := weburl.Parse(sm, weburl.Rules{MaxLen: maxURLBytes})
 	if err != nil { // a listed sitemap that breaks the URL rules is not read
 		<-r.sem
 		r.keep(err)
 		return nil, false
 	}
-	err = r.d.fetcher.Stream(ctx, ports.FetchRequest{URL: u, Field: "url", Accept: xmlAccept, MaxBytes: r.d.limits.MaxFileBytes},
+	err = r.d.fetcher.Stream(ctx, ports.FetchRequest{URL: u, Accept: xmlAccept, MaxBytes: r.d.limits.MaxFileBytes},
 		func(res ports.FetchResponse, body io.Reader) error {
 			if res.StatusCode != 200 {
 				return errNotOK
@@ -240,7 +233,7 @@ func (r *run) read(ctx context.Context, sm string, depth int) ([]string, bool) {
 		})
 	<-r.sem
 	if err != nil {
-		if _, ok := failure.As(err); ok { // a fetch failure, said in the caller's terms
+		if _, ok := weburl.AsFetchError(err); ok { // a fetch failure: its reason is worth reporting
 			r.keep(err)
 		}
 		return nil, false
@@ -256,6 +249,15 @@ func (r *run) read(ctx context.Context, sm string, depth int) ([]string, bool) {
 		return locs, true
 	}
 	return nil, false
+}
+
+// refused reports an error that ends a discovery at once: the origin's
+// URL breaks a rule or its host is not public.
+func refused(err error) bool {
+	if fe, ok := weburl.AsFetchError(err); ok {
+		return fe.Reason == ports.FetchNonPublic
+	}
+	return failure.Is(err, failure.Invalid)
 }
 
 // keep records err as the failure Discover reports when no sitemap is read.
@@ -376,7 +378,8 @@ func parseXML(body *bufio.Reader, maxURLs int, charsetReader func(string, io.Rea
 
 // isCapError reports a byte cap broken while reading: the file is unreadable.
 func isCapError(err error) bool {
-	return errors.Is(err, errTooLarge) || failure.Is(err, failure.Unavailable)
+	_, fetchFailed := weburl.AsFetchError(err)
+	return errors.Is(err, errTooLarge) || fetchFailed
 }
 
 func skipBOMAndSpace(r *bufio.Reader) {
@@ -422,22 +425,16 @@ func cleanLoc(s string) string {
 
 // Read implements ports.SitemapDiscoverer: one sitemap, indexes followed, at
 // most max URLs (max+1 are read so callers can tell "too many").
-func (d *Discoverer) Read(ctx context.Context, sitemapURL, field string, max int) ([]string, error) {
+func (d *Discoverer) Read(ctx context.Context, sitemapURL string, max int) ([]string, error) {
 	lim := d.limits
 	lim.MaxURLs = max + 1
 	r := &run{d: &Discoverer{fetcher: d.fetcher, limits: lim}, visited: map[string]bool{}, sem: make(chan struct{}, lim.Concurrency)}
 	if !r.claim(sitemapURL) {
-		return nil, failure.Invalidf("sitemap.Read", field, "The %s could not be read.", field)
+		return nil, &ports.SitemapError{Reason: ports.SitemapRefused}
 	}
 	urls, ok := r.read(ctx, sitemapURL, 0)
 	if !ok {
-		msg := fmt.Sprintf("The %s could not be read as an XML sitemap.", field)
-		if failure.Is(r.lastErr, failure.Invalid) {
-			return nil, r.lastErr
-		} else if fe, ok := weburl.AsFetchError(r.lastErr); ok {
-			msg = fmt.Sprintf("The %s could not be read: %s", field, weburl.FetchDetail(fe, "url"))
-		}
-		return nil, failure.Invalidf("sitemap.Read", field, "%s", msg)
+		return nil, &ports.SitemapError{Reason: ports.SitemapUnreadable, Err: r.lastErr}
 	}
 	return urls, nil
 }

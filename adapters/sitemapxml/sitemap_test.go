@@ -17,6 +17,7 @@ import (
 	"github.com/trawlhq/trawl/adapters/fetch"
 	"github.com/trawlhq/trawl/adapters/sitemapxml"
 	"github.com/trawlhq/trawl/core/failure"
+	"github.com/trawlhq/trawl/core/sitemap"
 	"github.com/trawlhq/trawl/testkit/sites"
 )
 
@@ -120,10 +121,12 @@ func TestNoSitemap(t *testing.T) {
 	s.Handle("/", "text/html", "<p>home</p>")
 	s.Handle("/sitemap.xml", "text/html", "<html><body>Not found, but 200</body></html>")
 	_, err := discoverer(t, sitemapxml.Limits{}, s).Discover(context.Background(), "http://bare.test")
+	err = sitemap.DiscoverFailure(err, "http://bare.test") // as core words it
 	if fe, ok := failure.As(err); !ok || fe.Kind != failure.Unavailable || !strings.Contains(fe.Message, "No sitemap could be discovered for bare.test") {
 		t.Fatalf("no sitemap: %v", err)
 	}
 	_, err = discoverer(t, sitemapxml.Limits{}).Discover(context.Background(), "http://nowhere.invalid")
+	err = sitemap.DiscoverFailure(err, "http://nowhere.invalid")
 	if fe, ok := failure.As(err); !ok || fe.Kind != failure.Unavailable || !strings.Contains(fe.Message, "not found") {
 		t.Fatalf("unreachable host: %v", err)
 	}
@@ -153,7 +156,7 @@ func TestCaps(t *testing.T) {
 	}
 	bloated := sites.New(t, "bloat.test")
 	bloated.Handle("/sitemap.xml", "application/xml", urlset(many...))
-	if _, err := discoverer(t, sitemapxml.Limits{MaxFileBytes: 1000}, bloated).Discover(context.Background(), "http://bloat.test"); !failure.Is(err, failure.Unavailable) {
+	if _, err := discoverer(t, sitemapxml.Limits{MaxFileBytes: 1000}, bloated).Discover(context.Background(), "http://bloat.test"); !failure.Is(sitemap.DiscoverFailure(err, "http://bloat.test"), failure.Unavailable) {
 		t.Fatalf("a file over the byte cap is unreadable: %v", err)
 	}
 }
@@ -203,7 +206,7 @@ func TestReadStopsAtTheLimit(t *testing.T) {
 		var served atomic.Int64
 		done := make(chan struct{}, 1)
 		hugeSitemap(s, "/sitemap.xml", n, gzipped, &served, done)
-		got, err := discoverer(t, sitemapxml.Limits{}, s).Read(context.Background(), "http://huge.test/sitemap.xml", "sitemap", 100)
+		got, err := discoverer(t, sitemapxml.Limits{}, s).Read(context.Background(), "http://huge.test/sitemap.xml", 100)
 		if err != nil || len(got) != 101 || got[100] != "http://huge.test/p/100" {
 			t.Fatalf("gzip %v: read %d URLs (%v), want the first 101", gzipped, len(got), err)
 		}
@@ -238,7 +241,7 @@ func TestReadStopsAtTheLimitAcrossAnIndex(t *testing.T) {
 		})
 	}
 	s.Handle("/index.xml", "application/xml", index(subs...))
-	got, err := discoverer(t, sitemapxml.Limits{Concurrency: 2}, s).Read(context.Background(), "http://index.test/index.xml", "sitemap", 100)
+	got, err := discoverer(t, sitemapxml.Limits{Concurrency: 2}, s).Read(context.Background(), "http://index.test/index.xml", 100)
 	if err != nil || len(got) != 101 {
 		t.Fatalf("read %d URLs (%v), want 101", len(got), err)
 	}
@@ -266,7 +269,7 @@ func TestReadEncodings(t *testing.T) {
 	})
 	d := discoverer(t, sitemapxml.Limits{}, s)
 	for path, want := range map[string]string{"/declared.xml": "http://enc.test/café", "/header.xml": "http://enc.test/crème", "/both.xml": "http://enc.test/café"} {
-		got, err := d.Read(context.Background(), "http://enc.test"+path, "sitemap", 100)
+		got, err := d.Read(context.Background(), "http://enc.test"+path, 100)
 		if err != nil || len(got) != 1 || got[0] != want {
 			t.Errorf("%s: %q %v; want %q", path, got, err, want)
 		}

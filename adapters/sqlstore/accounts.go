@@ -44,8 +44,6 @@ func (r accountRow) credits() ports.CreditState {
 // CreateAccount inserts an account; its plan period starts at CreatedAt.
 func (s *Store) CreateAccount(ctx context.Context, a ports.Account) (ports.Account, error) {
 	const op = "sqlstore.CreateAccount"
-	ctx, cancel := s.bounded(ctx)
-	defer cancel()
 	var anchor sql.NullInt64
 	if a.Plan != "" {
 		anchor = sql.NullInt64{Int64: ms(a.CreatedAt), Valid: true}
@@ -64,8 +62,6 @@ func (s *Store) CreateAccount(ctx context.Context, a ports.Account) (ports.Accou
 }
 
 func (s *Store) accountWhere(ctx context.Context, op, where string, arg any) (ports.Account, error) {
-	ctx, cancel := s.bounded(ctx)
-	defer cancel()
 	var r accountRow
 	err := s.x().GetContext(ctx, &r, s.q(`SELECT `+accountCols+` FROM accounts WHERE `+where), arg)
 	if err != nil {
@@ -86,8 +82,6 @@ func (s *Store) AccountByEmail(ctx context.Context, email string) (ports.Account
 
 // ListAccounts lists accounts by id.
 func (s *Store) ListAccounts(ctx context.Context) ([]ports.Account, error) {
-	ctx, cancel := s.bounded(ctx)
-	defer cancel()
 	var rows []accountRow
 	if err := s.x().SelectContext(ctx, &rows, `SELECT `+accountCols+` FROM accounts ORDER BY id`); err != nil {
 		return nil, fail(ctx, "sqlstore.ListAccounts", err)
@@ -101,8 +95,6 @@ func (s *Store) ListAccounts(ctx context.Context) ([]ports.Account, error) {
 
 // CountAccounts counts accounts.
 func (s *Store) CountAccounts(ctx context.Context) (int, error) {
-	ctx, cancel := s.bounded(ctx)
-	defer cancel()
 	var n int
 	err := s.x().GetContext(ctx, &n, `SELECT COUNT(*) FROM accounts`)
 	return n, fail(ctx, "sqlstore.CountAccounts", err)
@@ -111,8 +103,6 @@ func (s *Store) CountAccounts(ctx context.Context) (int, error) {
 // WebhookSecret returns the account's webhook signing secret, creating one
 // if needed.
 func (s *Store) WebhookSecret(ctx context.Context, accountID int64, newSecret func() string) (string, error) {
-	ctx, cancel := s.bounded(ctx)
-	defer cancel()
 	var secret string
 	err := s.inTx(ctx, func(tx execer) error {
 		if err := tx.GetContext(ctx, &secret, s.q(`SELECT webhook_secret FROM accounts WHERE id = ?`), accountID); err != nil {
@@ -130,8 +120,6 @@ func (s *Store) WebhookSecret(ctx context.Context, accountID int64, newSecret fu
 
 // SetWebhookSecret replaces the account's webhook signing secret.
 func (s *Store) SetWebhookSecret(ctx context.Context, accountID int64, secret string) error {
-	ctx, cancel := s.bounded(ctx)
-	defer cancel()
 	res, err := s.w().ExecContext(ctx, s.q(`UPDATE accounts SET webhook_secret = ? WHERE id = ?`), secret, accountID)
 	if err != nil {
 		return fail(ctx, "sqlstore.SetWebhookSecret", err)

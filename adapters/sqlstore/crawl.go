@@ -28,8 +28,6 @@ type crawlRow struct {
 
 // CreateCrawl stores a crawl and its job in one transaction.
 func (s *Store) CreateCrawl(ctx context.Context, j ports.BulkJob, c ports.Crawl) error {
-	ctx, cancel := s.bounded(ctx)
-	defer cancel()
 	j.Kind = ports.KindCrawl
 	err := s.inTx(ctx, func(tx execer) error {
 		if err := s.insertJob(ctx, tx, j, 0); err != nil {
@@ -43,8 +41,6 @@ func (s *Store) CreateCrawl(ctx context.Context, j ports.BulkJob, c ports.Crawl)
 
 // Crawl reads a crawl.
 func (s *Store) Crawl(ctx context.Context, id string) (ports.Crawl, error) {
-	ctx, cancel := s.bounded(ctx)
-	defer cancel()
 	var r crawlRow
 	if err := s.x().GetContext(ctx, &r, s.q(`SELECT id, url, page_limit, max_depth, params, seeded, cancel_requested FROM crawls WHERE id = ?`), id); err != nil {
 		return ports.Crawl{}, notFound(ctx, "sqlstore.Crawl", "crawl", err)
@@ -53,8 +49,6 @@ func (s *Store) Crawl(ctx context.Context, id string) (ports.Crawl, error) {
 }
 
 func (s *Store) setCrawlFlag(ctx context.Context, op, column, id string) error {
-	ctx, cancel := s.bounded(ctx)
-	defer cancel()
 	res, err := s.w().ExecContext(ctx, s.q(`UPDATE crawls SET `+column+` = TRUE WHERE id = ?`), id)
 	if err != nil {
 		return fail(ctx, op, err)
@@ -80,8 +74,6 @@ func (s *Store) AddCrawlURLs(ctx context.Context, crawlID string, urls []ports.C
 	if len(urls) == 0 {
 		return 0, nil
 	}
-	ctx, cancel := s.bounded(ctx)
-	defer cancel()
 	queued := 0
 	err := s.inTx(ctx, func(tx execer) error {
 		queued = 0
@@ -168,17 +160,11 @@ func (r crawlURLRow) url() ports.CrawlURL {
 // URLs pass limit. The crawl's row is locked first, so claims of one crawl
 // on several nodes take turns (Postgres) or share the one writer (SQLite).
 func (s *Store) ClaimCrawlURLs(ctx context.Context, crawlID string, n, limit int, now time.Time, lease time.Duration) ([]ports.CrawlURL, error) {
-	ctx, cancel := s.bounded(ctx)
-	defer cancel()
 	var out []ports.CrawlURL
 	err := s.inTx(ctx, func(tx execer) error {
 		out = nil
-		lock := `SELECT id FROM crawls WHERE id = ?`
-		if s.dialect == Postgres {
-			lock += ` FOR UPDATE`
-		}
 		var id string
-		if err := tx.GetContext(ctx, &id, s.q(lock), crawlID); err != nil {
+		if err := tx.GetContext(ctx, &id, s.q(`SELECT id FROM crawls WHERE id = ?`+s.eng.forUpdate()), crawlID); err != nil {
 			return err
 		}
 		var busy int
@@ -216,8 +202,6 @@ func (s *Store) ClaimCrawlURLs(ctx context.Context, crawlID string, n, limit int
 // FinishCrawlURL records a claimed URL's outcome and gives it the next seq.
 // A URL already finished keeps its first outcome.
 func (s *Store) FinishCrawlURL(ctx context.Context, u ports.CrawlURL, now time.Time) error {
-	ctx, cancel := s.bounded(ctx)
-	defer cancel()
 	err := s.inTx(ctx, func(tx execer) error {
 		var seq int64
 		if err := tx.GetContext(ctx, &seq, s.q(`SELECT finished_seq + 1 FROM crawls WHERE id = ?`), u.CrawlID); err != nil {
@@ -240,8 +224,6 @@ func (s *Store) FinishCrawlURL(ctx context.Context, u ports.CrawlURL, now time.T
 
 // RequeueCrawlURL puts a claimed URL back in the queue.
 func (s *Store) RequeueCrawlURL(ctx context.Context, crawlID string, id int64, notBefore time.Time) error {
-	ctx, cancel := s.bounded(ctx)
-	defer cancel()
 	_, err := s.w().ExecContext(ctx, s.q(`UPDATE crawl_urls SET state = 'queued', attempts = attempts + 1, not_before = ?, lease_until = 0 WHERE id = ? AND crawl_id = ? AND state = 'in_flight'`),
 		ms(notBefore), id, crawlID)
 	return fail(ctx, "sqlstore.RequeueCrawlURL", err)
@@ -249,8 +231,6 @@ func (s *Store) RequeueCrawlURL(ctx context.Context, crawlID string, id int64, n
 
 // SkipQueued marks every queued URL skipped.
 func (s *Store) SkipQueued(ctx context.Context, crawlID, reason string, now time.Time) (int, error) {
-	ctx, cancel := s.bounded(ctx)
-	defer cancel()
 	n := 0
 	err := s.inTx(ctx, func(tx execer) error {
 		var ids []int64
@@ -279,8 +259,6 @@ func (s *Store) SkipQueued(ctx context.Context, crawlID, reason string, now time
 
 // HasCrawlKey reports whether a key is in a crawl's frontier.
 func (s *Store) HasCrawlKey(ctx context.Context, crawlID, key string) (bool, error) {
-	ctx, cancel := s.bounded(ctx)
-	defer cancel()
 	var n int
 	err := s.x().GetContext(ctx, &n, s.q(`SELECT COUNT(*) FROM crawl_urls WHERE crawl_id = ? AND url_key = ?`), crawlID, key)
 	return n > 0, fail(ctx, "sqlstore.HasCrawlKey", err)
@@ -288,8 +266,6 @@ func (s *Store) HasCrawlKey(ctx context.Context, crawlID, key string) (bool, err
 
 // CrawlCounts sums a crawl's frontier by state and skip reason.
 func (s *Store) CrawlCounts(ctx context.Context, crawlID string) (ports.CrawlCounts, error) {
-	ctx, cancel := s.bounded(ctx)
-	defer cancel()
 	var rows []struct {
 		State  string `db:"state"`
 		Reason string `db:"reason"`
@@ -319,8 +295,6 @@ func (s *Store) CrawlCounts(ctx context.Context, crawlID string) (ports.CrawlCou
 
 // CrawlPages lists finished URLs after a seq.
 func (s *Store) CrawlPages(ctx context.Context, crawlID string, after int64, n int, succeededOnly bool) ([]ports.CrawlURL, error) {
-	ctx, cancel := s.bounded(ctx)
-	defer cancel()
 	cond := `seq > ?`
 	if succeededOnly {
 		cond += ` AND state = 'succeeded'`
@@ -338,8 +312,6 @@ func (s *Store) CrawlPages(ctx context.Context, crawlID string, after int64, n i
 
 // Robots reads a robots.txt record that has not expired.
 func (s *Store) Robots(ctx context.Context, origin string, now time.Time) (ports.RobotsRecord, bool, error) {
-	ctx, cancel := s.bounded(ctx)
-	defer cancel()
 	var r struct {
 		Origin     string `db:"origin"`
 		StatusCode int    `db:"status_code"`
@@ -359,8 +331,6 @@ func (s *Store) Robots(ctx context.Context, origin string, now time.Time) (ports
 
 // PutRobots stores a robots.txt record, replacing the host's last one.
 func (s *Store) PutRobots(ctx context.Context, rec ports.RobotsRecord) error {
-	ctx, cancel := s.bounded(ctx)
-	defer cancel()
 	body := rec.Body
 	if body == nil {
 		body = []byte{}
@@ -374,8 +344,6 @@ func (s *Store) PutRobots(ctx context.Context, rec ports.RobotsRecord) error {
 // AcquireHost takes a politeness slot for a host. The host's row is locked
 // first, so nodes take turns.
 func (s *Store) AcquireHost(ctx context.Context, host, token string, max int, delay time.Duration, now time.Time, lease time.Duration) (bool, time.Time, error) {
-	ctx, cancel := s.bounded(ctx)
-	defer cancel()
 	ok := false
 	var retryAt time.Time
 	err := s.inTx(ctx, func(tx execer) error {
@@ -383,12 +351,8 @@ func (s *Store) AcquireHost(ctx context.Context, host, token string, max int, de
 		if _, err := tx.ExecContext(ctx, s.q(`INSERT INTO crawl_hosts (host) VALUES (?) ON CONFLICT (host) DO NOTHING`), host); err != nil {
 			return err
 		}
-		lock := `SELECT next_start FROM crawl_hosts WHERE host = ?`
-		if s.dialect == Postgres {
-			lock += ` FOR UPDATE`
-		}
 		var next int64
-		if err := tx.GetContext(ctx, &next, s.q(lock), host); err != nil {
+		if err := tx.GetContext(ctx, &next, s.q(`SELECT next_start FROM crawl_hosts WHERE host = ?`+s.eng.forUpdate()), host); err != nil {
 			return err
 		}
 		if next > ms(now) {
@@ -433,8 +397,6 @@ func (s *Store) AcquireHost(ctx context.Context, host, token string, max int, de
 // ReleaseHost frees a politeness slot, pushing the host's next start to
 // notBefore when that is later.
 func (s *Store) ReleaseHost(ctx context.Context, host, token string, notBefore time.Time) error {
-	ctx, cancel := s.bounded(ctx)
-	defer cancel()
 	err := s.inTx(ctx, func(tx execer) error {
 		if _, err := tx.ExecContext(ctx, s.q(`DELETE FROM crawl_host_slots WHERE token = ?`), token); err != nil {
 			return err

@@ -13,8 +13,6 @@ var _ ports.CredentialStore = (*Store)(nil)
 // SetPasswordHash sets or replaces an account's password hash.
 func (s *Store) SetPasswordHash(ctx context.Context, accountID int64, hash string) error {
 	const op = "sqlstore.SetPasswordHash"
-	ctx, cancel := s.bounded(ctx)
-	defer cancel()
 	_, err := s.w().ExecContext(ctx, s.q(`INSERT INTO account_passwords (account_id, hash, updated_at) VALUES (?, ?, ?)
 		ON CONFLICT (account_id) DO UPDATE SET hash = excluded.hash, updated_at = excluded.updated_at`),
 		accountID, hash, ms(time.Now()))
@@ -23,8 +21,6 @@ func (s *Store) SetPasswordHash(ctx context.Context, accountID int64, hash strin
 
 // PasswordHash returns an account's password hash.
 func (s *Store) PasswordHash(ctx context.Context, accountID int64) (string, error) {
-	ctx, cancel := s.bounded(ctx)
-	defer cancel()
 	var h string
 	err := s.x().GetContext(ctx, &h, s.q(`SELECT hash FROM account_passwords WHERE account_id = ?`), accountID)
 	if err != nil {
@@ -35,8 +31,6 @@ func (s *Store) PasswordHash(ctx context.Context, accountID int64) (string, erro
 
 // MarkEmailVerified sets email_verified_at once.
 func (s *Store) MarkEmailVerified(ctx context.Context, accountID int64, at time.Time) error {
-	ctx, cancel := s.bounded(ctx)
-	defer cancel()
 	_, err := s.w().ExecContext(ctx, s.q(`UPDATE accounts SET email_verified_at = ?, updated_at = ? WHERE id = ? AND email_verified_at IS NULL`),
 		ms(at), ms(at), accountID)
 	return fail(ctx, "sqlstore.MarkEmailVerified", err)
@@ -45,8 +39,6 @@ func (s *Store) MarkEmailVerified(ctx context.Context, accountID int64, at time.
 // CreateSession stores a session, and drops the account's sessions that
 // expired by its creation, so the table does not grow without end.
 func (s *Store) CreateSession(ctx context.Context, x ports.Session) error {
-	ctx, cancel := s.bounded(ctx)
-	defer cancel()
 	err := s.inTx(ctx, func(tx execer) error {
 		if _, err := tx.ExecContext(ctx, s.q(`DELETE FROM sessions WHERE account_id = ? AND expires_at <= ?`), x.AccountID, ms(x.CreatedAt)); err != nil {
 			return err
@@ -67,8 +59,6 @@ type signInRow struct {
 
 // Session finds a live session.
 func (s *Store) Session(ctx context.Context, hash string, now time.Time) (ports.Session, error) {
-	ctx, cancel := s.bounded(ctx)
-	defer cancel()
 	var r signInRow
 	err := s.x().GetContext(ctx, &r, s.q(`SELECT hash, account_id, created_at, expires_at FROM sessions WHERE hash = ? AND expires_at > ?`), hash, ms(now))
 	if err != nil {
@@ -79,16 +69,12 @@ func (s *Store) Session(ctx context.Context, hash string, now time.Time) (ports.
 
 // DeleteSession ends a session (no error when it is already gone).
 func (s *Store) DeleteSession(ctx context.Context, hash string) error {
-	ctx, cancel := s.bounded(ctx)
-	defer cancel()
 	_, err := s.w().ExecContext(ctx, s.q(`DELETE FROM sessions WHERE hash = ?`), hash)
 	return fail(ctx, "sqlstore.DeleteSession", err)
 }
 
 // DeleteAccountSessions ends every session of an account.
 func (s *Store) DeleteAccountSessions(ctx context.Context, accountID int64) error {
-	ctx, cancel := s.bounded(ctx)
-	defer cancel()
 	_, err := s.w().ExecContext(ctx, s.q(`DELETE FROM sessions WHERE account_id = ?`), accountID)
 	return fail(ctx, "sqlstore.DeleteAccountSessions", err)
 }
@@ -96,8 +82,6 @@ func (s *Store) DeleteAccountSessions(ctx context.Context, accountID int64) erro
 // PutEmailToken stores a one-time email link, and drops the account's
 // links that expired by its creation.
 func (s *Store) PutEmailToken(ctx context.Context, t ports.EmailToken) error {
-	ctx, cancel := s.bounded(ctx)
-	defer cancel()
 	err := s.inTx(ctx, func(tx execer) error {
 		if _, err := tx.ExecContext(ctx, s.q(`DELETE FROM email_tokens WHERE account_id = ? AND expires_at <= ?`), t.AccountID, ms(t.CreatedAt)); err != nil {
 			return err
@@ -119,8 +103,6 @@ type emailTokenRow struct {
 // concurrent uses cannot both succeed.
 func (s *Store) UseEmailToken(ctx context.Context, hash string, purpose ports.EmailPurpose, now time.Time) (ports.EmailToken, error) {
 	const op = "sqlstore.UseEmailToken"
-	ctx, cancel := s.bounded(ctx)
-	defer cancel()
 	var r emailTokenRow
 	err := s.w().GetContext(ctx, &r, s.q(`DELETE FROM email_tokens WHERE hash = ? AND purpose = ? AND expires_at > ?
 		RETURNING account_id, created_at, expires_at`), hash, purpose, ms(now))

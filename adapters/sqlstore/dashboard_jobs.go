@@ -18,8 +18,6 @@ type jobSummaryRow struct {
 // ListJobs pages through an account's jobs, newest first, with their counts.
 func (s *Store) ListJobs(ctx context.Context, accountID int64, limit, offset int) ([]ports.JobSummary, int, error) {
 	const op = "sqlstore.ListJobs"
-	ctx, cancel := s.bounded(ctx)
-	defer cancel()
 	var total int
 	if err := s.x().GetContext(ctx, &total, s.q(`SELECT COUNT(*) FROM bulk_jobs WHERE account_id = ?`), accountID); err != nil {
 		return nil, 0, fail(ctx, op, err)

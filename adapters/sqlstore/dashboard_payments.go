@@ -12,8 +12,6 @@ var _ ports.PaymentEventStore = (*Store)(nil)
 
 // RecordPaymentEvent stores an event id once: the primary key decides.
 func (s *Store) RecordPaymentEvent(ctx context.Context, provider, eventID string, at time.Time) (bool, error) {
-	ctx, cancel := s.bounded(ctx)
-	defer cancel()
 	res, err := s.w().ExecContext(ctx, s.q(`INSERT INTO payment_events (provider, event_id, received_at) VALUES (?, ?, ?)
 		ON CONFLICT (provider, event_id) DO NOTHING`), provider, eventID, ms(at))
 	if err != nil {
@@ -25,8 +23,6 @@ func (s *Store) RecordPaymentEvent(ctx context.Context, provider, eventID string
 
 // ForgetPaymentEvent removes an event id.
 func (s *Store) ForgetPaymentEvent(ctx context.Context, provider, eventID string) error {
-	ctx, cancel := s.bounded(ctx)
-	defer cancel()
 	_, err := s.w().ExecContext(ctx, s.q(`DELETE FROM payment_events WHERE provider = ? AND event_id = ?`), provider, eventID)
 	return fail(ctx, "sqlstore.ForgetPaymentEvent", err)
 }
@@ -42,8 +38,6 @@ type subscriptionRow struct {
 
 // Subscription returns an account's subscription.
 func (s *Store) Subscription(ctx context.Context, accountID int64) (ports.Subscription, error) {
-	ctx, cancel := s.bounded(ctx)
-	defer cancel()
 	var r subscriptionRow
 	err := s.x().GetContext(ctx, &r, s.q(`SELECT account_id, provider, subscription_id, plan, status, event_at FROM subscriptions WHERE account_id = ?`), accountID)
 	if err != nil {
@@ -54,8 +48,6 @@ func (s *Store) Subscription(ctx context.Context, accountID int64) (ports.Subscr
 
 // SaveSubscription inserts or replaces an account's subscription.
 func (s *Store) SaveSubscription(ctx context.Context, x ports.Subscription) error {
-	ctx, cancel := s.bounded(ctx)
-	defer cancel()
 	_, err := s.w().ExecContext(ctx, s.q(`INSERT INTO subscriptions (account_id, provider, subscription_id, plan, status, event_at) VALUES (?, ?, ?, ?, ?, ?)
 		ON CONFLICT (account_id) DO UPDATE SET provider = excluded.provider, subscription_id = excluded.subscription_id,
 		plan = excluded.plan, status = excluded.status, event_at = excluded.event_at`),
@@ -67,8 +59,6 @@ var _ ports.PlanCheckoutStore = (*Store)(nil)
 
 // CreatePlanCheckout stores a plan checkout session.
 func (s *Store) CreatePlanCheckout(ctx context.Context, x ports.PlanCheckoutSession) error {
-	ctx, cancel := s.bounded(ctx)
-	defer cancel()
 	_, err := s.w().ExecContext(ctx, s.q(`INSERT INTO plan_checkouts (id, account_id, plan, created_at, paid_at) VALUES (?, ?, ?, ?, ?)`),
 		x.ID, x.AccountID, x.Plan, ms(x.CreatedAt), msPtr(x.PaidAt))
 	return fail(ctx, "sqlstore.CreatePlanCheckout", err)
@@ -84,8 +74,6 @@ type planCheckoutRow struct {
 
 // PlanCheckoutSession finds a plan checkout session.
 func (s *Store) PlanCheckoutSession(ctx context.Context, id string) (ports.PlanCheckoutSession, error) {
-	ctx, cancel := s.bounded(ctx)
-	defer cancel()
 	var r planCheckoutRow
 	if err := s.x().GetContext(ctx, &r, s.q(`SELECT id, account_id, plan, created_at, paid_at FROM plan_checkouts WHERE id = ?`), id); err != nil {
 		return ports.PlanCheckoutSession{}, notFound(ctx, "sqlstore.PlanCheckoutSession", "plan checkout", err)
@@ -95,8 +83,6 @@ func (s *Store) PlanCheckoutSession(ctx context.Context, id string) (ports.PlanC
 
 // MarkPlanCheckoutPaid marks a session paid once: one statement decides.
 func (s *Store) MarkPlanCheckoutPaid(ctx context.Context, id string, at time.Time) (bool, error) {
-	ctx, cancel := s.bounded(ctx)
-	defer cancel()
 	res, err := s.w().ExecContext(ctx, s.q(`UPDATE plan_checkouts SET paid_at = ? WHERE id = ? AND paid_at IS NULL`), ms(at), id)
 	if err != nil {
 		return false, fail(ctx, "sqlstore.MarkPlanCheckoutPaid", err)

@@ -21,8 +21,6 @@ type idemRow struct {
 // BeginIdempotent claims a key unless a live record holds it.
 func (s *Store) BeginIdempotent(ctx context.Context, rec ports.IdempotencyRecord) (ports.IdempotencyRecord, bool, error) {
 	const op = "sqlstore.BeginIdempotent"
-	ctx, cancel := s.bounded(ctx)
-	defer cancel()
 	var existing ports.IdempotencyRecord
 	claimed := false
 	err := s.inTx(ctx, func(tx execer) error {
@@ -57,8 +55,6 @@ func (s *Store) BeginIdempotent(ctx context.Context, rec ports.IdempotencyRecord
 
 // CompleteIdempotent stores a claimed key's response.
 func (s *Store) CompleteIdempotent(ctx context.Context, accountID int64, key string, status int, contentType string, body []byte) error {
-	ctx, cancel := s.bounded(ctx)
-	defer cancel()
 	_, err := s.w().ExecContext(ctx, s.q(`UPDATE idempotency_keys SET done = TRUE, status = ?, content_type = ?, body = ? WHERE account_id = ? AND key = ?`),
 		status, contentType, body, accountID, key)
 	return fail(ctx, "sqlstore.CompleteIdempotent", err)
@@ -66,8 +62,6 @@ func (s *Store) CompleteIdempotent(ctx context.Context, accountID int64, key str
 
 // AbandonIdempotent forgets a claimed key that has not completed.
 func (s *Store) AbandonIdempotent(ctx context.Context, accountID int64, key string) error {
-	ctx, cancel := s.bounded(ctx)
-	defer cancel()
 	_, err := s.w().ExecContext(ctx, s.q(`DELETE FROM idempotency_keys WHERE account_id = ? AND key = ? AND done = FALSE`), accountID, key)
 	return fail(ctx, "sqlstore.AbandonIdempotent", err)
 }

@@ -48,8 +48,6 @@ func (r jobRow) job() ports.BulkJob {
 
 // CreateJob stores a job and its URLs in one transaction.
 func (s *Store) CreateJob(ctx context.Context, j ports.BulkJob, urls []string) error {
-	ctx, cancel := s.bounded(ctx)
-	defer cancel()
 	err := s.inTx(ctx, func(tx execer) error {
 		if err := s.insertJob(ctx, tx, j, len(urls)); err != nil {
 			return err
@@ -83,8 +81,6 @@ func (s *Store) insertJob(ctx context.Context, tx execer, j ports.BulkJob, urlsC
 
 // Job reads a job.
 func (s *Store) Job(ctx context.Context, id string) (ports.BulkJob, error) {
-	ctx, cancel := s.bounded(ctx)
-	defer cancel()
 	var r jobRow
 	if err := s.x().GetContext(ctx, &r, s.q(`SELECT `+jobCols+` FROM bulk_jobs WHERE id = ?`), id); err != nil {
 		return ports.BulkJob{}, notFound(ctx, "sqlstore.Job", "job", err)
@@ -107,8 +103,6 @@ type urlRow struct {
 
 // JobURLs lists a job's URLs in order.
 func (s *Store) JobURLs(ctx context.Context, id string) ([]ports.BulkURL, error) {
-	ctx, cancel := s.bounded(ctx)
-	defer cancel()
 	var rows []urlRow
 	if err := s.x().SelectContext(ctx, &rows, s.q(`SELECT job_id, idx, url, status, status_code, error, content, engine, reason, finished_at FROM bulk_job_urls WHERE job_id = ? ORDER BY idx`), id); err != nil {
 		return nil, fail(ctx, "sqlstore.JobURLs", err)
@@ -126,17 +120,11 @@ func (s *Store) JobURLs(ctx context.Context, id string) ([]ports.BulkURL, error)
 // ClaimJob leases the oldest runnable job. On Postgres, FOR UPDATE SKIP
 // LOCKED lets several processes claim at once without waiting on each other.
 func (s *Store) ClaimJob(ctx context.Context, owner string, now time.Time, lease time.Duration) (ports.BulkJob, bool, error) {
-	ctx, cancel := s.bounded(ctx)
-	defer cancel()
 	var out ports.BulkJob
 	found := false
 	err := s.inTx(ctx, func(tx execer) error {
-		query := `SELECT id FROM bulk_jobs WHERE status IN ('queued', 'processing') AND lease_until < ? ORDER BY queued_at, id LIMIT 1`
-		if s.dialect == Postgres {
-			query += ` FOR UPDATE SKIP LOCKED`
-		}
 		var id string
-		if err := tx.GetContext(ctx, &id, s.q(query), ms(now)); err != nil {
+		if err := tx.GetContext(ctx, &id, s.q(`SELECT id FROM bulk_jobs WHERE status IN ('queued', 'processing') AND lease_until < ? ORDER BY queued_at, id LIMIT 1`+s.eng.skipLocked()), ms(now)); err != nil {
 			if err == sql.ErrNoRows {
 				return nil
 			}
@@ -161,8 +149,6 @@ func (s *Store) ClaimJob(ctx context.Context, owner string, now time.Time, lease
 
 // RenewLease extends a lease the owner still holds.
 func (s *Store) RenewLease(ctx context.Context, jobID, owner string, until time.Time) error {
-	ctx, cancel := s.bounded(ctx)
-	defer cancel()
 	res, err := s.w().ExecContext(ctx, s.q(`UPDATE bulk_jobs SET lease_until = ? WHERE id = ? AND lease_owner = ? AND status = 'processing'`), ms(until), jobID, owner)
 	if err != nil {
 		return fail(ctx, "sqlstore.RenewLease", err)
@@ -175,8 +161,6 @@ func (s *Store) RenewLease(ctx context.Context, jobID, owner string, until time.
 
 // FinishURL records a URL's outcome.
 func (s *Store) FinishURL(ctx context.Context, u ports.BulkURL) error {
-	ctx, cancel := s.bounded(ctx)
-	defer cancel()
 	_, err := s.w().ExecContext(ctx, s.q(`UPDATE bulk_job_urls SET status = ?, status_code = ?, error = ?, content = ?, engine = ?, reason = ?, finished_at = ? WHERE job_id = ? AND idx = ?`),
 		u.Status, u.StatusCode, u.Error, string(u.Content), u.Engine, u.Reason, msPtr(u.FinishedAt), u.JobID, u.Index)
 	return fail(ctx, "sqlstore.FinishURL", err)
@@ -184,8 +168,6 @@ func (s *Store) FinishURL(ctx context.Context, u ports.BulkURL) error {
 
 // FinishJob ends a job if the owner still holds its lease.
 func (s *Store) FinishJob(ctx context.Context, j ports.BulkJob, owner string) error {
-	ctx, cancel := s.bounded(ctx)
-	defer cancel()
 	res, err := s.w().ExecContext(ctx, s.q(`UPDATE bulk_jobs SET status = ?, error = ?, archive_key = ?, completed_at = ?, failed_at = ?, lease_owner = '', lease_until = 0
 		WHERE id = ? AND lease_owner = ? AND status = 'processing'`),
 		j.Status, j.Error, j.ArchiveKey, msPtr(j.CompletedAt), msPtr(j.FailedAt), j.ID, owner)
@@ -200,8 +182,6 @@ func (s *Store) FinishJob(ctx context.Context, j ports.BulkJob, owner string) er
 
 // RecordDelivery stores one delivery attempt.
 func (s *Store) RecordDelivery(ctx context.Context, a ports.DeliveryAttempt) error {
-	ctx, cancel := s.bounded(ctx)
-	defer cancel()
 	_, err := s.w().ExecContext(ctx, s.q(`INSERT INTO delivery_attempts (job_id, channel, attempt, target, status_code, error, duration_ms, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`),
 		a.JobID, a.Channel, a.Attempt, a.Target, a.StatusCode, a.Error, a.Duration.Milliseconds(), ms(a.At))
 	return fail(ctx, "sqlstore.RecordDelivery", err)
@@ -220,8 +200,6 @@ type deliveryRow struct {
 
 // Deliveries lists a job's delivery attempts in order.
 func (s *Store) Deliveries(ctx context.Context, jobID string) ([]ports.DeliveryAttempt, error) {
-	ctx, cancel := s.bounded(ctx)
-	defer cancel()
 	var rows []deliveryRow
 	if err := s.x().SelectContext(ctx, &rows, s.q(`SELECT job_id, channel, attempt, target, status_code, error, duration_ms, at FROM delivery_attempts WHERE job_id = ? ORDER BY id`), jobID); err != nil {
 		return nil, fail(ctx, "sqlstore.Deliveries", err)
@@ -236,8 +214,6 @@ func (s *Store) Deliveries(ctx context.Context, jobID string) ([]ports.DeliveryA
 
 // PendingURLs counts unprocessed URLs of unfinished jobs.
 func (s *Store) PendingURLs(ctx context.Context) (int, error) {
-	ctx, cancel := s.bounded(ctx)
-	defer cancel()
 	var n int
 	err := s.x().GetContext(ctx, &n, `SELECT COUNT(*) FROM bulk_job_urls u JOIN bulk_jobs j ON j.id = u.job_id WHERE u.status = 'pending' AND j.status IN ('queued', 'processing')`)
 	return n, fail(ctx, "sqlstore.PendingURLs", err)

@@ -18,14 +18,12 @@ type JobState struct {
 // UnfinishedJobs counts the queued and processing bulk jobs (an index
 // range: finished jobs are never read).
 func (s *Store) UnfinishedJobs(ctx context.Context) ([]JobState, error) {
-	ctx, cancel := s.bounded(ctx)
-	defer cancel()
 	var rows []struct {
 		Status ports.JobStatus `db:"status"`
 		Count  int             `db:"n"`
 		Oldest int64           `db:"oldest"`
 	}
-	err := s.db.SelectContext(ctx, &rows, `SELECT status, COUNT(*) AS n, MIN(queued_at) AS oldest FROM bulk_jobs WHERE status IN ('queued', 'processing') GROUP BY status ORDER BY status`)
+	err := s.x().SelectContext(ctx, &rows, `SELECT status, COUNT(*) AS n, MIN(queued_at) AS oldest FROM bulk_jobs WHERE status IN ('queued', 'processing') GROUP BY status ORDER BY status`)
 	if err != nil {
 		return nil, fail(ctx, "sqlstore.UnfinishedJobs", err)
 	}

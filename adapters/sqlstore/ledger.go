@@ -12,7 +12,7 @@ import (
 )
 
 // WithCredits runs fn with the account row locked: FOR UPDATE on
-// PostgreSQL, the writer gate on SQLite (withCreditsSQLite).
+// PostgreSQL, the writer gate on SQLite (sqliteengine).
 //
 // On PostgreSQL the lock is taken by the view's first statement, so a
 // settle's first statement locks the row, drops the hold and checks the
@@ -20,29 +20,14 @@ import (
 // reserve (held, kept by a trigger on holds) and a bound before which none
 // of them expires, so the held amount is read with the lock, not summed.
 func (s *Store) WithCredits(ctx context.Context, accountID int64, fn func(ports.LedgerTx) error) error {
-	const op = "sqlstore.WithCredits"
-	if s.dialect == SQLite {
-		return s.withCreditsSQLite(ctx, accountID, fn)
-	}
-	ctx, cancel := s.bounded(ctx)
-	defer cancel()
-	return notFound(ctx, op, "account", s.inTx(ctx, func(tx execer) error {
-		l := &ledgerTx{s: s, ctx: ctx, tx: tx, accountID: accountID}
-		if err := fn(l); err != nil {
-			if l.err != nil {
-				return l.err // fn failed for want of the row it could not read
-			}
-			return err
-		}
-		return l.finish()
-	}))
+	return s.eng.withCredits(ctx, accountID, fn)
 }
 
 var _ ports.HoldPlacer = (*Store)(nil)
 
 // PlacesHolds: on PostgreSQL. On SQLite the transactional path is the
 // writer gate and holds kept in memory; there is no round trip to save.
-func (s *Store) PlacesHolds() bool { return s.dialect != SQLite }
+func (s *Store) PlacesHolds() bool { return s.eng.placesHolds() }
 
 // PlaceHold places a hold in one autocommit statement on PostgreSQL: the
 // UPDATE of the account row re-evaluates its WHERE on the row's latest
@@ -53,22 +38,7 @@ func (s *Store) PlacesHolds() bool { return s.dialect != SQLite }
 // The bound on expiries keeps the counter exact: were a hold expired, the
 // transactional path deletes it.
 func (s *Store) PlaceHold(ctx context.Context, h ports.Hold, g ports.HoldGuard) (bool, error) {
-	const op = "sqlstore.PlaceHold"
-	if s.dialect == SQLite {
-		return false, nil
-	}
-	ctx, cancel := s.bounded(ctx)
-	defer cancel()
-	exp := ms(h.ExpiresAt)
-	res, err := s.x().ExecContext(ctx, s.q(placeHoldSQL),
-		h.Amount, exp, exp,
-		h.AccountID, g.Plan, msPtr(g.PlanAnchor), msPtr(g.PeriodStart), ms(g.Now), g.Allowance, h.Amount,
-		h.ID, h.TokenID, h.Amount, ms(h.CreatedAt), exp)
-	if err != nil {
-		return false, fail(ctx, op, err)
-	}
-	n, err := res.RowsAffected()
-	return n == 1, fail(ctx, op, err)
+	return s.eng.placeHold(ctx, h, g)
 }
 
 const placeHoldSQL = `WITH placed AS (UPDATE accounts SET held = held + ?::bigint,
@@ -401,8 +371,13 @@ func (l *ledgerTx) Charged(key string) (bool, error) {
 	if err := l.lock(); err != nil {
 		return false, err
 	}
+	return charged(l.ctx, l.s, l.tx, l.accountID, key)
+}
+
+// charged reports whether the account has a transaction of key.
+func charged(ctx context.Context, s *Store, x execer, accountID int64, key string) (bool, error) {
 	var n int
-	err := l.tx.GetContext(l.ctx, &n, l.s.q(`SELECT COUNT(*) FROM transactions WHERE account_id = ? AND charge_key = ?`), l.accountID, key)
+	err := x.GetContext(ctx, &n, s.q(`SELECT COUNT(*) FROM transactions WHERE account_id = ? AND charge_key = ?`), accountID, key)
 	return n > 0, err
 }
 
@@ -410,8 +385,13 @@ func (l *ledgerTx) TokenLive(tokenID int64) (bool, error) {
 	if err := l.lock(); err != nil {
 		return false, err
 	}
+	return tokenLive(l.ctx, l.s, l.tx, l.accountID, tokenID)
+}
+
+// tokenLive reports whether the token is the account's and not deleted.
+func tokenLive(ctx context.Context, s *Store, x execer, accountID, tokenID int64) (bool, error) {
 	var n int
-	err := l.tx.GetContext(l.ctx, &n, l.s.q(`SELECT COUNT(*) FROM tokens WHERE id = ? AND account_id = ?`), tokenID, l.accountID)
+	err := x.GetContext(ctx, &n, s.q(`SELECT COUNT(*) FROM tokens WHERE id = ? AND account_id = ?`), tokenID, accountID)
 	return n > 0, err
 }
 
@@ -559,8 +539,6 @@ type transactionRow struct {
 // Transactions lists newest first.
 func (s *Store) Transactions(ctx context.Context, accountID int64, limit, offset int) ([]ports.Transaction, int, error) {
 	const op = "sqlstore.Transactions"
-	ctx, cancel := s.bounded(ctx)
-	defer cancel()
 	var total int
 	if err := s.x().GetContext(ctx, &total, s.q(`SELECT COUNT(*) FROM transactions WHERE account_id = ?`), accountID); err != nil {
 		return nil, 0, fail(ctx, op, err)
@@ -583,37 +561,11 @@ func (s *Store) Transactions(ctx context.Context, accountID int64, limit, offset
 // ReadCredits reads the credit row and the live holds without locking, in
 // one statement (on SQLite the holds are in memory).
 func (s *Store) ReadCredits(ctx context.Context, accountID int64, now time.Time) (ports.CreditState, int64, error) {
-	const op = "sqlstore.ReadCredits"
-	ctx, cancel := s.keyed(ctx)
-	defer cancel()
-	if s.dialect == SQLite {
-		if err := s.holds.load(ctx, s); err != nil {
-			return ports.CreditState{}, 0, fail(ctx, op, err)
-		}
-		var r accountRow
-		if err := s.x().GetContext(ctx, &r, s.q(`SELECT `+accountCols+` FROM accounts WHERE id = ?`), accountID); err != nil {
-			return ports.CreditState{}, 0, notFound(ctx, op, "account", err)
-		}
-		return r.credits(), s.holds.held(accountID, now), nil
-	}
-	var r struct {
-		accountRow
-		Held int64 `db:"held"`
-	}
-	// The counter, unless a hold may have expired by now.
-	err := s.x().GetContext(ctx, &r, s.q(`SELECT `+accountCols+`, CASE WHEN holds_expire_from IS NULL OR holds_expire_from > ? THEN held
-		ELSE (SELECT COALESCE(SUM(amount), 0) FROM holds WHERE account_id = accounts.id AND expires_at > ?) END AS held
-		FROM accounts WHERE id = ?`), ms(now), ms(now), accountID)
-	if err != nil {
-		return ports.CreditState{}, 0, notFound(ctx, op, "account", err)
-	}
-	return r.credits(), r.Held, nil
+	return s.eng.readCredits(ctx, accountID, now)
 }
 
 // CreateCheckoutSession stores a new checkout session.
 func (s *Store) CreateCheckoutSession(ctx context.Context, cs ports.CheckoutSession) error {
-	ctx, cancel := s.bounded(ctx)
-	defer cancel()
 	_, err := s.w().ExecContext(ctx, s.q(`INSERT INTO checkout_sessions (id, account_id, credits, amount_cents, currency, created_at) VALUES (?, ?, ?, ?, ?, ?)`),
 		cs.ID, cs.AccountID, cs.Credits, cs.AmountCents, cs.Currency, ms(cs.CreatedAt))
 	if isUnique(err) {
@@ -634,8 +586,6 @@ type sessionRow struct {
 
 // CheckoutSession finds a checkout session.
 func (s *Store) CheckoutSession(ctx context.Context, id string) (ports.CheckoutSession, error) {
-	ctx, cancel := s.bounded(ctx)
-	defer cancel()
 	var r sessionRow
 	err := s.x().GetContext(ctx, &r, s.q(`SELECT id, account_id, credits, amount_cents, currency, created_at, paid_at FROM checkout_sessions WHERE id = ?`), id)
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"sync"
+	"time"
 
 	"github.com/jmoiron/sqlx"
 )
@@ -22,10 +23,11 @@ import (
 // transaction must never wait for (with every connection in such hands,
 // nobody would get one).
 type stmtCache struct {
-	mu      sync.RWMutex
-	m       map[string]*sqlx.Stmt
-	pending map[string]bool
-	closed  bool
+	mu        sync.RWMutex
+	m         map[string]*sqlx.Stmt
+	pending   map[string]bool
+	closed    bool
+	preparing sync.WaitGroup // the statements being prepared
 }
 
 // prepared returns the statement of query (already bound for the dialect),
@@ -47,6 +49,7 @@ func (s *Store) prepared(query string) *sqlx.Stmt {
 		c.pending, c.m = map[string]bool{}, map[string]*sqlx.Stmt{}
 	}
 	c.pending[query] = true
+	c.preparing.Add(1)
 	go s.prepare(query)
 	return nil
 }
@@ -54,7 +57,8 @@ func (s *Store) prepared(query string) *sqlx.Stmt {
 // prepare prepares query on the pool and remembers it; a failure is
 // forgotten, so a later call tries again.
 func (s *Store) prepare(query string) {
-	ctx, cancel := context.WithTimeout(context.Background(), s.queryTimeout)
+	defer s.stmts.preparing.Done()
+	ctx, cancel := s.bounded(context.Background(), time.Time{})
 	defer cancel()
 	st, err := s.db.PreparexContext(ctx, query)
 	c := &s.stmts
@@ -71,12 +75,16 @@ func (s *Store) prepare(query string) {
 	c.m[query] = st
 }
 
-// closeStatements closes every cached statement (on Close).
+// closeStatements closes every cached statement (on Close), once those
+// being prepared are, so no connection opens after Close.
 func (s *Store) closeStatements() {
 	c := &s.stmts
 	c.mu.Lock()
-	defer c.mu.Unlock()
 	c.closed = true
+	c.mu.Unlock()
+	c.preparing.Wait()
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	for q, st := range c.m {
 		_ = st.Close()
 		delete(c.m, q)
@@ -84,55 +92,37 @@ func (s *Store) closeStatements() {
 }
 
 // preparedExecer runs queries through the statement cache, on the pool or
-// inside a transaction.
+// inside a transaction, each bounded (bound).
 type preparedExecer struct {
 	s  *Store
 	tx *sqlx.Tx // nil: the pool
+	// until is the deadline of the transaction; keyed: a read by key on a
+	// request's hot path (Store.keyed).
+	until time.Time
+	keyed bool
 }
 
 var _ execer = preparedExecer{}
 
-// x is the store's execer outside a transaction.
+// x runs statements on the pool, each bounded by the query timeout.
 func (s *Store) x() preparedExecer { return preparedExecer{s: s} }
 
-// w runs a write that is one statement: on SQLite on the writer, under the
-// writer gate, as every write there (the pool only reads), so it waits its
-// turn in the gate's queue, not in SQLite's sleeping busy handler; on
-// PostgreSQL as x. It must not be used inside a transaction of the store
-// (the gate is held).
-func (s *Store) w() execer {
-	if s.sqliteW == nil {
-		return s.x()
+// kx runs reads by key on a request's hot path (Store.keyed).
+func (s *Store) kx() preparedExecer { return preparedExecer{s: s, keyed: true} }
+
+// w runs a write that is one statement, bounded as x: on SQLite on the
+// writer, under the writer gate, as every write there (the pool only
+// reads), so it waits its turn in the gate's queue, not in SQLite's
+// sleeping busy handler; on PostgreSQL on the pool. It must not be used
+// inside a transaction of the store (the gate is held).
+func (s *Store) w() execer { return s.eng.write() }
+
+// bound is the context a statement runs under: the store's one bound.
+func (p preparedExecer) bound(ctx context.Context) (context.Context, context.CancelFunc) {
+	if p.keyed {
+		return p.s.keyed(ctx)
 	}
-	return gatedWrite{s}
-}
-
-// gatedWrite runs each statement on the writer, under the gate.
-type gatedWrite struct{ s *Store }
-
-func (g gatedWrite) run(ctx context.Context, fn func(x writerExecer) error) error {
-	if err := g.s.writer.enter(ctx); err != nil {
-		return err
-	}
-	defer g.s.writer.leave()
-	defer g.s.sqliteW.rows.ended()
-	return fn(g.s.sqliteW.x())
-}
-
-func (g gatedWrite) ExecContext(ctx context.Context, query string, args ...any) (res sql.Result, err error) {
-	err = g.run(ctx, func(x writerExecer) error {
-		res, err = x.ExecContext(ctx, query, args...)
-		return err
-	})
-	return res, err
-}
-
-func (g gatedWrite) GetContext(ctx context.Context, dest any, query string, args ...any) error {
-	return g.run(ctx, func(x writerExecer) error { return x.GetContext(ctx, dest, query, args...) })
-}
-
-func (g gatedWrite) SelectContext(ctx context.Context, dest any, query string, args ...any) error {
-	return g.run(ctx, func(x writerExecer) error { return x.SelectContext(ctx, dest, query, args...) })
+	return p.s.bounded(ctx, p.until)
 }
 
 func (p preparedExecer) unprepared() execer {
@@ -153,6 +143,8 @@ func (p preparedExecer) stmt(ctx context.Context, query string) *sqlx.Stmt {
 }
 
 func (p preparedExecer) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	ctx, cancel := p.bound(ctx)
+	defer cancel()
 	if st := p.stmt(ctx, query); st != nil {
 		return st.ExecContext(ctx, args...)
 	}
@@ -160,6 +152,8 @@ func (p preparedExecer) ExecContext(ctx context.Context, query string, args ...a
 }
 
 func (p preparedExecer) GetContext(ctx context.Context, dest any, query string, args ...any) error {
+	ctx, cancel := p.bound(ctx)
+	defer cancel()
 	if st := p.stmt(ctx, query); st != nil {
 		return st.GetContext(ctx, dest, args...)
 	}
@@ -167,6 +161,8 @@ func (p preparedExecer) GetContext(ctx context.Context, dest any, query string, 
 }
 
 func (p preparedExecer) SelectContext(ctx context.Context, dest any, query string, args ...any) error {
+	ctx, cancel := p.bound(ctx)
+	defer cancel()
 	if st := p.stmt(ctx, query); st != nil {
 		return st.SelectContext(ctx, dest, args...)
 	}
@@ -177,6 +173,8 @@ func (p preparedExecer) SelectContext(ctx context.Context, dest any, query strin
 // order: for the hottest reads, where a struct scan's reflection shows. No
 // row is sql.ErrNoRows, as with GetContext.
 func (p preparedExecer) scanRow(ctx context.Context, query string, args []any, dest ...any) error {
+	ctx, cancel := p.bound(ctx)
+	defer cancel()
 	if st := p.stmt(ctx, query); st != nil {
 		return st.QueryRowContext(ctx, args...).Scan(dest...)
 	}

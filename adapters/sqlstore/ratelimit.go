@@ -62,16 +62,14 @@ const rateSweepEvery = 4096
 func (l *RateLimiter) Allow(ctx context.Context, key string, limit int, window time.Duration) (ports.RateDecision, error) {
 	now := l.clock.Now()
 	nowUs := now.UnixMicro()
-	ctx, cancel := l.store.bounded(ctx)
-	defer cancel()
 	if l.calls.Add(1)%rateSweepEvery == 0 {
-		if _, err := l.store.db.ExecContext(ctx, `DELETE FROM rate_windows WHERE expires_us <= $1`, nowUs); err != nil {
+		if _, err := l.store.x().ExecContext(ctx, `DELETE FROM rate_windows WHERE expires_us <= $1`, nowUs); err != nil {
 			return ports.RateDecision{}, fail(ctx, "sqlstore.RateLimiter", err)
 		}
 	}
 	var hits pq.Int64Array
 	var allowed bool
-	err := l.store.db.QueryRowxContext(ctx, allowQuery, key, nowUs, nowUs-window.Microseconds(), limit, nowUs+window.Microseconds()).Scan(&hits, &allowed)
+	err := l.store.x().scanRow(ctx, allowQuery, []any{key, nowUs, nowUs - window.Microseconds(), limit, nowUs + window.Microseconds()}, &hits, &allowed)
 	if err != nil {
 		return ports.RateDecision{}, fail(ctx, "sqlstore.RateLimiter", err)
 	}

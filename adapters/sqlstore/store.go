@@ -1,6 +1,24 @@
 // Package sqlstore implements Trawl's store ports on SQL with sqlx: SQLite
 // (modernc.org/sqlite, pure Go: the embedded default) and PostgreSQL
-// (lib/pq). Both dialects share every query; migrations are embedded.
+// (lib/pq). Both dialects share every query; migrations are embedded. What
+// differs between them is an engine chosen once by Connect (engine.go):
+// PostgreSQL's in postgres.go, SQLite's in internal/sqliteengine (the
+// writer gate and connection, the holds in memory, the remembered credit
+// rows and the ledger's view over them).
+//
+// Every statement runs under the query timeout because the store reaches
+// the database only through its execers, which apply it: s.x() (the pool),
+// s.w() (a write of its own), s.inTx (a transaction: fn's execer bounds each
+// statement by the transaction's deadline) and s.kx() (a read by key on a
+// request's hot path, see keyed). A new query is written as
+//
+//	func (s *Store) Thing(ctx context.Context, id string) (T, error) {
+//		var r thingRow
+//		err := s.x().GetContext(ctx, &r, s.q(`SELECT ... WHERE id = ?`), id)
+//		return r.thing(), notFound(ctx, "sqlstore.Thing", "thing", err)
+//	}
+//
+// with no bound of its own; s.db is never used for a statement.
 package sqlstore
 
 import (
@@ -14,7 +32,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/jmoiron/sqlx"
@@ -42,12 +59,9 @@ const (
 type Store struct {
 	db           *sqlx.DB
 	dialect      Dialect
+	eng          engine // what the dialect does its own way
 	queryTimeout time.Duration
 	stmts        stmtCache
-	rebound      sync.Map // query with ? -> the same with $n (PostgreSQL)
-	writer       writerGate
-	sqliteW      *sqliteWriter // SQLite: the ledger's connection
-	holds        holdBook      // SQLite: the credit holds, in memory
 }
 
 var (
@@ -160,7 +174,9 @@ func Connect(o Options) (*Store, error) {
 			return nil, fmt.Errorf("open postgres: %w", err)
 		}
 		o.Pool.withDefaults(Postgres).apply(db)
-		return &Store{db: db, dialect: Postgres, queryTimeout: timeout}, nil
+		s := &Store{db: db, dialect: Postgres, queryTimeout: timeout}
+		s.eng = &postgresEngine{s: s}
+		return s, nil
 	default:
 		path := strings.TrimPrefix(strings.TrimPrefix(dsn, "sqlite://"), "sqlite:")
 		if path == "" {
@@ -191,12 +207,14 @@ func Connect(o Options) (*Store, error) {
 			return nil, fmt.Errorf("open sqlite: %w", err)
 		}
 		o.Pool.withDefaults(SQLite).apply(db)
-		w, err := newSQLiteWriter(dsn)
+		s := &Store{db: db, dialect: SQLite, queryTimeout: timeout}
+		e, err := openSQLite(s, dsn)
 		if err != nil {
 			db.Close()
 			return nil, fmt.Errorf("open sqlite: %w", err)
 		}
-		return &Store{db: db, dialect: SQLite, queryTimeout: timeout, writer: newWriterGate(), sqliteW: w}, nil
+		s.eng = e
+		return s, nil
 	}
 }
 
@@ -209,20 +227,15 @@ func (s *Store) DB() *sqlx.DB { return s.db }
 // Close closes the database.
 func (s *Store) Close() error {
 	s.closeStatements()
-	if s.sqliteW != nil {
-		// After the view in progress, if any.
-		_ = s.writer.enter(context.Background())
-		_ = s.sqliteW.close()
-		s.writer.leave()
-	}
+	_ = s.eng.close()
 	return s.db.Close()
 }
 
 // Ping checks the database answers (readiness).
 func (s *Store) Ping(ctx context.Context) error {
-	ctx, cancel := s.bounded(ctx)
+	pctx, cancel := s.bounded(ctx, time.Time{})
 	defer cancel()
-	return fail(ctx, "sqlstore.Ping", s.db.PingContext(ctx))
+	return fail(ctx, "sqlstore.Ping", s.db.PingContext(pctx))
 }
 
 // Migrate applies the embedded migrations of the store's dialect.
@@ -231,34 +244,25 @@ func (s *Store) Migrate(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	d, db := goose.DialectSQLite3, s.db.DB
-	if s.dialect == Postgres {
-		d = goose.DialectPostgres
-	} else {
-		// On the writer's handle, its connection handed back for the run.
-		if err := s.writer.enter(ctx); err != nil {
-			return err
+	// On SQLite on the writer's handle, its connection handed back for the
+	// run.
+	return s.eng.migrate(ctx, func(d goose.Dialect, db *sql.DB) error {
+		// A database that cannot be reached is not a failed migration: say so.
+		pctx, cancel := s.bounded(ctx, time.Time{})
+		err := db.PingContext(pctx)
+		cancel()
+		if err != nil {
+			return fmt.Errorf("cannot open the database: %w", err)
 		}
-		defer s.writer.leave()
-		defer s.sqliteW.rows.ended()
-		s.sqliteW.reset()
-		db = s.sqliteW.db.DB
-	}
-	// A database that cannot be reached is not a failed migration: say so.
-	pctx, cancel := s.bounded(ctx)
-	err = db.PingContext(pctx)
-	cancel()
-	if err != nil {
-		return fmt.Errorf("cannot open the database: %w", err)
-	}
-	p, err := goose.NewProvider(d, db, sub)
-	if err != nil {
-		return fmt.Errorf("migrations: %w", err)
-	}
-	if _, err := p.Up(ctx); err != nil {
-		return fmt.Errorf("migrate: %w", err)
-	}
-	return nil
+		p, err := goose.NewProvider(d, db, sub)
+		if err != nil {
+			return fmt.Errorf("migrations: %w", err)
+		}
+		if _, err := p.Up(ctx); err != nil {
+			return fmt.Errorf("migrate: %w", err)
+		}
+		return nil
+	})
 }
 
 // execer is what both *sqlx.DB and *sqlx.Tx offer: queries run the same
@@ -269,68 +273,36 @@ type execer interface {
 	SelectContext(ctx context.Context, dest any, query string, args ...any) error
 }
 
-// bounded limits a statement (or a transaction) to the query timeout; when
-// it is this bound that runs out, the context's cause says so.
-func (s *Store) bounded(ctx context.Context) (context.Context, context.CancelFunc) {
-	return context.WithTimeoutCause(ctx, s.queryTimeout, errQueryTimeout)
+// bounded limits a statement (or a transaction) to the query timeout, or,
+// given a deadline (until), to it: the one bound of the store, applied by
+// its execers (see the package's doc), not by the methods that use them.
+// When it is this bound that runs out, the context's cause says so.
+func (s *Store) bounded(ctx context.Context, until time.Time) (context.Context, context.CancelFunc) {
+	if until.IsZero() {
+		return context.WithTimeoutCause(ctx, s.queryTimeout, errQueryTimeout)
+	}
+	return context.WithDeadlineCause(ctx, until, errQueryTimeout)
 }
 
 // keyed is the context of a statement that reads or writes a few rows by
 // key, on the hot path of a request (authentication, the credit view, the
 // credit status). On PostgreSQL it is bounded, as every statement. On
-// SQLite it is detached from ctx's cancellation: such a statement takes
-// microseconds in the process, and the watchers that would cancel it (a
-// goroutine from database/sql and one from the driver for each statement)
-// cost more CPU than the statement. A wait for another process's lock is
-// still bounded, by the busy timeout (the query timeout).
+// SQLite it is detached from ctx's cancellation (sqliteengine.Keyed).
 func (s *Store) keyed(ctx context.Context) (context.Context, context.CancelFunc) {
-	if s.dialect == SQLite {
-		return context.WithoutCancel(ctx), func() {}
-	}
-	return s.bounded(ctx)
+	return s.eng.keyed(ctx)
 }
 
 // inTx runs fn in a transaction, committing on nil and rolling back otherwise
-// (and on panic). On SQLite the transaction is the writer's (sqliteWriter),
-// as every write of the store there.
-func (s *Store) inTx(ctx context.Context, fn func(tx execer) error) (err error) {
-	if err := s.writer.enter(ctx); err != nil {
-		return fmt.Errorf("begin: %w", err)
-	}
-	defer s.writer.leave()
-	if s.sqliteW != nil {
-		return s.sqliteW.inTx(ctx, fn)
-	}
-	tx, err := s.db.BeginTxx(ctx, nil)
-	if err != nil {
-		return fmt.Errorf("begin: %w", err)
-	}
-	defer func() {
-		if p := recover(); p != nil {
-			_ = tx.Rollback()
-			panic(p)
-		}
-		if err != nil {
-			_ = tx.Rollback()
-			return
-		}
-		err = tx.Commit()
-	}()
-	return fn(preparedExecer{s: s, tx: tx})
+// (and on panic). The transaction (on SQLite the wait for the writer
+// included) is bounded by the query timeout, and each statement run through
+// tx by the transaction's deadline. On SQLite the transaction is the
+// writer's, as every write of the store there.
+func (s *Store) inTx(ctx context.Context, fn func(tx execer) error) error {
+	return s.eng.inTx(ctx, fn)
 }
 
 // q rebinds ? placeholders for the dialect.
-func (s *Store) q(query string) string {
-	if s.dialect != Postgres {
-		return query
-	}
-	if q, ok := s.rebound.Load(query); ok {
-		return q.(string)
-	}
-	q := sqlx.Rebind(sqlx.DOLLAR, query)
-	s.rebound.Store(query, q)
-	return q
-}
+func (s *Store) q(query string) string { return s.eng.q(query) }
 
 func isUnique(err error) bool {
 	var pe *pq.Error

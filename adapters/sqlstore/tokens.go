@@ -29,20 +29,14 @@ func (r tokenRow) token() ports.Token {
 // lockAccount takes the account's row lock for the rest of tx. On SQLite the
 // transaction already began IMMEDIATE and holds the write lock.
 func (s *Store) lockAccount(ctx context.Context, q execer, accountID int64) (accountRow, error) {
-	query := `SELECT ` + accountCols + ` FROM accounts WHERE id = ?`
-	if s.dialect == Postgres {
-		query += ` FOR UPDATE`
-	}
 	var r accountRow
-	err := q.GetContext(ctx, &r, s.q(query), accountID)
+	err := q.GetContext(ctx, &r, s.q(`SELECT `+accountCols+` FROM accounts WHERE id = ?`+s.eng.forUpdate()), accountID)
 	return r, err
 }
 
 // CreateToken inserts a token within the cap, atomically.
 func (s *Store) CreateToken(ctx context.Context, t ports.Token, maxActive int) (ports.Token, error) {
 	const op = "sqlstore.CreateToken"
-	ctx, cancel := s.bounded(ctx)
-	defer cancel()
 	var id int64
 	err := s.inTx(ctx, func(tx execer) error {
 		if _, err := s.lockAccount(ctx, tx, t.AccountID); err != nil {
@@ -74,8 +68,6 @@ const principalQuery = `SELECT t.id, t.account_id, t.hash, t.last_used_at,
 
 // PrincipalByTokenHash finds a live token and its account with one query.
 func (s *Store) PrincipalByTokenHash(ctx context.Context, hash string) (ports.Principal, error) {
-	ctx, cancel := s.keyed(ctx)
-	defer cancel()
 	// Only the columns a request needs (no profile text), scanned column by
 	// column into fixed places: this read runs on every authenticated
 	// request, and a struct scan resolves the columns by reflection each
@@ -84,38 +76,20 @@ func (s *Store) PrincipalByTokenHash(ctx context.Context, hash string) (ports.Pr
 	var a accountRow
 	dest := []any{&tok.ID, &tok.AccountID, &tok.Hash, &tok.LastUsedAt,
 		&a.Plan, &a.PlanAnchor, &a.PeriodStart, &a.Used, &a.AllowanceUsed, &a.TopUp}
-	var epoch uint64
-	var err error
-	if s.sqliteW != nil && s.writer.tryEnter() {
-		// The writer is idle: read on its connection, whose page cache
-		// holds what this process wrote last (every write goes through
-		// it), where a pool connection must read again every page a
-		// commit changed since its last read.
-		epoch = s.sqliteW.rows.now()
-		err = s.sqliteW.x().scanRow(ctx, principalQuery, []any{hash}, dest...)
-		s.writer.leave()
-	} else {
-		if s.sqliteW != nil {
-			epoch = s.sqliteW.rows.now()
-		}
-		err = s.x().scanRow(ctx, s.q(principalQuery), []any{hash}, dest...)
-	}
+	// On SQLite, on the writer's connection when it is idle (its page
+	// cache is warm), and the row is remembered for the call's hold.
+	keep, err := s.eng.principal(ctx, principalQuery, []any{hash}, dest)
 	if err != nil {
 		return ports.Principal{}, notFound(ctx, "sqlstore.PrincipalByTokenHash", "token", err)
 	}
 	a.ID = tok.AccountID
 	credits := a.credits()
-	if s.sqliteW != nil {
-		// The call's hold starts from this row (creditRows).
-		s.sqliteW.rows.keep(credits, epoch)
-	}
+	keep(credits) // the call's hold starts from this row (on SQLite)
 	return ports.Principal{Account: a.account().Caller(), Token: tok.token().Caller(), Credits: credits}, nil
 }
 
 // ListTokens lists an account's tokens by id.
 func (s *Store) ListTokens(ctx context.Context, accountID int64) ([]ports.Token, error) {
-	ctx, cancel := s.bounded(ctx)
-	defer cancel()
 	var rows []tokenRow
 	if err := s.x().SelectContext(ctx, &rows, s.q(`SELECT `+tokenCols+` FROM tokens WHERE account_id = ? ORDER BY id`), accountID); err != nil {
 		return nil, fail(ctx, "sqlstore.ListTokens", err)
@@ -129,8 +103,6 @@ func (s *Store) ListTokens(ctx context.Context, accountID int64) ([]ports.Token,
 
 // DeleteToken revokes a token.
 func (s *Store) DeleteToken(ctx context.Context, accountID, tokenID int64) error {
-	ctx, cancel := s.bounded(ctx)
-	defer cancel()
 	res, err := s.w().ExecContext(ctx, s.q(`DELETE FROM tokens WHERE id = ? AND account_id = ?`), tokenID, accountID)
 	if err != nil {
 		return fail(ctx, "sqlstore.DeleteToken", err)
@@ -143,8 +115,6 @@ func (s *Store) DeleteToken(ctx context.Context, accountID, tokenID int64) error
 
 // TouchToken records a use.
 func (s *Store) TouchToken(ctx context.Context, tokenID int64, at time.Time) error {
-	ctx, cancel := s.bounded(ctx)
-	defer cancel()
 	_, err := s.w().ExecContext(ctx, s.q(`UPDATE tokens SET last_used_at = ? WHERE id = ?`), ms(at), tokenID)
 	return fail(ctx, "sqlstore.TouchToken", err)
 }

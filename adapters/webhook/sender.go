@@ -12,6 +12,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"syscall"
 	"time"
@@ -40,8 +41,8 @@ func New(f *fetch.Client) (*Sender, error) {
 }
 
 // Check implements ports.WebhookSender.
-func (s *Sender) Check(ctx context.Context, callbackURL, field string) error {
-	return s.fetcher.CheckURL(ctx, callbackURL, field)
+func (s *Sender) Check(ctx context.Context, callbackURL *url.URL) error {
+	return s.fetcher.CheckURL(ctx, callbackURL)
 }
 
 // Send implements ports.WebhookSender: one POST within w.Timeout.

@@ -15,6 +15,7 @@ import (
 	"github.com/trawlhq/trawl/adapters/fetch"
 	"github.com/trawlhq/trawl/adapters/webhook"
 	"github.com/trawlhq/trawl/core/failure"
+	"github.com/trawlhq/trawl/core/weburl"
 	"github.com/trawlhq/trawl/ports"
 )
 
@@ -36,7 +37,7 @@ func TestSendAndGuard(t *testing.T) {
 	})
 	s, _ := webhook.New(f)
 	cb := "http://hooks.test:" + port + "/trawl"
-	if err := s.Check(context.Background(), cb, "callback_url"); err != nil {
+	if err := weburl.CheckCallback(context.Background(), s, cb, "callback_url"); err != nil {
 		t.Fatalf("an overridden receiver: %v", err)
 	}
 	status, err := s.Send(context.Background(), ports.Webhook{URL: cb, Body: []byte(`{"ok":true}`), Headers: map[string]string{"X-Trawl-Signature": "t=1,v1=ab"}, Timeout: time.Second})
@@ -44,7 +45,7 @@ func TestSendAndGuard(t *testing.T) {
 		t.Fatalf("send = %d %v %q %q", status, err, got, sig)
 	}
 	for _, bad := range []string{"http://private.test/hook", "http://127.0.0.1:" + port + "/", "http://[::1]:9/"} {
-		if err := s.Check(context.Background(), bad, "callback_url"); !failure.Is(err, failure.Invalid) {
+		if err := weburl.CheckCallback(context.Background(), s, bad, "callback_url"); !failure.Is(err, failure.Invalid) {
 			t.Errorf("Check(%s) = %v", bad, err)
 		}
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/trawlhq/trawl/adapters/mcpserver"
 	"github.com/trawlhq/trawl/app"
 	"github.com/trawlhq/trawl/client"
+	"github.com/trawlhq/trawl/core/service"
 )
 
 // DefaultAPIURL is the API the client commands reach without TRAWL_API_URL.
@@ -27,8 +28,8 @@ type Commands struct{}
 var _ app.ClientCommands = Commands{}
 
 // MCP is the /mcp handler the server mounts (app.MCPMount).
-func MCP(api http.Handler, authenticate func(ctx context.Context, authorization string) error) http.Handler {
-	return mcpserver.Handler(api, authenticate, app.Version)
+func MCP(api http.Handler, s *service.Services) http.Handler {
+	return mcpserver.Handler(api, s, app.Version)
 }
 
 var _ app.MCPMount = MCP

@@ -28,7 +28,7 @@ import (
 	trafilatura "github.com/markusmobius/go-trafilatura"
 
 	"github.com/trawlhq/trawl/adapters/extract"
-	"github.com/trawlhq/trawl/adapters/extract/extractbench"
+	"github.com/trawlhq/trawl/bench/extractbench"
 	"github.com/trawlhq/trawl/ports"
 )
 

@@ -16,6 +16,7 @@ import (
 	"github.com/trawlhq/trawl/app"
 	"github.com/trawlhq/trawl/core/bulk"
 	"github.com/trawlhq/trawl/core/credits"
+	"github.com/trawlhq/trawl/core/service"
 	"github.com/trawlhq/trawl/ports"
 )
 
@@ -52,12 +53,12 @@ func bulkFigure() {
 		}
 		clk := clock.System{}
 		pay, _ := payment.NewLocal(store, clk, "http://127.0.0.1")
-		out, err := app.NewOutbound(cfg)
+		out, err := app.NewOutbound(cfg, app.Observers{})
 		if err != nil {
 			log.Fatal(err)
 		}
 		lim, _ := limiter.NewMemory(clk)
-		svc, err := app.NewServices(app.SQLStores(store), clk, pay, lim, out, cfg.ServiceOptions(), nil)
+		svc, err := service.New(app.SQLStore(store).Stores, out.With(clk, pay, lim), cfg.ServiceOptions())
 		if err != nil {
 			log.Fatal(err)
 		}

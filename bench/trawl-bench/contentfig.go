@@ -25,8 +25,8 @@ import (
 	"time"
 
 	"github.com/trawlhq/trawl/adapters/extract"
-	"github.com/trawlhq/trawl/adapters/extract/extractbench"
 	"github.com/trawlhq/trawl/adapters/sqlstore"
+	"github.com/trawlhq/trawl/bench/extractbench"
 	"github.com/trawlhq/trawl/ports"
 )
 

@@ -17,7 +17,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/trawlhq/trawl/adapters/extract/extractbench"
+	"github.com/trawlhq/trawl/bench/extractbench"
 )
 
 // footprintCalls is how many /v1/content calls the node serves between

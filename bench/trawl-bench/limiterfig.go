@@ -19,6 +19,7 @@ import (
 	"github.com/trawlhq/trawl/adapters/sqlstore"
 	"github.com/trawlhq/trawl/app"
 	"github.com/trawlhq/trawl/core/ratelimit"
+	"github.com/trawlhq/trawl/core/service"
 	"github.com/trawlhq/trawl/ports"
 	"github.com/trawlhq/trawl/testkit/redistest"
 )
@@ -54,15 +55,16 @@ func limiterFigure(pgURL string, c int, d time.Duration) {
 	cfg.DataDir, _ = os.MkdirTemp("", "trawl-bench-data")
 	defer os.RemoveAll(cfg.DataDir)
 	cfg.Resolve = []string{"bench.test:80=" + pln.Addr().String()}
-	out, err := app.NewOutbound(cfg)
+	out, err := app.NewOutbound(cfg, app.Observers{})
 	if err != nil {
 		log.Fatal(err)
 	}
 	pay, _ := payment.NewLocal(s, clk, "http://127.0.0.1")
-	auth, _, err := app.NewAccountServices(app.SQLStores(s), clk, pay, cfg.ServiceOptions().Pricing, cfg.Plans)
+	accounts, err := service.New(app.SQLStore(s).Stores, service.Outbound{Clock: clk, Payments: pay}, cfg.ServiceOptions())
 	if err != nil {
 		log.Fatal(err)
 	}
+	auth := accounts.Auth
 	ctx := context.Background()
 	tokens := make([]string, c)
 	for i := range tokens {
@@ -111,11 +113,11 @@ func limiterFigure(pgURL string, c int, d time.Duration) {
 	opts := cfg.ServiceOptions()
 	opts.Plans = liftedPlans(string(ratelimit.Scrape))
 	for _, l := range limiters {
-		svc, err := app.NewServices(app.SQLStores(s), clk, pay, l.lim, out, opts, nil)
+		svc, err := service.New(app.SQLStore(s).Stores, out.With(clk, pay, l.lim), opts)
 		if err != nil {
 			log.Fatal(err)
 		}
-		api, _, err := app.NewHandler(svc, out, app.HandlerOptions{Ready: s.Ping, MaxBody: cfg.MaxBody})
+		api, _, err := app.NewHandler(svc, app.HandlerOptions{Ready: s.Ping, MaxBody: cfg.MaxBody, Files: out.Files})
 		if err != nil {
 			log.Fatal(err)
 		}

@@ -32,6 +32,7 @@ import (
 	"github.com/trawlhq/trawl/adapters/payment"
 	"github.com/trawlhq/trawl/adapters/sqlstore"
 	"github.com/trawlhq/trawl/app"
+	"github.com/trawlhq/trawl/core/service"
 	"github.com/trawlhq/trawl/ports"
 	"github.com/trawlhq/trawl/testkit/pgtest"
 )
@@ -41,7 +42,7 @@ func main() {
 	pairs := flag.Int("pairs", 3, "Trawl and floor runs alternated this many times (medians reported)")
 	conc := flag.Int("c", 16, "concurrent clients")
 	pgURL := flag.String("postgres", pgtest.ServerURL(), "admin URL of a Postgres server (a scratch database is created)")
-	only := flag.String("only", "", "run one part: http (the HTTP loads on each store), content (/v1/content CPU per page; -cpuprofile then profiles the server process), footprint (the binary's resident memory and first PDF), pdf (PDF conversion beside pdftotext) or limiters")
+	only := flag.String("only", "", "run one part: http (the HTTP loads on each store), content (/v1/content CPU per page; -cpuprofile then profiles the server process), footprint (the binary's resident memory and first PDF), pdf (PDF conversion beside pdftotext), render (static and rendered reads of the front-end fixtures, with the local Chromium) or limiters")
 	storeName := flag.String("store", "", "run the store loads on this store only: sqlite or postgres (default both)")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the run (server and load) to this file, for go tool pprof")
 	encodings := flag.String("encodings", "identity gzip", "the content figure's page encodings, of identity and gzip")
@@ -58,6 +59,10 @@ func main() {
 	}
 	if *only == "pdf" {
 		pdfFigure()
+		return
+	}
+	if *only == "render" {
+		renderFigure()
 		return
 	}
 	if *only == "content" {
@@ -92,7 +97,7 @@ func main() {
 		return
 	}
 	if *only != "" && *only != "http" {
-		log.Fatalf("-only %q: want http, content, footprint, pdf or limiters", *only)
+		log.Fatalf("-only %q: want http, content, footprint, pdf, render or limiters", *only)
 	}
 
 	fmt.Printf("trawl-bench: %d clients, %s per load, %d alternated pairs (medians; the ratio is the median of the pairs' ratios), GOMAXPROCS=%d\n", *conc, *duration, *pairs, runtimeProcs())
@@ -301,7 +306,7 @@ func load(h http.Handler, path, token string, c int, d time.Duration) result {
 type built struct {
 	handler      http.Handler
 	token        string
-	svc          app.Services
+	svc          *service.Services
 	floorAccount int64
 }
 
@@ -322,18 +327,18 @@ func buildWith(s *sqlstore.Store, pageHost, pageAddr string, browserOff bool) (b
 	cfg.BrowserOff = browserOff
 	cfg.DataDir, _ = os.MkdirTemp("", "trawl-bench-data")
 	cfg.Resolve = []string{pageHost + ":80=" + pageAddr}
-	out, err := app.NewOutbound(cfg)
+	out, err := app.NewOutbound(cfg, app.Observers{})
 	if err != nil {
 		return built{}, err
 	}
 	lim, _ := limiter.NewMemory(clk)
 	opts := cfg.ServiceOptions()
 	opts.Plans = liftedPlans()
-	svc, err := app.NewServices(app.SQLStores(s), clk, pay, lim, out, opts, nil)
+	svc, err := service.New(app.SQLStore(s).Stores, out.With(clk, pay, lim), opts)
 	if err != nil {
 		return built{}, err
 	}
-	api, _, err := app.NewHandler(svc, out, app.HandlerOptions{Ready: s.Ping, MaxBody: cfg.MaxBody})
+	api, _, err := app.NewHandler(svc, app.HandlerOptions{Ready: s.Ping, MaxBody: cfg.MaxBody, Files: out.Files})
 	if err != nil {
 		return built{}, err
 	}
@@ -358,7 +363,7 @@ func buildWith(s *sqlstore.Store, pageHost, pageAddr string, browserOff bool) (b
 
 // ledgerOps runs reserve+settle of 1 credit from c workers for d, on one
 // account (every operation contends for one row lock) or one account each.
-func ledgerOps(s *sqlstore.Store, svc app.Services, c int, d time.Duration, spread bool) float64 {
+func ledgerOps(s *sqlstore.Store, svc *service.Services, c int, d time.Duration, spread bool) float64 {
 	ctx := context.Background()
 	accounts := make([]int64, c)
 	for i := range accounts {

@@ -57,11 +57,9 @@ type Failure struct {
 	User     User            `json:"user"`
 }
 
-func iso(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000000Z07:00") }
-
 // CompletionOf builds the completion payload of a job.
 func CompletionOf(job ports.BulkJob, acct ports.Account, urls []ports.BulkURL, at time.Time) Completion {
-	c := Completion{JobID: job.ID, User: User{ID: acct.ID, Email: acct.Email}, ProcessingCompletedAt: iso(at), Results: []Result{}}
+	c := Completion{JobID: job.ID, User: User{ID: acct.ID, Email: acct.Email}, ProcessingCompletedAt: ports.FormatTime(at), Results: []Result{}}
 	c.ProcessedCount, c.SuccessCount, c.FailedCount = Counts(urls)
 	for _, u := range urls {
 		r := Result{URL: u.URL, Success: u.Status == ports.URLSucceeded, Engine: u.Engine}

@@ -82,7 +82,7 @@ func (w *Worker) sendFailure(ctx context.Context, job ports.BulkJob, acct ports.
 	if job.CallbackURL == "" {
 		return
 	}
-	body, _ := json.Marshal(Failure{JobID: job.ID, Status: ports.JobFailed, Error: job.Error, FailedAt: iso(*job.FailedAt), User: User{ID: acct.ID, Email: acct.Email}})
+	body, _ := json.Marshal(Failure{JobID: job.ID, Status: ports.JobFailed, Error: job.Error, FailedAt: ports.FormatTime(*job.FailedAt), User: User{ID: acct.ID, Email: acct.Email}})
 	w.sendWebhook(ctx, job, EventFailed, body)
 }
 

@@ -15,6 +15,7 @@ import (
 
 	"github.com/trawlhq/trawl/core/credits"
 	"github.com/trawlhq/trawl/core/failure"
+	"github.com/trawlhq/trawl/core/sitemap"
 	"github.com/trawlhq/trawl/core/weburl"
 	"github.com/trawlhq/trawl/ports"
 )
@@ -82,9 +83,9 @@ func (s *Service) Submit(ctx context.Context, call credits.Call, r Request) (Ack
 		}
 	}
 	if c.Source == ports.SourceSitemap {
-		urls, err := s.sitemaps.Read(ctx, c.Sitemap, "sitemap", MaxURLs)
+		urls, err := s.sitemaps.Read(ctx, c.Sitemap, MaxURLs)
 		if err != nil {
-			return Ack{}, err
+			return Ack{}, sitemap.ReadFailure(err, "sitemap")
 		}
 		switch {
 		case len(urls) == 0:
@@ -98,7 +99,7 @@ func (s *Service) Submit(ctx context.Context, call credits.Call, r Request) (Ack
 		}
 	}
 	if c.CallbackURL != "" {
-		if err := s.webhooks.Check(ctx, c.CallbackURL, "callback_url"); err != nil {
+		if err := weburl.CheckCallback(ctx, s.webhooks, c.CallbackURL, "callback_url"); err != nil {
 			return Ack{}, err
 		}
 	}
@@ -211,7 +212,7 @@ func (s *Service) nonPublic(ctx context.Context, urls []string) []int {
 			defer wg.Done()
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			err := s.guard.CheckHost(ctx, urls[byHost[key][0]], "url")
+			err := weburl.CheckHost(ctx, s.guard, urls[byHost[key][0]], "url")
 			refused[h] = failure.Is(err, failure.Invalid)
 		}()
 	}

@@ -148,27 +148,26 @@ func (s *Service) Scrape(ctx context.Context, call credits.Call, rawURL string, 
 	var out Raw
 	rc, err := s.biller.Run(ctx, call, func(ctx context.Context) (int64, ports.TransactionMetadata, error) {
 		if mode == RenderAlways {
-			r, err := s.render(ctx, u.String())
+			r, err := s.render(ctx, u)
 			if err != nil {
 				return 0, ports.TransactionMetadata{}, err
 			}
 			out = Raw{URL: u.String(), FinalURL: r.FinalURL, StatusCode: r.StatusCode, ContentType: "text/html", HTML: string(r.HTML), Engine: EngineBrowser}
 			return billing.Cost(billing.Scrape), ports.TransactionMetadata{URL: u.String()}, nil
 		}
-		res, err := s.fetcher.Fetch(ctx, ports.FetchRequest{URL: u, Field: "url"})
+		res, err := s.fetcher.Fetch(ctx, ports.FetchRequest{URL: u})
 		if err != nil {
-			return 0, ports.TransactionMetadata{}, err
+			return 0, ports.TransactionMetadata{}, weburl.Failure(err, "url")
 		}
 		if !isMarkup(res.ContentType) {
 			return 0, ports.TransactionMetadata{}, failure.Unable("content.Scrape", failure.ReasonNotHTML,
 				fmt.Sprintf("The URL did not return an HTML page (content type %s).", res.ContentType))
 		}
 		out = Raw{URL: u.String(), FinalURL: res.FinalURL, StatusCode: res.StatusCode, ContentType: res.ContentType, HTML: string(res.Body), Engine: EngineHTTP}
-		shell := ScriptShell(res.Body)
-		if s.renderer != nil && StepUp(mode, StaticOutcome{StatusCode: res.StatusCode, Markup: true, Shell: shell}) {
+		if s.renderer != nil && StepUp(mode, StaticOutcome{StatusCode: res.StatusCode, Markup: true, Shell: s.shell(ctx, mode, res)}) {
 			// The static HTML is an answer already: a render that fails
 			// leaves it, unless the caller gave up.
-			r, err := s.render(ctx, u.String())
+			r, err := s.render(ctx, u)
 			if ctx.Err() != nil {
 				return 0, ports.TransactionMetadata{}, ctx.Err()
 			}
@@ -327,16 +326,16 @@ func (s *Service) read(ctx context.Context, u *url.URL, pageURL string, mode Ren
 		src = &Source{}
 	}
 	if mode == RenderAlways {
-		return s.extractRendered(ctx, pageURL, src, plan)
+		return s.extractRendered(ctx, u, pageURL, src, plan)
 	}
-	req := ports.FetchRequest{URL: u, Field: "url"}
+	req := ports.FetchRequest{URL: u}
 	req.Page = plan.Page
 	if len(s.docs) > 0 {
 		req.DocumentMaxBytes = s.limits.MaxBytes
 	}
 	res, err := s.fetcher.Fetch(ctx, req)
 	if err != nil {
-		return Page{URL: pageURL}, err
+		return Page{URL: pageURL}, weburl.Failure(err, "url")
 	}
 	page := Page{URL: pageURL, StatusCode: res.StatusCode}
 	src.FinalURL, src.RetryAfter = res.FinalURL, res.RetryAfter
@@ -351,11 +350,12 @@ func (s *Service) read(ctx context.Context, u *url.URL, pageURL string, mode Ren
 	case kind == KindDocument && s.docs[format] != nil:
 		cctx, cancel := context.WithTimeout(ctx, s.limits.Timeout)
 		ex, err = s.docs[format].Convert(cctx, ports.DocumentRequest{URL: res.FinalURL, Format: format, Body: res.Body, MaxPages: s.limits.MaxPages})
+		err = DocumentFailure(err)
 		cancel()
 	case kind == KindMarkup:
 		src.HTML = res.Body
 		var rendered *Page
-		if ex, rendered, err = s.extractMarkup(ctx, pageURL, mode, res, src, plan); rendered != nil {
+		if ex, rendered, err = s.extractMarkup(ctx, u, pageURL, mode, res, src, plan); rendered != nil {
 			return *rendered, err
 		}
 	default:
@@ -371,57 +371,66 @@ func (s *Service) read(ctx context.Context, u *url.URL, pageURL string, mode Ren
 
 // extractMarkup extracts a static HTML page, or steps up to the browser.
 // rendered is set when the answer came from the browser.
-func (s *Service) extractMarkup(ctx context.Context, pageURL string, mode RenderMode, res ports.FetchResponse, src *Source, plan Plan) (ex ports.Extracted, rendered *Page, err error) {
+func (s *Service) extractMarkup(ctx context.Context, u *url.URL, pageURL string, mode RenderMode, res ports.FetchResponse, src *Source, plan Plan) (ex ports.Extracted, rendered *Page, err error) {
 	const op = "content.Extract"
-	// Whether the page is a script shell is read only when the answer
-	// depends on it: before extraction when a browser could read the page
-	// instead, after a failed one to say why otherwise.
+	// Whether the page is a script shell is read before extraction when a
+	// browser could read the page instead; otherwise the extraction says
+	// it, which matters when it failed.
 	outcome := StaticOutcome{StatusCode: res.StatusCode, Markup: true}
-	shellKnown := false
-	isShell := func() bool {
-		if !shellKnown {
-			outcome.Shell, shellKnown = mode == RenderAuto && ScriptShell(res.Body), true
-		}
-		return outcome.Shell
-	}
 	if s.renderer != nil {
-		isShell()
+		outcome.Shell = s.shell(ctx, mode, res)
 		if StepUp(mode, outcome) {
-			p, err := s.extractRendered(ctx, pageURL, src, plan)
+			p, err := s.extractRendered(ctx, u, pageURL, src, plan)
 			return ex, &p, err
 		}
 	}
 	ex, err = s.extractor.Extract(ctx, ports.ExtractRequest{URL: res.FinalURL, HTML: res.Body})
 	outcome.ExtractDone, outcome.ExtractErr = true, err
 	if err != nil && s.renderer != nil && StepUp(mode, outcome) {
-		p, err := s.extractRendered(ctx, pageURL, src, plan)
+		p, err := s.extractRendered(ctx, u, pageURL, src, plan)
 		return ex, &p, err
 	}
-	if err != nil && failure.Is(err, failure.Unavailable) && isShell() {
+	if err != nil && failure.Is(err, failure.Unavailable) && mode == RenderAuto && ex.Shell {
 		// A browser would have been used: say so.
 		return ex, nil, failure.E(op, failure.Unavailable, failure.Public(err, "The page could not be extracted.")+" The page builds its content with JavaScript, and this server does not render pages in a browser.", err)
 	}
 	return ex, nil, err
 }
 
-// render reads a page in the browser; a server without one says so.
-func (s *Service) render(ctx context.Context, pageURL string, plan ...Plan) (ports.RenderResponse, error) {
+// shell asks the extractor whether a static page is a script shell; only
+// auto mode cares.
+func (s *Service) shell(ctx context.Context, mode RenderMode, res ports.FetchResponse) bool {
+	if mode != RenderAuto {
+		return false
+	}
+	ex, err := s.extractor.Extract(ctx, ports.ExtractRequest{URL: res.FinalURL, HTML: res.Body, ShellOnly: true})
+	return err == nil && ex.Shell
+}
+
+// render reads a page in the browser, wording the renderer's typed reason
+// for the caller; a server without one says so.
+func (s *Service) render(ctx context.Context, u *url.URL, plan ...Plan) (ports.RenderResponse, error) {
 	if s.renderer == nil {
 		return ports.RenderResponse{}, failure.Unable("content.render", failure.ReasonNotOffered, "The page could not be rendered: this server does not render pages in a browser.")
 	}
-	req := ports.RenderRequest{URL: pageURL, Field: "url"}
+	req := ports.RenderRequest{URL: u}
 	if len(plan) > 0 {
 		req.Page, req.Actions, req.Shot = plan[0].Page, plan[0].Actions, plan[0].Shot
 	}
 	r, err := s.renderer.Render(ctx, req)
-	return r, ActionFailed(err)
+	var ae *ports.ActionError
+	if errors.As(err, &ae) {
+		// A step of the caller's actions failed: worded naming the step.
+		return r, ActionFailed(err)
+	}
+	return r, weburl.Failure(err, "url")
 }
 
 // extractRendered renders a page and extracts the rendered DOM with the
 // same extractor as a static page.
-func (s *Service) extractRendered(ctx context.Context, pageURL string, src *Source, plan Plan) (Page, error) {
+func (s *Service) extractRendered(ctx context.Context, u *url.URL, pageURL string, src *Source, plan Plan) (Page, error) {
 	const op = "content.Extract"
-	r, err := s.render(ctx, pageURL, plan)
+	r, err := s.render(ctx, u, plan)
 	if err != nil {
 		return Page{URL: pageURL}, err
 	}

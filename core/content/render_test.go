@@ -8,33 +8,6 @@ import (
 	"github.com/trawlhq/trawl/core/failure"
 )
 
-var longText = strings.Repeat("Words a reader came for, in a paragraph of an article. ", 12)
-
-func TestScriptShell(t *testing.T) {
-	cases := []struct {
-		name string
-		html string
-		want bool
-	}{
-		{"react root, bundle", `<html><head><script type="module" src="/assets/index-abc.js"></script></head><body><div id="root"></div></body></html>`, true},
-		{"next root", `<body><div id="__next"></div><script src="/_next/static/chunks/main.js"></script></body>`, true},
-		{"vue app attribute", `<body><div id="app" data-v-app></div></body>`, true},
-		{"angular app-root", `<body><app-root></app-root><script src="main.js"></script></body>`, true},
-		{"noscript asks for javascript", `<body><noscript>You need to enable JavaScript to run this app.</noscript><div id="main"><h1>Loading</h1></div></body>`, true},
-		{"bundles and almost no text", `<body><div id="shell"><span>…</span></div><script src="/a.js"></script><script src="/b.js"></script></body>`, true},
-		{"server-rendered root with text", `<body><div id="root"><article><p>` + longText + `</p></article></div><script src="/hydrate.js"></script></body>`, false},
-		{"article with noscript for comments", `<body><article><p>` + longText + longText + `</p></article><noscript>Enable JavaScript to see comments.</noscript></body>`, false},
-		{"static article with analytics", `<body><article><h1>Title</h1><p>` + longText + `</p></article><script src="https://stats.example/a.js"></script></body>`, false},
-		{"static page without scripts", `<body><p>Short page.</p></body>`, false},
-		{"script text does not count as text", `<body><div id="root"></div><script>window.__DATA__ = "` + longText + `"</script></body>`, true},
-	}
-	for _, c := range cases {
-		if got := content.ScriptShell([]byte(c.html)); got != c.want {
-			t.Errorf("%s: ScriptShell = %v, want %v", c.name, got, c.want)
-		}
-	}
-}
-
 func TestStepUp(t *testing.T) {
 	noContent := failure.E("extract", failure.Unavailable, "The page could not be extracted: no main content was found.")
 	invalid := failure.Invalidf("extract", "url", "bad")

@@ -42,7 +42,7 @@ type StatusObject struct {
 func (s Status) Object() StatusObject {
 	o := StatusObject{CrawlID: s.ID, Status: s.Status, URL: s.URL, Limit: s.Limit, MaxDepth: s.MaxDepth, Discovered: s.Counts.Discovered, Queued: s.Counts.Queued,
 		InFlight: s.Counts.InFlight, Succeeded: s.Counts.Succeeded, Failed: s.Counts.Failed, Skipped: map[string]int{}, CreditsCharged: s.CreditsCharged,
-		QueuedAt: iso(s.QueuedAt), StartedAt: isoPtr(s.StartedAt), CompletedAt: isoPtr(s.CompletedAt)}
+		QueuedAt: ports.FormatTime(s.QueuedAt), StartedAt: isoPtr(s.StartedAt), CompletedAt: isoPtr(s.CompletedAt)}
 	for _, r := range SkipReasons {
 		o.Skipped[r] = s.Counts.Skipped[r]
 	}
@@ -53,13 +53,11 @@ func (s Status) Object() StatusObject {
 	return o
 }
 
-func iso(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000000Z07:00") }
-
 func isoPtr(t *time.Time) *string {
 	if t == nil {
 		return nil
 	}
-	s := iso(*t)
+	s := ports.FormatTime(*t)
 	return &s
 }
 

@@ -178,7 +178,7 @@ func (r *Runner) RunJob(stop, work context.Context, job ports.BulkJob) error {
 func (cr *run) seed(ctx context.Context, start *url.URL) error {
 	seeds := []string{start.String()}
 	if cr.p.Sitemap != SitemapSkip {
-		urls, err := cr.r.d.Sitemaps.Read(ctx, start.String(), "url", HostCap(cr.c.Limit))
+		urls, err := cr.r.d.Sitemaps.Read(ctx, start.String(), HostCap(cr.c.Limit))
 		if err != nil && ctx.Err() != nil {
 			return ctx.Err()
 		}
@@ -205,7 +205,7 @@ func (cr *run) seed(ctx context.Context, start *url.URL) error {
 		return err
 	}
 	now := cr.r.d.Clock.Now()
-	cr.send(ctx, EventStarted, map[string]any{"crawl_id": cr.c.ID, "status": "running", "url": cr.c.URL, "limit": cr.c.Limit, "max_depth": cr.c.MaxDepth, "started_at": iso(now)})
+	cr.send(ctx, EventStarted, map[string]any{"crawl_id": cr.c.ID, "status": "running", "url": cr.c.URL, "limit": cr.c.Limit, "max_depth": cr.c.MaxDepth, "started_at": ports.FormatTime(now)})
 	return nil
 }
 
@@ -558,7 +558,7 @@ func (r *Runner) robotsFor(ctx context.Context, u *url.URL) (Robots, error) {
 		return Robots{}, err
 	}
 	if !ok {
-		res, ferr := r.d.Fetcher.Fetch(ctx, ports.FetchRequest{URL: RobotsURL(u), Field: "url", MaxBytes: 8 * RobotsMaxBytes, Accept: "text/plain,*/*;q=0.5"})
+		res, ferr := r.d.Fetcher.Fetch(ctx, ports.FetchRequest{URL: RobotsURL(u), MaxBytes: 8 * RobotsMaxBytes, Accept: "text/plain,*/*;q=0.5"})
 		if ctx.Err() != nil {
 			return Robots{}, ctx.Err()
 		}

@@ -255,11 +255,11 @@ func (s *Service) Submit(ctx context.Context, call credits.Call, r Request) (Ack
 		o := r.Options
 		c.Params.Options = &o
 	}
-	if err := s.guard.CheckHost(ctx, c.URL, "url"); failure.Is(err, failure.Invalid) {
+	if err := weburl.CheckHost(ctx, s.guard, c.URL, "url"); failure.Is(err, failure.Invalid) {
 		return Ack{}, err
 	}
 	if c.CallbackURL != "" {
-		if err := s.webhooks.Check(ctx, c.CallbackURL, "callback_url"); err != nil {
+		if err := weburl.CheckCallback(ctx, s.webhooks, c.CallbackURL, "callback_url"); err != nil {
 			return Ack{}, err
 		}
 	}

@@ -151,6 +151,9 @@ func (r Results) SecondsTaken() float64 {
 func (s *Service) run(ctx context.Context, r Request) (ports.SearchResults, error) {
 	res, err := s.engines[r.Engine].Search(ctx, ports.SearchQuery{Q: r.Q, Loc: r.Loc, HL: r.HL, GL: r.GL})
 	if err != nil {
+		// An engine read in a browser (Google's) passes the renderer's
+		// typed reason on: worded here, naming the engine field.
+		err = weburl.Failure(err, "engine")
 		if failure.KindOf(err) == failure.Internal {
 			return res, failure.Unable("search", failure.ReasonEngineFailed, fmt.Sprintf("The %s search could not be completed.", r.Engine), err)
 		}

@@ -99,7 +99,7 @@ func (s *Service) Map(ctx context.Context, call credits.Call, rawURL string, max
 	rc, err := s.biller.Run(ctx, call, func(ctx context.Context) (int64, ports.TransactionMetadata, error) {
 		found, err := s.discoverer.Discover(ctx, weburl.Origin(u))
 		if err != nil {
-			return 0, ports.TransactionMetadata{}, err
+			return 0, ports.TransactionMetadata{}, DiscoverFailure(err, weburl.Origin(u))
 		}
 		all := Dedup(found)
 		res = Result{URL: rawURL, Total: len(all), Sources: []string{SourceSitemap}, URLs: all}

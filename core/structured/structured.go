@@ -103,11 +103,27 @@ func (s *Service) Validate(r Request) (pageURL string, sch ports.Schema, err err
 	if err := fe.Err("structured.Validate"); err != nil {
 		return "", nil, err
 	}
-	sch, err = s.schemas.Compile("schema", raw)
+	sch, err = s.schemas.Compile(raw)
 	if err != nil {
-		return "", nil, err
+		return "", nil, SchemaFailure(err, "schema")
 	}
 	return pageURL, sch, nil
+}
+
+// SchemaFailure words a schema compiler's typed reason for the caller,
+// naming field.
+func SchemaFailure(err error, field string) error {
+	const op = "schema.Compile"
+	var se *ports.SchemaError
+	switch {
+	case !errors.As(err, &se):
+		return err
+	case se.Reason == ports.SchemaNotJSON:
+		return failure.Invalidf(op, field, "The %s must be a JSON object.", field)
+	case se.Problem != "":
+		return failure.Invalidf(op, field, "The %s is not a valid JSON Schema: %s", field, se.Problem)
+	}
+	return failure.Invalidf(op, field, "The %s is not a valid JSON Schema.", field)
 }
 
 // depth is how deeply objects and arrays nest in a JSON text.

@@ -1,8 +1,11 @@
 package weburl
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"net/url"
+	"time"
 
 	"github.com/trawlhq/trawl/core/failure"
 	"github.com/trawlhq/trawl/ports"
@@ -20,6 +23,8 @@ func FetchFailure(fe *ports.FetchError, field string) error {
 	switch fe.Reason {
 	case ports.FetchNonPublic:
 		return NonPublicError(field)
+	case ports.FetchBadURL:
+		return failure.Invalidf(op, field, "The %s must be an absolute http or https URL.", field)
 	case ports.FetchFailed, ports.FetchCanceled:
 		return failure.Unable(op, FetchReason(fe), FetchDetail(fe, field), fe)
 	}
@@ -72,6 +77,106 @@ func FetchDetail(fe *ports.FetchError, field string) string {
 		return "The request was cancelled."
 	}
 	return fmt.Sprintf("The page could not be fetched from %s.", fe.Host)
+}
+
+// Failure words an error from a fetcher, an address guard or a renderer
+// for the caller, naming field: a typed reason becomes the failure
+// FetchFailure or RenderFailure says; anything else (a context's error, a
+// failure already worded) is returned as it is.
+func Failure(err error, field string) error {
+	if err == nil {
+		return nil
+	}
+	if _, ok := failure.As(err); ok {
+		return err
+	}
+	if fe, ok := AsFetchError(err); ok {
+		return FetchFailure(fe, field)
+	}
+	var re *ports.RenderError
+	if errors.As(err, &re) {
+		return RenderFailure(re)
+	}
+	return err
+}
+
+// Kind is the kind of failure err is shown to a caller as: a typed reason
+// counts as the failure Failure words it as (for what observes the ports:
+// metrics and traces).
+func Kind(err error) failure.Kind { return failure.KindOf(Failure(err, "url")) }
+
+// RenderFailure turns a renderer's typed reason into the failure the
+// caller sees: Unavailable, saying what kept the page from rendering.
+func RenderFailure(re *ports.RenderError) error {
+	const prefix = "The page could not be rendered"
+	msg := prefix + "."
+	switch re.Reason {
+	case ports.RenderBusy:
+		msg = prefix + ": the browser was busy for the whole time budget."
+	case ports.RenderNoBrowser:
+		msg = prefix + ": the browser is not available."
+	case ports.RenderTimeout:
+		msg = fmt.Sprintf(prefix+": it did not finish loading within %s.", re.Budget.Round(time.Second))
+	case ports.RenderMemory:
+		msg = prefix + ": it used more memory than a page may."
+	case ports.RenderBrowserGone:
+		msg = prefix + ": the browser stopped."
+	case ports.RenderNotLoaded:
+		msg = prefix + ": the browser could not load it."
+	case ports.RenderDownload:
+		msg = prefix + ": the URL is a download."
+	case ports.RenderLeftWeb:
+		msg = prefix + ": it left the web."
+	}
+	return failure.Unable("render", failure.ReasonRenderFailed, msg, re)
+}
+
+// CallbackFailure words an address guard's verdict on a callback URL the
+// caller gave in field: a non-public host is the 422 any URL input gets,
+// and a host that cannot be reached is a 422 as well, since the URL is
+// checked when it is accepted.
+func CallbackFailure(err error, host, field string) error {
+	if err == nil {
+		return nil
+	}
+	if fe, ok := AsFetchError(err); ok && fe.Reason == ports.FetchNonPublic {
+		return NonPublicError(field)
+	}
+	if failure.Is(err, failure.Invalid) {
+		return err
+	}
+	return failure.Invalidf("weburl.Callback", field, "The %s host %s could not be resolved.", field, host)
+}
+
+// CheckHost applies the URL rules to raw, given in field, and asks the
+// address guard about its host: a 422 naming field when a rule is broken or
+// the host is not public, Unavailable when it cannot be resolved.
+func CheckHost(ctx context.Context, g ports.AddressGuard, raw, field string) error {
+	u, err := Parse(raw, Rules{Field: field, MaxLen: 2048})
+	if err != nil {
+		return err
+	}
+	return Failure(g.CheckHost(ctx, u), field)
+}
+
+// CheckCallback reads a callback URL given in field and asks the sender
+// whether its host may be called: a 422 naming field when it may not.
+func CheckCallback(ctx context.Context, w ports.WebhookSender, raw, field string) error {
+	u, err := ParseCallback(raw, field)
+	if err != nil {
+		return err
+	}
+	return CallbackFailure(w.Check(ctx, u), u.Hostname(), field)
+}
+
+// ParseCallback reads a callback URL given in field: any absolute URL with
+// a host (any port; the address guard decides the rest).
+func ParseCallback(raw, field string) (*url.URL, error) {
+	u, err := url.Parse(raw)
+	if err != nil || u.Hostname() == "" {
+		return nil, failure.Invalidf("weburl.Callback", field, "The %s must be a valid URL.", field)
+	}
+	return u, nil
 }
 
 // AsFetchError finds a fetcher's typed reason in err.

@@ -24,18 +24,22 @@ import (
 	"github.com/trawlhq/trawl/adapters/httpapi"
 	"github.com/trawlhq/trawl/adapters/limiter"
 	"github.com/trawlhq/trawl/adapters/llm"
+	"github.com/trawlhq/trawl/adapters/password"
 	"github.com/trawlhq/trawl/adapters/payment"
+	"github.com/trawlhq/trawl/adapters/schema"
 	"github.com/trawlhq/trawl/adapters/serp"
 	"github.com/trawlhq/trawl/adapters/sitemapxml"
 	"github.com/trawlhq/trawl/adapters/smtpmail"
 	"github.com/trawlhq/trawl/adapters/webhook"
 	"github.com/trawlhq/trawl/app"
+	"github.com/trawlhq/trawl/core/account"
 	"github.com/trawlhq/trawl/core/auth"
 	"github.com/trawlhq/trawl/core/billing"
 	"github.com/trawlhq/trawl/core/bulk"
 	"github.com/trawlhq/trawl/core/content"
 	"github.com/trawlhq/trawl/core/crawl"
 	"github.com/trawlhq/trawl/core/credits"
+	"github.com/trawlhq/trawl/core/service"
 	"github.com/trawlhq/trawl/ports"
 	"github.com/trawlhq/trawl/testkit"
 	"github.com/trawlhq/trawl/testkit/storetest"
@@ -57,6 +61,8 @@ type Env struct {
 	Worker  *bulk.Worker
 	Crawl   *crawl.Service
 	RPC     *connectapi.Server
+	// Services are the application the deliveries serve.
+	Services *service.Services
 	// Outbox is the directory the mailer writes .eml files to.
 	Outbox string
 }
@@ -97,6 +103,31 @@ type Options struct {
 	Proxies []fetch.Proxy
 }
 
+// Stores are the store ports a test store offers: the four every store has,
+// and the jobs, crawls, credentials and payment records of those that keep them.
+func Stores(store storetest.Stores) service.Stores {
+	st := service.Stores{Accounts: store, Tokens: store, Ledger: store, Idempotency: store}
+	if j, ok := store.(ports.JobStore); ok {
+		st.Jobs = j
+	}
+	if l, ok := store.(ports.JobLister); ok {
+		st.JobList = l
+	}
+	if cs, ok := store.(storetest.CrawlStores); ok {
+		st.Crawls, st.Robots, st.Hosts = cs, cs, cs
+	}
+	if c, ok := store.(ports.CredentialStore); ok {
+		st.Credentials = c
+	}
+	if p, ok := store.(ports.PaymentEventStore); ok {
+		st.PaymentEvents = p
+	}
+	if p, ok := store.(ports.PlanCheckoutStore); ok {
+		st.PlanCheckouts = p
+	}
+	return st
+}
+
 // LookupIP is the test resolver: every name fails to resolve except a few
 // that stand for hostile DNS answers. Tests never touch the real DNS.
 func LookupIP(_ context.Context, host string) ([]netip.Addr, error) {
@@ -118,21 +149,35 @@ func Start(t testing.TB, store storetest.Stores, o Options) *Env {
 	if ledgerStore == nil {
 		ledgerStore = store
 	}
+	stores := Stores(store)
+	base0 := "http://" + e.Server.Listener.Addr().String()
 	pay := o.Payments
 	if pay == nil {
+		// The server's provider: the local checkout, selling plans where
+		// the store keeps plan checkouts.
 		var err error
-		pay, err = payment.NewLocal(store, e.Clock, "http://"+e.Server.Listener.Addr().String())
+		if stores.PlanCheckouts != nil {
+			pay, err = app.NewPaymentProvider(stores, e.Clock, app.Config{HTTPConfig: app.HTTPConfig{PublicURL: base0}})
+		} else {
+			pay, err = payment.NewLocal(store, e.Clock, base0)
+		}
 		if err != nil {
 			t.Fatal(err)
 		}
 	}
-	lim, _ := limiter.NewMemory(e.Clock)
+	lim, err := limiter.NewMemory(e.Clock)
+	if err != nil {
+		t.Fatal(err)
+	}
 	lookup := o.LookupIP
 	if lookup == nil {
 		lookup = LookupIP
 	}
 	e.Fetcher = fetch.New(fetch.Options{Resolve: o.Resolve, LookupIP: lookup, Timeout: 5 * time.Second, Proxies: o.Proxies})
-	disc, _ := sitemapxml.New(e.Fetcher, sitemapxml.Limits{})
+	disc, err := sitemapxml.New(e.Fetcher, sitemapxml.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
 	so := serp.ClientOptions{Timeout: 5 * time.Second}
 	noNet := "http://127.0.0.1:1" // an engine a test did not configure fails at once
 	base := func(name string) string {
@@ -145,19 +190,28 @@ func Start(t testing.TB, store storetest.Stores, o Options) *Env {
 	e.Outbox = filepath.Join(dir, "outbox")
 	var mailer ports.Mailer = o.Mailer
 	if mailer == nil {
-		mailer, _ = smtpmail.NewOutbox(e.Outbox)
+		if mailer, err = smtpmail.NewOutbox(e.Outbox); err != nil {
+			t.Fatal(err)
+		}
 	}
 	files, err := blob.NewLocal(filepath.Join(dir, "files"), []byte("test-link-secret-0123456789"), "http://"+e.Server.Listener.Addr().String(), e.Clock.Now)
 	if err != nil {
 		t.Fatal(err)
 	}
-	hooks, _ := webhook.New(e.Fetcher)
-	out := app.Outbound{
+	hooks, err := webhook.New(e.Fetcher)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := service.Outbound{
+		Clock: e.Clock, Payments: pay, Limiter: lim,
 		Fetcher: e.Fetcher, Guard: e.Fetcher, Extractor: extract.New(), Discoverer: disc,
 		Engines:  []ports.SearchEngine{serp.NewGoogle(base("google"), so), serp.NewBing(base("bing"), so), serp.NewDuckDuckGo(base("duckduckgo"), so)},
 		LLM:      llm.NewOpenAI(llm.Options{BaseURL: o.LLMBaseURL, Model: "test-model", BaseBackoff: time.Millisecond, AttemptTimeout: 5 * time.Second}),
-		Webhooks: hooks, Mailer: mailer, Blobs: files, Files: files,
+		Schemas:  schema.New(),
+		Webhooks: hooks, Mailer: mailer, Blobs: files,
 		Documents: o.Documents,
+		// Cheap hashing: the dashboard's tests sign in many times.
+		Passwords: password.New(password.Params{MemoryKiB: 256, Time: 1, Threads: 1}),
 		Countries: e.Fetcher.Countries(),
 	}
 	wo := o.Worker
@@ -170,14 +224,13 @@ func Start(t testing.TB, store storetest.Stores, o Options) *Env {
 	if wo.WebhookTimeout == 0 {
 		wo.WebhookTimeout = 2 * time.Second
 	}
-	stores := app.Stores{Accounts: store, Tokens: store, Ledger: ledgerStore, Idempotency: store, Jobs: store.(ports.JobStore)}
-	if cs, ok := store.(storetest.CrawlStores); ok {
-		stores.Crawls, stores.Robots, stores.Hosts = cs, cs, cs
-	}
-	svc, err := app.NewServices(stores, e.Clock, pay, lim, out, app.ServiceOptions{LLMContextChars: 2000, Worker: wo, Crawl: o.Crawl, Documents: o.DocumentLimits, Plans: o.Plans}, o.Logger)
+	stores.Ledger = ledgerStore
+	svc, err := service.New(stores, out, service.Options{LLMContextChars: 2000, Worker: wo, Crawl: o.Crawl, Documents: o.DocumentLimits, Plans: o.Plans,
+		Account: account.Options{PublicURL: base0}, LinkTTL: time.Hour, Logger: o.Logger})
 	if err != nil {
 		t.Fatal(err)
 	}
+	e.Services = svc
 	e.Auth, e.Credits, e.Biller, e.Content, e.Bulk, e.Worker, e.Crawl = svc.Auth, svc.Credits, svc.Biller, svc.Content, svc.Bulk, svc.Worker, svc.Crawl
 	if !o.NoWorker {
 		ctx, cancel := context.WithCancel(context.Background())
@@ -185,7 +238,7 @@ func Start(t testing.TB, store storetest.Stores, o Options) *Env {
 		go func() { e.Worker.Run(ctx); close(done) }()
 		t.Cleanup(func() { cancel(); <-done })
 	}
-	e.API, e.RPC, err = app.NewHandler(svc, out, app.HandlerOptions{MaxBody: o.MaxBodyBytes, Logger: o.Logger})
+	e.API, e.RPC, err = app.NewHandler(svc, app.HandlerOptions{MaxBody: o.MaxBodyBytes, Logger: o.Logger, Files: files})
 	if err != nil {
 		t.Fatal(err)
 	}

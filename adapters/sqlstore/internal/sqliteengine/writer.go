@@ -1,4 +1,4 @@
-package sqlstore
+package sqliteengine
 
 import (
 	"context"
@@ -19,7 +19,7 @@ import (
 // watch its context and borrows each pooled statement for its connection
 // on every call; and the connection's page cache stays warm with the rows
 // the store writes. A ledger view's statements run with its context
-// detached from cancellation (see Store.keyed), so none of them starts a
+// detached from cancellation (see Keyed), so none of them starts a
 // goroutine.
 //
 // After a failure it may have left a transaction open on, the connection
@@ -97,7 +97,7 @@ func (w *sqliteWriter) rollback(ctx context.Context) {
 // inTx runs fn in a transaction on the writer, committing on nil and
 // rolling back otherwise (and on panic). A ctx done before the commit
 // leaves nothing written.
-func (w *sqliteWriter) inTx(ctx context.Context, fn func(tx execer) error) (err error) {
+func (w *sqliteWriter) inTx(ctx context.Context, fn func(tx Execer) error) (err error) {
 	if err := w.begin(ctx); err != nil {
 		return fmt.Errorf("begin: %w", err)
 	}
@@ -138,7 +138,7 @@ func (w *sqliteWriter) x() writerExecer { return writerExecer{w} }
 // writerExecer runs queries on the writer's connection.
 type writerExecer struct{ w *sqliteWriter }
 
-var _ execer = writerExecer{}
+var _ Execer = writerExecer{}
 
 func (x writerExecer) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
 	st, err := x.w.stmt(ctx, query)

@@ -1,4 +1,4 @@
-package sqlstore
+package sqliteengine
 
 import (
 	"context"
@@ -31,25 +31,24 @@ type holdBook struct {
 }
 
 // load reads the durable holds from the table, once.
-func (b *holdBook) load(ctx context.Context, s *Store) error {
+func (b *holdBook) load(ctx context.Context, s Shared) error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.loaded {
 		return nil
 	}
-	var rows []holdRow
-	if err := s.db.SelectContext(ctx, &rows, `SELECT id, account_id, token_id, amount, created_at, expires_at FROM holds`); err != nil {
+	holds, err := s.DurableHolds(ctx)
+	if err != nil {
 		return err
 	}
 	b.byAccount = map[int64]map[string]ports.Hold{}
-	for _, r := range rows {
-		m := b.byAccount[r.AccountID]
+	for _, h := range holds {
+		m := b.byAccount[h.AccountID]
 		if m == nil {
 			m = map[string]ports.Hold{}
-			b.byAccount[r.AccountID] = m
+			b.byAccount[h.AccountID] = m
 		}
-		m[r.ID] = ports.Hold{ID: r.ID, AccountID: r.AccountID, TokenID: r.TokenID, Amount: r.Amount,
-			CreatedAt: fromMS(r.CreatedAt), ExpiresAt: fromMS(r.ExpiresAt), Durable: true}
+		m[h.ID] = h
 	}
 	b.loaded = true
 	return nil

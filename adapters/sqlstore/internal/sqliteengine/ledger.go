@@ -1,4 +1,4 @@
-package sqlstore
+package sqliteengine
 
 import (
 	"context"
@@ -10,12 +10,7 @@ import (
 	"github.com/trawlhq/trawl/ports"
 )
 
-// errStaleRead: the credit row read before the transaction began had
-// changed by the time it began (another process wrote the file), so the
-// view starts again inside a transaction.
-var errStaleRead = errors.New("credit row changed before the write transaction began")
-
-// withCreditsSQLite is WithCredits on SQLite. The writer gate keeps every
+// WithCredits runs fn with the account's credits locked: the writer gate. The writer gate keeps every
 // other locked view of this process out, and the holds are in memory
 // (holdBook), so a view begins no transaction until it writes: placing or
 // dropping a hold reads the credit row and nothing else. The first write,
@@ -25,38 +20,39 @@ var errStaleRead = errors.New("credit row changed before the write transaction b
 // starts over inside a transaction from the first statement. Hold changes
 // reach the book only once the transaction (if any) has committed. Its
 // statements run on the writer's connection (sqliteWriter).
-func (s *Store) withCreditsSQLite(ctx context.Context, accountID int64, fn func(ports.LedgerTx) error) error {
+func (e *Engine) WithCredits(ctx context.Context, accountID int64, fn func(ports.LedgerTx) error) error {
 	const op = "sqlstore.WithCredits"
-	if !s.writer.tryEnter() {
+	if !e.gate.tryEnter() {
 		// The wait, not the view, is bounded (a timer only when there is
 		// one).
-		gate, cancel := s.bounded(ctx)
-		err := s.writer.enter(gate)
+		gate, cancel := e.shared.Bound(ctx, time.Time{})
+		err := e.gate.enter(gate)
 		if err != nil {
-			err = fail(gate, op, fmt.Errorf("begin: %w", err))
+			err = e.shared.Fail(gate, op, fmt.Errorf("begin: %w", err))
 		}
 		cancel()
 		if err != nil {
 			return err
 		}
 	}
-	defer s.writer.leave()
-	// Once through the gate, the view runs to its end (see keyed).
-	ctx = context.WithoutCancel(ctx)
-	if err := s.holds.load(ctx, s); err != nil {
-		return fail(ctx, op, err)
+	defer e.gate.leave()
+	// Once through the gate, the view runs to its end (see Keyed).
+	ctx, cancel := Keyed(ctx)
+	defer cancel()
+	if err := e.holds.load(ctx, e.shared); err != nil {
+		return e.shared.Fail(ctx, op, err)
 	}
-	err := s.sqliteView(ctx, accountID, false, fn)
+	err := e.view(ctx, accountID, false, fn)
 	if errors.Is(err, errStaleRead) {
-		err = s.sqliteView(ctx, accountID, true, fn)
+		err = e.view(ctx, accountID, true, fn)
 	}
 	// The only statements that can find no row read the account's.
-	return notFound(ctx, op, "account", err)
+	return e.shared.NotFound(ctx, op, "account", err)
 }
 
-// sqliteView runs fn once; eager begins the transaction first.
-func (s *Store) sqliteView(ctx context.Context, accountID int64, eager bool, fn func(ports.LedgerTx) error) (err error) {
-	l := &sqliteTx{s: s, ctx: ctx, accountID: accountID, book: s.holds.account(accountID)}
+// view runs fn once; eager begins the transaction first.
+func (e *Engine) view(ctx context.Context, accountID int64, eager bool, fn func(ports.LedgerTx) error) (err error) {
+	l := &sqliteTx{e: e, ctx: ctx, accountID: accountID, book: e.holds.account(accountID)}
 	defer func() {
 		if p := recover(); p != nil {
 			l.rollback()
@@ -87,7 +83,7 @@ func (s *Store) sqliteView(ctx context.Context, accountID int64, eager bool, fn 
 
 // sqliteTx is the locked view of one account on SQLite.
 type sqliteTx struct {
-	s         *Store
+	e         *Engine
 	ctx       context.Context
 	accountID int64
 	open      bool // the view's transaction has begun (on the writer)
@@ -111,7 +107,7 @@ type sqliteTx struct {
 
 // x runs the view's statements, before and inside its transaction, on the
 // writer's connection.
-func (l *sqliteTx) x() execer { return l.s.sqliteW.x() }
+func (l *sqliteTx) x() Execer { return l.e.w.x() }
 
 // begin opens the IMMEDIATE transaction, checking a row read before it
 // against the file as the transaction sees it.
@@ -119,7 +115,7 @@ func (l *sqliteTx) begin() error {
 	if l.open {
 		return nil
 	}
-	if err := l.s.sqliteW.begin(l.ctx); err != nil {
+	if err := l.e.w.begin(l.ctx); err != nil {
 		return fmt.Errorf("begin: %w", err)
 	}
 	l.open = true
@@ -153,7 +149,7 @@ func (l *sqliteTx) check() error {
 
 func (l *sqliteTx) rollback() {
 	if l.open {
-		l.s.sqliteW.rollback(l.ctx)
+		l.e.w.rollback(l.ctx)
 		l.open = false
 	}
 }
@@ -178,11 +174,11 @@ func (l *sqliteTx) confirm() error {
 // open: a row other than the one the view began from starts the view over
 // (errStaleRead).
 func (l *sqliteTx) reread() error {
-	row, err := l.s.lockAccount(l.ctx, l.x(), l.accountID)
+	row, err := l.e.shared.LockAccount(l.ctx, l.x(), l.accountID)
 	if err != nil {
 		return err
 	}
-	if !sameCredits(row.credits(), l.read) {
+	if !sameCredits(row, l.read) {
 		return errStaleRead
 	}
 	l.remembered = false
@@ -224,15 +220,15 @@ func (l *sqliteTx) finish() error {
 	}
 	if l.open {
 		l.open = false
-		if err := l.s.sqliteW.commit(l.ctx); err != nil {
+		if err := l.e.w.commit(l.ctx); err != nil {
 			return err
 		}
 		if l.inTx {
-			l.s.sqliteW.rows.keep(l.state, l.s.sqliteW.rows.now())
+			l.e.w.rows.keep(l.state, l.e.w.rows.now())
 		}
 	}
 	if l.holds != nil {
-		l.s.holds.replace(l.accountID, l.holds)
+		l.e.holds.replace(l.accountID, l.holds)
 	}
 	return nil
 }
@@ -243,28 +239,28 @@ func (l *sqliteTx) finish() error {
 // and when it changes nothing the view starts over (errStaleRead).
 func (l *sqliteTx) save() error {
 	if l.deferred == 0 {
-		if _, err := l.x().ExecContext(l.ctx, l.s.q(saveStateSQL), stateArgs(l.state)...); err != nil {
+		if _, err := l.e.shared.SaveCredits(l.ctx, l.x(), l.state, ""); err != nil {
 			return err
 		}
 		l.unsaved = false
 		return nil
 	}
 	r := l.read
-	args := append(stateArgs(l.state), r.Plan, msPtr(r.PlanAnchor), msPtr(r.PeriodStart), r.Used, r.AllowanceUsed, r.TopUp, l.deferred, l.accountID)
-	res, err := l.x().ExecContext(l.ctx, l.s.q(saveStateIfSQL), args...)
+	n, err := l.e.shared.SaveCredits(l.ctx, l.x(), l.state, saveStateIf,
+		r.Plan, msPtr(r.PlanAnchor), msPtr(r.PeriodStart), r.Used, r.AllowanceUsed, r.TopUp, l.deferred, l.accountID)
 	if err != nil {
 		return err
 	}
-	if n, err := res.RowsAffected(); err != nil || n != 1 {
-		return errors.Join(errStaleRead, err)
+	if n != 1 {
+		return errStaleRead
 	}
 	l.unsaved, l.deferred, l.inTx, l.remembered = false, 0, true, false
 	return nil
 }
 
-// saveStateIfSQL is saveStateSQL where the row is still as read and the
-// token still exists, checked on the row the write changes.
-const saveStateIfSQL = saveStateSQL + ` AND plan = ? AND plan_anchor IS ? AND period_start IS ? AND used = ? AND allowance_used = ? AND topup = ?
+// saveStateIf is the condition of the compare-and-set: the row is still as
+// read and the token still exists, checked on the row the write changes.
+const saveStateIf = ` AND plan = ? AND plan_anchor IS ? AND period_start IS ? AND used = ? AND allowance_used = ? AND topup = ?
 	AND EXISTS (SELECT 1 FROM tokens WHERE id = ? AND account_id = ?)`
 
 // load reads the credit row, inside the transaction if there is one;
@@ -272,16 +268,16 @@ const saveStateIfSQL = saveStateSQL + ` AND plan = ? AND plan_anchor IS ? AND pe
 // is the row (creditRows).
 func (l *sqliteTx) load() error {
 	if !l.open {
-		if row, ok := l.s.sqliteW.rows.current(l.accountID); ok {
+		if row, ok := l.e.w.rows.current(l.accountID); ok {
 			l.setRow(row, true)
 			return nil
 		}
 	}
-	row, err := l.s.lockAccount(l.ctx, l.x(), l.accountID)
+	row, err := l.e.shared.LockAccount(l.ctx, l.x(), l.accountID)
 	if err != nil {
 		return err
 	}
-	l.setRow(row.credits(), false)
+	l.setRow(row, false)
 	return nil
 }
 
@@ -360,7 +356,7 @@ func (l *sqliteTx) PutHold(h ports.Hold) error {
 	if h.Durable {
 		if err := l.writeHold(`INSERT INTO holds (id, account_id, token_id, amount, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)`,
 			h.ID, h.AccountID, h.TokenID, h.Amount, ms(h.CreatedAt), ms(h.ExpiresAt)); err != nil {
-			if isUnique(err) {
+			if l.e.shared.IsUnique(err) {
 				return failure.E("sqlstore.PutHold", failure.Conflict, "hold exists")
 			}
 			return err
@@ -378,7 +374,7 @@ func (l *sqliteTx) writeHold(query string, args ...any) error {
 	if err := l.begin(); err != nil {
 		return err
 	}
-	_, err := l.x().ExecContext(l.ctx, l.s.q(query), args...)
+	_, err := l.x().ExecContext(l.ctx, query, args...)
 	return err
 }
 
@@ -424,9 +420,7 @@ func (l *sqliteTx) Charged(key string) (bool, error) {
 	if err := l.begin(); err != nil {
 		return false, err
 	}
-	var n int
-	err := l.x().GetContext(l.ctx, &n, l.s.q(`SELECT COUNT(*) FROM transactions WHERE account_id = ? AND charge_key = ?`), l.accountID, key)
-	return n > 0, err
+	return l.e.shared.Charged(l.ctx, l.x(), l.accountID, key)
 }
 
 // TokenLive reads inside the transaction, so a token deleted after the
@@ -435,9 +429,7 @@ func (l *sqliteTx) TokenLive(tokenID int64) (bool, error) {
 	if err := l.begin(); err != nil {
 		return false, err
 	}
-	var n int
-	err := l.x().GetContext(l.ctx, &n, l.s.q(`SELECT COUNT(*) FROM tokens WHERE id = ? AND account_id = ?`), tokenID, l.accountID)
-	return n > 0, err
+	return l.e.shared.TokenLive(l.ctx, l.x(), l.accountID, tokenID)
 }
 
 // DropHold drops the hold from memory and, for a call's token, begins the
@@ -451,7 +443,7 @@ func (l *sqliteTx) DropHold(holdID string, tokenID int64, now time.Time) (bool, 
 	}
 	live := true
 	if tokenID != 0 && !l.open && !l.loaded {
-		if row, ok := l.s.sqliteW.rows.current(l.accountID); ok {
+		if row, ok := l.e.w.rows.current(l.accountID); ok {
 			l.setRow(row, true)
 			l.deferred = tokenID
 			return true, liveSum(l.mine(), now, ""), nil
@@ -467,18 +459,12 @@ func (l *sqliteTx) DropHold(holdID string, tokenID int64, now time.Time) (bool, 
 				return false, 0, err
 			}
 		} else {
-			var r struct {
-				accountRow
-				Live int64 `db:"live"`
-			}
-			err := l.x().GetContext(l.ctx, &r, l.s.q(`SELECT `+accountCols+`,
-				CASE WHEN EXISTS (SELECT 1 FROM tokens WHERE id = ? AND account_id = accounts.id) THEN 1 ELSE 0 END AS live
-				FROM accounts WHERE id = ?`), tokenID, l.accountID)
+			row, ok, err := l.e.shared.CreditsAndToken(l.ctx, l.x(), l.accountID, tokenID)
 			if err != nil {
 				return false, 0, err
 			}
-			l.setRow(r.credits(), false)
-			live = r.Live == 1
+			l.setRow(row, false)
+			live = ok
 		}
 	}
 	return live, liveSum(l.mine(), now, ""), nil
@@ -493,14 +479,14 @@ func (l *sqliteTx) AddTransaction(t ports.Transaction) (ports.Transaction, error
 			return t, err
 		}
 	}
-	return addTransaction(l.ctx, l.s, l.x(), l.accountID, t)
+	return l.e.shared.AddTransaction(l.ctx, l.x(), l.accountID, t)
 }
 
 func (l *sqliteTx) MarkCheckoutPaid(sessionID string, at time.Time) (bool, error) {
 	if err := l.begin(); err != nil {
 		return false, err
 	}
-	return markCheckoutPaid(l.ctx, l.s, l.x(), l.accountID, sessionID, at)
+	return l.e.shared.MarkCheckoutPaid(l.ctx, l.x(), l.accountID, sessionID, at)
 }
 
 // sameCredits reports whether two credit rows are the same.
