@@ -74,6 +74,7 @@ type FetchConfig struct {
 	FetchTimeout        time.Duration // TRAWL_FETCH_TIMEOUT
 	FetchMaxBytes       int64         // TRAWL_FETCH_MAX_BYTES
 	FetchProxy          string        // TRAWL_FETCH_PROXY
+	FetchProxies        string        // TRAWL_FETCH_PROXIES: COUNTRY=URL, ...
 	SearchGoogleURL     string        // TRAWL_SEARCH_GOOGLE_URL
 	SearchBingURL       string        // TRAWL_SEARCH_BING_URL
 	SearchDuckDuckGoURL string        // TRAWL_SEARCH_DUCKDUCKGO_URL
@@ -199,6 +200,7 @@ func (c Config) FromEnv(getenv func(string) string) (Config, error) {
 	str("TRAWL_LOG_FORMAT", &c.LogFormat)
 	str("TRAWL_TOPUP_CURRENCY", &c.Currency)
 	str("TRAWL_FETCH_PROXY", &c.FetchProxy)
+	str("TRAWL_FETCH_PROXIES", &c.FetchProxies)
 	str("TRAWL_BROWSER_PATH", &c.BrowserPath)
 	str("TRAWL_BROWSER_URL", &c.BrowserURL)
 	str("TRAWL_BROWSER_PROXY_LISTEN", &c.BrowserProxyListen)

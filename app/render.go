@@ -45,10 +45,36 @@ func NewRenderer(c Config, f *fetch.Client) (ports.Renderer, string, []func(), e
 		return nil, "", nil, err
 	}
 	o.ProxyAddr = p.Addr()
+	closers := []func(){func() { p.Close() }}
+	// One egress proxy per proxy of the fetch pool: a page of a country
+	// goes out through the same proxy a fetch of it would, behind the
+	// same guard.
+	var routes []string
+	for i := range f.Proxies() {
+		cp, err := egress.Start(egress.Options{Dial: f.DialVia(i)})
+		if err != nil {
+			for _, c := range closers {
+				c()
+			}
+			return nil, "", nil, err
+		}
+		closers = append(closers, func() { cp.Close() })
+		routes = append(routes, cp.Addr())
+	}
+	if len(routes) > 0 {
+		o.Route = func(po ports.PageOptions, pageURL string) string {
+			if i := f.ProxyIndex(po.Country, pageURL, po.Retry); i >= 0 {
+				return routes[i]
+			}
+			return ""
+		}
+	}
 	r, err := chromium.New(o)
 	if err != nil {
-		p.Close()
+		for _, c := range closers {
+			c()
+		}
 		return nil, "", nil, err
 	}
-	return r, how + ", traffic through the egress proxy on " + p.Addr(), []func(){func() { p.Close() }, r.Close}, nil
+	return r, how + ", traffic through the egress proxy on " + p.Addr(), append(closers, r.Close), nil
 }

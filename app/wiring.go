@@ -106,6 +106,11 @@ func NewOutbound(c Config, obs Observers) (Outbound, error) {
 		}
 		o.Proxy = u
 	}
+	proxies, err := fetch.ParseProxies(c.FetchProxies)
+	if err != nil {
+		return Outbound{}, err
+	}
+	o.Proxies = proxies
 	f := fetch.New(o)
 	out := Outbound{Outbound: service.Outbound{Fetcher: obs.Fetcher(f), Guard: f, Extractor: obs.Extractor(extract.New()),
 		Schemas: schema.New(), Passwords: password.New(password.Default), Differ: textdiff.Differ{}}}
@@ -113,7 +118,6 @@ func NewOutbound(c Config, obs Observers) (Outbound, error) {
 	if !ok {
 		return Outbound{}, errors.New("the observed fetcher does not stream")
 	}
-	var err error
 	if out.Discoverer, err = sitemapxml.New(sitemaps, sitemapxml.Limits{}); err != nil {
 		return Outbound{}, err
 	}
@@ -143,6 +147,7 @@ func NewOutbound(c Config, obs Observers) (Outbound, error) {
 	if out.CrawlSitemaps, err = sitemapxml.New(cf, sitemapxml.Limits{}); err != nil {
 		return Outbound{}, err
 	}
+	out.Countries = f.Countries()
 	// PDFium is compiled on the first PDF, not at start: an idle node holds
 	// no compiled reader, and the compiled code kept in the data directory
 	// makes that first PDF after a restart about as fast as the next.

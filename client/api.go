@@ -236,6 +236,41 @@ type Content struct {
 	Cache *Cache `json:"cache,omitempty"`
 	// Change compares the page with the previous snapshot (changes=true).
 	Change *Change `json:"change,omitempty"`
+
+	// Set when the call's formats or actions asked for them.
+	Links      []Link         `json:"links,omitempty"`
+	Images     []Image        `json:"images,omitempty"`
+	Screenshot *Screenshot    `json:"screenshot,omitempty"`
+	Actions    []ActionResult `json:"actions,omitempty"`
+}
+
+// Link is a link of a page: absolute, with its anchor text.
+type Link struct {
+	URL  string `json:"url"`
+	Text string `json:"text"`
+}
+
+// Image is an image of a page: absolute, with its alt text.
+type Image struct {
+	URL string `json:"url"`
+	Alt string `json:"alt"`
+}
+
+// Screenshot is a PNG behind a signed link that expires.
+type Screenshot struct {
+	URL       string `json:"url"`
+	Width     int    `json:"width"`
+	Height    int    `json:"height"`
+	ExpiresAt string `json:"expires_at"`
+}
+
+// ActionResult is what one action gave back: an execute step's Value
+// (JSON), a screenshot step's Screenshot.
+type ActionResult struct {
+	Index      int             `json:"index"`
+	Type       string          `json:"type"`
+	Value      json.RawMessage `json:"value,omitempty"`
+	Screenshot *Screenshot     `json:"screenshot,omitempty"`
 }
 
 // Content extracts the main content of a page (2 credits); render, if
@@ -508,4 +543,43 @@ type BulkDelivery struct {
 func (c *Client) BulkJob(ctx context.Context, jobID string) (BulkJob, error) {
 	var out BulkJob
 	return out, c.do(ctx, "GET", "/v1/content/bulk/"+url.PathEscape(jobID), nil, nil, false, &out)
+}
+
+// ContentRequest is the body of POST /v1/content: the page, its formats,
+// actions run before the read, and how it is loaded.
+type ContentRequest struct {
+	URL string `json:"url"`
+	// Render is auto (default), always or never.
+	Render string `json:"render,omitempty"`
+	// Formats adds links, images, screenshot or screenshot_full.
+	Formats []string `json:"formats,omitempty"`
+	// Actions are at most 50 steps run in order before the read.
+	Actions []Action `json:"actions,omitempty"`
+	// Device is desktop (default) or mobile.
+	Device string `json:"device,omitempty"`
+	// Locale is a language tag such as de-DE.
+	Locale string `json:"locale,omitempty"`
+	// Headers and Cookies go to the target's host only.
+	Headers map[string]string `json:"headers,omitempty"`
+	Cookies map[string]string `json:"cookies,omitempty"`
+	// Country picks a proxy of the server's pool (ISO 3166-1 alpha-2).
+	Country string `json:"country,omitempty"`
+}
+
+// Action is one step run in the page: Type and the fields of that type.
+type Action struct {
+	Type         string `json:"type"`
+	Milliseconds int    `json:"milliseconds,omitempty"`
+	Selector     string `json:"selector,omitempty"`
+	Text         string `json:"text,omitempty"`
+	Key          string `json:"key,omitempty"`
+	Direction    string `json:"direction,omitempty"`
+	Script       string `json:"script,omitempty"`
+}
+
+// ContentWith extracts the main content of a page with formats, actions
+// and page options (2 credits; screenshots and actions add nothing).
+func (c *Client) ContentWith(ctx context.Context, r ContentRequest) (Content, error) {
+	var out Content
+	return out, c.do(ctx, "POST", "/v1/content", nil, r, true, &out)
 }

@@ -47,6 +47,7 @@ var wireOps = []wireOp{
 	{"Purchase", "POST /v1/credits/purchase", 200, purchaseRequest{}, Checkout{}},
 	{"Scrape", "GET /v1/scrape", 200, nil, Scraped{}},
 	{"Content", "GET /v1/content", 200, nil, Content{}},
+	{"ContentWith", "POST /v1/content", 200, ContentRequest{}, Content{}},
 	{"Map", "GET /v1/map", 200, nil, SiteMap{}},
 	{"MapIncludingLinks", "GET /v1/map", 200, nil, SiteMap{}},
 	{"Search", "GET /v1/serp", 200, nil, SearchResults{}},

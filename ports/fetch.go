@@ -26,6 +26,9 @@ type FetchRequest struct {
 	// is unchanged answers 304 with no body.
 	IfNoneMatch     string
 	IfModifiedSince string
+	// Page is how the page is asked for: device, locale, headers and
+	// cookies for the target's origin, the proxy's country.
+	Page PageOptions
 }
 
 // FetchResponse is what the target answered. A non-2xx status is still a

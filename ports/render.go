@@ -13,6 +13,14 @@ type RenderRequest struct {
 	URL *url.URL
 	// Timeout is the budget for the whole render; 0 means the renderer's default.
 	Timeout time.Duration
+
+	// Page is how the page is loaded: device, locale, headers, cookies,
+	// the proxy's country.
+	Page PageOptions
+	// Actions run in order once the page settled, before it is read.
+	Actions []Action
+	// Shot asks for a screenshot after the actions; it loads images.
+	Shot ShotKind
 }
 
 // RenderResponse is the rendered document.
@@ -21,6 +29,9 @@ type RenderResponse struct {
 	FinalURL   string // after redirects and client-side navigation
 	StatusCode int    // of the main document
 	HTML       []byte // the DOM serialised after the page settled, UTF-8
+
+	Shot    *Shot          // the screenshot asked for; nil when none
+	Actions []ActionResult // one per action, in order
 }
 
 // Renderer loads pages in a browser, behind the same address guard as the

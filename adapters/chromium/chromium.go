@@ -46,6 +46,10 @@ type Options struct {
 	RemoteURL string // a DevTools endpoint (ws:// or http://host:9222)
 	// ProxyAddr is the egress proxy as the browser reaches it ("127.0.0.1:port").
 	ProxyAddr string
+	// Route names the egress proxy of a page whose options pick a country
+	// (one per proxy of the fetch pool, each guarded like ProxyAddr); ""
+	// or nil: ProxyAddr.
+	Route func(o ports.PageOptions, pageURL string) string
 	// Guard checks the target before the browser is asked (the same verdicts as a fetch).
 	Guard ports.AddressGuard
 
@@ -57,6 +61,7 @@ type Options struct {
 	PageMemory    int64         // one renderer process, off the JS heap too; default 512 MiB, at most FleetMemory
 	Timeout       time.Duration // default budget of one render; default 30 s
 	QuietPeriod   time.Duration // network idle this long means done; default 500 ms
+	Tools         ToolOptions   // actions and screenshots
 	Log           *slog.Logger
 }
 
@@ -118,6 +123,7 @@ func New(o Options) (*Renderer, error) {
 	if o.Log == nil {
 		o.Log = slog.New(slog.DiscardHandler)
 	}
+	o.Tools = o.Tools.withDefaults()
 	r := &Renderer{opts: o, sem: make(chan struct{}, o.Concurrency)}
 	r.closed = sync.NewCond(&r.mu)
 	return r, nil
@@ -170,6 +176,7 @@ type instance struct {
 	lastRSSCheck int
 	lastRSS      int64
 	idle         int64 // the local browser's processes' own memory at rest (under Renderer.mu)
+	userAgent    string
 }
 
 func (in *instance) alive() bool {
@@ -255,7 +262,6 @@ func (r *Renderer) launchFlags(dataDir string) []chromedp.ExecAllocatorOption {
 		chromedp.Flag("disable-component-update", true),
 		chromedp.Flag("disable-domain-reliability", true),
 		chromedp.Flag("disable-features", "Translate,BlinkGenPropertyTrees,MediaRouter,OptimizationHints,DialMediaRouteProvider,AutofillServerCommunication"),
-		chromedp.Flag("blink-settings", "imagesEnabled=false"),
 		chromedp.Flag("js-flags", fmt.Sprintf("--max-old-space-size=%d", r.opts.PageHeapLimit>>20*2)),
 		chromedp.Flag("mute-audio", true),
 	)
@@ -289,7 +295,8 @@ func (r *Renderer) start() (*instance, error) {
 	// run under a shorter-lived context.
 	started := make(chan error, 1)
 	go func() {
-		_, err := chromedp.CallBrowser(in.ctx, browser.GetVersion, cdp.Empty{})
+		v, err := chromedp.CallBrowser(in.ctx, browser.GetVersion, cdp.Empty{})
+		in.userAgent = v.UserAgent
 		started <- err
 	}()
 	select {
@@ -477,6 +484,11 @@ func (r *Renderer) Render(ctx context.Context, req ports.RenderRequest) (ports.R
 		budget = r.opts.Timeout
 	}
 	deadline := time.Now().Add(budget)
+	if len(req.Actions) > 0 || req.Shot != ports.ShotNone {
+		// The actions and the screenshot have a budget of their own, after
+		// the page's.
+		deadline = deadline.Add(r.opts.Tools.Budget)
+	}
 	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
 		deadline = d
 	}
@@ -505,7 +517,7 @@ func (r *Renderer) Render(ctx context.Context, req ports.RenderRequest) (ports.R
 			r.release(in)
 			return busy()
 		}
-		out, err = r.renderIn(ctx, in, u.String(), budget)
+		out, err = r.renderIn(ctx, in, u.String(), budget, req)
 		r.release(in)
 		if err != nil && !in.alive() && attempt == 0 && ctx.Err() == nil {
 			continue // the browser died under this page: once more on a new one
@@ -550,6 +562,12 @@ type pageState struct {
 	// is closed at once.
 	ended   chan struct{}
 	endOnce sync.Once
+
+	// images: images and fonts load (for a screenshot).
+	images bool
+	// host and headers: the caller's headers go to this host only.
+	host    string
+	headers map[string]string
 }
 
 func (st *pageState) end() { st.endOnce.Do(func() { close(st.ended) }) }
@@ -574,8 +592,8 @@ func (st *pageState) hasCrashed() bool {
 }
 
 // renderIn renders one page in its own incognito context of in.
-func (r *Renderer) renderIn(ctx context.Context, in *instance, pageURL string, budget time.Duration) (ports.RenderResponse, error) {
-	out, st, err := r.load(ctx, in, pageURL, budget)
+func (r *Renderer) renderIn(ctx context.Context, in *instance, pageURL string, budget time.Duration, req ports.RenderRequest) (ports.RenderResponse, error) {
+	out, st, err := r.load(ctx, in, pageURL, budget, req)
 	if st != nil && st.hasLeft() {
 		// The page's document went for a non-public address: the answer
 		// is the one a fetch redirected there gets, whatever the page
@@ -587,9 +605,9 @@ func (r *Renderer) renderIn(ctx context.Context, in *instance, pageURL string, b
 
 // load opens pageURL in a new tab of in and reads the document once it
 // settled; st is the tab's state, nil when the tab never opened.
-func (r *Renderer) load(ctx context.Context, in *instance, pageURL string, budget time.Duration) (ports.RenderResponse, *pageState, error) {
+func (r *Renderer) load(ctx context.Context, in *instance, pageURL string, budget time.Duration, req ports.RenderRequest) (ports.RenderResponse, *pageState, error) {
 	out := ports.RenderResponse{URL: pageURL}
-	proxy := "http://" + r.opts.ProxyAddr
+	proxy := "http://" + r.proxyFor(req.Page, pageURL)
 	tab, closeTab := chromedp.NewContext(in.ctx, chromedp.WithNewBrowserContext(func(p *target.CreateBrowserContextParams) {
 		p.ProxyServer = proxy
 		p.ProxyBypassList = "<-loopback>"
@@ -601,6 +619,10 @@ func (r *Renderer) load(ctx context.Context, in *instance, pageURL string, budge
 	defer stop()
 
 	st := &pageState{inflight: map[network.RequestID]bool{}, lastNet: time.Now(), ended: make(chan struct{})}
+	st.images = req.Shot != ports.ShotNone || hasShot(req.Actions)
+	if pu, err := url.Parse(pageURL); err == nil {
+		st.host, st.headers = strings.ToLower(pu.Hostname()), req.Page.Headers
+	}
 	// A page that goes for a non-public address, or whose renderer was
 	// stopped, is done at once.
 	go func() {
@@ -639,6 +661,7 @@ func (r *Renderer) load(ctx context.Context, in *instance, pageURL string, budge
 			return err
 		},
 	}
+	setup = append(setup, func() error { return r.emulate(tab, in, pageURL, req.Page) })
 	for _, f := range setup {
 		if err := f(); err != nil {
 			return fail(err)
@@ -657,6 +680,24 @@ func (r *Renderer) load(ctx context.Context, in *instance, pageURL string, budge
 	if err := r.settle(ctx, tab, st); err != nil {
 		return fail(err)
 	}
+	if len(req.Actions) > 0 {
+		done, err := r.runActions(ctx, tab, st, req.Actions)
+		if err != nil {
+			var ae *ports.ActionError
+			if errors.As(err, &ae) {
+				return out, st, err
+			}
+			return fail(err)
+		}
+		out.Actions = done
+	}
+	if req.Shot == ports.ShotFull {
+		// Lazy content loads as it comes into view: the page is scrolled
+		// through before the DOM is read and the shot taken.
+		if err := r.scrollThrough(ctx, tab, st); err != nil {
+			return fail(err)
+		}
+	}
 	type doc struct {
 		HTML string `json:"html"`
 		URL  string `json:"url"`
@@ -674,6 +715,11 @@ func (r *Renderer) load(ctx context.Context, in *instance, pageURL string, budge
 	out.FinalURL, out.HTML = d.URL, []byte(d.HTML)
 	if !strings.HasPrefix(out.FinalURL, "http://") && !strings.HasPrefix(out.FinalURL, "https://") {
 		return ports.RenderResponse{URL: pageURL}, st, unavailable(ports.RenderLeftWeb, nil)
+	}
+	if req.Shot != ports.ShotNone {
+		if out.Shot, err = r.capture(ctx, tab, req.Shot == ports.ShotFull); err != nil {
+			return fail(err)
+		}
 	}
 	return out, st, nil
 }
@@ -705,7 +751,7 @@ func (r *Renderer) onEvent(tab context.Context, st *pageState, ev any) {
 		if e.Request != nil {
 			u = e.Request.URL
 		}
-		block := typ == network.ResourceTypeImage || typ == network.ResourceTypeMedia || typ == network.ResourceTypeFont ||
+		block := typ == network.ResourceTypeMedia || !st.images && (typ == network.ResourceTypeImage || typ == network.ResourceTypeFont) ||
 			!(strings.HasPrefix(u, "http://") || strings.HasPrefix(u, "https://"))
 		if block {
 			st.refused++
@@ -715,6 +761,10 @@ func (r *Renderer) onEvent(tab context.Context, st *pageState, ev any) {
 		// the proxy: the proxy keeps it from connecting, this check
 		// keeps the render from answering with what stands in its place.
 		mainDoc := !block && typ == network.ResourceTypeDocument && e.FrameID == st.mainFrame
+		var headers []*fetch.HeaderEntry
+		if !block && e.Request != nil {
+			headers = st.headersFor(u, e.Request.Headers)
+		}
 		go func() {
 			if mainDoc && r.nonPublicTarget(tab, u) {
 				st.leave()
@@ -724,7 +774,7 @@ func (r *Renderer) onEvent(tab context.Context, st *pageState, ev any) {
 				_, _ = chromedp.Call(tab, fetch.FailRequest, fetch.FailRequestParams{RequestID: id, ErrorReason: network.ErrorReasonBlockedByClient})
 				return
 			}
-			_, _ = chromedp.Call(tab, fetch.ContinueRequest, fetch.ContinueRequestParams{RequestID: id})
+			_, _ = chromedp.Call(tab, fetch.ContinueRequest, fetch.ContinueRequestParams{RequestID: id, Headers: headers})
 		}()
 	}
 }

@@ -78,7 +78,7 @@ func newRig(t *testing.T, handler http.Handler, o chromium.Options) *rig {
 	site := httptest.NewServer(handler)
 	t.Cleanup(site.Close)
 	f := fetch.New(fetch.Options{
-		Resolve: map[string]string{"site.test:80": site.Listener.Addr().String()},
+		Resolve: map[string]string{"site.test:80": site.Listener.Addr().String(), "other.test:80": site.Listener.Addr().String()},
 		LookupIP: func(ctx context.Context, host string) ([]netip.Addr, error) {
 			switch host {
 			case "private.test":

@@ -45,7 +45,43 @@ func objectMsg(o content.Object) *trawlv1.Content {
 	if o.Cache != nil {
 		c.Cache = &trawlv1.Cache{Hit: o.Cache.Hit, CachedAt: o.Cache.CachedAt, Age: o.Cache.Age, Revalidated: o.Cache.Revalidated}
 	}
+	if o.Links != nil {
+		for _, l := range *o.Links {
+			c.Links = append(c.Links, &trawlv1.Link{Url: l.URL, Text: l.Text})
+		}
+	}
+	if o.Images != nil {
+		for _, i := range *o.Images {
+			c.Images = append(c.Images, &trawlv1.Image{Url: i.URL, Alt: i.Alt})
+		}
+	}
+	c.Screenshot = screenshotMsg(o.Screenshot)
+	for _, a := range o.Actions {
+		r := &trawlv1.ActionResult{Index: int32(a.Index), Type: a.Type, Screenshot: screenshotMsg(a.Screenshot)}
+		if a.Value != nil {
+			v := string(a.Value)
+			r.Value = &v
+		}
+		c.Actions = append(c.Actions, r)
+	}
 	return c
+}
+
+func screenshotMsg(s *content.ScreenshotLink) *trawlv1.Screenshot {
+	if s == nil {
+		return nil
+	}
+	return &trawlv1.Screenshot{Url: s.URL, Width: int32(s.Width), Height: int32(s.Height), ExpiresAt: s.ExpiresAt.UTC().Format(time.RFC3339)}
+}
+
+// contentOptions are a GetContent request's formats, actions and page options.
+func contentOptions(m *trawlv1.GetContentRequest) content.Options {
+	o := content.Options{Formats: m.GetFormats(), Device: m.GetDevice(), Locale: m.GetLocale(), Country: m.GetCountry(), Headers: m.GetHeaders(), Cookies: m.GetCookies()}
+	for _, a := range m.GetActions() {
+		o.Actions = append(o.Actions, content.ActionInput{Type: a.GetType(), Milliseconds: int(a.GetMilliseconds()), Selector: a.GetSelector(), Text: a.GetText(),
+			Key: a.GetKey(), Direction: a.GetDirection(), Script: a.GetScript()})
+	}
+	return o
 }
 
 type pageHandler struct{ s *Server }
@@ -77,7 +113,7 @@ func (h pageHandler) GetContent(ctx context.Context, req *connect.Request[trawlv
 		if ctx, err = withCache(ctx, req.Msg.GetMaxAge(), req.Msg.Store); err != nil {
 			return nil, credits.Receipt{}, err
 		}
-		page, rc, err := h.s.svc.Content.Content(ctx, c, req.Msg.GetUrl(), mode)
+		page, rc, err := h.s.svc.Content.ContentWith(ctx, c, req.Msg.GetUrl(), mode, contentOptions(req.Msg))
 		if err != nil {
 			return nil, rc, err
 		}

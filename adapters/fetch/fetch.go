@@ -48,6 +48,9 @@ type Options struct {
 	MaxRedirects   int           // default 10
 	UserAgent      string
 	Proxy          *url.URL
+	// Proxies is the pool by country (TRAWL_FETCH_PROXIES): a request
+	// naming a country goes through one of its proxies.
+	Proxies []Proxy
 	// Resolve maps "host:port" to "ip:port", like curl's --resolve.
 	Resolve map[string]string
 	// LookupIP resolves host names; default net.DefaultResolver.
@@ -60,6 +63,7 @@ type Client struct {
 	http   *http.Client
 	dialer *net.Dialer // guarded: refuses non-public addresses
 	direct *net.Dialer // for resolve overrides only
+	pool   map[string][]*pooled
 }
 
 var (
@@ -123,6 +127,7 @@ func New(o Options) *Client {
 		tr.Proxy = http.ProxyURL(o.Proxy)
 	}
 	c.http = &http.Client{Transport: tr, CheckRedirect: c.checkRedirect}
+	c.buildPool()
 	return c
 }
 
@@ -225,6 +230,7 @@ func (c *Client) publicAddrs(ctx context.Context, host string) ([]netip.Addr, er
 // target is refused for.
 func (c *Client) checkRedirect(req *http.Request, via []*http.Request) error {
 	host := req.URL.Hostname()
+	dropForeign(req, via)
 	if len(via) > c.opts.MaxRedirects {
 		return &ports.FetchError{Reason: ports.FetchTooManyRedirects, Host: host, Limit: int64(c.opts.MaxRedirects)}
 	}
@@ -392,7 +398,8 @@ func (c *Client) open(ctx context.Context, r ports.FetchRequest) (res *http.Resp
 	req.Header.Set("Accept-Encoding", "gzip, deflate, br")
 	req.Header.Set("Upgrade-Insecure-Requests", "1")
 	conditional(req.Header, r)
-	res, err = c.http.Do(req)
+	req = withPageOptions(req, r.Page)
+	res, err = c.clientFor(r.Page.Country, u.String(), r.Page.Retry).Do(req)
 	if err != nil {
 		return nil, out, "", c.reason(err, u.Hostname())
 	}

@@ -143,6 +143,7 @@ func (a *API) routes() {
 	m.HandleFunc("GET /checkout/{session}", a.checkoutPage)
 	m.HandleFunc("POST /checkout/{session}/pay", a.checkoutPay)
 	a.pageRoutes()
+	a.browserRoutes()
 	a.searchRoutes()
 	a.bulkRoutes()
 	a.crawlRoutes()

@@ -77,6 +77,7 @@ func (a *API) submitCrawl(r *http.Request, c credits.Call) (int, any, credits.Re
 	req.Email = b.Bool(&fe, "email")
 	req.MaxAge, req.NoStore = b.cacheFields(&fe)
 	req.Changes, req.Tag = b.changeFields(&fe)
+	req.Options = bodyOptions(&fe, b)
 	if err := fe.Err("httpapi.submitCrawl"); err != nil {
 		return 0, nil, credits.Receipt{}, err
 	}

@@ -52,7 +52,7 @@ func (a *API) getContent(r *http.Request, c credits.Call) (int, any, credits.Rec
 	if r, err = withChanges(r); err != nil {
 		return 0, nil, credits.Receipt{}, err
 	}
-	page, rc, err := a.svc.Content.Content(r.Context(), c, r.URL.Query().Get("url"), mode)
+	page, rc, err := a.svc.Content.ContentWith(r.Context(), c, r.URL.Query().Get("url"), mode, queryOptions(r))
 	return http.StatusOK, page.Object(), rc, err
 }
 

@@ -146,6 +146,7 @@ func (a *API) serpContent(r *http.Request, c credits.Call) (int, any, credits.Re
 	if r, err = withCache(r); err != nil {
 		return 0, nil, credits.Receipt{}, err
 	}
+	req.Options = queryOptions(r)
 	res, rc, err := a.svc.Search.SearchContent(r.Context(), c, req)
 	return http.StatusOK, toSerpJSON(req.Request, res), rc, err
 }

@@ -95,6 +95,16 @@ type PageInput struct {
 	Format Format `json:"format,omitempty" jsonschema:"markdown (default): the page as Markdown with its metadata; html: its HTML instead"`
 }
 
+// ContentInput is the content tool's input: a page tool's, and how the
+// page is loaded and whether it is photographed.
+type ContentInput struct {
+	PageInput
+	Device     Device `json:"device,omitempty" jsonschema:"desktop (default) or mobile: a phone's viewport, touch and User-Agent"`
+	Locale     string `json:"locale,omitempty" jsonschema:"a language tag such as de-DE: Accept-Language, navigator.language and the time zone"`
+	Country    string `json:"country,omitempty" jsonschema:"the ISO 3166-1 alpha-2 code of a proxy in the server's pool"`
+	Screenshot Shot   `json:"screenshot,omitempty" jsonschema:"viewport or full: a PNG of the page behind a signed link that expires (the browser reads the page)"`
+}
+
 // MapInput is the map tool's input.
 type MapInput struct {
 	URL   string `json:"url" jsonschema:"any URL on the site; only its host is used"`
@@ -206,8 +216,15 @@ func (t tools) scrape(ctx context.Context, _ *mcp.CallToolRequest, in PageInput)
 	return answer(scrapedPage(out, in.Format))
 }
 
-func (t tools) content(ctx context.Context, _ *mcp.CallToolRequest, in PageInput) (*mcp.CallToolResult, Page, error) {
-	out, err := t.c.Content(ctx, in.URL, client.Render(in.Render))
+func (t tools) content(ctx context.Context, _ *mcp.CallToolRequest, in ContentInput) (*mcp.CallToolResult, Page, error) {
+	req := client.ContentRequest{URL: in.URL, Render: string(in.Render), Device: string(in.Device), Locale: in.Locale, Country: in.Country}
+	switch in.Screenshot {
+	case "viewport":
+		req.Formats = []string{"screenshot"}
+	case "full":
+		req.Formats = []string{"screenshot_full"}
+	}
+	out, err := t.c.ContentWith(ctx, req)
 	if err != nil {
 		return nil, Page{}, explain(err)
 	}

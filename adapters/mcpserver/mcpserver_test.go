@@ -282,6 +282,9 @@ func TestRenderInMemory(t *testing.T) {
 		{"content", map[string]any{"url": "http://shore.test/tides", "render": "never"}, `"engine":"http"`, false},
 		{"scrape", map[string]any{"url": "http://shore.test/tides", "render": "never"}, `"engine":"http"`, false},
 		{"content", map[string]any{"url": "http://shore.test/tides", "render": "always"}, "does not render pages in a browser", true},
+		{"content", map[string]any{"url": "http://shore.test/tides", "screenshot": "full"}, "need a browser", true},
+		{"content", map[string]any{"url": "http://shore.test/tides", "country": "DE"}, "no proxies by country", true},
+		{"content", map[string]any{"url": "http://shore.test/tides", "device": "mobile", "locale": "de-DE"}, `"engine":"http"`, false},
 		{"scrape", map[string]any{"url": "http://shore.test/tides", "render": "always"}, "does not render pages in a browser", true},
 		{"extract", map[string]any{"url": "http://shore.test/tides", "schema": schema, "render": "never"}, `"topic":"tide pools"`, false},
 		{"extract", map[string]any{"url": "http://shore.test/tides", "schema": schema, "render": "always"}, "does not render pages in a browser", true},
@@ -376,7 +379,7 @@ func TestToolSchemasAndAnnotations(t *testing.T) {
 	free := map[string]bool{"credits": true, "bulk_status": true, "crawl_status": true}
 	enums := map[string]map[string]string{
 		"scrape":         {"render": "auto,always,never", "format": "markdown,html"},
-		"content":        {"render": "auto,always,never", "format": "markdown,html"},
+		"content":        {"render": "auto,always,never", "format": "markdown,html", "device": "desktop,mobile", "screenshot": "viewport,full"},
 		"search":         {"engine": "google,bing,duckduckgo"},
 		"search_content": {"engine": "google,bing,duckduckgo", "render": "auto,always,never"},
 		"prompt":         {"render": "auto,always,never"},

@@ -16,23 +16,24 @@ import (
 // Page is what the page tools (content, scrape) answer: the page as
 // Markdown with its metadata by default; its HTML instead when asked.
 type Page struct {
-	URL         string           `json:"url" jsonschema:"the URL that was read"`
-	FinalURL    string           `json:"final_url,omitempty" jsonschema:"where redirects led, when elsewhere"`
-	StatusCode  int              `json:"status_code" jsonschema:"the HTTP status the site answered"`
-	ContentType string           `json:"content_type,omitempty" jsonschema:"the media type the site sent"`
-	Engine      string           `json:"engine,omitempty" jsonschema:"how the page was read: http or browser"`
-	Title       string           `json:"title,omitempty" jsonschema:"the page's title"`
-	Metadata    *client.Metadata `json:"metadata,omitempty" jsonschema:"the page's metadata: description, author, language, Open Graph fields"`
-	Warning     string           `json:"warning,omitempty" jsonschema:"set when the content is not the whole source, e.g. a document cut at the page limit"`
-	Markdown    string           `json:"markdown,omitempty" jsonschema:"the page as Markdown (format markdown, the default)"`
-	HTML        string           `json:"html,omitempty" jsonschema:"the page's HTML (format html)"`
-	Text        string           `json:"text,omitempty" jsonschema:"the body as it came, when the page is not HTML (plain text, JSON, XML)"`
+	URL         string             `json:"url" jsonschema:"the URL that was read"`
+	FinalURL    string             `json:"final_url,omitempty" jsonschema:"where redirects led, when elsewhere"`
+	StatusCode  int                `json:"status_code" jsonschema:"the HTTP status the site answered"`
+	ContentType string             `json:"content_type,omitempty" jsonschema:"the media type the site sent"`
+	Engine      string             `json:"engine,omitempty" jsonschema:"how the page was read: http or browser"`
+	Title       string             `json:"title,omitempty" jsonschema:"the page's title"`
+	Metadata    *client.Metadata   `json:"metadata,omitempty" jsonschema:"the page's metadata: description, author, language, Open Graph fields"`
+	Warning     string             `json:"warning,omitempty" jsonschema:"set when the content is not the whole source, e.g. a document cut at the page limit"`
+	Markdown    string             `json:"markdown,omitempty" jsonschema:"the page as Markdown (format markdown, the default)"`
+	HTML        string             `json:"html,omitempty" jsonschema:"the page's HTML (format html)"`
+	Text        string             `json:"text,omitempty" jsonschema:"the body as it came, when the page is not HTML (plain text, JSON, XML)"`
+	Screenshot  *client.Screenshot `json:"screenshot,omitempty" jsonschema:"the screenshot asked for: a PNG's signed link, its size in CSS pixels and when the link expires"`
 }
 
 // contentPage is the content tool's answer: the main content's Markdown, or
 // its clean HTML when asked.
 func contentPage(c client.Content, f Format) Page {
-	p := Page{URL: c.URL, StatusCode: c.StatusCode, Engine: c.Engine, Title: c.Metadata.Title, Warning: c.Warning}
+	p := Page{URL: c.URL, StatusCode: c.StatusCode, Engine: c.Engine, Title: c.Metadata.Title, Warning: c.Warning, Screenshot: c.Screenshot}
 	md := c.Metadata
 	p.Metadata = &md
 	if f == FormatHTML {
@@ -121,6 +122,9 @@ func (p Page) text() string {
 	}
 	line("Status", status)
 	line("Title", p.Title)
+	if p.Screenshot != nil {
+		line("Screenshot", fmt.Sprintf("%s (%dx%d, until %s)", p.Screenshot.URL, p.Screenshot.Width, p.Screenshot.Height, p.Screenshot.ExpiresAt))
+	}
 	if m := p.Metadata; m != nil {
 		line("Description", m.Description)
 		line("Author", m.Author)

@@ -19,6 +19,10 @@ type (
 	Engine string
 	// Format is what a page tool answers with: Markdown (the default) or HTML.
 	Format string
+	// Device is what a page is loaded as.
+	Device string
+	// Shot is the screenshot the content tool takes.
+	Shot string
 )
 
 // Formats a page tool answers with.
@@ -32,6 +36,8 @@ var enums = map[reflect.Type][]string{
 	reflect.TypeFor[Render](): {string(client.RenderAuto), string(client.RenderAlways), string(client.RenderNever)},
 	reflect.TypeFor[Engine](): search.Engines,
 	reflect.TypeFor[Format](): {string(FormatMarkdown), string(FormatHTML)},
+	reflect.TypeFor[Device](): {"desktop", "mobile"},
+	reflect.TypeFor[Shot]():   {"viewport", "full"},
 }
 
 // schemaFor is the JSON Schema of a tool's input or output type T, its

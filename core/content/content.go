@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync/atomic"
 	"time"
 	"unicode"
 
@@ -35,6 +36,13 @@ type Service struct {
 	cache     *cache.Cache // nil: every call fetches
 	memo      *extractionMemo
 	changes   *changes.Tracker // nil: changes=true is not offered
+
+	blobs     ports.BlobStore // screenshots; nil: none taken
+	shotTTL   time.Duration
+	now       func() time.Time
+	countries []string // of the proxy pool
+
+	proxyRetries atomic.Int64
 }
 
 // DocumentLimits bound the documents (PDF, DOCX) the content path reads.
@@ -123,6 +131,12 @@ type Page struct {
 	// Change compares the page with the account's previous snapshot of it;
 	// nil unless the call asked (changes=true).
 	Change *changes.Change
+
+	// Asked for by formats and actions; empty otherwise.
+	Links      []Link
+	Images     []Image
+	Screenshot *ScreenshotLink
+	Actions    []ActionOutput
 }
 
 // isMarkup: content types whose body is a document Trawl can return as HTML.
@@ -191,7 +205,18 @@ func (s *Service) Scrape(ctx context.Context, call credits.Call, rawURL string, 
 // Content extracts the main content of a page for 2 credits, charged only
 // when extraction succeeds.
 func (s *Service) Content(ctx context.Context, call credits.Call, rawURL string, mode RenderMode) (Page, credits.Receipt, error) {
+	return s.ContentWith(ctx, call, rawURL, mode, Options{})
+}
+
+// ContentWith is Content with formats, actions and page options. They
+// change nothing of the price: a screenshot or actions are part of the
+// page's 2 credits, and a call they make fail is free.
+func (s *Service) ContentWith(ctx context.Context, call credits.Call, rawURL string, mode RenderMode, o Options) (Page, credits.Receipt, error) {
 	u, err := weburl.Parse(rawURL, weburl.Rules{Field: "url"})
+	if err != nil {
+		return Page{}, credits.Receipt{}, err
+	}
+	plan, mode, err := s.Plan(o, mode)
 	if err != nil {
 		return Page{}, credits.Receipt{}, err
 	}
@@ -200,7 +225,7 @@ func (s *Service) Content(ctx context.Context, call credits.Call, rawURL string,
 	ctx = cache.ForAccount(ctx, call.Principal.Account.ID)
 	ctx = changes.ForAccount(ctx, call.Principal.Account.ID)
 	rc, err := s.biller.Run(ctx, call, func(ctx context.Context) (int64, ports.TransactionMetadata, error) {
-		p, err := s.extract(ctx, u, u.String(), mode, nil)
+		p, err := s.extract(ctx, u, u.String(), mode, nil, plan)
 		if err != nil {
 			return 0, ports.TransactionMetadata{}, err
 		}
@@ -230,6 +255,9 @@ type Source struct {
 	// RetryAfter is the site's Retry-After on a 429 or 503 answer; zero
 	// when it sent none.
 	RetryAfter time.Duration
+
+	Shot    *ports.Shot          // the screenshot the browser took
+	Actions []ports.ActionResult // the actions' results
 }
 
 // ExtractSource is Extract that also returns the document it read, so a
@@ -240,8 +268,36 @@ func (s *Service) ExtractSource(ctx context.Context, pageURL string, mode Render
 		return Page{URL: pageURL}, Source{}, err
 	}
 	var src Source
-	p, err := s.extract(ctx, u, pageURL, mode, &src)
+	p, err := s.extract(ctx, u, pageURL, mode, &src, Plan{})
 	return p, src, err
+}
+
+// ExtractSourceWith is ExtractSource with a checked plan (Service.Plan):
+// a crawl's formats and page options.
+func (s *Service) ExtractSourceWith(ctx context.Context, pageURL string, mode RenderMode, plan Plan) (Page, Source, error) {
+	u, err := weburl.Parse(pageURL, weburl.Rules{Field: "url"})
+	if err != nil {
+		return Page{URL: pageURL}, Source{}, err
+	}
+	if plan.NeedsBrowser() {
+		mode = RenderAlways
+	}
+	var src Source
+	p, err := s.extract(ctx, u, pageURL, mode, &src, plan)
+	return p, src, err
+}
+
+// ExtractWith is Extract with a checked plan (Service.Plan): the page
+// options, formats and actions of bulk jobs, crawls and search content.
+func (s *Service) ExtractWith(ctx context.Context, pageURL string, mode RenderMode, plan Plan) (Page, error) {
+	u, err := weburl.Parse(pageURL, weburl.Rules{Field: "url"})
+	if err != nil {
+		return Page{URL: pageURL}, err
+	}
+	if plan.NeedsBrowser() {
+		mode = RenderAlways
+	}
+	return s.extract(ctx, u, pageURL, mode, nil, plan)
 }
 
 // extract is Extract on a URL parsed once by its caller; pageURL is how the
@@ -249,9 +305,20 @@ func (s *Service) ExtractSource(ctx context.Context, pageURL string, mode Render
 // rendered, a document, plain text), an answer without a letter or a digit
 // in its Markdown is no answer: it is a free no_main_content, never a
 // billed empty page.
-func (s *Service) extract(ctx context.Context, u *url.URL, pageURL string, mode RenderMode, src *Source) (Page, error) {
+func (s *Service) extract(ctx context.Context, u *url.URL, pageURL string, mode RenderMode, src *Source, plan Plan) (Page, error) {
+	if src == nil {
+		src = &Source{}
+	}
 	ctx, tracked := s.track(ctx)
-	page, err := s.read(ctx, u, pageURL, mode, src)
+	page, err := s.read(ctx, u, pageURL, mode, src, plan)
+	if RetryElsewhere(plan.Page, err) {
+		// A block answer through a country's proxy: once more, through
+		// another proxy of the same country.
+		s.proxyRetries.Add(1)
+		plan.Page.Retry++
+		*src = Source{}
+		page, err = s.read(ctx, u, pageURL, mode, src, plan)
+	}
 	page.Cache = cacheInfo(tracked)
 	if err == nil && readable(page.Markdown) {
 		if err = s.compare(ctx, u, &page); err != nil {
@@ -261,6 +328,9 @@ func (s *Service) extract(ctx context.Context, u *url.URL, pageURL string, mode 
 	if err == nil && !readable(page.Markdown) {
 		return Page{URL: page.URL, StatusCode: page.StatusCode}, failure.Unable("content.Extract", failure.ReasonNoMainContent,
 			"The page could not be extracted: no readable text was found in it.")
+	}
+	if err == nil {
+		err = s.finish(ctx, &page, src, plan)
 	}
 	return page, err
 }
@@ -273,7 +343,7 @@ func readable(markdown string) bool {
 }
 
 // read fetches and extracts a page: the work of extract before its rule.
-func (s *Service) read(ctx context.Context, u *url.URL, pageURL string, mode RenderMode, src *Source) (Page, error) {
+func (s *Service) read(ctx context.Context, u *url.URL, pageURL string, mode RenderMode, src *Source, plan Plan) (Page, error) {
 	const op = "content.Extract"
 	if mode == "" {
 		mode = RenderAuto
@@ -282,9 +352,10 @@ func (s *Service) read(ctx context.Context, u *url.URL, pageURL string, mode Ren
 		src = &Source{}
 	}
 	if mode == RenderAlways {
-		return s.extractRendered(ctx, u, pageURL, src)
+		return s.extractRendered(ctx, u, pageURL, src, plan)
 	}
 	req := ports.FetchRequest{URL: u}
+	req.Page = plan.Page
 	if len(s.docs) > 0 {
 		req.DocumentMaxBytes = s.limits.MaxBytes
 	}
@@ -310,7 +381,7 @@ func (s *Service) read(ctx context.Context, u *url.URL, pageURL string, mode Ren
 	case kind == KindMarkup:
 		src.HTML = res.Body
 		var rendered *Page
-		if ex, rendered, err = s.extractMarkup(ctx, u, pageURL, mode, res, src); rendered != nil {
+		if ex, rendered, err = s.extractMarkup(ctx, u, pageURL, mode, res, src, plan); rendered != nil {
 			return *rendered, err
 		}
 	default:
@@ -326,7 +397,7 @@ func (s *Service) read(ctx context.Context, u *url.URL, pageURL string, mode Ren
 
 // extractMarkup extracts a static HTML page, or steps up to the browser.
 // rendered is set when the answer came from the browser.
-func (s *Service) extractMarkup(ctx context.Context, u *url.URL, pageURL string, mode RenderMode, res ports.FetchResponse, src *Source) (ex ports.Extracted, rendered *Page, err error) {
+func (s *Service) extractMarkup(ctx context.Context, u *url.URL, pageURL string, mode RenderMode, res ports.FetchResponse, src *Source, plan Plan) (ex ports.Extracted, rendered *Page, err error) {
 	const op = "content.Extract"
 	// Whether the page is a script shell is read before extraction when a
 	// browser could read the page instead; otherwise the extraction says
@@ -335,14 +406,14 @@ func (s *Service) extractMarkup(ctx context.Context, u *url.URL, pageURL string,
 	if s.renderer != nil {
 		outcome.Shell = s.shell(ctx, mode, res)
 		if StepUp(mode, outcome) {
-			p, err := s.extractRendered(ctx, u, pageURL, src)
+			p, err := s.extractRendered(ctx, u, pageURL, src, plan)
 			return ex, &p, err
 		}
 	}
 	ex, err = s.extractKept(ctx, ports.ExtractRequest{URL: res.FinalURL, HTML: res.Body})
 	outcome.ExtractDone, outcome.ExtractErr = true, err
 	if err != nil && s.renderer != nil && StepUp(mode, outcome) {
-		p, err := s.extractRendered(ctx, u, pageURL, src)
+		p, err := s.extractRendered(ctx, u, pageURL, src, plan)
 		return ex, &p, err
 	}
 	if err != nil && failure.Is(err, failure.Unavailable) && mode == RenderAuto && ex.Shell {
@@ -364,23 +435,33 @@ func (s *Service) shell(ctx context.Context, mode RenderMode, res ports.FetchRes
 
 // render reads a page in the browser, wording the renderer's typed reason
 // for the caller; a server without one says so.
-func (s *Service) render(ctx context.Context, u *url.URL) (ports.RenderResponse, error) {
+func (s *Service) render(ctx context.Context, u *url.URL, plan ...Plan) (ports.RenderResponse, error) {
 	if s.renderer == nil {
 		return ports.RenderResponse{}, failure.Unable("content.render", failure.ReasonNotOffered, "The page could not be rendered: this server does not render pages in a browser.")
 	}
-	r, err := s.renderVia(ctx, ports.RenderRequest{URL: u})
+	req := ports.RenderRequest{URL: u}
+	if len(plan) > 0 {
+		req.Page, req.Actions, req.Shot = plan[0].Page, plan[0].Actions, plan[0].Shot
+	}
+	r, err := s.renderVia(ctx, req)
+	var ae *ports.ActionError
+	if errors.As(err, &ae) {
+		// A step of the caller's actions failed: worded naming the step.
+		return r, ActionFailed(err)
+	}
 	return r, weburl.Failure(err, "url")
 }
 
 // extractRendered renders a page and extracts the rendered DOM with the
 // same extractor as a static page.
-func (s *Service) extractRendered(ctx context.Context, u *url.URL, pageURL string, src *Source) (Page, error) {
+func (s *Service) extractRendered(ctx context.Context, u *url.URL, pageURL string, src *Source, plan Plan) (Page, error) {
 	const op = "content.Extract"
-	r, err := s.render(ctx, u)
+	r, err := s.render(ctx, u, plan)
 	if err != nil {
 		return Page{URL: pageURL}, err
 	}
 	src.FinalURL, src.HTML = r.FinalURL, r.HTML
+	src.Shot, src.Actions = r.Shot, r.Actions
 	page := Page{URL: pageURL, StatusCode: r.StatusCode}
 	if r.StatusCode < 200 || r.StatusCode > 299 {
 		return page, failure.Unable(op, StatusReason(r.StatusCode), fmt.Sprintf("The page could not be extracted: the site answered %d %s.", r.StatusCode, http.StatusText(r.StatusCode)))
@@ -476,6 +557,12 @@ type Object struct {
 	Cache *cache.Object `json:"cache,omitempty"`
 	// Change compares the page with the previous snapshot (changes=true).
 	Change *changes.Object `json:"change,omitempty"`
+
+	// Present when formats or actions asked for them.
+	Links      *[]Link         `json:"links,omitempty"`
+	Images     *[]Image        `json:"images,omitempty"`
+	Screenshot *ScreenshotLink `json:"screenshot,omitempty"`
+	Actions    []ActionOutput  `json:"actions,omitempty"`
 }
 
 // MetadataObject is the metadata of the Content object.
@@ -502,6 +589,13 @@ func (p Page) Object() Object {
 		URL: p.URL, Success: p.Success, StatusCode: p.StatusCode, HTML: p.HTML, Markdown: p.Markdown, Warning: p.Warning, Engine: string(p.Engine),
 		Metadata: MetadataObject{m.Title, m.Description, m.Keywords, m.Author, m.Language, m.Favicon, m.OGImage, m.OGImageWidth, m.OGImageHeight, m.OGTitle, m.OGType, m.PageCount},
 	}
+	if p.Links != nil {
+		out.Links = &p.Links
+	}
+	if p.Images != nil {
+		out.Images = &p.Images
+	}
+	out.Screenshot, out.Actions = p.Screenshot, p.Actions
 	if !p.Success {
 		msg := p.ErrorMessage
 		out.ErrorMessage = &msg

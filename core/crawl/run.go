@@ -331,7 +331,7 @@ func (cr *run) process(stop, ctx context.Context, u ports.CrawlURL) error {
 		case <-r.d.Clock.After(max(retryAt.Sub(r.d.Clock.Now()), 10*time.Millisecond)):
 		}
 	}
-	page, src, err := r.d.Pages.ExtractSource(cr.cacheRequest(ctx), u.URL, cr.mode)
+	page, src, err := cr.extract(cr.cacheRequest(ctx), r.d.Pages, u.URL)
 	var backoff time.Time
 	if page.StatusCode == 429 || page.StatusCode == 503 {
 		wait := src.RetryAfter
@@ -594,4 +594,18 @@ func newToken() string {
 	var b [12]byte
 	_, _ = rand.Read(b[:])
 	return hex.EncodeToString(b[:])
+}
+
+// extract reads one page of the crawl with its options: those checked
+// when the crawl was accepted, checked again against the server as it is
+// now (a proxy country gone from the pool fails each page, free).
+func (cr *run) extract(ctx context.Context, pages *content.Service, pageURL string) (content.Page, content.Source, error) {
+	if cr.p.Options == nil {
+		return pages.ExtractSource(ctx, pageURL, cr.mode)
+	}
+	plan, mode, err := pages.Plan(*cr.p.Options, cr.mode)
+	if err != nil {
+		return content.Page{URL: pageURL}, content.Source{}, err
+	}
+	return pages.ExtractSourceWith(ctx, pageURL, mode, plan)
 }

@@ -53,6 +53,8 @@ type Request struct {
 	// it under Tag (changes=true).
 	Changes bool
 	Tag     string
+	// Options are each page's formats, actions and page options.
+	Options content.Options
 }
 
 // Params are a crawl's rules as stored with it.
@@ -67,6 +69,8 @@ type Params struct {
 	NoStore           bool        `json:"no_store,omitempty"`
 	Changes           bool        `json:"changes,omitempty"`
 	Tag               string      `json:"tag,omitempty"`
+	// Options, checked when the crawl was accepted, apply to every page.
+	Options *content.Options `json:"options,omitempty"`
 }
 
 // Checked is a validated request.
@@ -227,14 +231,26 @@ type Service struct {
 	guard    ports.AddressGuard
 	worker   *bulk.Worker
 	clock    ports.Clock
+	pages    *content.Service // checks the page options; nil: none are taken
 }
 
+// Option configures a Service.
+type Option func(*Service)
+
+// WithPages lets crawls take formats, actions and page options, checked by
+// the content service that reads their pages.
+func WithPages(p *content.Service) Option { return func(s *Service) { s.pages = p } }
+
 // NewService builds the service.
-func NewService(jobs ports.JobStore, crawls ports.CrawlStore, ledger ports.Ledger, webhooks ports.WebhookSender, guard ports.AddressGuard, worker *bulk.Worker, clock ports.Clock) (*Service, error) {
+func NewService(jobs ports.JobStore, crawls ports.CrawlStore, ledger ports.Ledger, webhooks ports.WebhookSender, guard ports.AddressGuard, worker *bulk.Worker, clock ports.Clock, opts ...Option) (*Service, error) {
 	if jobs == nil || crawls == nil || ledger == nil || webhooks == nil || guard == nil || worker == nil || clock == nil {
 		return nil, errors.New("crawl.NewService: every dependency is required")
 	}
-	return &Service{jobs: jobs, crawls: crawls, ledger: ledger, webhooks: webhooks, guard: guard, worker: worker, clock: clock}, nil
+	s := &Service{jobs: jobs, crawls: crawls, ledger: ledger, webhooks: webhooks, guard: guard, worker: worker, clock: clock}
+	for _, o := range opts {
+		o(s)
+	}
+	return s, nil
 }
 
 // NewCrawlID is a fresh crawl id.
@@ -252,6 +268,16 @@ func (s *Service) Submit(ctx context.Context, call credits.Call, r Request) (Ack
 	c, err := Validate(r)
 	if err != nil {
 		return Ack{}, err
+	}
+	if !r.Options.Empty() {
+		if s.pages == nil {
+			return Ack{}, failure.Invalidf(op, "formats", "This server's crawls do not take formats or page options.")
+		}
+		if _, _, err := s.pages.Plan(r.Options, content.RenderMode(c.Params.Render)); err != nil {
+			return Ack{}, err
+		}
+		o := r.Options
+		c.Params.Options = &o
 	}
 	if err := weburl.CheckHost(ctx, s.guard, c.URL, "url"); failure.Is(err, failure.Invalid) {
 		return Ack{}, err

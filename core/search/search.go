@@ -55,6 +55,8 @@ type ContentRequest struct {
 	Filter     domainrule.Filter
 	// Render is how result pages are read (empty: auto).
 	Render content.RenderMode
+	// Options are the result pages' formats and page options.
+	Options content.Options
 }
 
 func isCode(s string) bool {
@@ -220,6 +222,10 @@ func (s *Service) SearchContent(ctx context.Context, call credits.Call, r Conten
 	if err := fe.Err("search.SearchContent"); err != nil {
 		return Results{}, credits.Receipt{}, err
 	}
+	plan, mode, err := s.content.Plan(r.Options, r.Render)
+	if err != nil {
+		return Results{}, credits.Receipt{}, err
+	}
 	call.Service = billing.SerpContent
 	maxContent := r.maxContent()
 	call.MaxCredits = billing.SerpContentCost(maxContent)
@@ -233,7 +239,7 @@ func (s *Service) SearchContent(ctx context.Context, call credits.Call, r Conten
 		}
 		out.Results = res
 		out.Cache = searchCacheInfo(serpTracked)
-		fetched := s.fetchContents(ctx, res.Organic, maxContent, r.Filter, r.Render, out.Contents)
+		fetched := s.fetchContents(ctx, res.Organic, maxContent, r.Filter, mode, plan, out.Contents)
 		return billing.SerpContentCost(fetched), ports.TransactionMetadata{Query: r.Q}, nil
 	})
 	return out, rc, err
@@ -244,7 +250,7 @@ func (s *Service) SearchContent(ctx context.Context, call credits.Call, r Conten
 // needed (at most ExtractConcurrency at once), so a success further down is
 // only used when one above it failed, and never more than maxContent are
 // kept. Failed pages carry their error; skipped results get nothing.
-func (s *Service) fetchContents(ctx context.Context, organic []ports.OrganicResult, maxContent int, f domainrule.Filter, mode content.RenderMode, out map[int]content.Page) int {
+func (s *Service) fetchContents(ctx context.Context, organic []ports.OrganicResult, maxContent int, f domainrule.Filter, mode content.RenderMode, plan content.Plan, out map[int]content.Page) int {
 	var queue []ports.OrganicResult
 	for _, o := range organic {
 		if Fetchable(o.Link, f) {
@@ -266,7 +272,7 @@ func (s *Service) fetchContents(ctx context.Context, organic []ports.OrganicResu
 				sem <- struct{}{}
 				defer func() { <-sem }()
 				link := normalizedLink(o.Link)
-				p, err := s.content.Extract(ctx, link, mode)
+				p, err := s.content.ExtractWith(ctx, link, mode, plan)
 				if err != nil {
 					p = content.Failed(link, p.StatusCode, err)
 				}

@@ -86,6 +86,10 @@ type Outbound struct {
 	Passwords ports.PasswordHasher
 	// Differ writes change tracking's diffs.
 	Differ ports.TextDiffer
+
+	// Countries are those of the fetch proxy pool: a call's country may
+	// pick one of them.
+	Countries []string
 }
 
 // Options tune the core services.
@@ -217,6 +221,12 @@ func (s *Services) web(st Stores, out Outbound, o Options) error {
 	if copts, err = withCacheAndChanges(copts, st, out, clk, o); err != nil {
 		return err
 	}
+	if out.Blobs != nil {
+		copts = append(copts, content.WithScreenshots(out.Blobs, 0, clk.Now))
+	}
+	if len(out.Countries) > 0 {
+		copts = append(copts, content.WithCountries(out.Countries))
+	}
 	if s.Content, err = content.NewService(out.Fetcher, out.Extractor, s.Biller, copts...); err != nil {
 		return err
 	}
@@ -270,6 +280,6 @@ func (s *Services) web(st Stores, out Outbound, o Options) error {
 		Pages: crawlPages, Fetcher: crawlFetcher, Sitemaps: crawlSitemaps, Worker: s.Worker, Clock: clk, Logger: log}, o.Crawl); err != nil {
 		return err
 	}
-	s.Crawl, err = crawl.NewService(st.Jobs, st.Crawls, jobs, out.Webhooks, out.Guard, s.Worker, clk)
+	s.Crawl, err = crawl.NewService(st.Jobs, st.Crawls, jobs, out.Webhooks, out.Guard, s.Worker, clk, crawl.WithPages(s.Content))
 	return err
 }

@@ -103,6 +103,8 @@ type Options struct {
 	// CacheMaxBytes turns the page cache on with this bound, when the
 	// store keeps its index (0: no page cache).
 	CacheMaxBytes int64
+	// Proxies is the fetch proxy pool by country.
+	Proxies []fetch.Proxy
 }
 
 // Stores are the store ports a test store offers: the four every store has,
@@ -181,7 +183,7 @@ func Start(t testing.TB, store storetest.Stores, o Options) *Env {
 	if lookup == nil {
 		lookup = LookupIP
 	}
-	e.Fetcher = fetch.New(fetch.Options{Resolve: o.Resolve, LookupIP: lookup, Timeout: 5 * time.Second})
+	e.Fetcher = fetch.New(fetch.Options{Resolve: o.Resolve, LookupIP: lookup, Timeout: 5 * time.Second, Proxies: o.Proxies})
 	disc, err := sitemapxml.New(e.Fetcher, sitemapxml.Limits{})
 	if err != nil {
 		t.Fatal(err)
@@ -221,6 +223,7 @@ func Start(t testing.TB, store storetest.Stores, o Options) *Env {
 		// Cheap hashing: the dashboard's tests sign in many times.
 		Passwords: password.New(password.Params{MemoryKiB: 256, Time: 1, Threads: 1}),
 		Differ:    textdiff.Differ{},
+		Countries: e.Fetcher.Countries(),
 	}
 	wo := o.Worker
 	if wo.Poll == 0 {

@@ -7,6 +7,7 @@ import type {
   BulkRequest,
   Checkout,
   Content,
+  ContentRequest,
   CostPreview,
   CrawlAck,
   CrawlPages,
@@ -80,6 +81,17 @@ export interface ContentOptions extends PageOptions {
   changes?: boolean;
   /** Keeps separate change snapshots of one page under separate labels. */
   tag?: string;
+}
+
+export interface ContentOptions extends PageOptions {
+  /** Added to the answer: links, images, screenshot or screenshot_full (markdown and html are always there). */
+  formats?: string[];
+  /** desktop (default) or mobile. */
+  device?: "desktop" | "mobile";
+  /** A language tag such as de-DE: Accept-Language, navigator.language and the time zone. */
+  locale?: string;
+  /** The ISO 3166-1 alpha-2 code of a proxy in the server's pool. */
+  country?: string;
 }
 
 export interface WaitOptions {
@@ -235,8 +247,30 @@ export class Trawl {
 
   /** The main content of a page as clean HTML and Markdown with its metadata (2 credits). */
   content(url: string, opts?: ContentOptions): Promise<Answer<Content>> {
-    const query: Query = { url, render: opts?.render, ...cacheQuery(opts), changes: opts?.changes === undefined ? undefined : String(opts.changes), tag: opts?.tag };
-    return this.#call({ method: "GET", path: "/v1/content", query, billed: true, takes: ["render", "maxAge", "store", "changes", "tag"] }, opts);
+    const query: Query = {
+      url,
+      render: opts?.render,
+      formats: opts?.formats?.join(","),
+      device: opts?.device,
+      locale: opts?.locale,
+      country: opts?.country,
+      ...cacheQuery(opts),
+      changes: opts?.changes === undefined ? undefined : String(opts.changes),
+      tag: opts?.tag,
+    };
+    return this.#call(
+      { method: "GET", path: "/v1/content", query, billed: true, takes: ["render", "formats", "device", "locale", "country", "maxAge", "store", "changes", "tag"] },
+      opts,
+    );
+  }
+
+  /**
+   * The main content of a page with formats (links, images, a screenshot),
+   * actions run before the read, device, locale, headers and cookies for the
+   * target's host, and a proxy country (2 credits; screenshots and actions add nothing).
+   */
+  contentWith(request: ContentRequest, opts?: CallOptions): Promise<Answer<Content>> {
+    return this.#call({ method: "POST", path: "/v1/content", body: request, billed: true }, opts);
   }
 
   /**
@@ -268,6 +302,10 @@ export class Trawl {
       render: params.render,
       "whitelist_domains[]": params.whitelistDomains,
       "blacklist_domains[]": params.blacklistDomains,
+      formats: params.formats?.join(","),
+      device: params.device,
+      locale: params.locale,
+      country: params.country,
     };
     return this.#call({ method: "GET", path: "/v1/serp/content", query, billed: true }, opts);
   }

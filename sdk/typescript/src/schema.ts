@@ -150,7 +150,8 @@ export interface paths {
         /** The main content of a page as clean HTML and Markdown with metadata (2 credits). */
         get: operations["getContent"];
         put?: never;
-        post?: never;
+        /** The main content of a page, with formats, actions and page options (2 credits; screenshots and actions add nothing). */
+        post: operations["postContent"];
         delete?: never;
         options?: never;
         head?: never;
@@ -936,6 +937,75 @@ export interface components {
             warning?: string;
             cache?: components["schemas"]["Cache"];
             change?: components["schemas"]["Change"];
+            /** @description Present when formats holds links: the page's links, absolute, each once, with their anchor text. */
+            links?: {
+                url: string;
+                text: string;
+            }[];
+            /** @description Present when formats holds images: the page's images, absolute, each once, with their alt text. */
+            images?: {
+                url: string;
+                alt: string;
+            }[];
+            screenshot?: components["schemas"]["Screenshot"];
+            /** @description What each action gave back, in order. */
+            actions?: {
+                index: number;
+                type: string;
+                /** @description An execute step's return value. */
+                value?: unknown;
+                screenshot?: components["schemas"]["Screenshot"];
+            }[];
+        };
+        /** @description A PNG in the blob store behind a signed link that expires. */
+        Screenshot: {
+            url: string;
+            /** @description CSS pixels */
+            width: number;
+            /** @description CSS pixels */
+            height: number;
+            /** Format: date-time */
+            expires_at: string;
+        };
+        /** @enum {string} */
+        Device: "desktop" | "mobile";
+        Action: {
+            /** @enum {string} */
+            type: "wait" | "click" | "type" | "press" | "scroll" | "screenshot" | "execute";
+            /** @description wait: how long. */
+            milliseconds?: number;
+            /** @description wait, click, type, scroll: a CSS selector, waited for until visible (10 s). */
+            selector?: string;
+            /** @description type: the text typed. */
+            text?: string;
+            /** @description press: one character, or Enter, Tab, Escape, Backspace, Delete, ArrowUp, ArrowDown, ArrowLeft, ArrowRight, Home, End, PageUp, PageDown, Space. */
+            key?: string;
+            /**
+             * @description scroll: where to.
+             * @enum {string}
+             */
+            direction?: "up" | "down" | "bottom";
+            /** @description execute: a function body; what it returns is reported. */
+            script?: string;
+        };
+        ContentRequest: {
+            url: string;
+            render?: components["schemas"]["Render"];
+            formats?: ("markdown" | "html" | "links" | "images" | "screenshot" | "screenshot_full")[];
+            actions?: components["schemas"]["Action"][];
+            device?: components["schemas"]["Device"];
+            /** @description A BCP 47 tag such as de-DE: Accept-Language, navigator.language and the time zone. */
+            locale?: string;
+            /** @description Sent to the target's host only, never across a redirect to another host. */
+            headers?: {
+                [key: string]: string;
+            };
+            /** @description Sent to the target's host only. */
+            cookies?: {
+                [key: string]: string;
+            };
+            /** @description ISO 3166-1 alpha-2 code of a proxy in the server's pool. */
+            country?: string;
         };
         OrganicResult: {
             position: number;
@@ -1213,6 +1283,13 @@ export interface components {
         Tag: string;
         /** @description false keeps the fetched response out of the page cache. */
         Store: boolean;
+        /** @description Comma-separated formats (links, images, screenshot, screenshot_full); markdown and html are always answered. */
+        Formats: string;
+        Device: components["schemas"]["Device"];
+        /** @description A BCP 47 tag such as de-DE: Accept-Language, navigator.language and the time zone. */
+        Locale: string;
+        /** @description ISO 3166-1 alpha-2 code of a proxy in the server's pool. */
+        Country: string;
     };
     requestBodies: {
         Preview: {
@@ -1473,6 +1550,13 @@ export interface operations {
                 /** @description http or https, a domain name, the default port. */
                 url: components["parameters"]["URL"];
                 render?: components["parameters"]["Render"];
+                /** @description Comma-separated formats (links, images, screenshot, screenshot_full); markdown and html are always answered. */
+                formats?: components["parameters"]["Formats"];
+                device?: components["parameters"]["Device"];
+                /** @description A BCP 47 tag such as de-DE: Accept-Language, navigator.language and the time zone. */
+                locale?: components["parameters"]["Locale"];
+                /** @description ISO 3166-1 alpha-2 code of a proxy in the server's pool. */
+                country?: components["parameters"]["Country"];
                 max_age?: components["parameters"]["MaxAge"];
                 /** @description false keeps the fetched response out of the page cache. */
                 store?: components["parameters"]["Store"];
@@ -1486,6 +1570,36 @@ export interface operations {
             cookie?: never;
         };
         requestBody?: never;
+        responses: {
+            /** @description The Content object. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Content"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            402: components["responses"]["PaymentRequired"];
+            422: components["responses"]["Invalid"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Error"];
+        };
+    };
+    postContent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ContentRequest"];
+            };
+        };
         responses: {
             /** @description The Content object. */
             200: {
@@ -1596,6 +1710,13 @@ export interface operations {
                 max_age?: components["parameters"]["MaxAge"];
                 /** @description false keeps the fetched response out of the page cache. */
                 store?: components["parameters"]["Store"];
+                /** @description Comma-separated formats (links, images, screenshot, screenshot_full); markdown and html are always answered. */
+                formats?: components["parameters"]["Formats"];
+                device?: components["parameters"]["Device"];
+                /** @description A BCP 47 tag such as de-DE: Accept-Language, navigator.language and the time zone. */
+                locale?: components["parameters"]["Locale"];
+                /** @description ISO 3166-1 alpha-2 code of a proxy in the server's pool. */
+                country?: components["parameters"]["Country"];
             };
             header?: never;
             path?: never;
@@ -1836,6 +1957,23 @@ export interface operations {
                     tag?: string;
                     callback_url?: string;
                     email?: boolean;
+                    /** @description Added to every page: links, images, screenshot or screenshot_full (docs/browser-tools.md). */
+                    formats?: ("markdown" | "html" | "links" | "images" | "screenshot" | "screenshot_full")[];
+                    /** @description Run in every page before it is read. */
+                    actions?: components["schemas"]["Action"][];
+                    device?: components["schemas"]["Device"];
+                    /** @description A BCP 47 tag such as de-DE. */
+                    locale?: string;
+                    /** @description Sent with every page's request, to that page's host only; kept with the crawl. */
+                    headers?: {
+                        [key: string]: string;
+                    };
+                    /** @description Sent to each page's host only; kept with the crawl. */
+                    cookies?: {
+                        [key: string]: string;
+                    };
+                    /** @description ISO 3166-1 alpha-2 code of a proxy in the server's pool. */
+                    country?: string;
                 };
             };
         };

@@ -12,6 +12,12 @@ export type Transaction = Schemas["Transaction"];
 export type TransactionPage = Schemas["TransactionPage"];
 export type CostPreview = Schemas["CostPreview"];
 export type Content = Schemas["Content"];
+/** The body of POST /v1/content: the page with its formats, actions (at most 50) and page options. */
+export type ContentRequest = Schemas["ContentRequest"];
+/** One step run in the page before it is read. */
+export type Action = Schemas["Action"];
+/** A PNG behind a signed link that expires. */
+export type Screenshot = Schemas["Screenshot"];
 export type Metadata = Schemas["Metadata"];
 export type SearchResults = Schemas["SearchResults"];
 export type OrganicResult = Schemas["OrganicResult"];
@@ -112,4 +118,12 @@ export interface SearchContentParams extends SearchParams {
   /** Never extract results on these domains; wins over the whitelist. */
   blacklistDomains?: string[];
   render?: Render;
+  /** Added to each page read: links, images, screenshot or screenshot_full. */
+  formats?: string[];
+  /** Each page is read as desktop (default) or mobile. */
+  device?: "desktop" | "mobile";
+  /** A language tag such as de-DE for each page read. */
+  locale?: string;
+  /** The ISO 3166-1 alpha-2 code of a proxy in the server's pool. */
+  country?: string;
 }

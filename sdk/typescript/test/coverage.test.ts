@@ -37,6 +37,7 @@ const methodOf: { [Op in Exclude<keyof operations, NotForClients>]: keyof Trawl 
   purchaseCredits: "purchase",
   scrape: "scrape",
   getContent: "content",
+  postContent: "contentWith",
   map: "map",
   search: "search",
   searchContent: "searchContent",
@@ -86,13 +87,13 @@ type BodyOf<Op extends keyof operations> = operations[Op] extends { requestBody?
 const sent: Record<string, true> = {
   listTransactions: true satisfies Same<QueryOf<"listTransactions">, "page" | "per_page">,
   scrape: true satisfies Same<QueryOf<"scrape">, "url" | "render" | "max_age" | "store">,
-  getContent: true satisfies Same<QueryOf<"getContent">, "url" | "render" | "max_age" | "store" | "changes" | "tag">,
+  getContent: true satisfies Same<QueryOf<"getContent">, "url" | "render" | "formats" | "device" | "locale" | "country" | "max_age" | "store" | "changes" | "tag">,
   map: true satisfies Same<QueryOf<"map">, "url" | "limit" | "include_links">,
   listCrawlPages: true satisfies Same<QueryOf<"listCrawlPages">, "cursor" | "per_page">,
   search: true satisfies Same<QueryOf<"search">, "q" | "loc" | "hl" | "gl" | "engine" | "max_age" | "store">,
   searchContent: true satisfies Same<
     QueryOf<"searchContent">,
-    "q" | "loc" | "hl" | "gl" | "engine" | "max_content" | "whitelist_domains" | "whitelist_domains[]" | "blacklist_domains" | "blacklist_domains[]" | "render" | "max_age" | "store"
+    "q" | "loc" | "hl" | "gl" | "engine" | "max_content" | "whitelist_domains" | "whitelist_domains[]" | "blacklist_domains" | "blacklist_domains[]" | "render" | "max_age" | "store" | "formats" | "device" | "locale" | "country"
   >,
   previewCost: true satisfies Same<BodyOf<"previewCost">, "service_type" | "quantity">,
   canAfford: true satisfies Same<BodyOf<"canAfford">, "service_type" | "quantity">,

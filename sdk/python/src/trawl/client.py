@@ -36,6 +36,7 @@ from .types import (
     CanAfford,
     Checkout,
     Content,
+    ContentRequest,
     CostPreview,
     CrawlAck,
     CrawlPages,
@@ -130,15 +131,26 @@ OPERATIONS: Dict[str, Operation] = {
         Operation("purchaseCredits", "POST", "/v1/credits/purchase", (), PurchaseRequest, Checkout, (200,), False),
         Operation("scrape", "GET", "/v1/scrape", ("url", "render") + _CACHE_QUERY, None, Scraped, (200,), True),
         Operation(
-            "getContent", "GET", "/v1/content", ("url", "render") + _CACHE_QUERY + ("changes", "tag"), None, Content, (200,), True
+            "getContent",
+            "GET",
+            "/v1/content",
+            ("url", "render", "formats", "device", "locale", "country") + _CACHE_QUERY + ("changes", "tag"),
+            None,
+            Content,
+            (200,),
+            True,
         ),
+        Operation("postContent", "POST", "/v1/content", (), ContentRequest, Content, (200,), True),
         Operation("map", "GET", "/v1/map", ("url", "limit", "include_links"), None, SiteMap, (200,), True),
         Operation("search", "GET", "/v1/serp", _SEARCH_QUERY + _CACHE_QUERY, None, SearchResults, (200,), True),
         Operation(
             "searchContent",
             "GET",
             "/v1/serp/content",
-            _SEARCH_QUERY + ("max_content", "whitelist_domains[]", "blacklist_domains[]", "render") + _CACHE_QUERY,
+            _SEARCH_QUERY
+            + ("max_content", "whitelist_domains[]", "blacklist_domains[]", "render")
+            + _CACHE_QUERY
+            + ("formats", "device", "locale", "country"),
             None,
             SearchResults,
             (200,),
@@ -394,16 +406,34 @@ class Client:
         store: Optional[bool] = None,
         changes: Optional[bool] = None,
         tag: Optional[str] = None,
+        formats: Optional[Sequence[str]] = None,
+        device: Optional[str] = None,
+        locale: Optional[str] = None,
+        country: Optional[str] = None,
     ) -> Result[Content]:
         """The main content of a page as clean HTML and Markdown with metadata (2 credits).
         ``max_age`` and ``store`` as for :meth:`scrape`; ``changes=True`` compares
-        it with the previous answer for the page (and ``tag``)."""
-        q = _page_query(url, render) + _cache_query(max_age, store)
+        it with the previous answer for the page (and ``tag``). ``formats`` adds
+        ``links``, ``images`` or a ``screenshot``/``screenshot_full``; ``device``,
+        ``locale`` and ``country`` say how the page is loaded."""
+        q = _page_query(url, render)
+        if formats:
+            q.append(("formats", ",".join(formats)))
+        for k, v in (("device", device), ("locale", locale), ("country", country)):
+            if v is not None:
+                q.append((k, v))
+        q += _cache_query(max_age, store)
         if changes is not None:
             q.append(("changes", "true" if changes else "false"))
         if tag is not None:
             q.append(("tag", tag))
         return cast(Result[Content], self._call("getContent", query=q))
+
+    def content_with(self, request: ContentRequest) -> Result[Content]:
+        """The main content of a page with formats, actions (at most 50 steps run
+        before the read), device, locale, headers and cookies for the target's host,
+        and a proxy ``country`` (2 credits; screenshots and actions add nothing)."""
+        return cast(Result[Content], self._call("postContent", body=dict(request)))
 
     def map(self, url: str, limit: Optional[int] = None, include_links: bool = False) -> Result[SiteMap]:
         """A domain's URLs from its sitemaps (3 credits; free when none is found).
@@ -450,8 +480,13 @@ class Client:
         render: Optional[Render] = None,
         max_age: Optional[int] = None,
         store: Optional[bool] = None,
+        formats: Optional[Sequence[str]] = None,
+        device: Optional[str] = None,
+        locale: Optional[str] = None,
+        country: Optional[str] = None,
     ) -> Result[SearchResults]:
-        """Search results with the content of the top results (5 + 2 per page extracted)."""
+        """Search results with the content of the top results (5 + 2 per page extracted);
+        ``formats``, ``device``, ``locale`` and ``country`` apply to each page read."""
         query = _search_query(q, engine, loc, hl, gl)
         if max_content is not None:
             query.append(("max_content", str(max_content)))
@@ -460,6 +495,11 @@ class Client:
         if render is not None:
             query.append(("render", render))
         query += _cache_query(max_age, store)
+        if formats:
+            query.append(("formats", ",".join(formats)))
+        for k, v in (("device", device), ("locale", locale), ("country", country)):
+            if v is not None:
+                query.append((k, v))
         return cast(Result[SearchResults], self._call("searchContent", query=query))
 
     # Prompt and extraction.
@@ -579,6 +619,7 @@ class Client:
         render: Optional[Render] = None,
         callback_url: Optional[str] = None,
         email: Optional[bool] = None,
+        page_options: Optional[Mapping[str, Any]] = None,
     ) -> Result[CrawlAck]:
         """Queues a crawl of the site from ``url`` (2 credits per page
         extracted; the cost of ``limit`` pages is held at submission and what
@@ -586,7 +627,8 @@ class Client:
         server's defaults: ``limit`` 100, ``max_depth`` 3, ``scope`` ``host``,
         ``sitemap`` ``include``, ``render`` ``auto``. ``include`` and
         ``exclude`` are globs or, prefixed ``re:``, RE2 expressions matched on
-        the path plus query; exclude wins."""
+        the path plus query; exclude wins. ``page_options`` (formats,
+        actions, device, locale, headers, cookies, country) apply to every page."""
         body: CrawlRequest = {"url": url}
         if limit is not None:
             body["limit"] = limit
@@ -608,6 +650,9 @@ class Client:
             body["callback_url"] = callback_url
         if email is not None:
             body["email"] = email
+        # formats, actions, device, locale, headers, cookies, country: for
+        # every page, as content_with takes them.
+        body.update(cast(CrawlRequest, dict(page_options or {})))
         return cast(Result[CrawlAck], self._call("createCrawl", body=body))
 
     def crawl(self, crawl_id: str) -> Result[CrawlStatus]:

@@ -247,6 +247,71 @@ class Metadata(TypedDict):
     pageCount: NotRequired[int]
 
 
+Device = Literal["desktop", "mobile"]
+"""The device a page is loaded as."""
+
+Format = Literal["markdown", "html", "links", "images", "screenshot", "screenshot_full"]
+"""What a content call answers beside the main content."""
+
+
+class Link(TypedDict):
+    """A link of the page: absolute, with its anchor text."""
+
+    url: str
+    text: str
+
+
+class Image(TypedDict):
+    """An image of the page: absolute, with its alt text."""
+
+    url: str
+    alt: str
+
+
+class Screenshot(TypedDict):
+    """A PNG behind a signed link that expires."""
+
+    url: str
+    width: int
+    height: int
+    expires_at: str
+
+
+class ActionResult(TypedDict):
+    """What one action gave back: an execute step's ``value``, a screenshot step's ``screenshot``."""
+
+    index: int
+    type: str
+    value: NotRequired[Any]
+    screenshot: NotRequired[Screenshot]
+
+
+class Action(TypedDict):
+    """One step run in the page before it is read (``type`` and the fields of that type)."""
+
+    type: Literal["wait", "click", "type", "press", "scroll", "screenshot", "execute"]
+    milliseconds: NotRequired[int]
+    selector: NotRequired[str]
+    text: NotRequired[str]
+    key: NotRequired[str]
+    direction: NotRequired[Literal["up", "down", "bottom"]]
+    script: NotRequired[str]
+
+
+class ContentRequest(TypedDict):
+    """The body of ``POST /v1/content``: the page, and its formats, actions and page options."""
+
+    url: str
+    render: NotRequired[Render]
+    formats: NotRequired[List[Format]]
+    actions: NotRequired[List[Action]]
+    device: NotRequired[Device]
+    locale: NotRequired[str]
+    headers: NotRequired[Dict[str, str]]
+    cookies: NotRequired[Dict[str, str]]
+    country: NotRequired[str]
+
+
 class Content(TypedDict):
     """The main content of a page (``GET /v1/content``)."""
 
@@ -261,6 +326,10 @@ class Content(TypedDict):
     warning: NotRequired[str]
     cache: NotRequired[Cache]
     change: NotRequired[Change]
+    links: NotRequired[List[Link]]
+    images: NotRequired[List[Image]]
+    screenshot: NotRequired[Screenshot]
+    actions: NotRequired[List[ActionResult]]
 
 
 class SiteMap(TypedDict):
@@ -472,6 +541,13 @@ class CrawlRequest(TypedDict):
     store: NotRequired[bool]
     changes: NotRequired[bool]
     tag: NotRequired[str]
+    formats: NotRequired[List[Format]]
+    actions: NotRequired[List[Action]]
+    device: NotRequired[Device]
+    locale: NotRequired[str]
+    headers: NotRequired[Dict[str, str]]
+    cookies: NotRequired[Dict[str, str]]
+    country: NotRequired[str]
 
 
 class CrawlAck(TypedDict):
@@ -626,6 +702,8 @@ class ErrorBody(TypedDict, total=False):
 
 
 __all__ = [
+    "Action",
+    "ActionResult",
     "BulkAck",
     "BulkCompletion",
     "BulkCompletionResult",
@@ -638,6 +716,7 @@ __all__ = [
     "CanAfford",
     "Checkout",
     "Content",
+    "ContentRequest",
     "CostPreview",
     "CrawlAck",
     "CrawlPage",
@@ -680,4 +759,9 @@ __all__ = [
     "TransactionPage",
     "User",
     "WebhookUser",
+    "Device",
+    "Format",
+    "Image",
+    "Link",
+    "Screenshot",
 ]

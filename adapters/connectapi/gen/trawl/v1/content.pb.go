@@ -173,7 +173,12 @@ type Content struct {
 	Engine string `protobuf:"bytes,9,opt,name=engine,proto3" json:"engine,omitempty"`
 	// Whether the page came from the page cache; absent when the server
 	// keeps none.
-	Cache         *Cache `protobuf:"bytes,20,opt,name=cache,proto3" json:"cache,omitempty"`
+	Cache *Cache `protobuf:"bytes,20,opt,name=cache,proto3" json:"cache,omitempty"`
+	// Present when the call's formats or actions asked for them.
+	Links         []*Link         `protobuf:"bytes,10,rep,name=links,proto3" json:"links,omitempty"`
+	Images        []*Image        `protobuf:"bytes,11,rep,name=images,proto3" json:"images,omitempty"`
+	Screenshot    *Screenshot     `protobuf:"bytes,12,opt,name=screenshot,proto3,oneof" json:"screenshot,omitempty"`
+	Actions       []*ActionResult `protobuf:"bytes,13,rep,name=actions,proto3" json:"actions,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -278,6 +283,375 @@ func (x *Content) GetCache() *Cache {
 	return nil
 }
 
+func (x *Content) GetLinks() []*Link {
+	if x != nil {
+		return x.Links
+	}
+	return nil
+}
+
+func (x *Content) GetImages() []*Image {
+	if x != nil {
+		return x.Images
+	}
+	return nil
+}
+
+func (x *Content) GetScreenshot() *Screenshot {
+	if x != nil {
+		return x.Screenshot
+	}
+	return nil
+}
+
+func (x *Content) GetActions() []*ActionResult {
+	if x != nil {
+		return x.Actions
+	}
+	return nil
+}
+
+// Link is a link of a page: absolute, with its anchor text.
+type Link struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Url           string                 `protobuf:"bytes,1,opt,name=url,proto3" json:"url,omitempty"`
+	Text          string                 `protobuf:"bytes,2,opt,name=text,proto3" json:"text,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Link) Reset() {
+	*x = Link{}
+	mi := &file_trawl_v1_content_proto_msgTypes[2]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Link) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Link) ProtoMessage() {}
+
+func (x *Link) ProtoReflect() protoreflect.Message {
+	mi := &file_trawl_v1_content_proto_msgTypes[2]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Link.ProtoReflect.Descriptor instead.
+func (*Link) Descriptor() ([]byte, []int) {
+	return file_trawl_v1_content_proto_rawDescGZIP(), []int{2}
+}
+
+func (x *Link) GetUrl() string {
+	if x != nil {
+		return x.Url
+	}
+	return ""
+}
+
+func (x *Link) GetText() string {
+	if x != nil {
+		return x.Text
+	}
+	return ""
+}
+
+// Image is an image of a page: absolute, with its alt text.
+type Image struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Url           string                 `protobuf:"bytes,1,opt,name=url,proto3" json:"url,omitempty"`
+	Alt           string                 `protobuf:"bytes,2,opt,name=alt,proto3" json:"alt,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Image) Reset() {
+	*x = Image{}
+	mi := &file_trawl_v1_content_proto_msgTypes[3]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Image) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Image) ProtoMessage() {}
+
+func (x *Image) ProtoReflect() protoreflect.Message {
+	mi := &file_trawl_v1_content_proto_msgTypes[3]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Image.ProtoReflect.Descriptor instead.
+func (*Image) Descriptor() ([]byte, []int) {
+	return file_trawl_v1_content_proto_rawDescGZIP(), []int{3}
+}
+
+func (x *Image) GetUrl() string {
+	if x != nil {
+		return x.Url
+	}
+	return ""
+}
+
+func (x *Image) GetAlt() string {
+	if x != nil {
+		return x.Alt
+	}
+	return ""
+}
+
+// Screenshot is a PNG behind a signed link that expires.
+type Screenshot struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Url   string                 `protobuf:"bytes,1,opt,name=url,proto3" json:"url,omitempty"`
+	// CSS pixels.
+	Width  int32 `protobuf:"varint,2,opt,name=width,proto3" json:"width,omitempty"`
+	Height int32 `protobuf:"varint,3,opt,name=height,proto3" json:"height,omitempty"`
+	// RFC 3339.
+	ExpiresAt     string `protobuf:"bytes,4,opt,name=expires_at,json=expiresAt,proto3" json:"expires_at,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Screenshot) Reset() {
+	*x = Screenshot{}
+	mi := &file_trawl_v1_content_proto_msgTypes[4]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Screenshot) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Screenshot) ProtoMessage() {}
+
+func (x *Screenshot) ProtoReflect() protoreflect.Message {
+	mi := &file_trawl_v1_content_proto_msgTypes[4]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Screenshot.ProtoReflect.Descriptor instead.
+func (*Screenshot) Descriptor() ([]byte, []int) {
+	return file_trawl_v1_content_proto_rawDescGZIP(), []int{4}
+}
+
+func (x *Screenshot) GetUrl() string {
+	if x != nil {
+		return x.Url
+	}
+	return ""
+}
+
+func (x *Screenshot) GetWidth() int32 {
+	if x != nil {
+		return x.Width
+	}
+	return 0
+}
+
+func (x *Screenshot) GetHeight() int32 {
+	if x != nil {
+		return x.Height
+	}
+	return 0
+}
+
+func (x *Screenshot) GetExpiresAt() string {
+	if x != nil {
+		return x.ExpiresAt
+	}
+	return ""
+}
+
+// Action is one step run in the page before it is read: type (wait, click,
+// type, press, scroll, screenshot, execute) and the fields of that type.
+type Action struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Type          string                 `protobuf:"bytes,1,opt,name=type,proto3" json:"type,omitempty"`
+	Milliseconds  int32                  `protobuf:"varint,2,opt,name=milliseconds,proto3" json:"milliseconds,omitempty"`
+	Selector      string                 `protobuf:"bytes,3,opt,name=selector,proto3" json:"selector,omitempty"`
+	Text          string                 `protobuf:"bytes,4,opt,name=text,proto3" json:"text,omitempty"`
+	Key           string                 `protobuf:"bytes,5,opt,name=key,proto3" json:"key,omitempty"`
+	Direction     string                 `protobuf:"bytes,6,opt,name=direction,proto3" json:"direction,omitempty"`
+	Script        string                 `protobuf:"bytes,7,opt,name=script,proto3" json:"script,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Action) Reset() {
+	*x = Action{}
+	mi := &file_trawl_v1_content_proto_msgTypes[5]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Action) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Action) ProtoMessage() {}
+
+func (x *Action) ProtoReflect() protoreflect.Message {
+	mi := &file_trawl_v1_content_proto_msgTypes[5]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Action.ProtoReflect.Descriptor instead.
+func (*Action) Descriptor() ([]byte, []int) {
+	return file_trawl_v1_content_proto_rawDescGZIP(), []int{5}
+}
+
+func (x *Action) GetType() string {
+	if x != nil {
+		return x.Type
+	}
+	return ""
+}
+
+func (x *Action) GetMilliseconds() int32 {
+	if x != nil {
+		return x.Milliseconds
+	}
+	return 0
+}
+
+func (x *Action) GetSelector() string {
+	if x != nil {
+		return x.Selector
+	}
+	return ""
+}
+
+func (x *Action) GetText() string {
+	if x != nil {
+		return x.Text
+	}
+	return ""
+}
+
+func (x *Action) GetKey() string {
+	if x != nil {
+		return x.Key
+	}
+	return ""
+}
+
+func (x *Action) GetDirection() string {
+	if x != nil {
+		return x.Direction
+	}
+	return ""
+}
+
+func (x *Action) GetScript() string {
+	if x != nil {
+		return x.Script
+	}
+	return ""
+}
+
+// ActionResult is what one action gave back.
+type ActionResult struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Index int32                  `protobuf:"varint,1,opt,name=index,proto3" json:"index,omitempty"`
+	Type  string                 `protobuf:"bytes,2,opt,name=type,proto3" json:"type,omitempty"`
+	// An execute step's return value as JSON.
+	Value         *string     `protobuf:"bytes,3,opt,name=value,proto3,oneof" json:"value,omitempty"`
+	Screenshot    *Screenshot `protobuf:"bytes,4,opt,name=screenshot,proto3,oneof" json:"screenshot,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ActionResult) Reset() {
+	*x = ActionResult{}
+	mi := &file_trawl_v1_content_proto_msgTypes[6]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ActionResult) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ActionResult) ProtoMessage() {}
+
+func (x *ActionResult) ProtoReflect() protoreflect.Message {
+	mi := &file_trawl_v1_content_proto_msgTypes[6]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ActionResult.ProtoReflect.Descriptor instead.
+func (*ActionResult) Descriptor() ([]byte, []int) {
+	return file_trawl_v1_content_proto_rawDescGZIP(), []int{6}
+}
+
+func (x *ActionResult) GetIndex() int32 {
+	if x != nil {
+		return x.Index
+	}
+	return 0
+}
+
+func (x *ActionResult) GetType() string {
+	if x != nil {
+		return x.Type
+	}
+	return ""
+}
+
+func (x *ActionResult) GetValue() string {
+	if x != nil && x.Value != nil {
+		return *x.Value
+	}
+	return ""
+}
+
+func (x *ActionResult) GetScreenshot() *Screenshot {
+	if x != nil {
+		return x.Screenshot
+	}
+	return nil
+}
+
 // Cache says whether an answer came from the page cache.
 type Cache struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -295,7 +669,7 @@ type Cache struct {
 
 func (x *Cache) Reset() {
 	*x = Cache{}
-	mi := &file_trawl_v1_content_proto_msgTypes[2]
+	mi := &file_trawl_v1_content_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -307,7 +681,7 @@ func (x *Cache) String() string {
 func (*Cache) ProtoMessage() {}
 
 func (x *Cache) ProtoReflect() protoreflect.Message {
-	mi := &file_trawl_v1_content_proto_msgTypes[2]
+	mi := &file_trawl_v1_content_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -320,7 +694,7 @@ func (x *Cache) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Cache.ProtoReflect.Descriptor instead.
 func (*Cache) Descriptor() ([]byte, []int) {
-	return file_trawl_v1_content_proto_rawDescGZIP(), []int{2}
+	return file_trawl_v1_content_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *Cache) GetHit() bool {
@@ -363,7 +737,7 @@ type InsufficientCredits struct {
 
 func (x *InsufficientCredits) Reset() {
 	*x = InsufficientCredits{}
-	mi := &file_trawl_v1_content_proto_msgTypes[3]
+	mi := &file_trawl_v1_content_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -375,7 +749,7 @@ func (x *InsufficientCredits) String() string {
 func (*InsufficientCredits) ProtoMessage() {}
 
 func (x *InsufficientCredits) ProtoReflect() protoreflect.Message {
-	mi := &file_trawl_v1_content_proto_msgTypes[3]
+	mi := &file_trawl_v1_content_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -388,7 +762,7 @@ func (x *InsufficientCredits) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InsufficientCredits.ProtoReflect.Descriptor instead.
 func (*InsufficientCredits) Descriptor() ([]byte, []int) {
-	return file_trawl_v1_content_proto_rawDescGZIP(), []int{3}
+	return file_trawl_v1_content_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *InsufficientCredits) GetRequired() int64 {
@@ -425,7 +799,7 @@ const file_trawl_v1_content_proto_rawDesc = "" +
 	"\aog_type\x18\v \x01(\tR\x06ogType\x12\"\n" +
 	"\n" +
 	"page_count\x18\f \x01(\x05H\x00R\tpageCount\x88\x01\x01B\r\n" +
-	"\v_page_count\"\xdc\x02\n" +
+	"\v_page_count\"\xa7\x04\n" +
 	"\aContent\x12\x10\n" +
 	"\x03url\x18\x01 \x01(\tR\x03url\x12\x18\n" +
 	"\asuccess\x18\x02 \x01(\bR\asuccess\x12\x1f\n" +
@@ -437,10 +811,48 @@ const file_trawl_v1_content_proto_rawDesc = "" +
 	"\bmetadata\x18\a \x01(\v2\x12.trawl.v1.MetadataR\bmetadata\x12\x1d\n" +
 	"\awarning\x18\b \x01(\tH\x01R\awarning\x88\x01\x01\x12\x16\n" +
 	"\x06engine\x18\t \x01(\tR\x06engine\x12%\n" +
-	"\x05cache\x18\x14 \x01(\v2\x0f.trawl.v1.CacheR\x05cacheB\x10\n" +
+	"\x05cache\x18\x14 \x01(\v2\x0f.trawl.v1.CacheR\x05cache\x12$\n" +
+	"\x05links\x18\n" +
+	" \x03(\v2\x0e.trawl.v1.LinkR\x05links\x12'\n" +
+	"\x06images\x18\v \x03(\v2\x0f.trawl.v1.ImageR\x06images\x129\n" +
+	"\n" +
+	"screenshot\x18\f \x01(\v2\x14.trawl.v1.ScreenshotH\x02R\n" +
+	"screenshot\x88\x01\x01\x120\n" +
+	"\aactions\x18\r \x03(\v2\x16.trawl.v1.ActionResultR\aactionsB\x10\n" +
 	"\x0e_error_messageB\n" +
 	"\n" +
-	"\b_warning\"}\n" +
+	"\b_warningB\r\n" +
+	"\v_screenshot\",\n" +
+	"\x04Link\x12\x10\n" +
+	"\x03url\x18\x01 \x01(\tR\x03url\x12\x12\n" +
+	"\x04text\x18\x02 \x01(\tR\x04text\"+\n" +
+	"\x05Image\x12\x10\n" +
+	"\x03url\x18\x01 \x01(\tR\x03url\x12\x10\n" +
+	"\x03alt\x18\x02 \x01(\tR\x03alt\"k\n" +
+	"\n" +
+	"Screenshot\x12\x10\n" +
+	"\x03url\x18\x01 \x01(\tR\x03url\x12\x14\n" +
+	"\x05width\x18\x02 \x01(\x05R\x05width\x12\x16\n" +
+	"\x06height\x18\x03 \x01(\x05R\x06height\x12\x1d\n" +
+	"\n" +
+	"expires_at\x18\x04 \x01(\tR\texpiresAt\"\xb8\x01\n" +
+	"\x06Action\x12\x12\n" +
+	"\x04type\x18\x01 \x01(\tR\x04type\x12\"\n" +
+	"\fmilliseconds\x18\x02 \x01(\x05R\fmilliseconds\x12\x1a\n" +
+	"\bselector\x18\x03 \x01(\tR\bselector\x12\x12\n" +
+	"\x04text\x18\x04 \x01(\tR\x04text\x12\x10\n" +
+	"\x03key\x18\x05 \x01(\tR\x03key\x12\x1c\n" +
+	"\tdirection\x18\x06 \x01(\tR\tdirection\x12\x16\n" +
+	"\x06script\x18\a \x01(\tR\x06script\"\xa7\x01\n" +
+	"\fActionResult\x12\x14\n" +
+	"\x05index\x18\x01 \x01(\x05R\x05index\x12\x12\n" +
+	"\x04type\x18\x02 \x01(\tR\x04type\x12\x19\n" +
+	"\x05value\x18\x03 \x01(\tH\x00R\x05value\x88\x01\x01\x129\n" +
+	"\n" +
+	"screenshot\x18\x04 \x01(\v2\x14.trawl.v1.ScreenshotH\x01R\n" +
+	"screenshot\x88\x01\x01B\b\n" +
+	"\x06_valueB\r\n" +
+	"\v_screenshot\"}\n" +
 	"\x05Cache\x12\x10\n" +
 	"\x03hit\x18\x01 \x01(\bR\x03hit\x12 \n" +
 	"\tcached_at\x18\x02 \x01(\tH\x00R\bcachedAt\x88\x01\x01\x12\x10\n" +
@@ -464,21 +876,31 @@ func file_trawl_v1_content_proto_rawDescGZIP() []byte {
 	return file_trawl_v1_content_proto_rawDescData
 }
 
-var file_trawl_v1_content_proto_msgTypes = make([]protoimpl.MessageInfo, 4)
+var file_trawl_v1_content_proto_msgTypes = make([]protoimpl.MessageInfo, 9)
 var file_trawl_v1_content_proto_goTypes = []any{
 	(*Metadata)(nil),            // 0: trawl.v1.Metadata
 	(*Content)(nil),             // 1: trawl.v1.Content
-	(*Cache)(nil),               // 2: trawl.v1.Cache
-	(*InsufficientCredits)(nil), // 3: trawl.v1.InsufficientCredits
+	(*Link)(nil),                // 2: trawl.v1.Link
+	(*Image)(nil),               // 3: trawl.v1.Image
+	(*Screenshot)(nil),          // 4: trawl.v1.Screenshot
+	(*Action)(nil),              // 5: trawl.v1.Action
+	(*ActionResult)(nil),        // 6: trawl.v1.ActionResult
+	(*Cache)(nil),               // 7: trawl.v1.Cache
+	(*InsufficientCredits)(nil), // 8: trawl.v1.InsufficientCredits
 }
 var file_trawl_v1_content_proto_depIdxs = []int32{
 	0, // 0: trawl.v1.Content.metadata:type_name -> trawl.v1.Metadata
-	2, // 1: trawl.v1.Content.cache:type_name -> trawl.v1.Cache
-	2, // [2:2] is the sub-list for method output_type
-	2, // [2:2] is the sub-list for method input_type
-	2, // [2:2] is the sub-list for extension type_name
-	2, // [2:2] is the sub-list for extension extendee
-	0, // [0:2] is the sub-list for field type_name
+	7, // 1: trawl.v1.Content.cache:type_name -> trawl.v1.Cache
+	2, // 2: trawl.v1.Content.links:type_name -> trawl.v1.Link
+	3, // 3: trawl.v1.Content.images:type_name -> trawl.v1.Image
+	4, // 4: trawl.v1.Content.screenshot:type_name -> trawl.v1.Screenshot
+	6, // 5: trawl.v1.Content.actions:type_name -> trawl.v1.ActionResult
+	4, // 6: trawl.v1.ActionResult.screenshot:type_name -> trawl.v1.Screenshot
+	7, // [7:7] is the sub-list for method output_type
+	7, // [7:7] is the sub-list for method input_type
+	7, // [7:7] is the sub-list for extension type_name
+	7, // [7:7] is the sub-list for extension extendee
+	0, // [0:7] is the sub-list for field type_name
 }
 
 func init() { file_trawl_v1_content_proto_init() }
@@ -488,14 +910,15 @@ func file_trawl_v1_content_proto_init() {
 	}
 	file_trawl_v1_content_proto_msgTypes[0].OneofWrappers = []any{}
 	file_trawl_v1_content_proto_msgTypes[1].OneofWrappers = []any{}
-	file_trawl_v1_content_proto_msgTypes[2].OneofWrappers = []any{}
+	file_trawl_v1_content_proto_msgTypes[6].OneofWrappers = []any{}
+	file_trawl_v1_content_proto_msgTypes[7].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_trawl_v1_content_proto_rawDesc), len(file_trawl_v1_content_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   4,
+			NumMessages:   9,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

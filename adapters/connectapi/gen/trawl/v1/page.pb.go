@@ -199,7 +199,21 @@ type GetContentRequest struct {
 	// fetches the page.
 	MaxAge int64 `protobuf:"varint,20,opt,name=max_age,json=maxAge,proto3" json:"max_age,omitempty"`
 	// false keeps the fetched response out of the page cache (default true).
-	Store         *bool `protobuf:"varint,21,opt,name=store,proto3,oneof" json:"store,omitempty"`
+	Store *bool `protobuf:"varint,21,opt,name=store,proto3,oneof" json:"store,omitempty"`
+	// links, images, screenshot, screenshot_full (markdown and html are
+	// always answered).
+	Formats []string `protobuf:"bytes,3,rep,name=formats,proto3" json:"formats,omitempty"`
+	// At most 50 steps run in order before the page is read.
+	Actions []*Action `protobuf:"bytes,4,rep,name=actions,proto3" json:"actions,omitempty"`
+	// desktop (default) or mobile.
+	Device string `protobuf:"bytes,5,opt,name=device,proto3" json:"device,omitempty"`
+	// A language tag such as de-DE.
+	Locale string `protobuf:"bytes,6,opt,name=locale,proto3" json:"locale,omitempty"`
+	// Sent to the target's host only.
+	Headers map[string]string `protobuf:"bytes,7,rep,name=headers,proto3" json:"headers,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	Cookies map[string]string `protobuf:"bytes,8,rep,name=cookies,proto3" json:"cookies,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	// ISO 3166-1 alpha-2 code of a proxy in the server's pool.
+	Country       string `protobuf:"bytes,9,opt,name=country,proto3" json:"country,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -260,6 +274,55 @@ func (x *GetContentRequest) GetStore() bool {
 		return *x.Store
 	}
 	return false
+}
+
+func (x *GetContentRequest) GetFormats() []string {
+	if x != nil {
+		return x.Formats
+	}
+	return nil
+}
+
+func (x *GetContentRequest) GetActions() []*Action {
+	if x != nil {
+		return x.Actions
+	}
+	return nil
+}
+
+func (x *GetContentRequest) GetDevice() string {
+	if x != nil {
+		return x.Device
+	}
+	return ""
+}
+
+func (x *GetContentRequest) GetLocale() string {
+	if x != nil {
+		return x.Locale
+	}
+	return ""
+}
+
+func (x *GetContentRequest) GetHeaders() map[string]string {
+	if x != nil {
+		return x.Headers
+	}
+	return nil
+}
+
+func (x *GetContentRequest) GetCookies() map[string]string {
+	if x != nil {
+		return x.Cookies
+	}
+	return nil
+}
+
+func (x *GetContentRequest) GetCountry() string {
+	if x != nil {
+		return x.Country
+	}
+	return ""
 }
 
 type GetContentResponse struct {
@@ -1056,12 +1119,25 @@ const file_trawl_v1_page_proto_rawDesc = "" +
 	"\fcontent_type\x18\x04 \x01(\tR\vcontentType\x12\x12\n" +
 	"\x04html\x18\x05 \x01(\tR\x04html\x12\x16\n" +
 	"\x06engine\x18\x06 \x01(\tR\x06engine\x12%\n" +
-	"\x05cache\x18\x14 \x01(\v2\x0f.trawl.v1.CacheR\x05cache\"{\n" +
+	"\x05cache\x18\x14 \x01(\v2\x0f.trawl.v1.CacheR\x05cache\"\x8b\x04\n" +
 	"\x11GetContentRequest\x12\x10\n" +
 	"\x03url\x18\x01 \x01(\tR\x03url\x12\x16\n" +
 	"\x06render\x18\x02 \x01(\tR\x06render\x12\x17\n" +
 	"\amax_age\x18\x14 \x01(\x03R\x06maxAge\x12\x19\n" +
-	"\x05store\x18\x15 \x01(\bH\x00R\x05store\x88\x01\x01B\b\n" +
+	"\x05store\x18\x15 \x01(\bH\x00R\x05store\x88\x01\x01\x12\x18\n" +
+	"\aformats\x18\x03 \x03(\tR\aformats\x12*\n" +
+	"\aactions\x18\x04 \x03(\v2\x10.trawl.v1.ActionR\aactions\x12\x16\n" +
+	"\x06device\x18\x05 \x01(\tR\x06device\x12\x16\n" +
+	"\x06locale\x18\x06 \x01(\tR\x06locale\x12B\n" +
+	"\aheaders\x18\a \x03(\v2(.trawl.v1.GetContentRequest.HeadersEntryR\aheaders\x12B\n" +
+	"\acookies\x18\b \x03(\v2(.trawl.v1.GetContentRequest.CookiesEntryR\acookies\x12\x18\n" +
+	"\acountry\x18\t \x01(\tR\acountry\x1a:\n" +
+	"\fHeadersEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\x1a:\n" +
+	"\fCookiesEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01B\b\n" +
 	"\x06_store\"A\n" +
 	"\x12GetContentResponse\x12+\n" +
 	"\acontent\x18\x01 \x01(\v2\x11.trawl.v1.ContentR\acontent\"\xb0\x01\n" +
@@ -1159,7 +1235,7 @@ func file_trawl_v1_page_proto_rawDescGZIP() []byte {
 	return file_trawl_v1_page_proto_rawDescData
 }
 
-var file_trawl_v1_page_proto_msgTypes = make([]protoimpl.MessageInfo, 12)
+var file_trawl_v1_page_proto_msgTypes = make([]protoimpl.MessageInfo, 14)
 var file_trawl_v1_page_proto_goTypes = []any{
 	(*ScrapeRequest)(nil),                // 0: trawl.v1.ScrapeRequest
 	(*ScrapeResponse)(nil),               // 1: trawl.v1.ScrapeResponse
@@ -1173,29 +1249,35 @@ var file_trawl_v1_page_proto_goTypes = []any{
 	(*GetBulkContentJobResponse)(nil),    // 9: trawl.v1.GetBulkContentJobResponse
 	(*MapRequest)(nil),                   // 10: trawl.v1.MapRequest
 	(*MapResponse)(nil),                  // 11: trawl.v1.MapResponse
-	(*Cache)(nil),                        // 12: trawl.v1.Cache
-	(*Content)(nil),                      // 13: trawl.v1.Content
+	nil,                                  // 12: trawl.v1.GetContentRequest.HeadersEntry
+	nil,                                  // 13: trawl.v1.GetContentRequest.CookiesEntry
+	(*Cache)(nil),                        // 14: trawl.v1.Cache
+	(*Action)(nil),                       // 15: trawl.v1.Action
+	(*Content)(nil),                      // 16: trawl.v1.Content
 }
 var file_trawl_v1_page_proto_depIdxs = []int32{
-	12, // 0: trawl.v1.ScrapeResponse.cache:type_name -> trawl.v1.Cache
-	13, // 1: trawl.v1.GetContentResponse.content:type_name -> trawl.v1.Content
-	7,  // 2: trawl.v1.GetBulkContentJobResponse.results:type_name -> trawl.v1.BulkUrlResult
-	8,  // 3: trawl.v1.GetBulkContentJobResponse.deliveries:type_name -> trawl.v1.DeliveryAttempt
-	0,  // 4: trawl.v1.PageService.Scrape:input_type -> trawl.v1.ScrapeRequest
-	2,  // 5: trawl.v1.PageService.GetContent:input_type -> trawl.v1.GetContentRequest
-	4,  // 6: trawl.v1.PageService.CreateBulkContentJob:input_type -> trawl.v1.CreateBulkContentJobRequest
-	6,  // 7: trawl.v1.PageService.GetBulkContentJob:input_type -> trawl.v1.GetBulkContentJobRequest
-	10, // 8: trawl.v1.PageService.Map:input_type -> trawl.v1.MapRequest
-	1,  // 9: trawl.v1.PageService.Scrape:output_type -> trawl.v1.ScrapeResponse
-	3,  // 10: trawl.v1.PageService.GetContent:output_type -> trawl.v1.GetContentResponse
-	5,  // 11: trawl.v1.PageService.CreateBulkContentJob:output_type -> trawl.v1.CreateBulkContentJobResponse
-	9,  // 12: trawl.v1.PageService.GetBulkContentJob:output_type -> trawl.v1.GetBulkContentJobResponse
-	11, // 13: trawl.v1.PageService.Map:output_type -> trawl.v1.MapResponse
-	9,  // [9:14] is the sub-list for method output_type
-	4,  // [4:9] is the sub-list for method input_type
-	4,  // [4:4] is the sub-list for extension type_name
-	4,  // [4:4] is the sub-list for extension extendee
-	0,  // [0:4] is the sub-list for field type_name
+	14, // 0: trawl.v1.ScrapeResponse.cache:type_name -> trawl.v1.Cache
+	15, // 1: trawl.v1.GetContentRequest.actions:type_name -> trawl.v1.Action
+	12, // 2: trawl.v1.GetContentRequest.headers:type_name -> trawl.v1.GetContentRequest.HeadersEntry
+	13, // 3: trawl.v1.GetContentRequest.cookies:type_name -> trawl.v1.GetContentRequest.CookiesEntry
+	16, // 4: trawl.v1.GetContentResponse.content:type_name -> trawl.v1.Content
+	7,  // 5: trawl.v1.GetBulkContentJobResponse.results:type_name -> trawl.v1.BulkUrlResult
+	8,  // 6: trawl.v1.GetBulkContentJobResponse.deliveries:type_name -> trawl.v1.DeliveryAttempt
+	0,  // 7: trawl.v1.PageService.Scrape:input_type -> trawl.v1.ScrapeRequest
+	2,  // 8: trawl.v1.PageService.GetContent:input_type -> trawl.v1.GetContentRequest
+	4,  // 9: trawl.v1.PageService.CreateBulkContentJob:input_type -> trawl.v1.CreateBulkContentJobRequest
+	6,  // 10: trawl.v1.PageService.GetBulkContentJob:input_type -> trawl.v1.GetBulkContentJobRequest
+	10, // 11: trawl.v1.PageService.Map:input_type -> trawl.v1.MapRequest
+	1,  // 12: trawl.v1.PageService.Scrape:output_type -> trawl.v1.ScrapeResponse
+	3,  // 13: trawl.v1.PageService.GetContent:output_type -> trawl.v1.GetContentResponse
+	5,  // 14: trawl.v1.PageService.CreateBulkContentJob:output_type -> trawl.v1.CreateBulkContentJobResponse
+	9,  // 15: trawl.v1.PageService.GetBulkContentJob:output_type -> trawl.v1.GetBulkContentJobResponse
+	11, // 16: trawl.v1.PageService.Map:output_type -> trawl.v1.MapResponse
+	12, // [12:17] is the sub-list for method output_type
+	7,  // [7:12] is the sub-list for method input_type
+	7,  // [7:7] is the sub-list for extension type_name
+	7,  // [7:7] is the sub-list for extension extendee
+	0,  // [0:7] is the sub-list for field type_name
 }
 
 func init() { file_trawl_v1_page_proto_init() }
@@ -1212,7 +1294,7 @@ func file_trawl_v1_page_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_trawl_v1_page_proto_rawDesc), len(file_trawl_v1_page_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   12,
+			NumMessages:   14,
 			NumExtensions: 0,
 			NumServices:   1,
 		},
