@@ -652,7 +652,7 @@ class Client:
             body["email"] = email
         # formats, actions, device, locale, headers, cookies, country: for
         # every page, as content_with takes them.
-        body.update(cast(CrawlRequest, dict(page_options or {})))
+        cast(Dict[str, Any], body).update(page_options or {})
         return cast(Result[CrawlAck], self._call("createCrawl", body=body))
 
     def crawl(self, crawl_id: str) -> Result[CrawlStatus]:
