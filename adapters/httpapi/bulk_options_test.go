@@ -91,3 +91,26 @@ func TestBulkPageOptions(t *testing.T) {
 		t.Errorf("refused jobs moved the balance from %v to %v", before, after)
 	}
 }
+
+// A page read with the caller's headers neither comes from the page cache
+// nor goes into it, in a bulk job as in a content call.
+func TestBulkPageOptionsGoAroundTheCache(t *testing.T) {
+	e, site := cacheEnv(t, 64<<20)
+	_, tok := e.Account("a@example.com", "business")
+	cacheOf(t, e.Do("GET", pagePath("/v1/content", site.URL("/plain/a")), tok, nil))
+	r := e.Do("POST", "/v1/content/bulk", tok, map[string]any{"urls": []string{site.URL("/plain/a")}, "email": true, "sync": true, "max_age": 3600,
+		"headers": map[string]string{"X-Team": "docs"}})
+	if r.Status != 200 {
+		t.Fatalf("bulk: %d %s", r.Status, r.Body)
+	}
+	if a, _ := site.counts("/plain/a"); a != 2 {
+		t.Fatalf("a bulk job with headers: %d fetches, want 2 (the cached page is not for it)", a)
+	}
+	r = e.Do("POST", "/v1/content/bulk", tok, map[string]any{"urls": []string{site.URL("/plain/a")}, "email": true, "sync": true, "max_age": 3600})
+	if r.Status != 200 {
+		t.Fatalf("bulk: %d %s", r.Status, r.Body)
+	}
+	if a, _ := site.counts("/plain/a"); a != 2 {
+		t.Fatalf("a bulk job without options: %d fetches, want 2 (the cached page)", a)
+	}
+}
