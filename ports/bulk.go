@@ -84,6 +84,10 @@ type BulkJob struct {
 	// it under ChangeTag (changes=true).
 	Changes   bool
 	ChangeTag string
+	// PageOptions are the options each page is read with (formats,
+	// actions, device, locale, headers, cookies, country), as the JSON the
+	// job's use case wrote when it accepted the job; empty: none.
+	PageOptions string
 }
 
 // BulkURL is one URL of a job and its outcome.

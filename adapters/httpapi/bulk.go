@@ -49,6 +49,7 @@ func (a *API) submitBulk(r *http.Request, c credits.Call) (int, any, credits.Rec
 	req.Render, _ = b.String(&fe, "render")
 	req.MaxAge, req.NoStore = b.cacheFields(&fe)
 	req.Changes, req.Tag = b.changeFields(&fe)
+	req.Options = bodyOptions(&fe, b)
 	if err := fe.Err("httpapi.submitBulk"); err != nil {
 		return 0, nil, credits.Receipt{}, err
 	}

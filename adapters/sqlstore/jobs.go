@@ -41,16 +41,18 @@ type jobRow struct {
 	// Change tracking (migration 00012).
 	Changes   bool   `db:"changes"`
 	ChangeTag string `db:"change_tag"`
+	// Each page's options, as JSON (migration 00013).
+	PageOptions string `db:"page_options"`
 }
 
-const jobCols = `id, account_id, token_id, status, url_source, sitemap, email, callback_url, sync, hold_id, urls_count, request_id, error, archive_key, lease_owner, lease_until, queued_at, started_at, completed_at, failed_at, render, trace_parent, kind, cache_max_age, cache_no_store, changes, change_tag`
+const jobCols = `id, account_id, token_id, status, url_source, sitemap, email, callback_url, sync, hold_id, urls_count, request_id, error, archive_key, lease_owner, lease_until, queued_at, started_at, completed_at, failed_at, render, trace_parent, kind, cache_max_age, cache_no_store, changes, change_tag, page_options`
 
 func (r jobRow) job() ports.BulkJob {
 	return ports.BulkJob{ID: r.ID, AccountID: r.AccountID, TokenID: r.TokenID, Status: ports.JobStatus(r.Status), URLSource: ports.URLSource(r.URLSource), Sitemap: r.Sitemap,
 		Email: r.Email, CallbackURL: r.CallbackURL, Sync: r.Sync, HoldID: r.HoldID, URLsCount: r.URLsCount, RequestID: r.RequestID,
 		Error: r.Error, ArchiveKey: r.ArchiveKey, LeaseOwner: r.LeaseOwner, LeaseUntil: fromMS(r.LeaseUntil), QueuedAt: fromMS(r.QueuedAt),
 		StartedAt: timePtr(r.StartedAt), CompletedAt: timePtr(r.CompletedAt), FailedAt: timePtr(r.FailedAt), Render: r.Render, TraceParent: r.TraceParent, Kind: ports.JobKind(r.Kind),
-		CacheMaxAge: r.CacheMaxAge, CacheNoStore: r.CacheNoStore, Changes: r.Changes, ChangeTag: r.ChangeTag}
+		CacheMaxAge: r.CacheMaxAge, CacheNoStore: r.CacheNoStore, Changes: r.Changes, ChangeTag: r.ChangeTag, PageOptions: r.PageOptions}
 }
 
 // CreateJob stores a job and its URLs in one transaction.
@@ -79,10 +81,10 @@ func (s *Store) insertJob(ctx context.Context, tx execer, j ports.BulkJob, urlsC
 	if kind == "" {
 		kind = ports.KindBulk
 	}
-	_, err := tx.ExecContext(ctx, s.q(`INSERT INTO bulk_jobs (id, account_id, token_id, status, url_source, sitemap, email, callback_url, sync, hold_id, urls_count, request_id, queued_at, lease_owner, lease_until, started_at, render, trace_parent, kind, cache_max_age, cache_no_store, changes, change_tag)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+	_, err := tx.ExecContext(ctx, s.q(`INSERT INTO bulk_jobs (id, account_id, token_id, status, url_source, sitemap, email, callback_url, sync, hold_id, urls_count, request_id, queued_at, lease_owner, lease_until, started_at, render, trace_parent, kind, cache_max_age, cache_no_store, changes, change_tag, page_options)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
 		j.ID, j.AccountID, j.TokenID, j.Status, j.URLSource, j.Sitemap, j.Email, j.CallbackURL, j.Sync, j.HoldID, urlsCount, j.RequestID, ms(j.QueuedAt),
-		j.LeaseOwner, leaseUntil, msPtr(j.StartedAt), j.Render, j.TraceParent, kind, j.CacheMaxAge, j.CacheNoStore, j.Changes, j.ChangeTag)
+		j.LeaseOwner, leaseUntil, msPtr(j.StartedAt), j.Render, j.TraceParent, kind, j.CacheMaxAge, j.CacheNoStore, j.Changes, j.ChangeTag, j.PageOptions)
 	return err
 }
 

@@ -181,7 +181,7 @@ func (w *Worker) processURLs(stop, work context.Context, job ports.BulkJob, hold
 
 func (w *Worker) processURL(ctx context.Context, job ports.BulkJob, hold ports.Hold, u ports.BulkURL) error {
 	pctx := cacheRequest(ctx, job)
-	page, err := w.d.Pages.Extract(pctx, u.URL, Render(job))
+	page, err := w.extract(pctx, job, u.URL)
 	if ctx.Err() != nil {
 		return ctx.Err() // stopped or lease lost: the URL stays pending for whoever resumes
 	}

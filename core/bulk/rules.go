@@ -52,6 +52,9 @@ type Request struct {
 	// it under Tag (changes=true).
 	Changes bool
 	Tag     string
+	// Options are each page's formats, actions and page options (device,
+	// locale, headers, cookies, country), as a content call takes them.
+	Options content.Options
 }
 
 // Checked is a validated request: the URLs to queue (when given directly).

@@ -73,6 +73,10 @@ func (s *Service) Submit(ctx context.Context, call credits.Call, r Request) (Ack
 	if err != nil {
 		return Ack{}, err
 	}
+	options, err := s.pageOptions(r.Options, c.Render)
+	if err != nil {
+		return Ack{}, err
+	}
 	if c.Source == ports.SourceURLs {
 		if bad := s.nonPublic(ctx, c.URLs); len(bad) > 0 {
 			var fe failure.FieldErrors
@@ -119,6 +123,7 @@ func (s *Service) Submit(ctx context.Context, call credits.Call, r Request) (Ack
 		URLSource: c.Source, Sitemap: c.Sitemap, Email: r.Email, CallbackURL: c.CallbackURL, Sync: sync, HoldID: hold.ID,
 		RequestID: call.RequestID, QueuedAt: now, Render: string(c.Render), TraceParent: traceParent(s.worker.traceParent(ctx, r.TraceParent)),
 		CacheMaxAge: c.MaxAge, CacheNoStore: r.NoStore, Changes: r.Changes, ChangeTag: c.Tag,
+		PageOptions: options,
 	}
 	if sync {
 		job.Status, job.LeaseOwner, job.LeaseUntil = ports.JobProcessing, "sync-"+job.ID, now.Add(s.worker.Lease())

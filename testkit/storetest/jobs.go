@@ -40,15 +40,16 @@ func testJobLifecycle(t *testing.T, st Stores) {
 	}
 	ja := job("job_a", a.ID, t0)
 	ja.Render, ja.TraceParent = "always", "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+	ja.PageOptions = `{"formats":["links"],"headers":{"X-Team":"söder"},"actions":[{"type":"click","selector":"#more"}]}`
 	if err := s.CreateJob(ctx, ja, []string{"https://e.test/a", "https://e.test/b", "https://e.test/c"}); err != nil {
 		t.Fatal(err)
 	}
 	j, err := s.Job(ctx, "job_a")
 	if err != nil || j.URLsCount != 3 || j.Status != ports.JobQueued || !j.Email || j.CallbackURL != "https://hooks.example/x" || j.HoldID != "hold_1" || !j.QueuedAt.Equal(t0) || j.StartedAt != nil ||
-		j.Render != "always" || j.TraceParent != ja.TraceParent {
+		j.Render != "always" || j.TraceParent != ja.TraceParent || j.PageOptions != ja.PageOptions {
 		t.Fatalf("Job = %+v, %v", j, err)
 	}
-	if jb, _ := s.Job(ctx, "job_b"); jb.Render != "" || jb.TraceParent != "" {
+	if jb, _ := s.Job(ctx, "job_b"); jb.Render != "" || jb.TraceParent != "" || jb.PageOptions != "" {
 		t.Fatalf("a job submitted without render or traceparent = %+v", jb)
 	}
 	if _, err := s.Job(ctx, "job_nope"); !failure.Is(err, failure.NotFound) {
@@ -63,7 +64,7 @@ func testJobLifecycle(t *testing.T, st Stores) {
 	}
 	// The oldest job first, leased.
 	c, ok, err := s.ClaimJob(ctx, "w1", t0, time.Minute)
-	if err != nil || !ok || c.ID != "job_a" || c.Status != ports.JobProcessing || c.LeaseOwner != "w1" || c.StartedAt == nil || c.Render != "always" || c.TraceParent != ja.TraceParent {
+	if err != nil || !ok || c.ID != "job_a" || c.Status != ports.JobProcessing || c.LeaseOwner != "w1" || c.StartedAt == nil || c.Render != "always" || c.TraceParent != ja.TraceParent || c.PageOptions != ja.PageOptions {
 		t.Fatalf("claim = %+v %v %v", c, ok, err)
 	}
 	c2, ok, _ := s.ClaimJob(ctx, "w2", t0.Add(time.Second), time.Minute)

@@ -248,6 +248,16 @@ class RetryPolicy(unittest.TestCase):
             json.loads(self.srv.requests[1]["body"]), {"url": "https://a.example/", "schema": {"type": "object"}, "prompt": "p"}
         )
 
+    def test_bulk_page_options(self) -> None:
+        self.srv.answers = [(202, {}, {"job_id": "job_1"})]
+        self.client.create_bulk_job(
+            ["https://a.example/"], email=True, page_options={"formats": ["links"], "headers": {"X-Team": "docs"}}
+        )
+        self.assertEqual(
+            json.loads(self.srv.requests[0]["body"]),
+            {"urls": ["https://a.example/"], "email": True, "formats": ["links"], "headers": {"X-Team": "docs"}},
+        )
+
     def test_search_content_query(self) -> None:
         self.srv.answers = [(200, {}, {})]
         self.client.search_content("tide pools", engine="bing", max_content=2, whitelist=["a.test", "b.test"], blacklist=["c.test"])

@@ -1857,6 +1857,23 @@ export interface operations {
                      */
                     changes?: boolean;
                     tag?: string;
+                    /** @description Added to every page: links, images, screenshot or screenshot_full (docs/browser-tools.md). */
+                    formats?: ("markdown" | "html" | "links" | "images" | "screenshot" | "screenshot_full")[];
+                    /** @description Run in every page before it is read. */
+                    actions?: components["schemas"]["Action"][];
+                    device?: components["schemas"]["Device"];
+                    /** @description A BCP 47 tag such as de-DE. */
+                    locale?: string;
+                    /** @description Sent with every page's request, to that page's host only; kept with the job. */
+                    headers?: {
+                        [key: string]: string;
+                    };
+                    /** @description Sent to each page's host only; kept with the job. */
+                    cookies?: {
+                        [key: string]: string;
+                    };
+                    /** @description ISO 3166-1 alpha-2 code of a proxy in the server's pool. */
+                    country?: string;
                 };
             };
         };

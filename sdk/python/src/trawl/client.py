@@ -541,13 +541,16 @@ class Client:
         callback_url: Optional[str] = None,
         sync: Optional[bool] = None,
         render: Optional[Render] = None,
+        page_options: Optional[Mapping[str, Any]] = None,
     ) -> Result[BulkAck]:
         """Queues up to 100 URLs (or a sitemap's) for extraction, delivered by
         email and/or signed webhook (2 credits per URL extracted). With
         ``sync`` and 10 URLs or fewer the job runs inside the call (status 200).
         ``render`` reads every URL of the job the way the single-URL calls do
         (the server's default is ``auto``); each result says which ``engine``
-        read it, and a failed one its ``reason`` and whether it is ``retryable``."""
+        read it, and a failed one its ``reason`` and whether it is ``retryable``.
+        ``page_options`` (formats, actions, device, locale, headers, cookies,
+        country) apply to every URL, as ``content_with`` takes them."""
         body: BulkRequest = {}
         if urls is not None:
             body["urls"] = list(urls)
@@ -561,6 +564,7 @@ class Client:
             body["sync"] = sync
         if render is not None:
             body["render"] = render
+        body.update(cast(BulkRequest, dict(page_options or {})))
         return cast(Result[BulkAck], self._call("createBulkContentJob", body=body))
 
     def bulk_job(self, job_id: str) -> Result[BulkJob]:

@@ -444,6 +444,13 @@ class BulkRequest(TypedDict, total=False):
     store: bool
     changes: bool
     tag: str
+    formats: List[Format]
+    actions: List[Action]
+    device: Device
+    locale: str
+    headers: Dict[str, str]
+    cookies: Dict[str, str]
+    country: str
 
 
 class BulkAck(TypedDict):
