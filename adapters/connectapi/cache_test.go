@@ -14,7 +14,7 @@ import (
 func TestPageCacheOverRPC(t *testing.T) {
 	e := startOn(t, memstore.New(), apitest.Options{CacheMaxBytes: 64 << 20})
 	ctx := context.Background()
-	first, err := e.pages.GetContent(ctx, connect.NewRequest(&trawlv1.GetContentRequest{Url: "http://news.test/article"}))
+	first, err := e.pages.GetContent(ctx, connect.NewRequest(&trawlv1.GetContentRequest{Url: "http://news.test/article", MaxAge: 3600}))
 	if err != nil {
 		t.Fatal(err)
 	}

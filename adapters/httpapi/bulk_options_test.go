@@ -97,7 +97,7 @@ func TestBulkPageOptions(t *testing.T) {
 func TestBulkPageOptionsGoAroundTheCache(t *testing.T) {
 	e, site := cacheEnv(t, 64<<20)
 	_, tok := e.Account("a@example.com", "business")
-	cacheOf(t, e.Do("GET", pagePath("/v1/content", site.URL("/plain/a")), tok, nil))
+	cacheOf(t, e.Do("GET", pagePath("/v1/content", site.URL("/plain/a"), "max_age", "3600"), tok, nil))
 	r := e.Do("POST", "/v1/content/bulk", tok, map[string]any{"urls": []string{site.URL("/plain/a")}, "email": true, "sync": true, "max_age": 3600,
 		"headers": map[string]string{"X-Team": "docs"}})
 	if r.Status != 200 {

@@ -372,7 +372,7 @@ func (c *Cache) Fetch(ctx context.Context, f ports.Fetcher, r ports.FetchRequest
 		return fromEntry(), nil
 	}
 	info := Info{}
-	if !q.NoStore {
+	if q.keeps() {
 		info.CachedAt, info.Body = c.store(ctx, ports.CacheEntry{
 			Key: key, URL: r.URL.String(), FinalURL: res.FinalURL, Engine: EngineHTTP, StatusCode: res.StatusCode,
 			ContentType: res.ContentType, Charset: res.Charset, ETag: res.ETag, LastModified: res.LastModified,
@@ -400,7 +400,7 @@ func (c *Cache) Render(ctx context.Context, rd ports.Renderer, r ports.RenderReq
 		return res, err
 	}
 	info := Info{}
-	if !q.NoStore {
+	if q.keeps() {
 		now = c.clock.Now()
 		info.CachedAt, info.Body = c.store(ctx, ports.CacheEntry{
 			Key: key, URL: r.URL.String(), FinalURL: res.FinalURL, Engine: EngineBrowser, StatusCode: res.StatusCode,
@@ -410,6 +410,12 @@ func (c *Cache) Render(ctx context.Context, rd ports.Renderer, r ports.RenderReq
 	note(ctx, info)
 	return res, nil
 }
+
+// keeps reports whether this call's response is written to the cache: only
+// when the caller takes cached answers (max_age above 0) and did not say
+// store: false. A call that always fetches pays for no write, so the
+// default read costs what it did before the cache.
+func (q Request) keeps() bool { return q.MaxAge > 0 && !q.NoStore }
 
 // ForAccount returns ctx whose cache request names the calling account:
 // the use case sets it from the call, whatever the delivery said.

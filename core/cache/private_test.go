@@ -50,7 +50,7 @@ func TestPrivateFetchesNeverLeakAcrossAccounts(t *testing.T) {
 		return i
 	}
 	hour := time.Hour
-	get(cache.Request{Account: 1, Private: true, Fingerprint: "cookie:session=a"})
+	get(cache.Request{MaxAge: time.Hour, Account: 1, Private: true, Fingerprint: "cookie:session=a"})
 	for _, c := range []struct {
 		name string
 		q    cache.Request
