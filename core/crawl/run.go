@@ -103,7 +103,7 @@ type Runner struct {
 	log  *slog.Logger
 
 	mu     sync.Mutex
-	robots map[string]ports.RobotsRecord // this node's copy of the store's cache
+	robots map[string]parsedRobots // this node's copy of the store's cache, parsed once
 }
 
 var _ bulk.JobRunner = (*Runner)(nil)
@@ -117,7 +117,7 @@ func NewRunner(d RunnerDeps, o RunnerOptions) (*Runner, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	r := &Runner{d: d, opts: o.withDefaults(), log: log, robots: map[string]ports.RobotsRecord{}}
+	r := &Runner{d: d, opts: o.withDefaults(), log: log, robots: map[string]parsedRobots{}}
 	d.Worker.Register(ports.KindCrawl, r)
 	return r, nil
 }
@@ -575,19 +575,27 @@ func (r *Runner) robotsFor(ctx context.Context, u *url.URL) (Robots, error) {
 	origin := u.Scheme + "://" + u.Host
 	now := r.d.Clock.Now()
 	r.mu.Lock()
-	rec, ok := r.robots[origin]
+	p, ok := r.robots[origin]
 	r.mu.Unlock()
-	if ok && rec.ExpiresAt.After(now) {
-		return RobotsFrom(rec), nil
+	if ok && p.expiresAt.After(now) {
+		return p.robots, nil
 	}
 	rec, err := loadRobotsRecord(ctx, r.d.Fetcher, r.d.Robots, r.d.Clock, u)
 	if err != nil {
 		return Robots{}, err
 	}
+	p = parsedRobots{robots: RobotsFrom(rec), expiresAt: rec.ExpiresAt}
 	r.mu.Lock()
-	r.robots[origin] = rec
+	r.robots[origin] = p
 	r.mu.Unlock()
-	return RobotsFrom(rec), nil
+	return p.robots, nil
+}
+
+// parsedRobots is an origin's robots.txt as parsed from its record, kept
+// until the record expires: a page does not parse it again.
+type parsedRobots struct {
+	robots    Robots
+	expiresAt time.Time
 }
 
 func newToken() string {
