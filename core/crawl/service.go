@@ -79,7 +79,6 @@ type Checked struct {
 	Limit    int
 	MaxDepth int
 	Params   Params
-	Rules    Rules
 	// CallbackURL is the checked webhook URL; empty when none.
 	CallbackURL string
 }
@@ -107,28 +106,25 @@ func Validate(r Request) (Checked, error) {
 		}
 		c.MaxDepth = *r.MaxDepth
 	}
-	compile := func(field string, list []string) []Pattern {
+	// The patterns are checked here; the runner compiles them from Params.
+	check := func(field string, list []string) {
 		if len(list) > MaxPatterns {
 			fe.Add(field, fmt.Sprintf("The %s may not have more than %d patterns.", field, MaxPatterns))
-			return nil
+			return
 		}
-		var out []Pattern
 		for i, s := range list {
 			name := field + "." + strconv.Itoa(i)
 			if len(s) > MaxPatternLen {
 				fe.Add(name, fmt.Sprintf("A pattern may not be longer than %d characters.", MaxPatternLen))
 				continue
 			}
-			p, err := CompilePattern(s)
-			if err != nil {
+			if _, err := CompilePattern(s); err != nil {
 				fe.Add(name, "The pattern is not a valid glob, or after re: a valid RE2 regular expression.")
-				continue
 			}
-			out = append(out, p)
 		}
-		return out
 	}
-	c.Rules.Filter = Filter{Include: compile("include", r.Include), Exclude: compile("exclude", r.Exclude)}
+	check("include", r.Include)
+	check("exclude", r.Exclude)
 	c.Params.Include, c.Params.Exclude = r.Include, r.Exclude
 	switch Scope(r.Scope) {
 	case "":
@@ -181,7 +177,6 @@ func Validate(r Request) (Checked, error) {
 	if err := fe.Err(op); err != nil {
 		return Checked{}, err
 	}
-	c.Rules = c.Params.rules(c.MaxDepth, u.Hostname())
 	return c, nil
 }
 
