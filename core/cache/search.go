@@ -37,12 +37,14 @@ func (c *Cache) Search(ctx context.Context, e ports.SearchEngine, q ports.Search
 		return res, err
 	}
 	info := Info{}
-	if body, err := json.Marshal(res); err == nil && !r.NoStore {
-		now = c.clock.Now()
-		info.CachedAt, info.Body = c.store(ctx, ports.CacheEntry{
-			Key: key, URL: e.Name() + ":" + q.Q, FinalURL: e.Name() + ":" + q.Q, Engine: EngineSearch, StatusCode: 200,
-			ContentType: "application/json", Charset: "utf-8", StoredAt: now, UsedAt: now,
-		}, body)
+	if r.keeps() {
+		if body, err := json.Marshal(res); err == nil {
+			now = c.clock.Now()
+			info.CachedAt, info.Body = c.store(ctx, ports.CacheEntry{
+				Key: key, URL: e.Name() + ":" + q.Q, FinalURL: e.Name() + ":" + q.Q, Engine: EngineSearch, StatusCode: 200,
+				ContentType: "application/json", Charset: "utf-8", StoredAt: now, UsedAt: now,
+			}, body)
+		}
 	}
 	note(ctx, info)
 	return res, nil
