@@ -144,7 +144,11 @@ func NewOutbound(c Config, obs Observers) (Outbound, error) {
 	co.UserAgent = c.Crawl.UserAgent()
 	cf := fetch.New(co)
 	out.CrawlFetcher = obs.Fetcher(cf)
-	if out.CrawlSitemaps, err = sitemapxml.New(cf, sitemapxml.Limits{}); err != nil {
+	crawlSitemaps, ok := out.CrawlFetcher.(sitemapxml.Fetcher)
+	if !ok {
+		return Outbound{}, errors.New("the observed crawl fetcher does not stream")
+	}
+	if out.CrawlSitemaps, err = sitemapxml.New(crawlSitemaps, sitemapxml.Limits{}); err != nil {
 		return Outbound{}, err
 	}
 	out.Countries = f.Countries()
