@@ -22,6 +22,13 @@ func cacheMsg(i *cache.Info) *trawlv1.Cache {
 	if i == nil {
 		return nil
 	}
-	o := i.Object()
+	return cacheObjectMsg(i.Object())
+}
+
+// cacheObjectMsg is a page's cache object as the RPC message; nil in, nil out.
+func cacheObjectMsg(o *cache.Object) *trawlv1.Cache {
+	if o == nil {
+		return nil
+	}
 	return &trawlv1.Cache{Hit: o.Hit, CachedAt: o.CachedAt, Age: o.Age, Revalidated: o.Revalidated}
 }

@@ -42,9 +42,7 @@ func objectMsg(o content.Object) *trawlv1.Content {
 	if o.Warning != "" {
 		c.Warning = &o.Warning
 	}
-	if o.Cache != nil {
-		c.Cache = &trawlv1.Cache{Hit: o.Cache.Hit, CachedAt: o.Cache.CachedAt, Age: o.Cache.Age, Revalidated: o.Cache.Revalidated}
-	}
+	c.Cache = cacheObjectMsg(o.Cache)
 	if o.Links != nil {
 		for _, l := range *o.Links {
 			c.Links = append(c.Links, &trawlv1.Link{Url: l.URL, Text: l.Text})
