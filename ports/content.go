@@ -48,12 +48,40 @@ type Extracted struct {
 	Shell bool
 }
 
-// Extractor finds the main content of a page. A page without main content is
-// a failure.Unavailable error; the Extracted returned with an error still
+// Extractor finds the main content of a page. A page it cannot extract is
+// an *ExtractError saying why, which the caller words
+// (core/content.ExtractFailure); the Extracted returned with an error still
 // says whether the page is a script shell.
 type Extractor interface {
 	Extract(ctx context.Context, r ExtractRequest) (Extracted, error)
 }
+
+// ExtractReason says why a page had no main content to extract.
+type ExtractReason uint8
+
+const (
+	ExtractNoContent ExtractReason = iota // no main content was found
+	ExtractNotHTML                        // the page could not be parsed as HTML
+	ExtractChallenge                      // the site answered with a bot-protection challenge
+	ExtractCaptcha                        // the site answered with a captcha challenge
+	ExtractDenied                         // the site answered with an access-denied page
+)
+
+// ExtractError is the typed reason an extractor gives for a page it could
+// not extract; it holds no sentence for the caller.
+type ExtractError struct {
+	Reason ExtractReason
+	Err    error // the parser's own error, for logs
+}
+
+func (e *ExtractError) Error() string {
+	if e.Err != nil {
+		return "extract: " + e.Err.Error()
+	}
+	return "extract failed"
+}
+
+func (e *ExtractError) Unwrap() error { return e.Err }
 
 // SitemapDiscoverer finds the URLs a site lists in its sitemaps: those
 // declared in robots.txt, else /sitemap.xml and /sitemap_index.xml, with

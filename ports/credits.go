@@ -2,6 +2,7 @@ package ports
 
 import (
 	"context"
+	"errors"
 	"time"
 )
 
@@ -216,10 +217,16 @@ type RateDecision struct {
 	Reset      time.Duration // until the window holds no request of now
 }
 
-// RateLimiter counts requests per key in a sliding window.
+// RateLimiter counts requests per key in a sliding window. A limiter whose
+// shared counter cannot be reached reports an error wrapping
+// ErrLimiterUnavailable.
 type RateLimiter interface {
 	Allow(ctx context.Context, key string, limit int, window time.Duration) (RateDecision, error)
 }
+
+// ErrLimiterUnavailable marks a rate limiter that could not count the
+// request now: the caller may retry shortly (core/ratelimit.Failure).
+var ErrLimiterUnavailable = errors.New("rate limiter unavailable")
 
 // CheckoutRequest asks a payment provider for a hosted checkout page.
 type CheckoutRequest struct {
@@ -239,6 +246,34 @@ type Checkout struct {
 // PaymentProvider creates hosted checkout sessions. Completion comes back
 // through core/credits.Service.CompletePurchase (a provider webhook or the
 // local provider's pay page), which adds the credits exactly once.
+//
+// A provider that could not open the checkout reports a *PaymentError and
+// no sentence; core/credits words it for the caller.
 type PaymentProvider interface {
 	CreateCheckout(ctx context.Context, r CheckoutRequest) (Checkout, error)
 }
+
+// PaymentReason says why a payment provider opened no checkout.
+type PaymentReason uint8
+
+const (
+	PaymentUnreachable PaymentReason = iota // the provider could not be reached or refused the request
+	PaymentPlanNotSold                      // the plan has no price at the provider; Plans lists those that have
+)
+
+// PaymentError is the typed reason a payment provider gives for a checkout
+// it could not open.
+type PaymentError struct {
+	Reason PaymentReason
+	Plans  []string // PaymentPlanNotSold: the plans the provider sells
+	Err    error    // the provider's own error, for logs (never shown: it can name the request)
+}
+
+func (e *PaymentError) Error() string {
+	if e.Err != nil {
+		return "payment: " + e.Err.Error()
+	}
+	return "payment failed"
+}
+
+func (e *PaymentError) Unwrap() error { return e.Err }

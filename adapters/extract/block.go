@@ -6,6 +6,8 @@ import (
 
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
+
+	"github.com/trawlhq/trawl/ports"
 )
 
 // A block page is an anti-bot interstitial or an access-denied page served
@@ -59,60 +61,60 @@ var (
 	deniedTitles = []string{"access denied", "request rejected", "request blocked", "blocked", "403 forbidden"}
 )
 
-// blockedAccessDenied is the block reason of an access-denied page (the
-// others are challenges: a captcha or a bot check).
-const blockedAccessDenied = "an access-denied page"
+// notBlocked is blockReason's answer for a page that is not a block page.
+const notBlocked = ports.ExtractNoContent
 
-// blockReason says why a page is a block page, or "" when it is not.
+// blockReason says why a page is a block page (an access-denied page, a
+// captcha or a bot-protection challenge), or notBlocked when it is not.
 // visibleChars is the visible text of the whole body and mainChars that of
 // the main content found; the length tests come first, so the scans of the
 // page run only for the few pages short enough to be a challenge.
-func blockReason(page []byte, title string, visibleChars, mainChars int) string {
+func blockReason(page []byte, title string, visibleChars, mainChars int) ports.ExtractReason {
 	if visibleChars >= blockMaxVisible || mainChars >= blockMaxMain || len(page) > blockMaxBytes {
-		return ""
+		return notBlocked
 	}
 	lower := bytes.ToLower(page)
 	for _, m := range vendorScripts {
 		if bytes.Contains(lower, []byte(m)) {
-			return "a bot-protection challenge"
+			return ports.ExtractChallenge
 		}
 	}
 	if visibleChars < MinTextChars && mainChars < MinTextChars {
 		for _, m := range vendorLoaders {
 			if bytes.Contains(lower, []byte(m)) {
-				return "a bot-protection challenge"
+				return ports.ExtractChallenge
 			}
 		}
 	}
 	t := strings.ToLower(strings.TrimSpace(title))
 	for _, bt := range deniedTitles {
 		if titleIs(t, bt) {
-			return blockedAccessDenied
+			return ports.ExtractDenied
 		}
 	}
 	for _, bt := range blockTitles {
 		if titleIs(t, bt) {
-			return "a captcha challenge"
+			return ports.ExtractCaptcha
 		}
 	}
 	visible, vendor, widget, article := pageSigns(page)
 	if vendor {
-		return "a bot-protection challenge"
+		return ports.ExtractChallenge
 	}
 	for _, p := range deniedPhrases {
 		if strings.Contains(visible, p) {
-			return blockedAccessDenied
+			return ports.ExtractDenied
 		}
 	}
 	for _, p := range challengePhrases {
 		if strings.Contains(visible, p) {
-			return "a captcha challenge"
+			return ports.ExtractCaptcha
 		}
 	}
 	if widget && !article && visibleChars < widgetMaxVisible {
-		return "a captcha challenge"
+		return ports.ExtractCaptcha
 	}
-	return ""
+	return notBlocked
 }
 
 // titleIs: the title is the phrase, alone or followed by punctuation or a

@@ -66,7 +66,7 @@ func (e *Extractor) extract(ctx context.Context, r ports.ExtractRequest) (ports.
 	// (forum software, some single-page sites) keep it.
 	doc, err := html.ParseWithOptions(bytes.NewReader(r.HTML), html.ParseOptionEnableScripting(false))
 	if err != nil {
-		return ports.Extracted{}, failure.Unable(op, failure.ReasonNotHTML, "The page could not be parsed as HTML.", err)
+		return ports.Extracted{}, &ports.ExtractError{Reason: ports.ExtractNotHTML, Err: err}
 	}
 	if b := findFirst(doc, atom.Base); b != nil && base != nil {
 		if href := attr(b, "href"); href != "" {
@@ -89,15 +89,11 @@ func (e *Extractor) extract(ctx context.Context, r ports.ExtractRequest) (ports.
 	if runeLen(text) < MinTextChars {
 		content, text = rescue(r.HTML, meta.Title, visible, content, text)
 	}
-	if reason := blockReason(r.HTML, meta.Title, visible, runeLen(text)); reason != "" {
-		code := failure.ReasonCaptcha
-		if reason == blockedAccessDenied {
-			code = failure.ReasonBlocked
-		}
-		return ports.Extracted{}, failure.Unable(op, code, "The page could not be extracted: the site answered with "+reason+" instead of the page.")
+	if reason := blockReason(r.HTML, meta.Title, visible, runeLen(text)); reason != notBlocked {
+		return ports.Extracted{}, &ports.ExtractError{Reason: reason}
 	}
 	if content == nil || runeLen(text) < MinTextChars {
-		return ports.Extracted{}, failure.Unable(op, failure.ReasonNoMainContent, "The page could not be extracted: no main content was found.")
+		return ports.Extracted{}, &ports.ExtractError{Reason: ports.ExtractNoContent}
 	}
 	if completeRecipe(content, text, ingredients, steps) {
 		text = renderText(content)

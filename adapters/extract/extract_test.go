@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/trawlhq/trawl/adapters/extract"
+	"github.com/trawlhq/trawl/core/content"
 	"github.com/trawlhq/trawl/core/failure"
 	"github.com/trawlhq/trawl/ports"
 )
@@ -89,9 +90,11 @@ func TestMetadata(t *testing.T) {
 	}
 }
 
+// extractHTML extracts page, its failure worded as the caller sees it.
 func extractHTML(t *testing.T, page string) (ports.Extracted, error) {
 	t.Helper()
-	return extract.New().Extract(context.Background(), ports.ExtractRequest{URL: "https://site.example/dir/page", HTML: []byte(page)})
+	ex, err := extract.New().Extract(context.Background(), ports.ExtractRequest{URL: "https://site.example/dir/page", HTML: []byte(page)})
+	return ex, content.ExtractFailure(err)
 }
 
 // wantIn fails t for each of wants that text does not contain.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/trawlhq/trawl/adapters/extract"
 	"github.com/trawlhq/trawl/bench/extractbench"
+	"github.com/trawlhq/trawl/core/content"
 	"github.com/trawlhq/trawl/core/failure"
 	"github.com/trawlhq/trawl/ports"
 )
@@ -30,7 +31,7 @@ func runSplit(t *testing.T, dir string, fold bool) (pages []extractbench.Page, r
 		start := time.Now()
 		out, err := x.Extract(context.Background(), ports.ExtractRequest{URL: "https://fake-url.com", HTML: p.HTML})
 		times = append(times, time.Since(start))
-		if fe, ok := failure.As(err); ok && strings.Contains(fe.Message, "instead of the page") {
+		if fe, ok := failure.As(content.ExtractFailure(err)); ok && strings.Contains(fe.Message, "instead of the page") {
 			blocked = append(blocked, p.ID)
 		}
 		rows = append(rows, extractbench.ScorePage(p.ID, p.Truth, out.Text))

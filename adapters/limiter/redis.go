@@ -11,7 +11,6 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/trawlhq/trawl/core/failure"
 	"github.com/trawlhq/trawl/ports"
 )
 
@@ -117,10 +116,10 @@ func (l *Redis) Allow(ctx context.Context, key string, limit int, window time.Du
 	res, err := slidingWindow.Run(ctx, l.client, []string{l.prefix + key},
 		nowUs, nowUs-window.Microseconds(), limit, member, ttl).Slice()
 	if err != nil {
-		return ports.RateDecision{}, failure.E("limiter.Redis", failure.TemporarilyUnavailable, "rate limiter unavailable", err)
+		return ports.RateDecision{}, fmt.Errorf("limiter.Redis: %w: %w", ports.ErrLimiterUnavailable, err)
 	}
 	if len(res) != 4 {
-		return ports.RateDecision{}, failure.E("limiter.Redis", failure.Internal, "rate limiter answered oddly", fmt.Errorf("reply of %d items", len(res)))
+		return ports.RateDecision{}, fmt.Errorf("limiter.Redis: a reply of %d items", len(res))
 	}
 	allowed, _ := res[0].(int64)
 	used, _ := res[1].(int64)
@@ -131,7 +130,7 @@ func (l *Redis) Allow(ctx context.Context, key string, limit int, window time.Du
 	oldest, err1 := score(res[2])
 	newest, err2 := score(res[3])
 	if err := errors.Join(err1, err2); err != nil {
-		return ports.RateDecision{}, failure.E("limiter.Redis", failure.Internal, "rate limiter answered oddly", err)
+		return ports.RateDecision{}, fmt.Errorf("limiter.Redis: an odd reply: %w", err)
 	}
 	if !d.Allowed {
 		d.RetryAfter = time.UnixMicro(oldest).Add(window).Sub(now)

@@ -78,14 +78,6 @@ type jsonSchema struct {
 	Strict bool            `json:"strict"`
 }
 
-// refused is a model server's 4xx answer to a request.
-type refused struct {
-	status int
-	detail string
-}
-
-func (e *refused) Error() string { return fmt.Sprintf("status %d: %s", e.status, e.detail) }
-
 type chatMessage struct {
 	Role    string `json:"role"`
 	Content string `json:"content"`
@@ -122,8 +114,8 @@ func (o *OpenAI) Complete(ctx context.Context, messages []ports.ChatMessage) (st
 func (o *OpenAI) CompleteJSON(ctx context.Context, messages []ports.ChatMessage, name string, schema []byte) (string, error) {
 	rf := &responseFormat{Type: "json_schema", JSONSchema: &jsonSchema{Name: name, Schema: schema}}
 	text, err := o.complete(ctx, messages, rf)
-	var r *refused
-	if errors.As(err, &r) && r.status == http.StatusBadRequest {
+	var le *ports.LLMError
+	if errors.As(err, &le) && le.Reason == ports.LLMRefused && le.Status == http.StatusBadRequest {
 		return o.complete(ctx, messages, nil)
 	}
 	return text, err
@@ -132,7 +124,7 @@ func (o *OpenAI) CompleteJSON(ctx context.Context, messages []ports.ChatMessage,
 func (o *OpenAI) complete(ctx context.Context, messages []ports.ChatMessage, rf *responseFormat) (string, error) {
 	const op = "llm.Complete"
 	if !o.Configured() {
-		return "", failure.Unable(op, failure.ReasonLLMUnavailable, "No response could be produced: no language model is configured on this server (TRAWL_LLM_BASE_URL and TRAWL_LLM_MODEL).")
+		return "", &ports.LLMError{Reason: ports.LLMNotConfigured}
 	}
 	req := chatRequest{Model: o.opts.Model, MaxTokens: o.opts.MaxTokens, ResponseFormat: rf}
 	for _, m := range messages {
@@ -173,13 +165,15 @@ func (o *OpenAI) complete(ctx context.Context, messages []ports.ChatMessage, rf 
 	return "", unavailable(last)
 }
 
+// unavailable is the reason of a completion that got no answer: the model
+// did not answer, or kept rate-limiting the requests.
 func unavailable(cause error) error {
-	msg := "No response could be produced: the language model did not answer."
+	reason := ports.LLMNoAnswer
 	var re *errRetry
 	if errors.As(cause, &re) && re.status == http.StatusTooManyRequests {
-		msg = "No response could be produced: the language model is rate-limiting requests."
+		reason = ports.LLMRateLimited
 	}
-	return failure.Unable("llm.Complete", failure.ReasonLLMFailed, msg, cause)
+	return &ports.LLMError{Reason: reason, Err: cause}
 }
 
 func (o *OpenAI) attempt(ctx context.Context, body []byte) (string, error) {
@@ -208,17 +202,17 @@ func (o *OpenAI) attempt(ctx context.Context, body []byte) (string, error) {
 	}
 	var cr chatResponse
 	if err := json.Unmarshal(raw, &cr); err != nil {
-		return "", failure.Unable("llm", failure.ReasonLLMFailed, "No response could be produced: the language model's answer could not be read.", err)
+		return "", &ports.LLMError{Reason: ports.LLMUnreadable, Err: err}
 	}
 	if res.StatusCode >= 400 {
 		detail := ""
 		if cr.Error != nil {
 			detail = cr.Error.Message
 		}
-		return "", failure.Unable("llm", failure.ReasonLLMFailed, "No response could be produced: the language model refused the request.", &refused{res.StatusCode, detail})
+		return "", &ports.LLMError{Reason: ports.LLMRefused, Status: res.StatusCode, Detail: detail}
 	}
 	if len(cr.Choices) == 0 || strings.TrimSpace(cr.Choices[0].Message.Content) == "" {
-		return "", failure.Unable("llm", failure.ReasonLLMFailed, "No response could be produced: the model returned no text.")
+		return "", &ports.LLMError{Reason: ports.LLMNoText}
 	}
 	return cr.Choices[0].Message.Content, nil
 }

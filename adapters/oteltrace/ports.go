@@ -7,6 +7,9 @@ import (
 
 	"go.opentelemetry.io/otel/attribute"
 
+	"github.com/trawlhq/trawl/core/content"
+	"github.com/trawlhq/trawl/core/prompt"
+	"github.com/trawlhq/trawl/core/search"
 	"github.com/trawlhq/trawl/core/weburl"
 	"github.com/trawlhq/trawl/ports"
 )
@@ -136,7 +139,7 @@ type extractor struct {
 func (e extractor) Extract(ctx context.Context, r ports.ExtractRequest) (ports.Extracted, error) {
 	ctx, span := e.t.start(ctx, "extract", HostKey.String(host(r.URL)), attribute.Int("trawl.html_bytes", len(r.HTML)))
 	res, err := e.next.Extract(ctx, r)
-	end(span, err)
+	end(span, content.ExtractFailure(err))
 	return res, err
 }
 
@@ -164,7 +167,7 @@ func (e engine) Search(ctx context.Context, q ports.SearchQuery) (ports.SearchRe
 	ctx, span := e.t.start(ctx, "search", EngineKey.String(e.next.Name()))
 	res, err := e.next.Search(ctx, q)
 	span.SetAttributes(attribute.Int("trawl.search.results", len(res.Organic)))
-	end(span, err)
+	end(span, search.EngineFailure(err))
 	return res, err
 }
 
@@ -188,7 +191,7 @@ type llm struct {
 func (l llm) Complete(ctx context.Context, m []ports.ChatMessage) (string, error) {
 	ctx, span := l.t.start(ctx, "llm", attribute.Int("trawl.llm.messages", len(m)))
 	out, err := l.next.Complete(ctx, m)
-	end(span, err)
+	end(span, prompt.LLMFailure(err))
 	return out, err
 }
 
@@ -200,7 +203,7 @@ type structuredLLM struct {
 func (l structuredLLM) CompleteJSON(ctx context.Context, m []ports.ChatMessage, name string, schema []byte) (string, error) {
 	ctx, span := l.t.start(ctx, "llm", attribute.Int("trawl.llm.messages", len(m)), attribute.Bool("trawl.llm.json_schema", true))
 	out, err := l.s.CompleteJSON(ctx, m, name, schema)
-	end(span, err)
+	end(span, prompt.LLMFailure(err))
 	return out, err
 }
 

@@ -81,9 +81,10 @@ func NewStripe(store ports.LedgerStore, clock ports.Clock, o StripeOptions) (*St
 	return &Stripe{client: client, store: store, clock: clock, o: o, plans: plans}, nil
 }
 
-// unavailable hides Stripe's own error text (it can name the request) behind a kind.
-func unavailable(op string, err error) error {
-	return failure.Unable(op, failure.ReasonPaymentUnavailable, "The payment provider could not be reached. Please try again.", err)
+// unavailable is the typed reason of a Stripe call that failed; Stripe's own
+// error text (it can name the request) stays its cause, for logs.
+func unavailable(err error) error {
+	return &ports.PaymentError{Reason: ports.PaymentUnreachable, Err: err}
 }
 
 // CreateCheckout opens a Checkout Session in payment mode for a top-up and
@@ -112,7 +113,7 @@ func (s *Stripe) CreateCheckout(ctx context.Context, r ports.CheckoutRequest) (p
 	params.AddMetadata("credits", strconv.FormatInt(r.Credits, 10))
 	cs, err := s.client.V1CheckoutSessions.Create(ctx, params)
 	if err != nil {
-		return ports.Checkout{}, unavailable(op, err)
+		return ports.Checkout{}, unavailable(err)
 	}
 	err = s.store.CreateCheckoutSession(ctx, ports.CheckoutSession{
 		ID: cs.ID, AccountID: r.AccountID, Credits: r.Credits, AmountCents: r.AmountCents, Currency: r.Currency, CreatedAt: s.clock.Now(),
@@ -127,10 +128,9 @@ func (s *Stripe) CreateCheckout(ctx context.Context, r ports.CheckoutRequest) (p
 // plan's recurring price. The account id rides in the subscription's
 // metadata, so every later subscription event names its account.
 func (s *Stripe) CreatePlanCheckout(ctx context.Context, r ports.PlanCheckoutRequest) (ports.Checkout, error) {
-	const op = "payment.Stripe.CreatePlanCheckout"
 	price := s.o.Prices[r.Plan]
 	if price == "" {
-		return ports.Checkout{}, failure.Invalidf(op, "plan", "The plan must be one of: %s.", strings.Join(s.planNames(), ", "))
+		return ports.Checkout{}, &ports.PaymentError{Reason: ports.PaymentPlanNotSold, Plans: s.planNames()}
 	}
 	account := strconv.FormatInt(r.AccountID, 10)
 	params := &stripe.CheckoutSessionCreateParams{
@@ -150,7 +150,7 @@ func (s *Stripe) CreatePlanCheckout(ctx context.Context, r ports.PlanCheckoutReq
 	params.AddMetadata("plan", r.Plan)
 	cs, err := s.client.V1CheckoutSessions.Create(ctx, params)
 	if err != nil {
-		return ports.Checkout{}, unavailable(op, err)
+		return ports.Checkout{}, unavailable(err)
 	}
 	return ports.Checkout{SessionID: cs.ID, URL: cs.URL}, nil
 }

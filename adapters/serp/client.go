@@ -7,7 +7,6 @@ package serp
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"net/http"
 	"net/url"
@@ -16,6 +15,7 @@ import (
 	"time"
 
 	"github.com/trawlhq/trawl/core/failure"
+	"github.com/trawlhq/trawl/ports"
 )
 
 // ErrBlocked marks a block page: a captcha or anomaly challenge served in
@@ -83,30 +83,29 @@ func (c *engineClient) get(ctx context.Context, engine, rawURL string, header ht
 		return nil, res.StatusCode, unreachable(engine, err)
 	}
 	if int64(len(body)) > c.opts.MaxBytes {
-		return nil, res.StatusCode, failure.Unable("search", failure.ReasonEngineFailed, fmt.Sprintf("The %s search could not be completed: the result page was too large.", engine))
+		return nil, res.StatusCode, &ports.SearchError{Reason: ports.SearchTooLarge, Engine: engine}
 	}
 	return body, res.StatusCode, nil
 }
 
 func unreachable(engine string, err error) error {
-	msg := fmt.Sprintf("The %s search could not be completed: the engine could not be reached.", engine)
+	reason := ports.SearchUnreachable
 	if errors.Is(err, context.DeadlineExceeded) || os.IsTimeout(err) {
-		msg = fmt.Sprintf("The %s search could not be completed: the engine did not answer in time.", engine)
+		reason = ports.SearchTimeout
 	}
-	return failure.Unable("search", failure.ReasonEngineUnreachable, msg, err)
+	return &ports.SearchError{Reason: reason, Engine: engine, Err: err}
 }
 
 // outcome turns a parse into the adapter's answer: a block page or an
-// engine error is a 503, never an empty 200.
+// engine error is a typed reason, never empty results.
 func outcome(engine string, status int, err error) error {
-	name := strings.ToUpper(engine[:1]) + engine[1:]
 	switch {
 	case errors.Is(err, ErrBlocked):
-		return failure.Unable("search", failure.ReasonEngineBlocked, fmt.Sprintf("The %s search could not be completed: %s answered with a captcha or bot check instead of results.", engine, name), err)
+		return &ports.SearchError{Reason: ports.SearchBlocked, Engine: engine, Err: err}
 	case err != nil:
-		return failure.Unable("search", failure.ReasonEngineFailed, fmt.Sprintf("The %s search could not be completed: the result page could not be read.", engine), err)
+		return &ports.SearchError{Reason: ports.SearchUnreadable, Engine: engine, Err: err}
 	case status >= 400:
-		return failure.Unable("search", failure.ReasonEngineUnreachable, fmt.Sprintf("The %s search could not be completed: %s answered %d.", engine, name, status))
+		return &ports.SearchError{Reason: ports.SearchStatus, Engine: engine, Status: status}
 	}
 	return nil
 }

@@ -20,6 +20,7 @@ import (
 
 	"github.com/trawlhq/trawl/core/auth"
 	"github.com/trawlhq/trawl/core/failure"
+	"github.com/trawlhq/trawl/core/ratelimit"
 	"github.com/trawlhq/trawl/ports"
 )
 
@@ -336,7 +337,7 @@ func (s *Service) throttle(ctx context.Context, key string, limit int) error {
 func (s *Service) throttleIn(ctx context.Context, key string, limit int, window time.Duration, what string) error {
 	d, err := s.limiter.Allow(ctx, key, limit, window)
 	if err != nil {
-		return failure.Wrap("account.throttle", err)
+		return ratelimit.Failure("account.throttle", err)
 	}
 	if !d.Allowed {
 		secs := int(d.RetryAfter.Round(time.Second) / time.Second)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/trawlhq/trawl/core/auth"
 	"github.com/trawlhq/trawl/core/failure"
+	"github.com/trawlhq/trawl/core/ratelimit"
 	"github.com/trawlhq/trawl/ports"
 )
 
@@ -76,7 +77,7 @@ func (s *Service) SignIn(ctx context.Context, email, password, clientAddr, devic
 		for _, b := range budgets {
 			if _, err := s.limiter.Allow(ctx, b.key, b.limit, b.window); err != nil {
 				restore()
-				return SignedIn{}, failure.Wrap(op, err)
+				return SignedIn{}, ratelimit.Failure(op, err)
 			}
 		}
 		restore()
@@ -108,7 +109,7 @@ type budget struct {
 func (s *Service) spent(ctx context.Context, b budget) error {
 	d, err := s.limiter.Allow(ctx, b.key, 0, b.window)
 	if err != nil {
-		return failure.Wrap("account.throttle", err)
+		return ratelimit.Failure("account.throttle", err)
 	}
 	if d.Used < b.limit {
 		return nil

@@ -144,7 +144,7 @@ func run[T any](ctx context.Context, p *Pipeline, req Request, codec Codec[T], w
 	limit := ratelimit.Limit(p.plans, acct.Plan, req.Group)
 	d, err := p.limiter.Allow(ctx, ratelimit.Key(acct.ID, req.Group), limit, ratelimit.Window)
 	if err != nil {
-		return out, failure.Wrap(op, err)
+		return out, ratelimit.Failure(op, err)
 	}
 	out.Limit = &Limit{Limit: d.Limit, Remaining: d.Remaining, ResetSeconds: ceilSeconds(d.Reset)}
 	if ratelimit.Warn(d.Used, d.Limit) {

@@ -48,3 +48,27 @@ func DocumentFailure(err error) error {
 	}
 	return failure.Unable(op, reason, msg, de)
 }
+
+// ExtractFailure words an extractor's typed reason for the caller:
+// Unavailable, with the reason code and a sentence saying why the page had
+// no content to extract. Anything else is returned as it is.
+func ExtractFailure(err error) error {
+	var ee *ports.ExtractError
+	if !errors.As(err, &ee) {
+		return err
+	}
+	const op = "extract.Extract"
+	const answered = "The page could not be extracted: the site answered with %s instead of the page."
+	reason, msg := failure.ReasonNoMainContent, "The page could not be extracted: no main content was found."
+	switch ee.Reason {
+	case ports.ExtractNotHTML:
+		reason, msg = failure.ReasonNotHTML, "The page could not be parsed as HTML."
+	case ports.ExtractChallenge:
+		reason, msg = failure.ReasonCaptcha, fmt.Sprintf(answered, "a bot-protection challenge")
+	case ports.ExtractCaptcha:
+		reason, msg = failure.ReasonCaptcha, fmt.Sprintf(answered, "a captcha challenge")
+	case ports.ExtractDenied:
+		reason, msg = failure.ReasonBlocked, fmt.Sprintf(answered, "an access-denied page")
+	}
+	return failure.Unable(op, reason, msg, ee)
+}

@@ -69,11 +69,12 @@ func (m *extractionMemo) put(key string, ex ports.Extracted) {
 
 // extractKept extracts a document, remembering the extraction of a body
 // the page cache keeps (the body just fetched or served, as ctx's tracker
-// noted it).
+// noted it). The extractor's typed reason is worded for the caller.
 func (s *Service) extractKept(ctx context.Context, r ports.ExtractRequest) (ports.Extracted, error) {
 	info, ok := cache.Noted(ctx)
 	if s.memo == nil || !ok || info.Body == "" {
-		return s.extractor.Extract(ctx, r)
+		ex, err := s.extractor.Extract(ctx, r)
+		return ex, ExtractFailure(err)
 	}
 	key := info.Body + "\x00" + r.URL
 	if ex, ok := s.memo.get(key); ok {
@@ -83,5 +84,5 @@ func (s *Service) extractKept(ctx context.Context, r ports.ExtractRequest) (port
 	if err == nil {
 		s.memo.put(key, ex)
 	}
-	return ex, err
+	return ex, ExtractFailure(err)
 }

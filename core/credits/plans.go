@@ -2,6 +2,7 @@ package credits
 
 import (
 	"context"
+	"errors"
 	"strings"
 
 	"github.com/trawlhq/trawl/core/billing"
@@ -39,7 +40,22 @@ func (s *Service) Subscribe(ctx context.Context, account ports.Account, planName
 		return ports.Checkout{}, failure.Unable(op, failure.ReasonNotOffered, "Plans are not sold online on this server: the operator sets them.")
 	}
 	co, err := pc.CreatePlanCheckout(ctx, ports.PlanCheckoutRequest{AccountID: account.ID, Email: account.Email, Plan: plan.Name})
-	return co, failure.Wrap(op, err)
+	return co, failure.Wrap(op, PaymentFailure(op, err))
+}
+
+// PaymentFailure words a payment provider's typed reason for the caller: a
+// plan the provider does not sell is a 422 naming the plan field and the
+// plans it sells; a provider that could not be reached is Unavailable.
+// Anything else is returned as it is.
+func PaymentFailure(op string, err error) error {
+	var pe *ports.PaymentError
+	if !errors.As(err, &pe) {
+		return err
+	}
+	if pe.Reason == ports.PaymentPlanNotSold {
+		return failure.Invalidf(op, "plan", "The plan must be one of: %s.", strings.Join(pe.Plans, ", "))
+	}
+	return failure.Unable(op, failure.ReasonPaymentUnavailable, "The payment provider could not be reached. Please try again.", err)
 }
 
 // TopUpNotice is what a checkout page tells the account before it pays

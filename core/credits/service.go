@@ -229,7 +229,7 @@ func (s *Service) Purchase(ctx context.Context, account ports.Account, credits i
 		Currency:    s.pricing.Currency,
 	})
 	if err != nil {
-		return ports.Checkout{}, failure.Wrap("credits.Purchase", err)
+		return ports.Checkout{}, failure.Wrap("credits.Purchase", PaymentFailure("credits.Purchase", err))
 	}
 	return co, nil
 }

@@ -119,11 +119,11 @@ func (s *Service) Prompt(ctx context.Context, call credits.Call, r Request) (str
 			user = fmt.Sprintf("%s\n\n---\nWeb page: %s\nURL: %s\n\n%s", user, title, pageURL, Trim(page.Markdown, s.contextChars))
 		}
 		text, err := s.llm.Complete(ctx, []ports.ChatMessage{{Role: "system", Content: SystemPrompt}, {Role: "user", Content: user}})
-		if err != nil {
-			return 0, ports.TransactionMetadata{}, err
+		if err == nil && strings.TrimSpace(text) == "" {
+			err = &ports.LLMError{Reason: ports.LLMNoText}
 		}
-		if strings.TrimSpace(text) == "" {
-			return 0, ports.TransactionMetadata{}, failure.Unable("prompt", failure.ReasonLLMFailed, "No response could be produced: the model returned no text.")
+		if err != nil {
+			return 0, ports.TransactionMetadata{}, LLMFailure(err)
 		}
 		answer = text
 		return billing.Cost(billing.Prompt), ports.TransactionMetadata{URL: pageURL}, nil

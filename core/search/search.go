@@ -157,7 +157,7 @@ func (s *Service) run(ctx context.Context, r Request) (ports.SearchResults, erro
 	if err != nil {
 		// An engine read in a browser (Google's) passes the renderer's
 		// typed reason on: worded here, naming the engine field.
-		err = weburl.Failure(err, "engine")
+		err = weburl.Failure(EngineFailure(err), "engine")
 		if failure.KindOf(err) == failure.Internal {
 			return res, failure.Unable("search", failure.ReasonEngineFailed, fmt.Sprintf("The %s search could not be completed.", r.Engine), err)
 		}

@@ -222,11 +222,17 @@ func (s *Service) ask(ctx context.Context, r Request, sch ports.Schema, page con
 		"No data could be extracted: the model's answer did not validate against the schema twice: "+summary(problems))
 }
 
+// complete asks the model, holding it to schema where it can, and words
+// its typed reason for the caller.
 func (s *Service) complete(ctx context.Context, messages []ports.ChatMessage, schema []byte) (string, error) {
+	var text string
+	var err error
 	if sl, ok := s.llm.(ports.StructuredLLM); ok {
-		return sl.CompleteJSON(ctx, messages, "extraction", schema)
+		text, err = sl.CompleteJSON(ctx, messages, "extraction", schema)
+	} else {
+		text, err = s.llm.Complete(ctx, messages)
 	}
-	return s.llm.Complete(ctx, messages)
+	return text, prompt.LLMFailure(err)
 }
 
 // check decodes an answer and validates it: a JSON value (a code fence
