@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"path/filepath"
 	"strings"
@@ -98,7 +99,24 @@ func proxyURL(raw string) *url.URL {
 // reader fetches, Google renders and the bulk worker posts and mails
 // through the counted, traced ones.
 func NewOutbound(c Config, obs Observers) (Outbound, error) {
-	o := fetch.Options{ConnectTimeout: c.FetchConnectTimeout, Timeout: c.FetchTimeout, MaxBytes: c.FetchMaxBytes, Resolve: c.ResolveMap()}
+	return NewOutboundWith(c, obs, Seams{})
+}
+
+// Seams are what a configuration cannot name of the outbound adapters, for
+// a test to set: the zero value is the server's (the system resolver and
+// clock, the LLM adapter's own backoff).
+type Seams struct {
+	// LookupIP resolves host names for the fetchers.
+	LookupIP func(ctx context.Context, host string) ([]netip.Addr, error)
+	// Now times the local blob store's links.
+	Now func() time.Time
+	// LLMBackoff is the first wait between attempts at the model.
+	LLMBackoff time.Duration
+}
+
+// NewOutboundWith is NewOutbound with seams set.
+func NewOutboundWith(c Config, obs Observers, s Seams) (Outbound, error) {
+	o := fetch.Options{ConnectTimeout: c.FetchConnectTimeout, Timeout: c.FetchTimeout, MaxBytes: c.FetchMaxBytes, Resolve: c.ResolveMap(), LookupIP: s.LookupIP}
 	if c.FetchProxy != "" {
 		u, err := url.Parse(c.FetchProxy)
 		if err != nil {
@@ -137,7 +155,7 @@ func NewOutbound(c Config, obs Observers) (Outbound, error) {
 		serp.NewBing(c.SearchBingURL, so),
 		serp.NewDuckDuckGo(c.SearchDuckDuckGoURL, so),
 	})
-	out.LLM = obs.LLM(llm.NewOpenAI(llm.Options{BaseURL: c.LLMBaseURL, APIKey: c.LLMAPIKey, Model: c.LLMModel, AttemptTimeout: c.LLMTimeout}))
+	out.LLM = obs.LLM(llm.NewOpenAI(llm.Options{BaseURL: c.LLMBaseURL, APIKey: c.LLMAPIKey, Model: c.LLMModel, AttemptTimeout: c.LLMTimeout, BaseBackoff: s.LLMBackoff}))
 	// Crawls read under their own User-Agent: the token Trawl and the
 	// operator's URL.
 	co := o
@@ -187,7 +205,11 @@ func NewOutbound(c Config, obs Observers) (Outbound, error) {
 			return Outbound{}, err
 		}
 	}
-	local, err := blob.NewLocal(filepath.Join(c.DataDir, "files"), secret, c.PublicBase(), clock.System{}.Now)
+	now := s.Now
+	if now == nil {
+		now = clock.System{}.Now
+	}
+	local, err := blob.NewLocal(filepath.Join(c.DataDir, "files"), secret, c.PublicBase(), now)
 	if err != nil {
 		return Outbound{}, err
 	}

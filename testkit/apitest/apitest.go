@@ -17,21 +17,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/trawlhq/trawl/adapters/blob"
 	"github.com/trawlhq/trawl/adapters/connectapi"
-	"github.com/trawlhq/trawl/adapters/extract"
 	"github.com/trawlhq/trawl/adapters/fetch"
 	"github.com/trawlhq/trawl/adapters/httpapi"
 	"github.com/trawlhq/trawl/adapters/limiter"
-	"github.com/trawlhq/trawl/adapters/llm"
 	"github.com/trawlhq/trawl/adapters/password"
 	"github.com/trawlhq/trawl/adapters/payment"
-	"github.com/trawlhq/trawl/adapters/schema"
-	"github.com/trawlhq/trawl/adapters/serp"
-	"github.com/trawlhq/trawl/adapters/sitemapxml"
-	"github.com/trawlhq/trawl/adapters/smtpmail"
-	"github.com/trawlhq/trawl/adapters/textdiff"
-	"github.com/trawlhq/trawl/adapters/webhook"
 	"github.com/trawlhq/trawl/app"
 	"github.com/trawlhq/trawl/core/account"
 	"github.com/trawlhq/trawl/core/auth"
@@ -183,13 +174,10 @@ func Start(t testing.TB, store storetest.Stores, o Options) *Env {
 	if lookup == nil {
 		lookup = LookupIP
 	}
-	e.Fetcher = fetch.New(fetch.Options{Resolve: o.Resolve, LookupIP: lookup, Timeout: 5 * time.Second, Proxies: o.Proxies})
-	disc, err := sitemapxml.New(e.Fetcher, sitemapxml.Limits{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	so := serp.ClientOptions{Timeout: 5 * time.Second}
-	noNet := "http://127.0.0.1:1" // an engine a test did not configure fails at once
+	// The outbound adapters are the server's, built from a configuration
+	// by the server's constructor: fixture hosts resolve to local servers,
+	// an engine a test did not configure fails at once, no browser runs.
+	noNet := "http://127.0.0.1:1"
 	base := func(name string) string {
 		if u := o.Engines[name]; u != "" {
 			return u
@@ -198,33 +186,42 @@ func Start(t testing.TB, store storetest.Stores, o Options) *Env {
 	}
 	dir := t.TempDir()
 	e.Outbox = filepath.Join(dir, "outbox")
-	var mailer ports.Mailer = o.Mailer
-	if mailer == nil {
-		if mailer, err = smtpmail.NewOutbox(e.Outbox); err != nil {
-			t.Fatal(err)
+	var c app.Config
+	c.PublicURL, c.DataDir, c.LinkSecret = base0, dir, "test-link-secret-0123456789"
+	c.FetchTimeout, c.SearchTimeout, c.LLMTimeout = 5*time.Second, 5*time.Second, 5*time.Second
+	for hostPort, addr := range o.Resolve {
+		c.Resolve = append(c.Resolve, hostPort+"="+addr)
+	}
+	for _, p := range o.Proxies {
+		c.FetchProxies += p.Country + "=" + p.URL.String() + " "
+	}
+	c.SearchGoogleURL, c.SearchBingURL, c.SearchDuckDuckGoURL = base("google"), base("bing"), base("duckduckgo")
+	c.LLMBaseURL, c.LLMModel = o.LLMBaseURL, "test-model"
+	c.BrowserOff = true
+	built, err := app.NewOutboundWith(c, app.Observers{}, app.Seams{LookupIP: lookup, Now: e.Clock.Now, LLMBackoff: time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := built.Close(); err != nil {
+			t.Error(err)
 		}
+	})
+	fetcher, ok := built.Guard.(*fetch.Client)
+	if !ok {
+		t.Fatalf("the address guard is a %T, not the fetch client", built.Guard)
 	}
-	files, err := blob.NewLocal(filepath.Join(dir, "files"), []byte("test-link-secret-0123456789"), "http://"+e.Server.Listener.Addr().String(), e.Clock.Now)
-	if err != nil {
-		t.Fatal(err)
+	e.Fetcher = fetcher
+	out := built.With(e.Clock, pay, lim)
+	// What a test replaces: the mailer, the document converters (none
+	// unless given: documents are refused like any non-HTML response),
+	// and the hashing, kept cheap since the dashboard's tests sign in many
+	// times.
+	if o.Mailer != nil {
+		out.Mailer = o.Mailer
 	}
-	hooks, err := webhook.New(e.Fetcher)
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := service.Outbound{
-		Clock: e.Clock, Payments: pay, Limiter: lim,
-		Fetcher: e.Fetcher, Guard: e.Fetcher, Extractor: extract.New(), Discoverer: disc,
-		Engines:  []ports.SearchEngine{serp.NewGoogle(base("google"), so), serp.NewBing(base("bing"), so), serp.NewDuckDuckGo(base("duckduckgo"), so)},
-		LLM:      llm.NewOpenAI(llm.Options{BaseURL: o.LLMBaseURL, Model: "test-model", BaseBackoff: time.Millisecond, AttemptTimeout: 5 * time.Second}),
-		Schemas:  schema.New(),
-		Webhooks: hooks, Mailer: mailer, Blobs: files,
-		Documents: o.Documents,
-		// Cheap hashing: the dashboard's tests sign in many times.
-		Passwords: password.New(password.Params{MemoryKiB: 256, Time: 1, Threads: 1}),
-		Differ:    textdiff.Differ{},
-		Countries: e.Fetcher.Countries(),
-	}
+	out.Documents = o.Documents
+	out.Passwords = password.New(password.Params{MemoryKiB: 256, Time: 1, Threads: 1})
 	wo := o.Worker
 	if wo.Poll == 0 {
 		wo.Poll = 20 * time.Millisecond
@@ -250,7 +247,7 @@ func Start(t testing.TB, store storetest.Stores, o Options) *Env {
 		go func() { e.Worker.Run(ctx); close(done) }()
 		t.Cleanup(func() { cancel(); <-done })
 	}
-	e.API, e.RPC, err = app.NewHandler(svc, app.HandlerOptions{MaxBody: o.MaxBodyBytes, Logger: o.Logger, Files: files})
+	e.API, e.RPC, err = app.NewHandler(svc, app.HandlerOptions{MaxBody: o.MaxBodyBytes, Logger: o.Logger, Files: built.Files})
 	if err != nil {
 		t.Fatal(err)
 	}
