@@ -2,7 +2,6 @@ package httpapi
 
 import (
 	"net/http"
-	"strings"
 
 	"github.com/trawlhq/trawl/core/cache"
 	"github.com/trawlhq/trawl/core/changes"
@@ -18,8 +17,9 @@ func withCache(r *http.Request) (*http.Request, error) {
 	if err != nil {
 		return r, err
 	}
-	store, err := cache.ParseStoreText(q.Get(cache.FieldStore), cache.FieldStore)
-	if err != nil {
+	var fe failure.FieldErrors
+	store := queryBool(&fe, r, cache.FieldStore, true)
+	if err := fe.Err("httpapi.cache"); err != nil {
 		return r, err
 	}
 	return r.WithContext(cache.With(r.Context(), cache.Request{MaxAge: maxAge, NoStore: !store})), nil
@@ -77,16 +77,12 @@ func (b body) cacheFields(fe *failure.FieldErrors) (maxAge int64, noStore bool) 
 // withChanges reads changes and tag from the query into the request's
 // context.
 func withChanges(r *http.Request) (*http.Request, error) {
-	q := r.URL.Query()
-	var on bool
-	switch strings.ToLower(strings.TrimSpace(q.Get("changes"))) {
-	case "", "false", "0":
-	case "true", "1":
-		on = true
-	default:
-		return r, failure.Invalidf("httpapi.changes", "changes", "The changes must be true or false.")
+	var fe failure.FieldErrors
+	on := queryBool(&fe, r, "changes", false)
+	if err := fe.Err("httpapi.changes"); err != nil {
+		return r, err
 	}
-	tag, err := changes.ParseTag(q.Get("tag"), "tag")
+	tag, err := changes.ParseTag(r.URL.Query().Get("tag"), "tag")
 	if err != nil {
 		return r, err
 	}

@@ -2,7 +2,6 @@ package httpapi
 
 import (
 	"net/http"
-	"strconv"
 
 	"github.com/trawlhq/trawl/core/cache"
 	"github.com/trawlhq/trawl/core/content"
@@ -67,14 +66,7 @@ type mapJSON struct {
 func (a *API) mapSite(r *http.Request, c credits.Call) (int, any, credits.Receipt, error) {
 	var fe failure.FieldErrors
 	limit := queryIntWording(&fe, r, "limit", "The limit must be an integer.")
-	var opts sitemap.Options
-	if v := r.URL.Query().Get("include_links"); v != "" {
-		b, err := strconv.ParseBool(v)
-		if err != nil {
-			fe.Add("include_links", "The include_links field must be true or false.")
-		}
-		opts.IncludeLinks = b
-	}
+	opts := sitemap.Options{IncludeLinks: queryBool(&fe, r, "include_links", false)}
 	if err := fe.Err("httpapi.map"); err != nil {
 		return 0, nil, credits.Receipt{}, err
 	}

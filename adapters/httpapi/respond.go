@@ -171,12 +171,27 @@ func (b body) Bool(fe *failure.FieldErrors, name string) bool {
 	if !ok || string(raw) == "null" {
 		return false
 	}
-	switch strings.Trim(strings.ToLower(string(raw)), `"`) {
+	return readBool(fe, name, strings.Trim(string(raw), `"`), false)
+}
+
+// queryBool reads the boolean query parameter name, def when it is absent
+// or empty.
+func queryBool(fe *failure.FieldErrors, r *http.Request, name string, def bool) bool {
+	return readBool(fe, name, r.URL.Query().Get(name), def)
+}
+
+// readBool reads a boolean given as text, in a query parameter or a JSON
+// body: true or 1, false or 0, in any case; def when empty. Anything else
+// is added to fe, naming the field, and reads as def.
+func readBool(fe *failure.FieldErrors, name, text string, def bool) bool {
+	switch strings.ToLower(strings.TrimSpace(text)) {
+	case "":
+		return def
 	case "true", "1":
 		return true
-	case "false", "0", "":
+	case "false", "0":
 		return false
 	}
 	fe.Add(name, fmt.Sprintf("The %s field must be true or false.", humanField(name)))
-	return false
+	return def
 }

@@ -72,20 +72,6 @@ func ParseMaxAgeText(s, field string) (time.Duration, error) {
 	return ParseMaxAge(n, field)
 }
 
-// ParseStoreText reads store from a query string value; empty is true.
-func ParseStoreText(s, field string) (bool, error) {
-	if field == "" {
-		field = FieldStore
-	}
-	switch strings.ToLower(strings.TrimSpace(s)) {
-	case "", "true", "1":
-		return true, nil
-	case "false", "0":
-		return false, nil
-	}
-	return false, failure.Invalidf("cache.ParseStore", field, "The %s must be true or false.", field)
-}
-
 // Request is what a call accepts from the cache.
 type Request struct {
 	// MaxAge is the oldest cached response the caller takes; 0 fetches.

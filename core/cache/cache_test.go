@@ -48,14 +48,6 @@ func TestParseMaxAge(t *testing.T) {
 			t.Errorf("max_age %q: %v, want a 422 naming max_age", c.in, err)
 		}
 	}
-	for in, want := range map[string]bool{"": true, "true": true, "false": false, "0": false} {
-		if got, err := cache.ParseStoreText(in, "store"); err != nil || got != want {
-			t.Errorf("store %q = %v, %v", in, got, err)
-		}
-	}
-	if _, err := cache.ParseStoreText("maybe", "store"); !failure.Is(err, failure.Invalid) {
-		t.Errorf("store maybe: %v, want Invalid", err)
-	}
 }
 
 func TestKey(t *testing.T) {
