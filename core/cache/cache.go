@@ -192,6 +192,25 @@ func (t *Tracker) Info() (Info, bool) {
 	return t.info, t.seen
 }
 
+// Said is what an answer says of the cache: what it did for the page, nil
+// when nothing went through it or nothing tracked it.
+func (t *Tracker) Said() *Info {
+	if i, ok := t.Info(); ok {
+		return &i
+	}
+	return nil
+}
+
+// Track starts following what c does for one page or search: Track(ctx)
+// on a server that keeps a cache, ctx and a nil tracker on one that keeps
+// none (c nil), whose answers then say nothing of a cache.
+func (c *Cache) Track(ctx context.Context) (context.Context, *Tracker) {
+	if c == nil {
+		return ctx, nil
+	}
+	return Track(ctx)
+}
+
 // Decision is what to do with a cached entry.
 type Decision uint8
 

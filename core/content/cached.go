@@ -38,20 +38,3 @@ func (s *Service) renderVia(ctx context.Context, r ports.RenderRequest) (ports.R
 	}
 	return s.renderer.Render(ctx, r)
 }
-
-// track starts following what the cache does for one page; nil when the
-// server keeps no cache (its answers then say nothing of one).
-func (s *Service) track(ctx context.Context) (context.Context, *cache.Tracker) {
-	if s.cache == nil {
-		return ctx, nil
-	}
-	return cache.Track(ctx)
-}
-
-// cacheInfo is what a page's answer says of the cache; nil without one.
-func cacheInfo(t *cache.Tracker) *cache.Info {
-	if i, ok := t.Info(); ok {
-		return &i
-	}
-	return nil
-}

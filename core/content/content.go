@@ -161,7 +161,7 @@ func (s *Service) Scrape(ctx context.Context, call credits.Call, rawURL string, 
 	call.Service = billing.Scrape
 	var out Raw
 	ctx = cache.ForAccount(ctx, call.Principal.Account.ID)
-	ctx, tracked := s.track(ctx)
+	ctx, tracked := s.cache.Track(ctx)
 	rc, err := s.biller.Run(ctx, call, func(ctx context.Context) (int64, ports.TransactionMetadata, error) {
 		if mode == RenderAlways {
 			r, err := s.render(ctx, u)
@@ -198,7 +198,7 @@ func (s *Service) Scrape(ctx context.Context, call credits.Call, rawURL string, 
 		}
 		return billing.Cost(billing.Scrape), ports.TransactionMetadata{URL: u.String()}, nil
 	})
-	out.Cache = cacheInfo(tracked)
+	out.Cache = tracked.Said()
 	return out, rc, err
 }
 
@@ -243,8 +243,7 @@ func (s *Service) ContentWith(ctx context.Context, call credits.Call, rawURL str
 // fetch comes first; an HTML page is read again in a browser when mode asks
 // for it or StepUp says the static page needs one.
 func (s *Service) Extract(ctx context.Context, pageURL string, mode RenderMode) (Page, error) {
-	p, _, err := s.ExtractSource(ctx, pageURL, mode)
-	return p, err
+	return s.ExtractWith(ctx, pageURL, mode, Plan{})
 }
 
 // Source is the document a page was extracted from: the static body or
@@ -263,13 +262,7 @@ type Source struct {
 // ExtractSource is Extract that also returns the document it read, so a
 // crawl reads the page's links from the same fetch (or render).
 func (s *Service) ExtractSource(ctx context.Context, pageURL string, mode RenderMode) (Page, Source, error) {
-	u, err := weburl.Parse(pageURL, weburl.Rules{Field: "url"})
-	if err != nil {
-		return Page{URL: pageURL}, Source{}, err
-	}
-	var src Source
-	p, err := s.extract(ctx, u, pageURL, mode, &src, Plan{})
-	return p, src, err
+	return s.ExtractSourceWith(ctx, pageURL, mode, Plan{})
 }
 
 // ExtractSourceWith is ExtractSource with a checked plan (Service.Plan):
@@ -290,14 +283,8 @@ func (s *Service) ExtractSourceWith(ctx context.Context, pageURL string, mode Re
 // ExtractWith is Extract with a checked plan (Service.Plan): the page
 // options, formats and actions of bulk jobs, crawls and search content.
 func (s *Service) ExtractWith(ctx context.Context, pageURL string, mode RenderMode, plan Plan) (Page, error) {
-	u, err := weburl.Parse(pageURL, weburl.Rules{Field: "url"})
-	if err != nil {
-		return Page{URL: pageURL}, err
-	}
-	if plan.NeedsBrowser() {
-		mode = RenderAlways
-	}
-	return s.extract(ctx, u, pageURL, mode, nil, plan)
+	p, _, err := s.ExtractSourceWith(ctx, pageURL, mode, plan)
+	return p, err
 }
 
 // extract is Extract on a URL parsed once by its caller; pageURL is how the
@@ -309,7 +296,7 @@ func (s *Service) extract(ctx context.Context, u *url.URL, pageURL string, mode 
 	if src == nil {
 		src = &Source{}
 	}
-	ctx, tracked := s.track(ctx)
+	ctx, tracked := s.cache.Track(ctx)
 	page, err := s.read(ctx, u, pageURL, mode, src, plan)
 	if RetryElsewhere(plan.Page, err) {
 		// A block answer through a country's proxy: once more, through
@@ -319,7 +306,7 @@ func (s *Service) extract(ctx context.Context, u *url.URL, pageURL string, mode 
 		*src = Source{}
 		page, err = s.read(ctx, u, pageURL, mode, src, plan)
 	}
-	page.Cache = cacheInfo(tracked)
+	page.Cache = tracked.Said()
 	if err == nil && readable(page.Markdown) {
 		if err = s.compare(ctx, u, &page); err != nil {
 			return Page{URL: page.URL, StatusCode: page.StatusCode}, err

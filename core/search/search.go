@@ -176,7 +176,7 @@ func (s *Service) Search(ctx context.Context, call credits.Call, r Request) (Res
 	call.Service = billing.Serp
 	out := Results{Engine: r.Engine}
 	ctx = cache.ForAccount(ctx, call.Principal.Account.ID)
-	ctx, tracked := s.track(ctx)
+	ctx, tracked := s.content.Cache().Track(ctx)
 	rc, err := s.biller.Run(ctx, call, func(ctx context.Context) (int64, ports.TransactionMetadata, error) {
 		res, err := s.run(ctx, r)
 		if err != nil {
@@ -185,7 +185,7 @@ func (s *Service) Search(ctx context.Context, call credits.Call, r Request) (Res
 		out.Results = res
 		return billing.Cost(billing.Serp), ports.TransactionMetadata{Query: r.Q}, nil
 	})
-	out.Cache = searchCacheInfo(tracked)
+	out.Cache = tracked.Said()
 	return out, rc, err
 }
 
@@ -232,13 +232,13 @@ func (s *Service) SearchContent(ctx context.Context, call credits.Call, r Conten
 	out := Results{Engine: r.Engine, Contents: map[int]content.Page{}}
 	ctx = cache.ForAccount(ctx, call.Principal.Account.ID)
 	rc, err := s.biller.Run(ctx, call, func(ctx context.Context) (int64, ports.TransactionMetadata, error) {
-		serpCtx, serpTracked := s.track(ctx)
+		serpCtx, serpTracked := s.content.Cache().Track(ctx)
 		res, err := s.run(serpCtx, r.Request)
 		if err != nil {
 			return 0, ports.TransactionMetadata{}, err
 		}
 		out.Results = res
-		out.Cache = searchCacheInfo(serpTracked)
+		out.Cache = serpTracked.Said()
 		fetched := s.fetchContents(ctx, res.Organic, maxContent, r.Filter, mode, plan, out.Contents)
 		return billing.SerpContentCost(fetched), ports.TransactionMetadata{Query: r.Q}, nil
 	})
