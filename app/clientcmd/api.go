@@ -16,8 +16,48 @@ import (
 	"github.com/trawlhq/trawl/client"
 )
 
-// bulkPoll is how often api bulk --wait asks for the job's state.
-var bulkPoll = 500 * time.Millisecond
+// poll is how often api bulk --wait and api crawl --wait ask for the
+// state of what they wait for.
+var poll = 500 * time.Millisecond
+
+// progress is one look at a job or crawl waited for: the line saying its
+// state, how far it is, and whether it is finished.
+type progress struct {
+	line        string
+	done, total int
+	finished    bool
+}
+
+// wait asks look for the state every poll until it is finished: on a
+// terminal w as a progress bar redrawn in place, else as each new line.
+func wait(ctx context.Context, w io.Writer, look func(context.Context) (progress, error)) error {
+	tty := isTerminal(w)
+	last := ""
+	for {
+		p, err := look(ctx)
+		if err != nil {
+			return err
+		}
+		switch {
+		case tty:
+			fmt.Fprintf(w, "\r%s %s", bar(p.done, p.total, 30), p.line)
+		case p.line != last:
+			fmt.Fprintln(w, p.line)
+		}
+		last = p.line
+		if p.finished {
+			if tty {
+				fmt.Fprintln(w)
+			}
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(poll):
+		}
+	}
+}
 
 // api runs the client commands against TRAWL_API_URL.
 func (r runner) api(ctx context.Context, name string) error {
@@ -150,40 +190,35 @@ func (r runner) apiBulk(ctx context.Context, cl *client.Client) error {
 	if !r.a.Wait {
 		return nil
 	}
-	tty := isTerminal(r.io.Stdout)
-	last := ""
-	for {
-		job, err := cl.BulkJob(ctx, ack.JobID)
-		if err != nil {
-			return err
+	var job client.BulkJob
+	err = wait(ctx, r.io.Stdout, func(ctx context.Context) (progress, error) {
+		var err error
+		if job, err = cl.BulkJob(ctx, ack.JobID); err != nil {
+			return progress{}, err
 		}
-		line := fmt.Sprintf("%s %d/%d (%d ok, %d failed)", job.Status, job.ProcessedCount, job.URLsCount, job.SuccessCount, job.FailedCount)
-		switch {
-		case tty:
-			fmt.Fprintf(r.io.Stdout, "\r%s %s", bar(job.ProcessedCount, job.URLsCount, 30), line)
-		case line != last:
-			fmt.Fprintln(r.io.Stdout, line)
-		}
-		last = line
-		if job.Status == client.JobCompleted || job.Status == client.JobFailed {
-			if tty {
-				fmt.Fprintln(r.io.Stdout)
-			}
-			if job.Status == client.JobFailed {
-				msg := "the job failed"
-				if job.Error != nil {
-					msg += ": " + *job.Error
-				}
-				return errors.New(msg)
-			}
-			return nil
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(bulkPoll):
-		}
+		return progress{
+			line: fmt.Sprintf("%s %d/%d (%d ok, %d failed)", job.Status, job.ProcessedCount, job.URLsCount, job.SuccessCount, job.FailedCount),
+			done: job.ProcessedCount, total: job.URLsCount,
+			finished: job.Status == client.JobCompleted || job.Status == client.JobFailed,
+		}, nil
+	})
+	if err != nil {
+		return err
 	}
+	if job.Status == client.JobFailed {
+		return failed("job", job.Error)
+	}
+	return nil
+}
+
+// failed is the error of a job or crawl (what) that failed, with the
+// reason it gave, if any.
+func failed(what string, reason *string) error {
+	msg := "the " + what + " failed"
+	if reason != nil {
+		msg += ": " + *reason
+	}
+	return errors.New(msg)
 }
 
 // bar draws a progress bar of width cells.

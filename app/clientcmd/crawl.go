@@ -2,15 +2,10 @@ package clientcmd
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"time"
 
 	"github.com/trawlhq/trawl/client"
 )
-
-// crawlPoll is how often api crawl --wait asks for the crawl's state.
-var crawlPoll = 500 * time.Millisecond
 
 func (r runner) apiCrawl(ctx context.Context, cl *client.Client) error {
 	req := client.CrawlRequest{URL: r.a.Arg, Include: r.a.Include, Exclude: r.a.Exclude, Scope: r.a.Scope, Email: r.a.Email, CallbackURL: r.a.Callback}
@@ -32,36 +27,23 @@ func (r runner) apiCrawl(ctx context.Context, cl *client.Client) error {
 		return nil
 	}
 	fmt.Fprintf(r.io.Stderr, "crawl %s: %s, up to %d pages, %d hops\n", ack.CrawlID, ack.Status, ack.Limit, ack.MaxDepth)
-	tty := isTerminal(r.io.Stderr)
-	last := ""
 	var st client.CrawlStatus
-	for {
+	err = wait(ctx, r.io.Stderr, func(ctx context.Context) (progress, error) {
+		var err error
 		if st, err = cl.Crawl(ctx, ack.CrawlID); err != nil {
-			return err
+			return progress{}, err
 		}
 		skipped := 0
 		for _, n := range st.Skipped {
 			skipped += n
 		}
-		line := fmt.Sprintf("%s %d/%d pages (%d failed, %d skipped, %d credits)", st.Status, st.Succeeded, st.Limit, st.Failed, skipped, st.CreditsCharged)
-		switch {
-		case tty:
-			fmt.Fprintf(r.io.Stderr, "\r%s %s", bar(st.Succeeded, st.Limit, 30), line)
-		case line != last:
-			fmt.Fprintln(r.io.Stderr, line)
-		}
-		last = line
-		if st.Done() {
-			if tty {
-				fmt.Fprintln(r.io.Stderr)
-			}
-			break
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(crawlPoll):
-		}
+		return progress{
+			line: fmt.Sprintf("%s %d/%d pages (%d failed, %d skipped, %d credits)", st.Status, st.Succeeded, st.Limit, st.Failed, skipped, st.CreditsCharged),
+			done: st.Succeeded, total: st.Limit, finished: st.Done(),
+		}, nil
+	})
+	if err != nil {
+		return err
 	}
 	if r.a.JSON {
 		if err := r.json(st); err != nil {
@@ -85,11 +67,7 @@ func (r runner) apiCrawl(ctx context.Context, cl *client.Client) error {
 		}
 	}
 	if st.Status == client.CrawlFailed {
-		msg := "the crawl failed"
-		if st.Error != nil {
-			msg += ": " + *st.Error
-		}
-		return errors.New(msg)
+		return failed("crawl", st.Error)
 	}
 	return nil
 }
