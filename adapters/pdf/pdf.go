@@ -18,10 +18,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/klippa-app/go-pdfium"
-	"github.com/klippa-app/go-pdfium/enums"
-	pdfiumerrors "github.com/klippa-app/go-pdfium/errors"
-	"github.com/klippa-app/go-pdfium/references"
-	"github.com/klippa-app/go-pdfium/requests"
 	"github.com/klippa-app/go-pdfium/webassembly"
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
@@ -222,7 +218,7 @@ func (c *Converter) Convert(ctx context.Context, r ports.DocumentRequest) (out p
 			err = timeout(ctx)
 		}
 	}()
-	return c.convert(inst, r)
+	return c.convert(ctx, inst, r)
 }
 
 func timeout(ctx context.Context) error {
@@ -232,94 +228,66 @@ func timeout(ctx context.Context) error {
 	return unavailable(ports.DocumentCanceled, ctx.Err())
 }
 
-func (c *Converter) convert(inst pdfium.Pdfium, r ports.DocumentRequest) (ports.Extracted, error) {
-	body := r.Body
-	doc, err := inst.OpenDocument(&requests.OpenDocument{File: &body})
+func (c *Converter) convert(ctx context.Context, inst pdfium.Pdfium, r ports.DocumentRequest) (ports.Extracted, error) {
+	m, err := openModule(ctx, inst)
 	if err != nil {
-		if errors.Is(err, pdfiumerrors.ErrPassword) {
+		return ports.Extracted{}, unavailable(ports.DocumentNoReader, err)
+	}
+	doc, password, err := m.open(r.Body)
+	if err != nil {
+		if password {
 			return ports.Extracted{}, unavailable(ports.DocumentEncrypted, err)
 		}
 		return ports.Extracted{}, unavailable(ports.DocumentUnreadable, err)
 	}
-	defer inst.FPDF_CloseDocument(&requests.FPDF_CloseDocument{Document: doc.Document})
-	pc, err := inst.FPDF_GetPageCount(&requests.FPDF_GetPageCount{Document: doc.Document})
-	if err != nil {
-		return ports.Extracted{}, unavailable(ports.DocumentUnreadable, err)
+	defer doc.close()
+	count := doc.pageCount()
+	if m.err != nil {
+		return ports.Extracted{}, unavailable(ports.DocumentUnreadable, m.err)
 	}
 	maxPages := c.opts.MaxPages
 	if r.MaxPages > 0 {
 		maxPages = r.MaxPages
 	}
-	n := min(pc.PageCount, maxPages)
+	n := min(count, maxPages)
 	var pages [][]*line
 	var heights []float64
 	chars, read := 0, 0
 	for i := 0; i < n; i++ {
-		size, err := inst.FPDF_GetPageSizeByIndex(&requests.FPDF_GetPageSizeByIndex{Document: doc.Document, Index: i})
+		w, h, ok := doc.pageSize(i)
+		if !ok {
+			return ports.Extracted{}, unavailable(ports.DocumentDamaged, errors.Join(errors.New("pdf: no page size"), m.err))
+		}
+		runs, err := doc.text(i)
 		if err != nil {
 			return ports.Extracted{}, unavailable(ports.DocumentDamaged, err)
 		}
-		st, err := inst.GetPageTextStructured(&requests.GetPageTextStructured{
-			Page: requests.Page{ByIndex: &requests.PageByIndex{Document: doc.Document, Index: i}},
-			Mode: requests.GetPageTextStructuredModeRects, CollectFontInformation: true,
-		})
-		if err != nil {
-			return ports.Extracted{}, unavailable(ports.DocumentDamaged, err)
+		for _, rn := range runs {
+			chars += utf8.RuneCountInString(rn.Text)
 		}
-		p := page{Width: size.Width, Height: size.Height}
-		for _, rc := range st.Rects {
-			fs := 0.0
-			if rc.FontInformation != nil {
-				fs = rc.FontInformation.Size
-			}
-			p.Runs = append(p.Runs, run{Text: rc.Text, Left: rc.PointPosition.Left, Right: rc.PointPosition.Right, Top: rc.PointPosition.Top, Bot: rc.PointPosition.Bottom, Size: fs})
-			chars += utf8.RuneCountInString(rc.Text)
-		}
-		pages = append(pages, lines(p, i))
-		heights = append(heights, size.Height)
+		pages = append(pages, lines(page{Width: w, Height: h, Runs: runs}, i))
+		heights = append(heights, h)
 		read++
 		if chars > c.opts.MaxChars {
 			break
 		}
 	}
 	if chars == 0 || strings.TrimSpace(textOf(pages)) == "" {
-		if pc.PageCount == 0 {
+		if count == 0 {
 			return ports.Extracted{}, unavailable(ports.DocumentNoPages, nil)
 		}
-		if hasImages(inst, doc.Document, min(n, 10)) {
+		if doc.hasImages(min(n, 10)) {
 			return ports.Extracted{}, unavailable(ports.DocumentNoTextLayer, nil)
 		}
 		return ports.Extracted{}, unavailable(ports.DocumentNoText, nil)
 	}
 	rd := docmodel.Render(structure(pages, heights))
-	out := ports.Extracted{HTML: rd.HTML, Markdown: rd.Markdown, Text: rd.Text, Metadata: c.metadata(inst, doc.Document)}
-	out.Metadata.PageCount = pc.PageCount
-	if read < pc.PageCount {
-		out.Warning = fmt.Sprintf("The document has %d pages; only the first %d were converted.", pc.PageCount, read)
+	out := ports.Extracted{HTML: rd.HTML, Markdown: rd.Markdown, Text: rd.Text, Metadata: metadata(doc)}
+	out.Metadata.PageCount = count
+	if read < count {
+		out.Warning = fmt.Sprintf("The document has %d pages; only the first %d were converted.", count, read)
 	}
 	return out, nil
-}
-
-// hasImages: whether one of the first pages shows an image (a scan).
-func hasImages(inst pdfium.Pdfium, doc references.FPDF_DOCUMENT, pages int) bool {
-	for i := 0; i < pages; i++ {
-		pg := requests.Page{ByIndex: &requests.PageByIndex{Document: doc, Index: i}}
-		n, err := inst.FPDFPage_CountObjects(&requests.FPDFPage_CountObjects{Page: pg})
-		if err != nil {
-			continue
-		}
-		for j := 0; j < n.Count && j < 1000; j++ {
-			o, err := inst.FPDFPage_GetObject(&requests.FPDFPage_GetObject{Page: pg, Index: j})
-			if err != nil {
-				break
-			}
-			t, err := inst.FPDFPageObj_GetType(&requests.FPDFPageObj_GetType{PageObject: o.PageObject})
-			if err == nil && t.Type == enums.FPDF_PAGEOBJ_IMAGE {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 func textOf(pages [][]*line) string {
@@ -334,25 +302,12 @@ func textOf(pages [][]*line) string {
 
 // metadata reads the document information dictionary and the catalog's
 // declared language.
-func (c *Converter) metadata(inst pdfium.Pdfium, doc references.FPDF_DOCUMENT) ports.Metadata {
-	var m ports.Metadata
-	if md, err := inst.GetMetaData(&requests.GetMetaData{Document: doc}); err == nil {
-		for _, t := range md.Tags {
-			v := strings.TrimSpace(t.Value)
-			switch t.Tag {
-			case "Title":
-				m.Title = v
-			case "Author":
-				m.Author = v
-			case "Keywords":
-				m.Keywords = v
-			case "Subject":
-				m.Description = v
-			}
-		}
+func metadata(doc *document) ports.Metadata {
+	return ports.Metadata{
+		Title:       strings.TrimSpace(doc.metaText("Title")),
+		Author:      strings.TrimSpace(doc.metaText("Author")),
+		Keywords:    strings.TrimSpace(doc.metaText("Keywords")),
+		Description: strings.TrimSpace(doc.metaText("Subject")),
+		Language:    strings.TrimSpace(doc.language()),
 	}
-	if l, err := inst.FPDFCatalog_GetLanguage(&requests.FPDFCatalog_GetLanguage{Document: doc}); err == nil {
-		m.Language = strings.TrimSpace(l.Language)
-	}
-	return m
 }

@@ -1,0 +1,354 @@
+package pdf
+
+import (
+	"context"
+	"errors"
+	"math"
+	"reflect"
+	"unicode/utf16"
+
+	"github.com/klippa-app/go-pdfium"
+	"github.com/tetratelabs/wazero/api"
+)
+
+// module calls PDFium's C API in one instance directly. go-pdfium's
+// request methods make several calls into the module for one of theirs
+// (each pointer argument is a malloc, a memset and a free), and its
+// structured text reads every character of a page with three calls; in
+// killable mode wazero starts a goroutine to watch the context on every
+// call. Here a page with few rectangles (runs of text) is read a rectangle
+// at a time, four calls each, and a dense one a character at a time
+// without go-pdfium's extra calls (docs/performance-footprint.md).
+type module struct {
+	ctx  context.Context
+	mem  api.Memory
+	fns  map[string]api.Function
+	mod  reflect.Value // go-pdfium's wrapper of the instance's module
+	buf  [8]uint64     // parameters and result of a call
+	args uint64        // scratch memory in the instance: four doubles
+	err  error         // the first failed call; every later call fails too
+}
+
+var errModule = errors.New("pdf: PDFium's module is not reachable")
+
+// openModule reaches the WebAssembly module of a go-pdfium instance (the
+// instance holds it in its exported Module field; the pinned go-pdfium's
+// tests in this package fail if that changes).
+func openModule(ctx context.Context, inst pdfium.Pdfium) (*module, error) {
+	impl := reflect.ValueOf(inst.GetImplementation())
+	if impl.Kind() != reflect.Pointer || impl.Elem().Kind() != reflect.Struct {
+		return nil, errModule
+	}
+	f := impl.Elem().FieldByName("Module")
+	if !f.IsValid() || !f.CanInterface() || f.IsNil() {
+		return nil, errModule
+	}
+	mod := f.Elem()
+	get := mod.MethodByName("Memory")
+	if !get.IsValid() || get.Type().NumIn() != 0 || get.Type().NumOut() != 1 {
+		return nil, errModule
+	}
+	mem, ok := get.Call(nil)[0].Interface().(api.Memory)
+	if !ok {
+		return nil, errModule
+	}
+	m := &module{ctx: ctx, mem: mem, fns: map[string]api.Function{}, mod: mod}
+	if m.fn("malloc") == nil || m.fn("free") == nil {
+		return nil, errModule
+	}
+	m.args = m.call("malloc", 32)
+	if m.err != nil || m.args == 0 {
+		return nil, errModule
+	}
+	return m, nil
+}
+
+func (m *module) fn(name string) api.Function {
+	if f, ok := m.fns[name]; ok {
+		return f
+	}
+	get := m.mod.MethodByName("ExportedFunction")
+	var f api.Function
+	if get.IsValid() && get.Type().NumIn() == 1 && get.Type().NumOut() == 1 {
+		r := get.Call([]reflect.Value{reflect.ValueOf(name)})[0]
+		if !r.IsNil() {
+			f, _ = r.Interface().(api.Function)
+		}
+	}
+	m.fns[name] = f
+	return f
+}
+
+// call runs an exported function and returns its result (0 when it has
+// none). After a failure (the instance killed, a trap) it returns 0 and
+// m.err holds the first error.
+func (m *module) call(name string, params ...uint64) uint64 {
+	if m.err != nil {
+		return 0
+	}
+	f := m.fn(name)
+	if f == nil {
+		m.err = errors.New("pdf: PDFium lacks " + name)
+		return 0
+	}
+	copy(m.buf[:], params)
+	if err := f.CallWithStack(m.ctx, m.buf[:]); err != nil {
+		m.err = err
+		return 0
+	}
+	return m.buf[0]
+}
+
+func (m *module) i32(name string, params ...uint64) int32 { return int32(m.call(name, params...)) }
+
+func f64(v float64) uint64 { return math.Float64bits(v) }
+
+// double reads the i-th double of the scratch memory.
+func (m *module) double(i int) float64 {
+	v, _ := m.mem.ReadFloat64Le(uint32(m.args) + uint32(8*i))
+	return v
+}
+
+// utf16At decodes n UTF-16 code units at ptr, up to a NUL.
+func (m *module) utf16At(ptr uint64, n int) string {
+	if n <= 0 {
+		return ""
+	}
+	b, ok := m.mem.Read(uint32(ptr), uint32(2*n))
+	if !ok {
+		return ""
+	}
+	u := make([]uint16, 0, n)
+	for i := 0; i+1 < len(b); i += 2 {
+		c := uint16(b[i]) | uint16(b[i+1])<<8
+		if c == 0 {
+			break
+		}
+		u = append(u, c)
+	}
+	return string(utf16.Decode(u))
+}
+
+// document is a PDF opened in the instance; its bytes stay in the
+// instance's memory until it is closed.
+type document struct {
+	m      *module
+	handle uint64
+	data   uint64
+}
+
+// FPDF_GetLastError's code for a document that needs a password.
+const errPassword = 4
+
+// open loads body into the instance. password says the document needs one.
+func (m *module) open(body []byte) (d *document, password bool, err error) {
+	data := m.call("malloc", uint64(max(len(body), 1)))
+	if m.err != nil || data == 0 {
+		return nil, false, errors.Join(errors.New("pdf: no memory for the document"), m.err)
+	}
+	if !m.mem.Write(uint32(data), body) {
+		m.call("free", data)
+		return nil, false, errors.New("pdf: no memory for the document")
+	}
+	h := m.call("FPDF_LoadMemDocument64", data, uint64(len(body)), 0)
+	if h == 0 {
+		code := m.call("FPDF_GetLastError")
+		m.call("free", data)
+		if m.err != nil {
+			return nil, false, m.err
+		}
+		return nil, code == errPassword, errors.New("pdf: the document could not be opened")
+	}
+	return &document{m: m, handle: h, data: data}, false, nil
+}
+
+func (d *document) close() {
+	d.m.call("FPDF_CloseDocument", d.handle)
+	d.m.call("free", d.data)
+}
+
+func (d *document) pageCount() int { return int(d.m.i32("FPDF_GetPageCount", d.handle)) }
+
+// pageSize is the size of page i in points.
+func (d *document) pageSize(i int) (w, h float64, ok bool) {
+	m := d.m
+	if m.i32("FPDF_GetPageSizeByIndex", d.handle, uint64(i), m.args, m.args+8) == 0 {
+		return 0, 0, false
+	}
+	return m.double(0), m.double(1), m.err == nil
+}
+
+// text reads page i's text as PDFium places it: its rectangles (a run of
+// one text object on one line), each with the text inside it and the font
+// size of its first character.
+func (d *document) text(i int) ([]run, error) {
+	m := d.m
+	pg := m.call("FPDF_LoadPage", d.handle, uint64(i))
+	if pg == 0 {
+		return nil, errors.Join(errors.New("pdf: page could not be loaded"), m.err)
+	}
+	defer m.call("FPDF_ClosePage", pg)
+	tp := m.call("FPDFText_LoadPage", pg)
+	if tp == 0 {
+		return nil, errors.Join(errors.New("pdf: page text could not be loaded"), m.err)
+	}
+	defer m.call("FPDFText_ClosePage", tp)
+	chars := m.i32("FPDFText_CountChars", tp)
+	if chars <= 0 {
+		return nil, m.err
+	}
+	n := m.i32("FPDFText_CountRects", tp, 0, uint64(chars))
+	if n <= 0 {
+		return nil, m.err
+	}
+	if int(n) > perCharRects {
+		return m.textPerChar(tp, int(chars), int(n))
+	}
+	return m.textPerRect(tp, int(chars), int(n))
+}
+
+// perCharRects is the number of rectangles on a page past which its text is
+// read a character at a time rather than a rectangle at a time: PDFium
+// scans every character of the page for each rectangle's text (about 80 ns
+// a character in killable mode), a character read costs three calls into
+// the module (about 1 µs each); measured on the corpus
+// (docs/performance-footprint.md).
+var perCharRects = 45
+
+// textPerRect asks PDFium for each rectangle's text: four calls a
+// rectangle, and a scan of the page's characters inside the module for
+// each.
+func (m *module) textPerRect(tp uint64, chars, n int) ([]run, error) {
+	// The text of a rectangle is at most the page's characters and a line
+	// break between each.
+	units := 2*chars + 2
+	buf := m.call("malloc", uint64(2*units))
+	if m.err != nil || buf == 0 {
+		return nil, errors.Join(errors.New("pdf: no memory for the page text"), m.err)
+	}
+	defer m.call("free", buf)
+	p := m.args
+	runs := make([]run, 0, n)
+	for r := 0; r < n; r++ {
+		if m.i32("FPDFText_GetRect", tp, uint64(r), p, p+8, p+16, p+24) == 0 {
+			continue
+		}
+		left, top, right, bot := m.double(0), m.double(1), m.double(2), m.double(3)
+		got := m.i32("FPDFText_GetBoundedText", tp, f64(left), f64(top), f64(right), f64(bot), buf, uint64(units))
+		text := m.utf16At(buf, int(got))
+		// The font of the rectangle: that of a character inside it (all
+		// characters of a rectangle share one text object, so one font).
+		// The one at its left edge half-way up, else the one nearest its
+		// middle.
+		midY := (top + bot) / 2
+		c := m.i32("FPDFText_GetCharIndexAtPos", tp, f64(math.Nextafter(float64(float32(left)), math.Inf(1))), f64(midY), 0, 0)
+		if c < 0 {
+			c = m.i32("FPDFText_GetCharIndexAtPos", tp, f64((left+right)/2), f64(midY), f64(right-left), f64(top-bot))
+		}
+		runs = append(runs, run{Text: text, Left: left, Right: right, Top: top, Bot: bot, Size: m.fontSize(tp, c)})
+	}
+	return runs, m.err
+}
+
+// textPerChar reads every character's box, origin and code point, and
+// finds each rectangle's text and first character on this side.
+func (m *module) textPerChar(tp uint64, chars, n int) ([]run, error) {
+	p := m.args
+	cs := make([]pdfChar, 0, chars)
+	for i := 0; i < chars && m.err == nil; i++ {
+		m.call("FPDFText_GetCharBox", tp, uint64(i), p, p+8, p+16, p+24)
+		left, right, bot, top := m.double(0), m.double(1), m.double(2), m.double(3)
+		u := m.call("FPDFText_GetUnicode", tp, uint64(i))
+		m.call("FPDFText_GetCharOrigin", tp, uint64(i), p, p+8)
+		cs = append(cs, pdfChar{Left: float32(left), Bottom: float32(bot), Right: float32(right), Top: float32(top),
+			OriginY: float32(m.double(1)), Unicode: rune(uint32(u))})
+	}
+	rects := make([]pdfRect, 0, n)
+	for r := 0; r < n && m.err == nil; r++ {
+		m.call("FPDFText_GetRect", tp, uint64(r), p, p+8, p+16, p+24)
+		rects = append(rects, pdfRect{Left: float32(m.double(0)), Top: float32(m.double(1)), Right: float32(m.double(2)), Bottom: float32(m.double(3))})
+	}
+	if m.err != nil {
+		return nil, m.err
+	}
+	ix := newCharIndex(cs)
+	first := ix.firstChars(rects)
+	runs := make([]run, 0, n)
+	for i, r := range rects {
+		runs = append(runs, run{Text: ix.textIn(r.Left, r.Top, r.Right, r.Bottom),
+			Left: float64(r.Left), Right: float64(r.Right), Top: float64(r.Top), Bot: float64(r.Bottom),
+			Size: m.fontSize(tp, int32(first[i]))})
+	}
+	return runs, m.err
+}
+
+// fontSize is the size of character c's font, 0 for no character.
+func (m *module) fontSize(tp uint64, c int32) float64 {
+	if c < 0 {
+		return 0
+	}
+	return math.Float64frombits(m.call("FPDFText_GetFontSize", tp, uint64(uint32(c))))
+}
+
+// utf16Out calls a PDFium function that writes UTF-16 text into a buffer
+// and returns its length in bytes, the terminating NUL included: once
+// for the length, once for the text.
+func (m *module) utf16Out(name string, params ...uint64) string {
+	n := m.call(name, append(params, 0, 0)...)
+	if m.err != nil || n <= 2 || n > 1<<20 {
+		return ""
+	}
+	buf := m.call("malloc", n)
+	if m.err != nil || buf == 0 {
+		return ""
+	}
+	defer m.call("free", buf)
+	m.call(name, append(params, buf, n)...)
+	return m.utf16At(buf, int(n/2))
+}
+
+// metaText is an entry of the document information dictionary.
+func (d *document) metaText(tag string) string {
+	m := d.m
+	b := append([]byte(tag), 0)
+	p := m.call("malloc", uint64(len(b)))
+	if m.err != nil || p == 0 {
+		return ""
+	}
+	defer m.call("free", p)
+	if !m.mem.Write(uint32(p), b) {
+		return ""
+	}
+	return m.utf16Out("FPDF_GetMetaText", d.handle, p)
+}
+
+// language is the catalog's declared language.
+func (d *document) language() string { return d.m.utf16Out("FPDFCatalog_GetLanguage", d.handle) }
+
+// FPDFPageObj_GetType's code for an image.
+const pageObjImage = 3
+
+// hasImages: whether one of the first pages shows an image (a scan).
+func (d *document) hasImages(pages int) bool {
+	m := d.m
+	for i := 0; i < pages && m.err == nil; i++ {
+		pg := m.call("FPDF_LoadPage", d.handle, uint64(i))
+		if pg == 0 {
+			continue
+		}
+		n := int(m.i32("FPDFPage_CountObjects", pg))
+		found := false
+		for j := 0; j < n && j < 1000 && !found; j++ {
+			o := m.call("FPDFPage_GetObject", pg, uint64(j))
+			if o == 0 {
+				break
+			}
+			found = m.i32("FPDFPageObj_GetType", o) == pageObjImage
+		}
+		m.call("FPDF_ClosePage", pg)
+		if found {
+			return true
+		}
+	}
+	return false
+}
