@@ -110,6 +110,9 @@ const (
 	DefaultPerPage = 20
 )
 
+// Values are the page and page size asked for, defaults filled in.
+func (p Paging) Values() (page, perPage int) { return p.values() }
+
 func (p Paging) values() (page, perPage int) {
 	page, perPage = DefaultPage, DefaultPerPage
 	if p.Page != nil {
