@@ -36,6 +36,7 @@ import (
 	"github.com/trawlhq/trawl/core/bulk"
 	"github.com/trawlhq/trawl/core/content"
 	"github.com/trawlhq/trawl/core/credits"
+	"github.com/trawlhq/trawl/core/monitor"
 	"github.com/trawlhq/trawl/core/service"
 	"github.com/trawlhq/trawl/ports"
 )
@@ -213,6 +214,7 @@ func (c Config) ServiceOptions() service.Options {
 		LinkTTL: c.LinkTTL,
 		// The page cache and change tracking (config_cache.go).
 		CacheMaxBytes: c.CacheMaxBytes, ChangesRetention: c.ChangesRetention,
+		Monitors: monitor.SchedulerOptions{Tick: c.MonitorTick},
 	}
 }
 
