@@ -153,22 +153,7 @@ func runDue(t *testing.T, e *apitest.Env, monitorID string, want int) {
 	if err != nil || n != want {
 		t.Fatalf("tick started %d checks (%v), want %d", n, err, want)
 	}
-	deadline := time.Now().Add(20 * time.Second)
-	for time.Now().Before(deadline) {
-		checks, err := e.Store.(ports.MonitorStore).MonitorChecks(context.Background(), monitorID, 100)
-		if err != nil {
-			t.Fatal(err)
-		}
-		done := true
-		for _, c := range checks {
-			done = done && c.FinishedAt != nil
-		}
-		if done {
-			return
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-	t.Fatal("the checks did not finish")
+	waitChecks(t, e, monitorID)
 }
 
 // spend charges n credits of the account, as a call would.
