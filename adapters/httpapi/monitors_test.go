@@ -293,3 +293,47 @@ func report(t *testing.T, d delivery) monitor.Report {
 	}
 	return r
 }
+
+func TestMonitorOfACrawl(t *testing.T) {
+	rcv := newReceiver(t, 0)
+	e, tok, acct, _ := crawlEnv(t, rcv, 20, apitest.Options{})
+	res := e.Do("POST", "/v1/monitors", tok, map[string]any{"crawl": map[string]any{"url": "http://site.test/", "limit": 5, "sitemap": "skip", "callback_url": "http://ignored.test/"},
+		"schedule": "*/5 * * * *", "callback_url": rcv.URL()})
+	m := res.JSON(t)
+	if res.Status != 201 || m["urls"] != nil {
+		t.Fatalf("create: %d %s", res.Status, res.Body)
+	}
+	if c, _ := m["crawl"].(map[string]any); c["url"] != "http://site.test/" || c["limit"] != float64(5) || c["callback_url"] != nil {
+		t.Fatalf("crawl as stored: %v", m["crawl"])
+	}
+	id := m["id"].(string)
+	start, _ := e.Credits.Status(context.Background(), acct.ID)
+	e.Clock.Set(time.Date(2026, 6, 15, 12, 5, 0, 0, time.UTC))
+	stop := make(chan struct{})
+	go func() { // the crawl waits on its politeness delays: move the clock along
+		for {
+			select {
+			case <-stop:
+				return
+			case <-time.After(2 * time.Millisecond):
+				e.Clock.Advance(10 * time.Millisecond)
+			}
+		}
+	}()
+	runDue(t, e, id, 1)
+	close(stop)
+	hooks := rcv.deliveries()
+	if len(hooks) != 1 {
+		t.Fatalf("%d webhooks, want 1 (a crawl monitor sends no crawl events)", len(hooks))
+	}
+	r := report(t, hooks[0])
+	if r.Counts.New != 5 || len(r.Changes) != 5 || r.Check.Credits != 10 {
+		t.Fatalf("report: %+v", r)
+	}
+	if end, _ := e.Credits.Status(context.Background(), acct.ID); start.Balance-end.Balance != 10 {
+		t.Fatalf("charged %d, want 10", start.Balance-end.Balance)
+	}
+	if _, held, _ := e.Store.ReadCredits(context.Background(), acct.ID, e.Clock.Now()); held != 0 {
+		t.Fatalf("%d credits still held after the check", held)
+	}
+}

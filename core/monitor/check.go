@@ -65,6 +65,11 @@ func NewRunner(d RunnerDeps) (*Runner, error) {
 // claims the job next goes on from there.
 func (r *Runner) RunJob(stop, work context.Context, job ports.BulkJob) error {
 	check, err := r.d.Monitors.MonitorCheck(work, job.ID)
+	if failure.Is(err, failure.NotFound) {
+		// The monitor was deleted with its checks while this one waited
+		// to be resumed: nothing is left to report to.
+		return r.endJob(work, job)
+	}
 	if err != nil {
 		return err
 	}
@@ -165,6 +170,9 @@ func (r *Runner) report(ctx context.Context, job ports.BulkJob, m ports.Monitor,
 	sum := summarise(pages)
 	check.Pages, check.Changed, check.Credits = sum.Read, sum.Reported(), int64(bulk.CostPerURL*sum.Read)
 	check.Status = ports.CheckCompleted
+	if _, err := r.d.Monitors.Monitor(ctx, m.ID); failure.Is(err, failure.NotFound) {
+		return r.endJob(ctx, job) // deleted while its pages were read: it reports nothing
+	}
 	r.deliver(ctx, job, m, check, pages)
 	if ctx.Err() != nil {
 		return ctx.Err() // cut short while sending: whoever resumes sends it

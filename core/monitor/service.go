@@ -59,12 +59,7 @@ type Page struct {
 }
 
 // LastPage is the number of the last page (1 when empty).
-func (p Page) LastPage() int {
-	if p.Total == 0 {
-		return 1
-	}
-	return (p.Total + p.PerPage - 1) / p.PerPage
-}
+func (p Page) LastPage() int { return credits.LastPage(p.Total, p.PerPage) }
 
 // Create checks a monitor and stores it, active, its first check at the
 // schedule's next time.
@@ -191,9 +186,6 @@ func (s *Service) Update(ctx context.Context, accountID int64, id string, p Patc
 		return ports.Monitor{}, failure.E(op, failure.NotFound, MsgNotFound)
 	}
 	if err != nil {
-		if _, ok := failure.As(err); ok {
-			return ports.Monitor{}, err
-		}
 		return ports.Monitor{}, failure.Wrap(op, err)
 	}
 	return m, nil
