@@ -178,13 +178,11 @@ func (s *Store) StartCheck(ctx context.Context, monitorID string, scheduled, nex
 		if err := s.insertJob(ctx, tx, job, len(urls)); err != nil {
 			return err
 		}
-		for i, u := range urls {
-			if _, err := tx.ExecContext(ctx, s.q(`INSERT INTO bulk_job_urls (job_id, idx, url) VALUES (?, ?, ?)`), job.ID, i, u); err != nil {
-				return err
-			}
+		if err := s.insertJobURLs(ctx, tx, job.ID, urls); err != nil {
+			return err
 		}
 		if crawl != nil {
-			if _, err := tx.ExecContext(ctx, s.q(`INSERT INTO crawls (id, url, page_limit, max_depth, params) VALUES (?, ?, ?, ?, ?)`), job.ID, crawl.URL, crawl.Limit, crawl.MaxDepth, string(crawl.Params)); err != nil {
+			if err := s.insertCrawl(ctx, tx, job.ID, *crawl); err != nil {
 				return err
 			}
 		}
