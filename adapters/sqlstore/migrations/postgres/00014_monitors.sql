@@ -39,6 +39,15 @@ CREATE TABLE monitor_checks (
 );
 CREATE INDEX monitor_checks_monitor ON monitor_checks (monitor_id, scheduled_at);
 
+-- A job's snapshot keeps the one it was compared with, so a job resumed
+-- after its node died compares a page it read again with the same one.
+ALTER TABLE page_snapshots ADD COLUMN writer TEXT NOT NULL DEFAULT '';
+ALTER TABLE page_snapshots ADD COLUMN prev_markdown TEXT NOT NULL DEFAULT '';
+ALTER TABLE page_snapshots ADD COLUMN prev_taken_at BIGINT NOT NULL DEFAULT 0;
+
 -- +goose Down
+ALTER TABLE page_snapshots DROP COLUMN prev_taken_at;
+ALTER TABLE page_snapshots DROP COLUMN prev_markdown;
+ALTER TABLE page_snapshots DROP COLUMN writer;
 DROP TABLE monitor_checks;
 DROP TABLE monitors;
