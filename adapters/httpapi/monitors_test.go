@@ -218,6 +218,7 @@ func TestMonitorChecksReportChanges(t *testing.T) {
 		t.Fatalf("third check: %d webhooks in all", len(hooks))
 	}
 	third := report(t, hooks[1])
+	t.Logf("monitor-check webhook of the third check: %s", hooks[1].body)
 	if third.Counts.Changed != 1 || third.Counts.Removed != 1 || len(third.Changes) != 2 || third.Check.Credits != 2 {
 		t.Fatalf("third report: %+v", third)
 	}
