@@ -224,11 +224,17 @@ func (cr *run) frontierURL(v Verdict, depth int, parent string) ports.CrawlURL {
 
 // loop claims and reads URLs, Concurrency at a time, until there is
 // nothing left to read. cancelled reports a crawl stopped by its owner.
+// A claim takes up to Concurrency URLs whenever none is left over from the
+// last, so pages finishing together start their successors from one claim
+// rather than one claim each; what is left over when the loop ends goes
+// back to the queue.
 func (cr *run) loop(stop, work context.Context) (cancelled bool, err error) {
 	r := cr.r
 	var inflight atomic.Int64
 	var wg sync.WaitGroup
 	defer wg.Wait()
+	var ready []ports.CrawlURL
+	defer func() { cr.requeue(context.WithoutCancel(work), ready) }()
 	wake := make(chan struct{}, r.opts.Concurrency)
 	lastCheck := time.Time{}
 	for {
@@ -249,12 +255,16 @@ func (cr *run) loop(stop, work context.Context) (cancelled bool, err error) {
 				return true, nil
 			}
 		}
-		if free := r.opts.Concurrency - int(inflight.Load()); free > 0 {
-			claimed, err := r.d.Crawls.ClaimCrawlURLs(work, cr.c.ID, free, cr.c.Limit, now, r.opts.URLLease)
+		free := r.opts.Concurrency - int(inflight.Load())
+		if free > 0 && len(ready) == 0 {
+			claimed, err := r.d.Crawls.ClaimCrawlURLs(work, cr.c.ID, r.opts.Concurrency, cr.c.Limit, now, r.opts.URLLease)
 			if err != nil {
 				return false, err
 			}
-			for _, u := range claimed {
+			ready = claimed
+		}
+		if free > 0 && len(ready) > 0 {
+			for _, u := range ready[:min(free, len(ready))] {
 				inflight.Add(1)
 				wg.Add(1)
 				go func() {
@@ -271,11 +281,10 @@ func (cr *run) loop(stop, work context.Context) (cancelled bool, err error) {
 					}
 				}()
 			}
-			if len(claimed) > 0 {
-				continue
-			}
+			ready = ready[min(free, len(ready)):]
+			continue
 		}
-		if inflight.Load() == 0 {
+		if inflight.Load() == 0 && len(ready) == 0 {
 			counts, err := r.d.Crawls.CrawlCounts(work, cr.c.ID)
 			if err != nil {
 				return false, err
@@ -289,6 +298,16 @@ func (cr *run) loop(stop, work context.Context) (cancelled bool, err error) {
 		case <-r.d.Clock.After(r.opts.Poll):
 		case <-stop.Done():
 		case <-work.Done():
+		}
+	}
+}
+
+// requeue gives back URLs claimed and not started, for whoever reads on.
+func (cr *run) requeue(ctx context.Context, urls []ports.CrawlURL) {
+	for _, u := range urls {
+		if err := cr.r.d.Crawls.RequeueCrawlURL(ctx, cr.c.ID, u.ID, cr.r.d.Clock.Now()); err != nil {
+			cr.r.log.Warn("a claimed URL was not given back; it is read again when its lease runs out", "crawl_id", cr.c.ID, "err", err)
+			return
 		}
 	}
 }
