@@ -8,6 +8,7 @@ import (
 
 	"github.com/trawlhq/trawl/adapters/metrics"
 	"github.com/trawlhq/trawl/adapters/sqlstore"
+	"github.com/trawlhq/trawl/core/crawl"
 	"github.com/trawlhq/trawl/core/service"
 	"github.com/trawlhq/trawl/ports"
 )
@@ -41,10 +42,17 @@ func OpenStore(ctx context.Context, c Config) (Store, error) {
 }
 
 // SQLStore puts the SQL store under every store port.
+// Crawls' per-host politeness is the store's on PostgreSQL, shared by a
+// fleet; SQLite serves one node by construction, whose gate is held in the
+// process rather than written twice per page.
 func SQLStore(s *sqlstore.Store) Store {
+	var hosts ports.HostGate = s
+	if s.Dialect() == sqlstore.SQLite {
+		hosts = crawl.NewLocalGate()
+	}
 	return Store{
 		Stores: service.Stores{Accounts: s, Tokens: s, Ledger: s, Idempotency: s, Jobs: s, JobList: s, Credentials: s,
-			PaymentEvents: s, PlanCheckouts: s, Crawls: s, Robots: s, Hosts: s, Cache: s, Snapshots: s, Monitors: s},
+			PaymentEvents: s, PlanCheckouts: s, Crawls: s, Robots: s, Hosts: hosts, Cache: s, Snapshots: s, Monitors: s},
 		Dialect: string(s.Dialect()), Ping: s.Ping, Close: s.Close,
 		SharedLimiter: func(clk ports.Clock) (ports.RateLimiter, error) { return sqlstore.NewRateLimiter(s, clk) },
 		Observe:       func(m *metrics.Metrics) { observeStore(m, s) },

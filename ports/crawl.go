@@ -66,6 +66,18 @@ type CrawlURL struct {
 	FinishedAt *time.Time
 }
 
+// CrawlOutcome is what reading one claimed URL came to, written at once:
+// the URL's outcome (URL.State: succeeded, failed or skipped) and the
+// links its page adds to the frontier, under HostCap (as AddCrawlURLs).
+// A page's charge carries it (Charge.Outcome), so that a page is recorded
+// charged or not recorded at all.
+type CrawlOutcome struct {
+	URL     CrawlURL
+	Links   []CrawlURL
+	HostCap int
+	Now     time.Time
+}
+
 // CrawlCounts sums a crawl's frontier.
 type CrawlCounts struct {
 	Discovered, Queued, InFlight, Succeeded, Failed int
@@ -96,6 +108,10 @@ type CrawlStore interface {
 	// FinishCrawlURL records the outcome of a claimed URL (succeeded,
 	// failed or skipped) and gives it the crawl's next Seq.
 	FinishCrawlURL(ctx context.Context, u CrawlURL, now time.Time) error
+	// FinishCrawlPage records a page's outcome in one transaction: its
+	// URL's, as FinishCrawlURL, and the links it found, as AddCrawlURLs.
+	// It returns how many links were added as queued.
+	FinishCrawlPage(ctx context.Context, o CrawlOutcome) (queued int, err error)
 	// RequeueCrawlURL puts a claimed URL back, to be claimed again no
 	// earlier than notBefore, with one more attempt counted.
 	RequeueCrawlURL(ctx context.Context, crawlID string, id int64, notBefore time.Time) error

@@ -115,6 +115,9 @@ type LedgerTx interface {
 	AddTransaction(Transaction) (Transaction, error)
 	// MarkCheckoutPaid marks the session paid; false if it already was.
 	MarkCheckoutPaid(sessionID string, at time.Time) (bool, error)
+	// FinishCrawlPage writes a crawl page's outcome in the view's
+	// transaction, as CrawlStore.FinishCrawlPage does in its own.
+	FinishCrawlPage(o CrawlOutcome) error
 }
 
 // HoldPlacer is a LedgerStore that can also place a hold in one step, the
@@ -166,6 +169,12 @@ type Charge struct {
 	ServiceType string
 	ServiceName string
 	Metadata    TransactionMetadata
+	// Outcome, when set, is the crawl page the charge pays for, written in
+	// the charge's transaction (LedgerTx.FinishCrawlPage): the page and
+	// its charge commit together or not at all. A charge whose key was
+	// charged before writes it too (the page's record keeps its first
+	// outcome).
+	Outcome *CrawlOutcome
 }
 
 // Ledger moves credits: Reserve before work, Settle on success, Release on failure.

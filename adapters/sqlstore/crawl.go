@@ -82,52 +82,84 @@ func (s *Store) AddCrawlURLs(ctx context.Context, crawlID string, urls []ports.C
 	}
 	queued := 0
 	err := s.inTx(ctx, func(tx execer) error {
-		queued = 0
-		perHost := map[string]int{}
-		for _, u := range urls {
-			n, ok := perHost[u.Host]
-			if !ok && hostCap > 0 {
-				if err := tx.GetContext(ctx, &n, s.q(`SELECT COUNT(*) FROM crawl_urls WHERE crawl_id = ? AND host = ?`), crawlID, u.Host); err != nil {
-					return err
-				}
-			}
-			if hostCap > 0 && n >= hostCap {
-				perHost[u.Host] = n
-				continue
-			}
-			state := u.State
-			if state == "" {
-				state = ports.CrawlQueued
-			}
-			var finished sql.NullInt64
-			seq := int64(0)
-			if state != ports.CrawlQueued {
-				// A URL skipped at discovery is finished at once: it takes
-				// its place in the crawl's order.
-				if err := tx.GetContext(ctx, &seq, s.q(`SELECT finished_seq + 1 FROM crawls WHERE id = ?`), crawlID); err != nil {
-					return err
-				}
-				finished = msPtr(u.FinishedAt)
-			}
-			res, err := tx.ExecContext(ctx, s.q(`INSERT INTO crawl_urls (crawl_id, url_key, url, host, depth, parent, state, reason, seq, finished_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-				ON CONFLICT (crawl_id, url_key) DO NOTHING`), crawlID, u.Key, u.URL, u.Host, u.Depth, u.Parent, state, u.Reason, seq, finished)
-			if err != nil {
-				return err
-			}
-			if added, _ := res.RowsAffected(); added == 0 {
-				continue
-			}
-			perHost[u.Host] = n + 1
-			if state == ports.CrawlQueued {
-				queued++
-			} else if _, err := tx.ExecContext(ctx, s.q(`UPDATE crawls SET finished_seq = ? WHERE id = ?`), seq, crawlID); err != nil {
-				return err
-			}
+		seq, err := s.lockCrawlSeq(ctx, tx, crawlID)
+		if err != nil {
+			return err
 		}
-		return nil
+		last := seq
+		if queued, err = s.addCrawlURLs(ctx, tx, crawlID, urls, hostCap, &seq); err != nil {
+			return err
+		}
+		return s.saveCrawlSeq(ctx, tx, crawlID, last, seq, 0)
 	})
 	if err != nil {
 		return 0, fail(ctx, "sqlstore.AddCrawlURLs", err)
+	}
+	return queued, nil
+}
+
+// lockCrawlSeq locks a crawl's row and reads the Seq of its last finished
+// URL. Every transaction that writes a crawl's frontier locks the row
+// first (then the account's credits, if at all, come before it): nodes
+// adding the same keys take turns rather than deadlock.
+func (s *Store) lockCrawlSeq(ctx context.Context, tx execer, crawlID string) (int64, error) {
+	var seq int64
+	err := tx.GetContext(ctx, &seq, s.q(`SELECT finished_seq FROM crawls WHERE id = ?`+s.eng.forUpdate()), crawlID)
+	return seq, err
+}
+
+// saveCrawlSeq records the crawl's last finished Seq if it moved, and
+// succeeded more pages succeeded.
+func (s *Store) saveCrawlSeq(ctx context.Context, tx execer, crawlID string, was, seq int64, succeeded int) error {
+	if seq == was {
+		return nil
+	}
+	_, err := tx.ExecContext(ctx, s.q(`UPDATE crawls SET finished_seq = ?, succeeded = succeeded + ? WHERE id = ?`), seq, succeeded, crawlID)
+	return err
+}
+
+// addCrawlURLs inserts urls in tx, under the crawl's lock (lockCrawlSeq):
+// one statement a URL (a skipped one takes the next of *seq), and a count
+// of a host's URLs the first time the cap is checked for it.
+func (s *Store) addCrawlURLs(ctx context.Context, tx execer, crawlID string, urls []ports.CrawlURL, hostCap int, seq *int64) (int, error) {
+	queued := 0
+	perHost := map[string]int{}
+	for _, u := range urls {
+		n, ok := perHost[u.Host]
+		if !ok && hostCap > 0 {
+			if err := tx.GetContext(ctx, &n, s.q(`SELECT COUNT(*) FROM crawl_urls WHERE crawl_id = ? AND host = ?`), crawlID, u.Host); err != nil {
+				return 0, err
+			}
+		}
+		perHost[u.Host] = n
+		if hostCap > 0 && n >= hostCap {
+			continue
+		}
+		state := u.State
+		if state == "" {
+			state = ports.CrawlQueued
+		}
+		var finished sql.NullInt64
+		at := int64(0)
+		if state != ports.CrawlQueued {
+			// A URL skipped at discovery is finished at once: it takes
+			// its place in the crawl's order.
+			at, finished = *seq+1, msPtr(u.FinishedAt)
+		}
+		res, err := tx.ExecContext(ctx, s.q(`INSERT INTO crawl_urls (crawl_id, url_key, url, host, depth, parent, state, reason, seq, finished_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+			ON CONFLICT (crawl_id, url_key) DO NOTHING`), crawlID, u.Key, u.URL, u.Host, u.Depth, u.Parent, state, u.Reason, at, finished)
+		if err != nil {
+			return 0, err
+		}
+		if added, _ := res.RowsAffected(); added == 0 {
+			continue
+		}
+		perHost[u.Host] = n + 1
+		if state == ports.CrawlQueued {
+			queued++
+		} else {
+			*seq = at
+		}
 	}
 	return queued, nil
 }
@@ -169,15 +201,11 @@ func (s *Store) ClaimCrawlURLs(ctx context.Context, crawlID string, n, limit int
 	var out []ports.CrawlURL
 	err := s.inTx(ctx, func(tx execer) error {
 		out = nil
-		var id string
-		if err := tx.GetContext(ctx, &id, s.q(`SELECT id FROM crawls WHERE id = ?`+s.eng.forUpdate()), crawlID); err != nil {
-			return err
-		}
-		// Each condition on its own, so that each walks the claim index
-		// (crawl_id, state, depth, id) for its state alone: an OR of the
-		// two read every URL of the crawl, at every claim.
+		// The crawl counts its succeeded pages (finishCrawlPage); the
+		// leased ones are few, found on the claim index (crawl_id, state,
+		// depth, id).
 		var succeeded, leased int
-		if err := tx.GetContext(ctx, &succeeded, s.q(`SELECT COUNT(*) FROM crawl_urls WHERE crawl_id = ? AND state = 'succeeded'`), crawlID); err != nil {
+		if err := tx.GetContext(ctx, &succeeded, s.q(`SELECT succeeded FROM crawls WHERE id = ?`+s.eng.forUpdate()), crawlID); err != nil {
 			return err
 		}
 		if err := tx.GetContext(ctx, &leased, s.q(`SELECT COUNT(*) FROM crawl_urls WHERE crawl_id = ? AND state = 'in_flight' AND lease_until >= ?`), crawlID, ms(now)); err != nil {
@@ -226,24 +254,51 @@ func (s *Store) ClaimCrawlURLs(ctx context.Context, crawlID string, n, limit int
 // FinishCrawlURL records a claimed URL's outcome and gives it the next seq.
 // A URL already finished keeps its first outcome.
 func (s *Store) FinishCrawlURL(ctx context.Context, u ports.CrawlURL, now time.Time) error {
-	err := s.inTx(ctx, func(tx execer) error {
-		var seq int64
-		if err := tx.GetContext(ctx, &seq, s.q(`SELECT finished_seq + 1 FROM crawls WHERE id = ?`), u.CrawlID); err != nil {
-			return err
-		}
-		res, err := tx.ExecContext(ctx, s.q(`UPDATE crawl_urls SET state = ?, reason = ?, status_code = ?, error = ?, content = ?, engine = ?, seq = ?, finished_at = ?, lease_until = 0
-			WHERE id = ? AND crawl_id = ? AND state IN ('queued', 'in_flight')`),
-			u.State, u.Reason, u.StatusCode, u.Error, string(u.Content), u.Engine, seq, ms(now), u.ID, u.CrawlID)
-		if err != nil {
-			return err
-		}
-		if n, _ := res.RowsAffected(); n == 0 {
-			return nil
-		}
-		_, err = tx.ExecContext(ctx, s.q(`UPDATE crawls SET finished_seq = ? WHERE id = ?`), seq, u.CrawlID)
+	_, err := s.FinishCrawlPage(ctx, ports.CrawlOutcome{URL: u, Now: now})
+	return err
+}
+
+// FinishCrawlPage records a page's outcome and its links in one
+// transaction.
+func (s *Store) FinishCrawlPage(ctx context.Context, o ports.CrawlOutcome) (int, error) {
+	queued := 0
+	err := s.inTx(ctx, func(tx execer) (err error) {
+		queued, err = s.finishCrawlPage(ctx, tx, o)
 		return err
 	})
-	return fail(ctx, "sqlstore.FinishCrawlURL", err)
+	if err != nil {
+		return 0, fail(ctx, "sqlstore.FinishCrawlPage", err)
+	}
+	return queued, nil
+}
+
+// finishCrawlPage writes a page's outcome in tx: the URL's, if it is not
+// finished yet (it keeps its first outcome), then its links.
+func (s *Store) finishCrawlPage(ctx context.Context, tx execer, o ports.CrawlOutcome) (int, error) {
+	u := o.URL
+	seq, err := s.lockCrawlSeq(ctx, tx, u.CrawlID)
+	if err != nil {
+		return 0, err
+	}
+	last := seq
+	res, err := tx.ExecContext(ctx, s.q(`UPDATE crawl_urls SET state = ?, reason = ?, status_code = ?, error = ?, content = ?, engine = ?, seq = ?, finished_at = ?, lease_until = 0
+		WHERE id = ? AND crawl_id = ? AND state IN ('queued', 'in_flight')`),
+		u.State, u.Reason, u.StatusCode, u.Error, string(u.Content), u.Engine, seq+1, ms(o.Now), u.ID, u.CrawlID)
+	if err != nil {
+		return 0, err
+	}
+	succeeded := 0
+	if n, _ := res.RowsAffected(); n == 1 {
+		seq++
+		if u.State == ports.CrawlSucceeded {
+			succeeded = 1
+		}
+	}
+	queued, err := s.addCrawlURLs(ctx, tx, u.CrawlID, o.Links, o.HostCap, &seq)
+	if err != nil {
+		return 0, err
+	}
+	return queued, s.saveCrawlSeq(ctx, tx, u.CrawlID, last, seq, succeeded)
 }
 
 // RequeueCrawlURL puts a claimed URL back in the queue.
@@ -257,12 +312,12 @@ func (s *Store) RequeueCrawlURL(ctx context.Context, crawlID string, id int64, n
 func (s *Store) SkipQueued(ctx context.Context, crawlID, reason string, now time.Time) (int, error) {
 	n := 0
 	err := s.inTx(ctx, func(tx execer) error {
-		var ids []int64
-		if err := tx.SelectContext(ctx, &ids, s.q(`SELECT id FROM crawl_urls WHERE crawl_id = ? AND state = 'queued' ORDER BY depth, id`), crawlID); err != nil {
+		seq, err := s.lockCrawlSeq(ctx, tx, crawlID)
+		if err != nil {
 			return err
 		}
-		var seq int64
-		if err := tx.GetContext(ctx, &seq, s.q(`SELECT finished_seq FROM crawls WHERE id = ?`), crawlID); err != nil {
+		var ids []int64
+		if err := tx.SelectContext(ctx, &ids, s.q(`SELECT id FROM crawl_urls WHERE crawl_id = ? AND state = 'queued' ORDER BY depth, id`), crawlID); err != nil {
 			return err
 		}
 		for _, id := range ids {
@@ -272,7 +327,7 @@ func (s *Store) SkipQueued(ctx context.Context, crawlID, reason string, now time
 			}
 		}
 		n = len(ids)
-		_, err := tx.ExecContext(ctx, s.q(`UPDATE crawls SET finished_seq = ? WHERE id = ?`), seq, crawlID)
+		_, err = tx.ExecContext(ctx, s.q(`UPDATE crawls SET finished_seq = ? WHERE id = ?`), seq, crawlID)
 		return err
 	})
 	if err != nil {
@@ -295,7 +350,7 @@ func (s *Store) CrawlCounts(ctx context.Context, crawlID string) (ports.CrawlCou
 		Reason string `db:"reason"`
 		N      int    `db:"n"`
 	}
-	if err := s.x().SelectContext(ctx, &rows, s.q(`SELECT state, CASE WHEN state = 'skipped' THEN reason ELSE '' END AS reason, COUNT(*) AS n FROM crawl_urls WHERE crawl_id = ? GROUP BY 1, 2`), crawlID); err != nil {
+	if err := s.x().SelectContext(ctx, &rows, s.q(`SELECT state, reason, COUNT(*) AS n FROM crawl_urls WHERE crawl_id = ? GROUP BY state, reason`), crawlID); err != nil {
 		return ports.CrawlCounts{}, fail(ctx, "sqlstore.CrawlCounts", err)
 	}
 	c := ports.CrawlCounts{Skipped: map[string]int{}}

@@ -169,6 +169,11 @@ func (h shared) TokenLive(ctx context.Context, x sqliteengine.Execer, accountID,
 	return tokenLive(ctx, h.s, x, accountID, tokenID)
 }
 
+func (h shared) FinishCrawlPage(ctx context.Context, x sqliteengine.Execer, o ports.CrawlOutcome) error {
+	_, err := h.s.finishCrawlPage(ctx, x, o)
+	return err
+}
+
 func (h shared) DurableHolds(ctx context.Context) ([]ports.Hold, error) {
 	var rows []holdRow
 	if err := h.s.x().SelectContext(ctx, &rows, `SELECT id, account_id, token_id, amount, created_at, expires_at FROM holds`); err != nil {

@@ -512,6 +512,17 @@ func (l *ledgerTx) MarkCheckoutPaid(sessionID string, at time.Time) (bool, error
 	return markCheckoutPaid(l.ctx, l.s, l.tx, l.accountID, sessionID, at)
 }
 
+// FinishCrawlPage writes a crawl page's outcome after the account's lock:
+// credits, then the crawl's row (lockCrawlSeq), in every transaction that
+// takes both.
+func (l *ledgerTx) FinishCrawlPage(o ports.CrawlOutcome) error {
+	if err := l.lock(); err != nil {
+		return err
+	}
+	_, err := l.s.finishCrawlPage(l.ctx, l.tx, o)
+	return err
+}
+
 func markCheckoutPaid(ctx context.Context, s *Store, x execer, accountID int64, sessionID string, at time.Time) (bool, error) {
 	res, err := x.ExecContext(ctx, s.q(`UPDATE checkout_sessions SET paid_at = ? WHERE id = ? AND account_id = ? AND paid_at IS NULL`),
 		ms(at), sessionID, accountID)

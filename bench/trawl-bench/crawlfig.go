@@ -74,6 +74,9 @@ func crawlFigure(pairs int) {
 			log.Printf("crawl figure: Trawl extracted %d pages, colly %d (want %d each)", tn, fn, crawlPages)
 		}
 		tr, fl, ratios = append(tr, t), append(fl, f), append(ratios, t/f)
+		if pairs > 1 {
+			fmt.Printf("%-44s %12.0f %12.0f %6.2f\n", fmt.Sprintf("  pair %d", len(ratios)), t, f, t/f)
+		}
 	}
 	fmt.Printf("%-44s %12.0f %12.0f %6.2f   (goal >= 0.70; both skip robots.txt-disallowed, nofollow and duplicate URLs)\n", "  crawl with extraction vs colly + extractor", medianFloat(tr), medianFloat(fl), medianFloat(ratios))
 }

@@ -166,8 +166,12 @@ func resolveAny(base *url.URL, ref string) *url.URL {
 	return u
 }
 
-// resolve is ref made absolute against base, http(s) only, without its
-// fragment; empty when it is not a web URL (javascript:, mailto:, data:).
+// ResolveLink is ref made absolute against base, http(s) only, without
+// its fragment; empty when it is not a web URL (javascript:, mailto:,
+// data:). It is how every link of a page is resolved, here and by crawls.
+func ResolveLink(base *url.URL, ref string) string { return resolve(base, ref) }
+
+// resolve is ResolveLink.
 func resolve(base *url.URL, ref string) string {
 	u := resolveAny(base, ref)
 	if u == nil {

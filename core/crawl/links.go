@@ -7,6 +7,8 @@ import (
 
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
+
+	"github.com/trawlhq/trawl/core/content"
 )
 
 // MaxLinksPerPage bounds the links read from one page.
@@ -117,20 +119,11 @@ func relSet(rel string) map[string]bool {
 	return out
 }
 
-// absolute resolves ref against base; "" unless the result is http(s).
+// absolute resolves ref against base as a page's links are (see
+// content.ResolveLink); a fragment alone names the page itself: none.
 func absolute(base *url.URL, ref string) string {
-	ref = strings.TrimSpace(ref)
-	if ref == "" || strings.HasPrefix(ref, "#") {
+	if strings.HasPrefix(strings.TrimSpace(ref), "#") {
 		return ""
 	}
-	u, err := url.Parse(ref)
-	if err != nil {
-		return ""
-	}
-	u = base.ResolveReference(u)
-	if u.Scheme != "http" && u.Scheme != "https" {
-		return ""
-	}
-	u.Fragment, u.RawFragment = "", ""
-	return u.String()
+	return content.ResolveLink(base, ref)
 }

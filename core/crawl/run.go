@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/url"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -242,11 +243,17 @@ func (cr *run) frontierURL(v Verdict, depth int, parent string) ports.CrawlURL {
 
 // loop claims and reads URLs, Concurrency at a time, until there is
 // nothing left to read. cancelled reports a crawl stopped by its owner.
+// A claim takes up to Concurrency URLs whenever none is left over from the
+// last, so pages finishing together start their successors from one claim
+// rather than one claim each; what is left over when the loop ends goes
+// back to the queue.
 func (cr *run) loop(stop, work context.Context) (cancelled bool, err error) {
 	r := cr.r
 	var inflight atomic.Int64
 	var wg sync.WaitGroup
 	defer wg.Wait()
+	var ready []ports.CrawlURL
+	defer func() { cr.requeue(context.WithoutCancel(work), ready) }()
 	wake := make(chan struct{}, r.opts.Concurrency)
 	lastCheck := time.Time{}
 	for {
@@ -267,12 +274,16 @@ func (cr *run) loop(stop, work context.Context) (cancelled bool, err error) {
 				return true, nil
 			}
 		}
-		if free := r.opts.Concurrency - int(inflight.Load()); free > 0 {
-			claimed, err := r.d.Crawls.ClaimCrawlURLs(work, cr.c.ID, free, cr.c.Limit, now, r.opts.URLLease)
+		free := r.opts.Concurrency - int(inflight.Load())
+		if free > 0 && len(ready) == 0 {
+			claimed, err := r.d.Crawls.ClaimCrawlURLs(work, cr.c.ID, r.opts.Concurrency, cr.c.Limit, now, r.opts.URLLease)
 			if err != nil {
 				return false, err
 			}
-			for _, u := range claimed {
+			ready = claimed
+		}
+		if free > 0 && len(ready) > 0 {
+			for _, u := range ready[:min(free, len(ready))] {
 				inflight.Add(1)
 				wg.Add(1)
 				go func() {
@@ -289,11 +300,10 @@ func (cr *run) loop(stop, work context.Context) (cancelled bool, err error) {
 					}
 				}()
 			}
-			if len(claimed) > 0 {
-				continue
-			}
+			ready = ready[min(free, len(ready)):]
+			continue
 		}
-		if inflight.Load() == 0 {
+		if inflight.Load() == 0 && len(ready) == 0 {
 			counts, err := r.d.Crawls.CrawlCounts(work, cr.c.ID)
 			if err != nil {
 				return false, err
@@ -311,13 +321,23 @@ func (cr *run) loop(stop, work context.Context) (cancelled bool, err error) {
 	}
 }
 
+// requeue gives back URLs claimed and not started, for whoever reads on.
+func (cr *run) requeue(ctx context.Context, urls []ports.CrawlURL) {
+	for _, u := range urls {
+		if err := cr.r.d.Crawls.RequeueCrawlURL(ctx, cr.c.ID, u.ID, cr.r.d.Clock.Now()); err != nil {
+			cr.r.log.Warn("a claimed URL was not given back; it is read again when its lease runs out", "crawl_id", cr.c.ID, "err", err)
+			return
+		}
+	}
+}
+
 // process reads one claimed URL: robots.txt, the host's politeness, the
 // page, its charge, its record, its event and its links.
 func (cr *run) process(stop, ctx context.Context, u ports.CrawlURL) error {
 	r := cr.r
 	pu, err := url.Parse(u.URL)
 	if err != nil {
-		return cr.finishURL(ctx, u, ports.CrawlSkipped, SkipFilter, nil)
+		return cr.finishURL(ctx, ports.CrawlOutcome{URL: u}, ports.CrawlSkipped, SkipFilter, nil)
 	}
 	delay := r.opts.Delay
 	if !r.opts.IgnoreRobots {
@@ -326,7 +346,7 @@ func (cr *run) process(stop, ctx context.Context, u ports.CrawlURL) error {
 			return err
 		}
 		if !rb.Allowed(pu) {
-			return cr.finishURL(ctx, u, ports.CrawlSkipped, SkipRobots, nil)
+			return cr.finishURL(ctx, ports.CrawlOutcome{URL: u}, ports.CrawlSkipped, SkipRobots, nil)
 		}
 		delay = max(delay, rb.CrawlDelay(r.opts.MaxCrawlDelay))
 	}
@@ -371,7 +391,7 @@ func (cr *run) process(stop, ctx context.Context, u ports.CrawlURL) error {
 		reason, _ := failure.Outcome(err)
 		u.StatusCode = page.StatusCode
 		u.Error = failure.Public(err, "The page could not be extracted.")
-		if ferr := cr.finishURL(ctx, u, ports.CrawlFailed, string(reason), nil); ferr != nil {
+		if ferr := cr.finishURL(ctx, ports.CrawlOutcome{URL: u}, ports.CrawlFailed, string(reason), nil); ferr != nil {
 			return ferr
 		}
 		cr.sendAsync(EventPageFailed, map[string]any{"crawl_id": cr.c.ID, "url": u.URL, "reason": reason, "error": u.Error, "status_code": u.StatusCode, "depth": u.Depth, "parent": u.Parent})
@@ -381,39 +401,40 @@ func (cr *run) process(stop, ctx context.Context, u ports.CrawlURL) error {
 	if base == "" {
 		base = u.URL
 	}
+	// The page's outcome, its links and, if it succeeded, its charge are
+	// written in one transaction.
 	links := ExtractLinks(base, src.HTML)
+	o := ports.CrawlOutcome{URL: u}
 	if cr.p.Sitemap != SitemapOnly && !links.NoFollow {
-		if err := cr.follow(ctx, u, links.URLs); err != nil {
-			return err
-		}
+		o.Links = cr.follow(u, links.URLs)
+		o.HostCap = cr.hostCap(o.Links)
 	}
 	if links.NoIndex {
-		return cr.finishURL(ctx, u, ports.CrawlSkipped, SkipRobots, nil)
+		return cr.finishURL(ctx, o, ports.CrawlSkipped, SkipRobots, nil)
 	}
-	if dup, err := cr.duplicate(ctx, u, base, links.Canonical); err != nil {
+	if dup, err := cr.duplicate(ctx, &o, base, links.Canonical); err != nil {
 		return err
 	} else if dup {
-		return cr.finishURL(ctx, u, ports.CrawlSkipped, SkipDuplicate, nil)
-	}
-	svc, _ := billing.ServiceByType(billing.Crawl)
-	_, _, cerr := r.d.Ledger.ChargeHold(ctx, cr.hold, ports.Charge{Credits: CostPerPage, ServiceType: string(svc.Type), ServiceName: svc.DisplayName,
-		Metadata: ports.TransactionMetadata{URL: u.URL, JobID: cr.c.ID, RequestID: cr.job.RequestID}}, fmt.Sprintf("%s:%d", cr.c.ID, u.ID))
-	switch {
-	case failure.Is(cerr, failure.InsufficientCredits):
-		u.Error = "Insufficient credits to extract this page."
-		if err := cr.finishURL(ctx, u, ports.CrawlFailed, string(failure.ReasonUnavailable), nil); err != nil {
-			return err
-		}
-		cr.sendAsync(EventPageFailed, map[string]any{"crawl_id": cr.c.ID, "url": u.URL, "reason": failure.ReasonUnavailable, "error": u.Error, "status_code": page.StatusCode, "depth": u.Depth, "parent": u.Parent})
-		return nil
-	case cerr != nil:
-		return cerr
+		return cr.finishURL(ctx, o, ports.CrawlSkipped, SkipDuplicate, nil)
 	}
 	obj := PageObject{Object: page.Object(), Depth: u.Depth, Parent: u.Parent}
 	body, _ := json.Marshal(obj.Object)
-	u.StatusCode, u.Engine = page.StatusCode, string(page.Engine)
-	if err := cr.finishURL(ctx, u, ports.CrawlSucceeded, "", body); err != nil {
-		return err
+	done := o
+	done.URL.StatusCode, done.URL.Engine = page.StatusCode, string(page.Engine)
+	done.URL.State, done.URL.Content, done.Now = ports.CrawlSucceeded, body, r.d.Clock.Now()
+	svc, _ := billing.ServiceByType(billing.Crawl)
+	_, _, cerr := r.d.Ledger.ChargeHold(ctx, cr.hold, ports.Charge{Credits: CostPerPage, ServiceType: string(svc.Type), ServiceName: svc.DisplayName,
+		Metadata: ports.TransactionMetadata{URL: u.URL, JobID: cr.c.ID, RequestID: cr.job.RequestID}, Outcome: &done}, fmt.Sprintf("%s:%d", cr.c.ID, u.ID))
+	switch {
+	case failure.Is(cerr, failure.InsufficientCredits):
+		o.URL.Error = "Insufficient credits to extract this page."
+		if err := cr.finishURL(ctx, o, ports.CrawlFailed, string(failure.ReasonUnavailable), nil); err != nil {
+			return err
+		}
+		cr.sendAsync(EventPageFailed, map[string]any{"crawl_id": cr.c.ID, "url": u.URL, "reason": failure.ReasonUnavailable, "error": o.URL.Error, "status_code": page.StatusCode, "depth": u.Depth, "parent": u.Parent})
+		return nil
+	case cerr != nil:
+		return cerr
 	}
 	// The page is stored: it can be listed before its event arrives.
 	cr.sendAsync(EventPage, map[string]any{"crawl_id": cr.c.ID, "page": obj})
@@ -421,10 +442,11 @@ func (cr *run) process(stop, ctx context.Context, u ports.CrawlURL) error {
 }
 
 // duplicate reports whether a page is one already seen under another URL:
-// it was redirected to, or names as canonical, a URL of the frontier. A
-// canonical URL not seen yet is recorded, so the page it names is read
-// once.
-func (cr *run) duplicate(ctx context.Context, u ports.CrawlURL, final, canonical string) (bool, error) {
+// it was redirected to, or names as canonical, a URL of the frontier or
+// of its own links. A canonical URL not seen yet is added to o's links,
+// recorded skipped, so the page it names is read once.
+func (cr *run) duplicate(ctx context.Context, o *ports.CrawlOutcome, final, canonical string) (bool, error) {
+	u := o.URL
 	for i, other := range []string{final, canonical} {
 		if other == "" {
 			continue
@@ -433,6 +455,9 @@ func (cr *run) duplicate(ctx context.Context, u ports.CrawlURL, final, canonical
 		if !ok || v.Key == u.Key {
 			continue
 		}
+		if slices.ContainsFunc(o.Links, func(l ports.CrawlURL) bool { return l.Key == v.Key }) {
+			return true, nil
+		}
 		seen, err := cr.r.d.Crawls.HasCrawlKey(ctx, cr.c.ID, v.Key)
 		if err != nil || seen {
 			return seen, err
@@ -440,16 +465,17 @@ func (cr *run) duplicate(ctx context.Context, u ports.CrawlURL, final, canonical
 		if i == 1 && v.Skip == "" {
 			now := cr.r.d.Clock.Now()
 			alias := ports.CrawlURL{URL: v.URL.String(), Key: v.Key, Host: v.URL.Hostname(), Depth: u.Depth, Parent: u.URL, State: ports.CrawlSkipped, Reason: SkipDuplicate, FinishedAt: &now}
-			if _, err := cr.r.d.Crawls.AddCrawlURLs(ctx, cr.c.ID, []ports.CrawlURL{alias}, HostCap(cr.c.Limit)); err != nil {
-				return false, err
+			o.Links = append(o.Links, alias)
+			if o.HostCap == 0 {
+				o.HostCap = cr.hostCap([]ports.CrawlURL{alias})
 			}
 		}
 	}
 	return false, nil
 }
 
-// follow records a page's links in the frontier.
-func (cr *run) follow(ctx context.Context, u ports.CrawlURL, links []string) error {
+// follow judges a page's links: what it adds to the frontier.
+func (cr *run) follow(u ports.CrawlURL, links []string) []ports.CrawlURL {
 	var add []ports.CrawlURL
 	seen := map[string]bool{}
 	for _, l := range links {
@@ -460,8 +486,7 @@ func (cr *run) follow(ctx context.Context, u ports.CrawlURL, links []string) err
 		seen[v.Key] = true
 		add = append(add, cr.frontierURL(v, u.Depth+1, u.URL))
 	}
-	_, err := cr.r.d.Crawls.AddCrawlURLs(ctx, cr.c.ID, add, cr.hostCap(add))
-	return err
+	return add
 }
 
 // hostCap is the cap AddCrawlURLs checks for a batch: none (0) while every
@@ -488,9 +513,11 @@ func (cr *run) hostCap(add []ports.CrawlURL) int {
 	return 0
 }
 
-func (cr *run) finishURL(ctx context.Context, u ports.CrawlURL, state ports.CrawlURLState, reason string, body []byte) error {
-	u.State, u.Reason, u.Content = state, reason, body
-	return cr.r.d.Crawls.FinishCrawlURL(ctx, u, cr.r.d.Clock.Now())
+// finishURL records a page's outcome, with its links, uncharged.
+func (cr *run) finishURL(ctx context.Context, o ports.CrawlOutcome, state ports.CrawlURLState, reason string, body []byte) error {
+	o.URL.State, o.URL.Reason, o.URL.Content, o.Now = state, reason, body, cr.r.d.Clock.Now()
+	_, err := cr.r.d.Crawls.FinishCrawlPage(ctx, o)
+	return err
 }
 
 // finish ends a crawl: URLs left queued past the limit are skipped, the

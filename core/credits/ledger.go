@@ -277,9 +277,13 @@ func (l *Ledger) ChargeHold(ctx context.Context, h ports.Hold, c ports.Charge, k
 	var out ports.Transaction
 	charged := false
 	err := l.store.WithCredits(ctx, h.AccountID, func(tx ports.LedgerTx) error {
+		charged = false
 		done, err := tx.Charged(key)
-		if err != nil || done {
+		if err != nil {
 			return err
+		}
+		if done {
+			return finishOutcome(tx, c)
 		}
 		now := l.clock.Now()
 		state, _ := billing.Renew(tx.State(), now)
@@ -307,13 +311,28 @@ func (l *Ledger) ChargeHold(ctx context.Context, h ports.Hold, c ports.Charge, k
 			AccountID: h.AccountID, ServiceType: c.ServiceType, ServiceName: c.ServiceName, Credits: c.Credits,
 			BalanceAfter: l.plans.Balance(spent), CreatedAt: now, Metadata: c.Metadata, ChargeKey: key,
 		})
-		out, charged = t, err == nil
-		return err
+		if err != nil {
+			return err
+		}
+		if err := finishOutcome(tx, c); err != nil {
+			return err
+		}
+		out, charged = t, true
+		return nil
 	})
 	if err != nil {
 		return ports.Transaction{}, false, failure.Wrap(op, err)
 	}
 	return out, charged, nil
+}
+
+// finishOutcome writes what a charge pays for, if it names it, in the
+// charge's transaction.
+func finishOutcome(tx ports.LedgerTx, c ports.Charge) error {
+	if c.Outcome == nil {
+		return nil
+	}
+	return tx.FinishCrawlPage(*c.Outcome)
 }
 
 // ReleasePart gives back part of an open hold (a job's URL that failed).

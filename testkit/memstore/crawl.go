@@ -117,6 +117,11 @@ func (s *Store) AddCrawlURLs(_ context.Context, crawlID string, urls []ports.Cra
 	if err != nil {
 		return 0, err
 	}
+	return s.addCrawlURLs(c, crawlID, urls, hostCap), nil
+}
+
+// addCrawlURLs adds urls to c, s.mu held.
+func (s *Store) addCrawlURLs(c *memCrawl, crawlID string, urls []ports.CrawlURL, hostCap int) int {
 	queued := 0
 	for _, u := range urls {
 		if c.keys[u.Key] != nil {
@@ -150,7 +155,7 @@ func (s *Store) AddCrawlURLs(_ context.Context, crawlID string, urls []ports.Cra
 		c.urls = append(c.urls, m)
 		c.keys[u.Key] = m
 	}
-	return queued, nil
+	return queued
 }
 
 // ClaimCrawlURLs implements ports.CrawlStore.
@@ -188,27 +193,36 @@ func (s *Store) ClaimCrawlURLs(_ context.Context, crawlID string, n, limit int, 
 }
 
 // FinishCrawlURL implements ports.CrawlStore.
-func (s *Store) FinishCrawlURL(_ context.Context, u ports.CrawlURL, now time.Time) error {
+func (s *Store) FinishCrawlURL(ctx context.Context, u ports.CrawlURL, now time.Time) error {
+	_, err := s.FinishCrawlPage(ctx, ports.CrawlOutcome{URL: u, Now: now})
+	return err
+}
+
+// FinishCrawlPage implements ports.CrawlStore.
+func (s *Store) FinishCrawlPage(_ context.Context, o ports.CrawlOutcome) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	return s.finishCrawlPage(o)
+}
+
+// finishCrawlPage writes a page's outcome, s.mu held.
+func (s *Store) finishCrawlPage(o ports.CrawlOutcome) (int, error) {
+	u := o.URL
 	c, err := s.crawlOf(u.CrawlID)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	for _, m := range c.urls {
-		if m.u.ID != u.ID {
+		if m.u.ID != u.ID || (m.u.State != ports.CrawlQueued && m.u.State != ports.CrawlInFlight) {
 			continue
 		}
-		if m.u.State != ports.CrawlQueued && m.u.State != ports.CrawlInFlight {
-			return nil
-		}
 		c.seq++
-		at := trunc(now)
+		at := trunc(o.Now)
 		m.u.State, m.u.Reason, m.u.StatusCode, m.u.Error, m.u.Content, m.u.Engine = u.State, u.Reason, u.StatusCode, u.Error, slices.Clone(u.Content), u.Engine
 		m.u.Seq, m.u.FinishedAt, m.leaseUntil = c.seq, &at, time.Time{}
-		return nil
+		break
 	}
-	return nil
+	return s.addCrawlURLs(c, u.CrawlID, o.Links, o.HostCap), nil
 }
 
 // RequeueCrawlURL implements ports.CrawlStore.

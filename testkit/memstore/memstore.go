@@ -266,6 +266,11 @@ func (s *Store) WithCredits(ctx context.Context, accountID int64, fn func(ports.
 	if err := fn(tx); err != nil {
 		return err
 	}
+	for _, o := range tx.outcomes {
+		if _, err := s.finishCrawlPage(o); err != nil {
+			return err
+		}
+	}
 	s.d = work
 	return nil
 }
@@ -274,6 +279,13 @@ type ledgerTx struct {
 	s     *Store
 	d     *data
 	state ports.CreditState
+	// outcomes are the crawl pages written when fn succeeds.
+	outcomes []ports.CrawlOutcome
+}
+
+func (l *ledgerTx) FinishCrawlPage(o ports.CrawlOutcome) error {
+	l.outcomes = append(l.outcomes, o)
+	return nil
 }
 
 func (l *ledgerTx) State() ports.CreditState { return l.state }

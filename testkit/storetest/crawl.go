@@ -8,8 +8,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/trawlhq/trawl/core/billing"
+	"github.com/trawlhq/trawl/core/credits"
 	"github.com/trawlhq/trawl/core/failure"
 	"github.com/trawlhq/trawl/ports"
+	"github.com/trawlhq/trawl/testkit"
 )
 
 // CrawlStores is what the crawl contract runs on.
@@ -30,7 +33,14 @@ func RunCrawl(t *testing.T, open Opener) {
 	t.Run("ConcurrentClaimsNeverPassTheLimit", func(t *testing.T) { testClaimLimitConcurrent(t, open(t)) })
 	t.Run("LeasesAndRequeue", func(t *testing.T) { testCrawlLeases(t, open(t)) })
 	t.Run("PagesInFinishedOrder", func(t *testing.T) { testCrawlPages(t, open(t)) })
+	t.Run("PageOutcomeWithItsCharge", func(t *testing.T) { testCrawlOutcome(t, open(t)) })
 	t.Run("RobotsCache", func(t *testing.T) { testRobotsCache(t, open(t)) })
+	RunHostGate(t, func(t *testing.T) ports.HostGate { return open(t).(CrawlStores) })
+}
+
+// RunHostGate runs the contract tests of a per-host politeness gate: a
+// store's, shared by a fleet, or one held in the process.
+func RunHostGate(t *testing.T, open func(t *testing.T) ports.HostGate) {
 	t.Run("HostGate", func(t *testing.T) { testHostGate(t, open(t)) })
 	t.Run("HostGateConcurrent", func(t *testing.T) { testHostGateConcurrent(t, open(t)) })
 }
@@ -338,8 +348,7 @@ func testRobotsCache(t *testing.T, st Stores) {
 	}
 }
 
-func testHostGate(t *testing.T, st Stores) {
-	s := st.(CrawlStores)
+func testHostGate(t *testing.T, s ports.HostGate) {
 	ctx := context.Background()
 	now := t0
 	acquire := func(token string, at time.Time) (bool, time.Time) {
@@ -389,8 +398,7 @@ func testHostGate(t *testing.T, st Stores) {
 	}
 }
 
-func testHostGateConcurrent(t *testing.T, st Stores) {
-	s := st.(CrawlStores)
+func testHostGateConcurrent(t *testing.T, s ports.HostGate) {
 	ctx := context.Background()
 	// Many nodes at one instant: at most max get a slot.
 	var got atomic.Int64
@@ -411,5 +419,85 @@ func testHostGateConcurrent(t *testing.T, st Stores) {
 	wg.Wait()
 	if got.Load() != 3 {
 		t.Fatalf("%d slots given, want 3", got.Load())
+	}
+}
+
+// A page's outcome, the links it adds and its charge are written together:
+// a charge refused writes none of them, a charge repeated charges once.
+func testCrawlOutcome(t *testing.T, st Stores) {
+	s := st.(CrawlStores)
+	ctx := context.Background()
+	clock := testkit.NewClock(t0)
+	newCrawl(t, s, "crawl_a", 10)
+	if _, err := s.AddCrawlURLs(ctx, "crawl_a", frontier("a", "b"), 1000); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.ClaimCrawlURLs(ctx, "crawl_a", 2, 10, t0, time.Minute)
+	if err != nil || len(got) != 2 {
+		t.Fatalf("claimed %d, %v", len(got), err)
+	}
+	c, _ := s.Crawl(ctx, "crawl_a")
+	j, _ := s.Job(ctx, c.ID)
+	ledger, _ := credits.NewLedger(s, clock)
+	h, err := ledger.Reserve(ctx, ports.ReserveRequest{AccountID: j.AccountID, Amount: 4, TTL: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := t0.Add(time.Second)
+	skipped := ports.CrawlURL{URL: "https://other.test/", Key: "other.test/", Host: "other.test", Depth: 1, State: ports.CrawlSkipped, Reason: "scope", FinishedAt: &now}
+	page := func(u ports.CrawlURL, links ...string) *ports.CrawlOutcome {
+		u.State, u.Content = ports.CrawlSucceeded, []byte(`{"url":"`+u.URL+`"}`)
+		return &ports.CrawlOutcome{URL: u, Links: append(frontier(links...), skipped), HostCap: 1000, Now: now}
+	}
+	charge := ports.Charge{Credits: 2, ServiceType: string(billing.Crawl), ServiceName: "Crawl"}
+
+	// Charged: the page, its links and the charge, at once.
+	charge.Outcome = page(got[0], "c", "d", "a")
+	if _, ok, err := ledger.ChargeHold(ctx, h, charge, "crawl_a:1"); err != nil || !ok {
+		t.Fatalf("charge with the page = %v, %v", ok, err)
+	}
+	counts, _ := s.CrawlCounts(ctx, "crawl_a")
+	if counts.Succeeded != 1 || counts.Queued != 2 || counts.InFlight != 1 || counts.Skipped["scope"] != 1 {
+		t.Fatalf("after the charged page: %+v", counts)
+	}
+	pages, _ := s.CrawlPages(ctx, "crawl_a", 0, 10, false)
+	if len(pages) != 2 || pages[0].Key != got[0].Key || pages[0].Seq != 1 || pages[1].Seq != 2 || pages[0].FinishedAt == nil {
+		t.Fatalf("finished in order: %+v", pages)
+	}
+	// The same key again: no second charge, the page keeps its outcome.
+	if _, ok, err := ledger.ChargeHold(ctx, h, charge, "crawl_a:1"); err != nil || ok {
+		t.Fatalf("a page charged twice: %v, %v", ok, err)
+	}
+	// Refused for want of credits: nothing of the page is written.
+	if _, _, err := ledger.ChargeHold(ctx, h, ports.Charge{Credits: 2, ServiceType: "crawl", ServiceName: "Crawl"}, "other:1"); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.WithCredits(ctx, j.AccountID, func(tx ports.LedgerTx) error {
+		st := tx.State()
+		all := billing.DefaultPlans().Must(st.Plan).MonthlyCredits
+		st.TopUp, st.AllowanceUsed, st.Used, st.PeriodStart = 0, all, all, st.PlanAnchor
+		return tx.SaveState(st)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	charge.Outcome = page(got[1], "e")
+	if _, _, err := ledger.ChargeHold(ctx, h, charge, "crawl_a:2"); !failure.Is(err, failure.InsufficientCredits) {
+		t.Fatalf("charge past the balance: %v", err)
+	}
+	if ok, _ := s.HasCrawlKey(ctx, "crawl_a", "site.test/e"); ok {
+		t.Fatal("a refused charge added its page's links")
+	}
+	// Uncharged, the same outcome is written on its own.
+	failed := *charge.Outcome
+	failed.URL.State, failed.URL.Content, failed.URL.Reason = ports.CrawlFailed, nil, "unavailable"
+	if n, err := s.FinishCrawlPage(ctx, failed); err != nil || n != 1 {
+		t.Fatalf("FinishCrawlPage = %d, %v", n, err)
+	}
+	counts, _ = s.CrawlCounts(ctx, "crawl_a")
+	if counts.Succeeded != 1 || counts.Failed != 1 || counts.Queued != 3 || counts.InFlight != 0 {
+		t.Fatalf("after the failed page: %+v", counts)
+	}
+	if _, total, _ := s.Transactions(ctx, j.AccountID, 10, 0); total != 2 {
+		t.Fatalf("%d transactions, want 2", total)
 	}
 }

@@ -47,6 +47,8 @@ type Shared interface {
 	MarkCheckoutPaid(ctx context.Context, x Execer, accountID int64, sessionID string, at time.Time) (bool, error)
 	Charged(ctx context.Context, x Execer, accountID int64, key string) (bool, error)
 	TokenLive(ctx context.Context, x Execer, accountID, tokenID int64) (bool, error)
+	// FinishCrawlPage writes a crawl page's outcome inside the transaction.
+	FinishCrawlPage(ctx context.Context, x Execer, o ports.CrawlOutcome) error
 	// DurableHolds reads every hold of the holds table.
 	DurableHolds(ctx context.Context) ([]ports.Hold, error)
 }

@@ -423,6 +423,15 @@ func (l *sqliteTx) Charged(key string) (bool, error) {
 	return l.e.shared.Charged(l.ctx, l.x(), l.accountID, key)
 }
 
+// FinishCrawlPage writes inside the transaction: the page commits with
+// the charge that pays for it.
+func (l *sqliteTx) FinishCrawlPage(o ports.CrawlOutcome) error {
+	if err := l.begin(); err != nil {
+		return err
+	}
+	return l.e.shared.FinishCrawlPage(l.ctx, l.x(), o)
+}
+
 // TokenLive reads inside the transaction, so a token deleted after the
 // check waits for the commit of whatever the check allowed.
 func (l *sqliteTx) TokenLive(tokenID int64) (bool, error) {
