@@ -35,6 +35,7 @@ type renderSide struct {
 	perMinute float64
 	peak      treeMem // the side's processes at their largest during the run
 	failed    int64
+	goCPU     time.Duration // the side's Go process's CPU time per page rendered
 }
 
 // renderAgainstFloor renders the fixtures n times through Trawl (render
@@ -92,7 +93,7 @@ func renderAgainstFloor(get func(string) int, siteAddr string, docs *atomic.Int6
 	// The memory of a side is read every 100 ms while it renders: Trawl's
 	// is this process and its browser (the floor's process tree, at rest
 	// meanwhile, left out), the floor's is its process and its browser.
-	measure := func(run func(int) (int64, int64, time.Duration), mem func() treeMem) renderSide {
+	measure := func(run func(int) (int64, int64, time.Duration), mem func() treeMem, goPid int) renderSide {
 		stop := make(chan struct{})
 		peak := make(chan treeMem)
 		go func() {
@@ -110,13 +111,14 @@ func renderAgainstFloor(get func(string) int, siteAddr string, docs *atomic.Int6
 				}
 			}
 		}()
-		before := docs.Load()
+		before, cpu := docs.Load(), processCPU(goPid)
 		ok, failed, took := run(n)
 		close(stop)
 		if served := docs.Load() - before; served < ok {
 			log.Fatalf("render figure: %d pages rendered but the site served %d documents", ok, served)
 		}
-		return renderSide{perMinute: float64(ok) / took.Minutes(), peak: <-peak, failed: failed}
+		cpu = processCPU(goPid) - cpu
+		return renderSide{perMinute: float64(ok) / took.Minutes(), peak: <-peak, failed: failed, goCPU: cpu / time.Duration(max(ok, 1))}
 	}
 	trawlMem := func() treeMem { return treeMemory(self, floorPid) }
 	floorMem := func() treeMem { return treeMemory(floorPid, 0) }
@@ -131,15 +133,15 @@ func renderAgainstFloor(get func(string) int, siteAddr string, docs *atomic.Int6
 	fmt.Printf("\nRendered pages beside a bare chromedp program (the same Chromium, %d at once, images, media and fonts blocked, the same rule for a page being done), %d pages a run, %d alternated pairs\n", conc, n, pairs)
 	fmt.Printf("the floor starts %s with Trawl's browser's %d flags, less its proxy's, its profile's and its debugging channel's\n", browser, len(flags))
 	fmt.Printf("at rest after the first pages: Trawl %s (its Go process %s), floor %s (its Go process %s)\n", mib(trawlMem()), mib(procMemory(self)), mib(floorMem()), mib(procMemory(floorPid)))
-	fmt.Printf("%-6s %11s %11s %6s   %-24s %-24s\n", "pair", "Trawl p/min", "floor p/min", "ratio", "Trawl MiB per render", "floor MiB per render")
+	fmt.Printf("%-6s %11s %11s %6s   %-24s %-24s %s\n", "pair", "Trawl p/min", "floor p/min", "ratio", "Trawl MiB per render", "floor MiB per render", "Go CPU a page, Trawl/floor")
 	var trawl, floor []renderSide
 	var ratios []float64
 	perRender := func(m treeMem) string {
 		return fmt.Sprintf("%4.0f RSS %4.0f PSS", float64(m.rss)/float64(conc)/(1<<20), float64(m.pss)/float64(conc)/(1<<20))
 	}
 	for i := range pairs {
-		t := measure(trawlRun, trawlMem)
-		f := measure(floorRun, floorMem)
+		t := measure(trawlRun, trawlMem, self)
+		f := measure(floorRun, floorMem, floorPid)
 		trawl, floor = append(trawl, t), append(floor, f)
 		ratio := t.perMinute / f.perMinute
 		ratios = append(ratios, ratio)
@@ -147,7 +149,8 @@ func renderAgainstFloor(get func(string) int, siteAddr string, docs *atomic.Int6
 		if t.failed+f.failed > 0 {
 			errs = fmt.Sprintf("  failed: Trawl %d, floor %d", t.failed, f.failed)
 		}
-		fmt.Printf("%-6d %11.1f %11.1f %6.2f   %-24s %-24s%s\n", i+1, t.perMinute, f.perMinute, ratio, perRender(t.peak), perRender(f.peak), errs)
+		fmt.Printf("%-6d %11.1f %11.1f %6.2f   %-24s %-24s %s / %s%s\n", i+1, t.perMinute, f.perMinute, ratio, perRender(t.peak), perRender(f.peak),
+			t.goCPU.Round(time.Millisecond), f.goCPU.Round(time.Millisecond), errs)
 	}
 	mid := func(sides []renderSide, key func(renderSide) int64) int64 {
 		v := make([]int64, len(sides))
@@ -165,6 +168,7 @@ func renderAgainstFloor(get func(string) int, siteAddr string, docs *atomic.Int6
 	}
 	slices.Sort(ratios)
 	fmt.Printf("%-6s %11.1f %11.1f %6.2f   %-24s %-24s  (goal: a ratio of at least 0.80)\n", "median", rate(trawl), rate(floor), ratios[len(ratios)/2], perRender(midMem(trawl)), perRender(midMem(floor)))
+	fmt.Printf("Go CPU a page: the CPU time of Trawl's process (API, renderer, egress proxy, and this figure's memory reads) and of the floor's over a run, over the pages rendered\n")
 	fmt.Printf("memory per render: the peak of each side's processes (Go and Chromium's) during a run over the %d pages rendering at once; RSS counts a page shared by processes in each, PSS splits it among them\n", conc)
 }
 
@@ -204,6 +208,22 @@ func trawlBrowser(self int) (exe string, flags []string) {
 		return exe, flags
 	}
 	return "", nil
+}
+
+// processCPU is the user and system CPU time pid has used.
+func processCPU(pid int) time.Duration {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0
+	}
+	s := string(b)
+	f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+	if len(f) < 13 {
+		return 0
+	}
+	utime, _ := strconv.ParseInt(f[11], 10, 64)
+	stime, _ := strconv.ParseInt(f[12], 10, 64)
+	return time.Duration(utime+stime) * time.Second / 100 // clock ticks (USER_HZ) of 1/100 s
 }
 
 func mib(m treeMem) string {
