@@ -36,6 +36,7 @@ type renderSide struct {
 	peak      treeMem // the side's processes at their largest during the run
 	failed    int64
 	goCPU     time.Duration // the side's Go process's CPU time per page rendered
+	harness   time.Duration // this process's CPU time per page rendered (the floor's side: the figure's own memory reads)
 }
 
 // renderAgainstFloor renders the fixtures n times through Trawl (render
@@ -111,14 +112,15 @@ func renderAgainstFloor(get func(string) int, siteAddr string, docs *atomic.Int6
 				}
 			}
 		}()
-		before, cpu := docs.Load(), processCPU(goPid)
+		before, cpu, own := docs.Load(), processCPU(goPid), processCPU(self)
 		ok, failed, took := run(n)
 		close(stop)
 		if served := docs.Load() - before; served < ok {
 			log.Fatalf("render figure: %d pages rendered but the site served %d documents", ok, served)
 		}
-		cpu = processCPU(goPid) - cpu
-		return renderSide{perMinute: float64(ok) / took.Minutes(), peak: <-peak, failed: failed, goCPU: cpu / time.Duration(max(ok, 1))}
+		cpu, own = processCPU(goPid)-cpu, processCPU(self)-own
+		pages := time.Duration(max(ok, 1))
+		return renderSide{perMinute: float64(ok) / took.Minutes(), peak: <-peak, failed: failed, goCPU: cpu / pages, harness: own / pages}
 	}
 	trawlMem := func() treeMem { return treeMemory(self, floorPid) }
 	floorMem := func() treeMem { return treeMemory(floorPid, 0) }
@@ -133,7 +135,7 @@ func renderAgainstFloor(get func(string) int, siteAddr string, docs *atomic.Int6
 	fmt.Printf("\nRendered pages beside a bare chromedp program (the same Chromium, %d at once, images, media and fonts blocked, the same rule for a page being done), %d pages a run, %d alternated pairs\n", conc, n, pairs)
 	fmt.Printf("the floor starts %s with Trawl's browser's %d flags, less its proxy's, its profile's and its debugging channel's\n", browser, len(flags))
 	fmt.Printf("at rest after the first pages: Trawl %s (its Go process %s), floor %s (its Go process %s)\n", mib(trawlMem()), mib(procMemory(self)), mib(floorMem()), mib(procMemory(floorPid)))
-	fmt.Printf("%-6s %11s %11s %6s   %-24s %-24s %s\n", "pair", "Trawl p/min", "floor p/min", "ratio", "Trawl MiB per render", "floor MiB per render", "Go CPU a page, Trawl/floor")
+	fmt.Printf("%-6s %11s %11s %6s   %-24s %-24s %s\n", "pair", "Trawl p/min", "floor p/min", "ratio", "Trawl MiB per render", "floor MiB per render", "Go CPU a page: Trawl/floor (sampling)")
 	var trawl, floor []renderSide
 	var ratios []float64
 	perRender := func(m treeMem) string {
@@ -149,8 +151,8 @@ func renderAgainstFloor(get func(string) int, siteAddr string, docs *atomic.Int6
 		if t.failed+f.failed > 0 {
 			errs = fmt.Sprintf("  failed: Trawl %d, floor %d", t.failed, f.failed)
 		}
-		fmt.Printf("%-6d %11.1f %11.1f %6.2f   %-24s %-24s %s / %s%s\n", i+1, t.perMinute, f.perMinute, ratio, perRender(t.peak), perRender(f.peak),
-			t.goCPU.Round(time.Millisecond), f.goCPU.Round(time.Millisecond), errs)
+		fmt.Printf("%-6d %11.1f %11.1f %6.2f   %-24s %-24s %s / %s (%s)%s\n", i+1, t.perMinute, f.perMinute, ratio, perRender(t.peak), perRender(f.peak),
+			t.goCPU.Round(time.Millisecond), f.goCPU.Round(time.Millisecond), f.harness.Round(time.Millisecond), errs)
 	}
 	mid := func(sides []renderSide, key func(renderSide) int64) int64 {
 		v := make([]int64, len(sides))
@@ -168,7 +170,7 @@ func renderAgainstFloor(get func(string) int, siteAddr string, docs *atomic.Int6
 	}
 	slices.Sort(ratios)
 	fmt.Printf("%-6s %11.1f %11.1f %6.2f   %-24s %-24s  (goal: a ratio of at least 0.80)\n", "median", rate(trawl), rate(floor), ratios[len(ratios)/2], perRender(midMem(trawl)), perRender(midMem(floor)))
-	fmt.Printf("Go CPU a page: the CPU time of Trawl's process (API, renderer, egress proxy, and this figure's memory reads) and of the floor's over a run, over the pages rendered\n")
+	fmt.Printf("Go CPU a page: the CPU time of Trawl's process (API, renderer, egress proxy, and this figure's memory reads) and of the floor's over a run, over the pages rendered; (sampling): this process's during the floor's run, the memory reads and Trawl at rest\n")
 	fmt.Printf("memory per render: the peak of each side's processes (Go and Chromium's) during a run over the %d pages rendering at once; RSS counts a page shared by processes in each, PSS splits it among them\n", conc)
 }
 
