@@ -70,10 +70,6 @@ func main() {
 		pdfFigure()
 		return
 	}
-	if *only == "render" {
-		renderFigure(*pairs, *renderRuns)
-		return
-	}
 	if *only == "cache" {
 		cacheFigure(*pairs, *duration)
 		return
@@ -104,6 +100,10 @@ func main() {
 			log.Fatal(err)
 		}
 		defer func() { pprof.StopCPUProfile(); f.Close() }()
+	}
+	if *only == "render" {
+		renderFigure(*pairs, *renderRuns)
+		return
 	}
 	if *only == "crawl" {
 		crawlFigure(*crawlPairs)
