@@ -113,10 +113,12 @@ func renderFigure(pairs, n int) {
 type treeMem struct{ rss, pss int64 }
 
 // treeMemory reads the memory of pid and its descendants, less skip and
-// its descendants (0: none left out). It walks the tree through each
+// its descendants (0: none left out); their PSS only when pss is set, as
+// the kernel walks each process's mappings for it (a read of a browser's
+// tree costs tens of milliseconds of CPU). It walks the tree through each
 // thread's children list, so a read costs a few files a process of the
 // tree rather than one for every process of the machine.
-func treeMemory(pid, skip int) treeMem {
+func treeMemory(pid, skip int, pss bool) treeMem {
 	var m treeMem
 	seen := map[int]bool{}
 	for queue := []int{pid}; len(queue) > 0; queue = queue[1:] {
@@ -125,8 +127,15 @@ func treeMemory(pid, skip int) treeMem {
 			continue
 		}
 		seen[p] = true
-		r := procMemory(p)
-		m.rss, m.pss = m.rss+r.rss, m.pss+r.pss
+		if pss {
+			r := procMemory(p)
+			m.rss, m.pss = m.rss+r.rss, m.pss+r.pss
+		} else if b, err := os.ReadFile("/proc/" + strconv.Itoa(p) + "/statm"); err == nil {
+			if f := strings.Fields(string(b)); len(f) > 1 {
+				pages, _ := strconv.ParseInt(f[1], 10, 64)
+				m.rss += pages * int64(os.Getpagesize())
+			}
+		}
 		dir := "/proc/" + strconv.Itoa(p) + "/task/"
 		tasks, _ := os.ReadDir(dir)
 		for _, t := range tasks {

@@ -91,18 +91,19 @@ func renderAgainstFloor(get func(string) int, siteAddr string, docs *atomic.Int6
 		ms, _ := strconv.ParseInt(f[2], 10, 64)
 		return ok, failed, time.Duration(ms) * time.Millisecond
 	}
-	// The memory of a side is read every 100 ms while it renders: Trawl's
-	// is this process and its browser (the floor's process tree, at rest
-	// meanwhile, left out), the floor's is its process and its browser.
-	measure := func(run func(int) (int64, int64, time.Duration), mem func() treeMem, goPid int) renderSide {
+	// The memory of a side is read every 100 ms while it renders (its PSS
+	// every second): Trawl's is this process and its browser (the floor's
+	// process tree, at rest meanwhile, left out), the floor's is its
+	// process and its browser.
+	measure := func(run func(int) (int64, int64, time.Duration), mem func(pss bool) treeMem, goPid int) renderSide {
 		stop := make(chan struct{})
 		peak := make(chan treeMem)
 		go func() {
 			var top treeMem
 			t := time.NewTicker(100 * time.Millisecond)
 			defer t.Stop()
-			for {
-				m := mem()
+			for i := 0; ; i++ {
+				m := mem(i%10 == 0)
 				top = treeMem{rss: max(top.rss, m.rss), pss: max(top.pss, m.pss)}
 				select {
 				case <-stop:
@@ -122,8 +123,8 @@ func renderAgainstFloor(get func(string) int, siteAddr string, docs *atomic.Int6
 		pages := time.Duration(max(ok, 1))
 		return renderSide{perMinute: float64(ok) / took.Minutes(), peak: <-peak, failed: failed, goCPU: cpu / pages, harness: own / pages}
 	}
-	trawlMem := func() treeMem { return treeMemory(self, floorPid) }
-	floorMem := func() treeMem { return treeMemory(floorPid, 0) }
+	trawlMem := func(pss bool) treeMem { return treeMemory(self, floorPid, pss) }
+	floorMem := func(pss bool) treeMem { return treeMemory(floorPid, 0, pss) }
 
 	if f := ask("ready"); len(f) != 1 || f[0] != "ready" {
 		log.Fatalf("render floor: answer %q", f)
@@ -134,7 +135,7 @@ func renderAgainstFloor(get func(string) int, siteAddr string, docs *atomic.Int6
 
 	fmt.Printf("\nRendered pages beside a bare chromedp program (the same Chromium, %d at once, images, media and fonts blocked, the same rule for a page being done), %d pages a run, %d alternated pairs\n", conc, n, pairs)
 	fmt.Printf("the floor starts %s with Trawl's browser's %d flags, less its proxy's, its profile's and its debugging channel's\n", browser, len(flags))
-	fmt.Printf("at rest after the first pages: Trawl %s (its Go process %s), floor %s (its Go process %s)\n", mib(trawlMem()), mib(procMemory(self)), mib(floorMem()), mib(procMemory(floorPid)))
+	fmt.Printf("at rest after the first pages: Trawl %s (its Go process %s), floor %s (its Go process %s)\n", mib(trawlMem(true)), mib(procMemory(self)), mib(floorMem(true)), mib(procMemory(floorPid)))
 	fmt.Printf("%-6s %11s %11s %6s   %-24s %-24s %s\n", "pair", "Trawl p/min", "floor p/min", "ratio", "Trawl MiB per render", "floor MiB per render", "Go CPU a page: Trawl/floor (sampling)")
 	var trawl, floor []renderSide
 	var ratios []float64
@@ -171,7 +172,7 @@ func renderAgainstFloor(get func(string) int, siteAddr string, docs *atomic.Int6
 	slices.Sort(ratios)
 	fmt.Printf("%-6s %11.1f %11.1f %6.2f   %-24s %-24s  (goal: a ratio of at least 0.80)\n", "median", rate(trawl), rate(floor), ratios[len(ratios)/2], perRender(midMem(trawl)), perRender(midMem(floor)))
 	fmt.Printf("Go CPU a page: the CPU time of Trawl's process (API, renderer, egress proxy, and this figure's memory reads) and of the floor's over a run, over the pages rendered; (sampling): this process's during the floor's run, the memory reads and Trawl at rest\n")
-	fmt.Printf("memory per render: the peak of each side's processes (Go and Chromium's) during a run over the %d pages rendering at once; RSS counts a page shared by processes in each, PSS splits it among them\n", conc)
+	fmt.Printf("memory per render: the peak of each side's processes (Go and Chromium's) during a run (RSS read every 100 ms, PSS every second) over the %d pages rendering at once; RSS counts a page shared by processes in each, PSS splits it among them\n", conc)
 }
 
 // trawlBrowser finds the browser Trawl's renderer started, a child of this
