@@ -42,7 +42,7 @@ func main() {
 	pairs := flag.Int("pairs", 3, "Trawl and floor runs alternated this many times (medians reported)")
 	conc := flag.Int("c", 16, "concurrent clients")
 	pgURL := flag.String("postgres", pgtest.ServerURL(), "admin URL of a Postgres server (a scratch database is created)")
-	only := flag.String("only", "", "run one part: http (the HTTP loads on each store), content (/v1/content CPU per page; -cpuprofile then profiles the server process), footprint (the binary's resident memory and first PDF), pdf (PDF conversion beside pdftotext), render (static and rendered reads of the front-end fixtures, with the local Chromium), cache (page cache hits beside a static file server), limiters, crawl (a 10,000-page crawl beside colly), crawlmem (resident memory over 100,000 crawled pages) or frontier (the PostgreSQL frontier at -frontier-urls queued URLs)")
+	only := flag.String("only", "", "run one part: http (the HTTP loads on each store), content (/v1/content CPU per page; -cpuprofile then profiles the server process), footprint (the binary's resident memory and first PDF), pdf (PDF conversion beside pdftotext), render (static and rendered reads of the front-end fixtures, then rendered pages a minute and memory beside a bare chromedp program, with the local Chromium), cache (page cache hits beside a static file server), limiters, crawl (a 10,000-page crawl beside colly), crawlmem (resident memory over 100,000 crawled pages) or frontier (the PostgreSQL frontier at -frontier-urls queued URLs)")
 	storeName := flag.String("store", "", "run the store loads on this store only: sqlite or postgres (default both)")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the run (server and load) to this file, for go tool pprof")
 	encodings := flag.String("encodings", "identity gzip", "the content figure's page encodings, of identity and gzip")
@@ -51,8 +51,13 @@ func main() {
 	flag.IntVar(&crawlPages, "crawl-pages", crawlPages, "crawl figures: pages per crawl (the figure is defined at 10,000)")
 	crawlMemCrawls := flag.Int("crawlmem-crawls", 10, "crawl memory figure: crawls of 10,000 pages run one after another")
 	frontierURLs := flag.Int("frontier-urls", 1_000_000, "frontier figure: URLs queued in the PostgreSQL frontier before the insert-and-claim rate is measured")
+	renderRuns := flag.Int("render-pages", 60, "render figure: pages each side renders in each of -pairs alternated runs")
 	flag.Parse()
 	log.SetFlags(0)
+	if addr := os.Getenv(renderFloorEnv); addr != "" {
+		renderFloorChild(addr)
+		return
+	}
 	if addr := os.Getenv(contentChildEnv); addr != "" {
 		contentChild(addr)
 		return
@@ -63,10 +68,6 @@ func main() {
 	}
 	if *only == "pdf" {
 		pdfFigure()
-		return
-	}
-	if *only == "render" {
-		renderFigure()
 		return
 	}
 	if *only == "cache" {
@@ -99,6 +100,10 @@ func main() {
 			log.Fatal(err)
 		}
 		defer func() { pprof.StopCPUProfile(); f.Close() }()
+	}
+	if *only == "render" {
+		renderFigure(*pairs, *renderRuns)
+		return
 	}
 	if *only == "crawl" {
 		crawlFigure(*crawlPairs)
@@ -216,6 +221,7 @@ func main() {
 	limiterFigure(*pgURL, *conc, *duration)
 	pdfFigure()
 	footprintFigure()
+	renderFigure(*pairs, *renderRuns)
 }
 
 // row prints one load's figures, and its share of a reference load's rate

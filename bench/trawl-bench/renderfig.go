@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strconv"
 	"strings"
@@ -16,6 +17,7 @@ import (
 	"time"
 
 	"github.com/trawlhq/trawl/adapters/sqlstore"
+	"github.com/trawlhq/trawl/app"
 )
 
 // renderDir finds the built front-end fixtures (make fixtures) from the
@@ -35,14 +37,28 @@ func renderDir() string {
 
 // renderFigure measures static and rendered reads of the front-end
 // fixtures through the whole API in process, with the local Chromium:
-// latency by mode, pages extracted, then 500 renders from four callers
-// with the memory of this process and its browser.
-func renderFigure() {
+// latency by mode, pages extracted, then rendered pages a minute and
+// memory beside a bare chromedp program (renderAgainstFloor), at the
+// renderer's default concurrency, the core count.
+func renderFigure(pairs, n int) {
+	browser := app.FindBrowser(app.DefaultConfig())
+	if browser == "" {
+		fmt.Printf("\n%-40s skipped: no Chromium on PATH (Debian: apt-get install chromium)\n", "Rendered pages")
+		return
+	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		log.Fatal(err)
 	}
-	site := &http.Server{Handler: http.FileServer(http.Dir(renderDir())), ReadHeaderTimeout: 5 * time.Second}
+	// docs counts the fixture documents served: each render loads one.
+	var docs atomic.Int64
+	files := http.FileServer(http.Dir(renderDir()))
+	site := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasSuffix(r.URL.Path, ".html") {
+			docs.Add(1)
+		}
+		files.ServeHTTP(w, r)
+	}), ReadHeaderTimeout: 5 * time.Second}
 	go func() { _ = site.Serve(ln) }()
 	defer site.Close()
 	dir, err := os.MkdirTemp("", "trawl-bench-render")
@@ -66,7 +82,7 @@ func renderFigure() {
 		b.handler.ServeHTTP(rec, req)
 		return rec.Code
 	}
-	pages := []string{"article.html", "xhr.html", "hash.html", "consent.html"}
+	pages := renderPages
 	for _, mode := range []string{"never", "always"} {
 		var d []time.Duration
 		for i := range 40 {
@@ -87,64 +103,72 @@ func renderFigure() {
 	}
 	fmt.Printf("fixture pages extracted of 6: http %d, browser %d\n", extracted["never"], extracted["always"])
 
-	var done atomic.Int64
-	work := make(chan int)
-	finished := make(chan struct{})
-	start := time.Now()
-	for range 4 {
-		go func() {
-			for i := range work {
-				if get("/v1/scrape?render=always&url=http://spa.test/"+pages[i%len(pages)]) == 200 {
-					done.Add(1)
-				}
-			}
-			finished <- struct{}{}
-		}()
-	}
-	for i := 1; i <= 500; i++ {
-		work <- i
-		if i%100 == 0 {
-			fmt.Printf("after %d renders: trawl and its browser use %d MiB\n", i, processTreeRSS(os.Getpid())>>20)
-		}
-	}
-	close(work)
-	for range 4 {
-		<-finished
-	}
-	took := time.Since(start)
-	fmt.Printf("%d of 500 renders in %s: %.0f pages a minute; memory at the end %d MiB\n", done.Load(), took.Round(time.Second), float64(done.Load())/took.Minutes(), processTreeRSS(os.Getpid())>>20)
+	renderAgainstFloor(get, ln.Addr().String(), &docs, pairs, n, runtime.NumCPU())
 }
 
-// processTreeRSS sums the resident memory of pid and its descendants.
-func processTreeRSS(pid int) int64 {
-	entries, _ := os.ReadDir("/proc")
-	parent, rss := map[int]int{}, map[int]int64{}
-	for _, e := range entries {
-		p, err := strconv.Atoi(e.Name())
-		if err != nil {
+// treeMem is the memory of a process tree: the sum of its processes'
+// resident memory (VmRSS: a page shared by several processes is counted in
+// each) and of their proportional set sizes (Pss: a shared page is split
+// among the processes sharing it).
+type treeMem struct{ rss, pss int64 }
+
+// treeMemory reads the memory of pid and its descendants, less skip and
+// its descendants (0: none left out); their PSS only when pss is set, as
+// the kernel walks each process's mappings for it (a read of a browser's
+// tree costs tens of milliseconds of CPU). It walks the tree through each
+// thread's children list, so a read costs a few files a process of the
+// tree rather than one for every process of the machine.
+func treeMemory(pid, skip int, pss bool) treeMem {
+	var m treeMem
+	seen := map[int]bool{}
+	for queue := []int{pid}; len(queue) > 0; queue = queue[1:] {
+		p := queue[0]
+		if seen[p] || p == skip {
 			continue
 		}
-		b, err := os.ReadFile("/proc/" + e.Name() + "/stat")
-		if err != nil {
-			continue
+		seen[p] = true
+		if pss {
+			r := procMemory(p)
+			m.rss, m.pss = m.rss+r.rss, m.pss+r.pss
+		} else if b, err := os.ReadFile("/proc/" + strconv.Itoa(p) + "/statm"); err == nil {
+			if f := strings.Fields(string(b)); len(f) > 1 {
+				pages, _ := strconv.ParseInt(f[1], 10, 64)
+				m.rss += pages * int64(os.Getpagesize())
+			}
 		}
-		s := string(b)
-		f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
-		if len(f) < 22 {
-			continue
-		}
-		pp, _ := strconv.Atoi(f[1])
-		pages, _ := strconv.ParseInt(f[21], 10, 64)
-		parent[p], rss[p] = pp, pages*int64(os.Getpagesize())
-	}
-	var total int64
-	for p := range rss {
-		for q := p; q > 1; q = parent[q] {
-			if q == pid {
-				total += rss[p]
-				break
+		dir := "/proc/" + strconv.Itoa(p) + "/task/"
+		tasks, _ := os.ReadDir(dir)
+		for _, t := range tasks {
+			b, _ := os.ReadFile(dir + t.Name() + "/children")
+			for _, c := range strings.Fields(string(b)) {
+				if n, err := strconv.Atoi(c); err == nil {
+					queue = append(queue, n)
+				}
 			}
 		}
 	}
-	return total
+	return m
+}
+
+// procMemory reads one process's memory from /proc/<pid>/smaps_rollup.
+func procMemory(pid int) treeMem {
+	var m treeMem
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/smaps_rollup")
+	if err != nil {
+		return m
+	}
+	for line := range strings.Lines(string(b)) {
+		f := strings.Fields(line)
+		if len(f) < 2 {
+			continue
+		}
+		kb, _ := strconv.ParseInt(f[1], 10, 64)
+		switch f[0] {
+		case "Rss:":
+			m.rss += kb << 10
+		case "Pss:":
+			m.pss += kb << 10
+		}
+	}
+	return m
 }
