@@ -119,6 +119,11 @@ func ParseBing(page []byte) (ports.SearchResults, error) {
 	if err != nil {
 		return ports.SearchResults{}, err
 	}
+	return readBing(doc)
+}
+
+// readBing is ParseBing after the page is parsed.
+func readBing(doc *goquery.Document) (ports.SearchResults, error) {
 	res := ports.SearchResults{}
 	h := bingHeadsOf(doc.Get(0))
 	if h.box != nil {

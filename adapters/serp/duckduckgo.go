@@ -101,6 +101,11 @@ func ParseDuckDuckGo(page []byte) (ports.SearchResults, error) {
 	if err != nil {
 		return ports.SearchResults{}, err
 	}
+	return readDuckDuckGo(doc)
+}
+
+// readDuckDuckGo is ParseDuckDuckGo after the page is parsed.
+func readDuckDuckGo(doc *goquery.Document) (ports.SearchResults, error) {
 	res := ports.SearchResults{}
 	var box *html.Node
 	var results, related []*html.Node

@@ -132,10 +132,15 @@ func ParseGoogle(page []byte) (ports.SearchResults, error) {
 	if err != nil {
 		return ports.SearchResults{}, err
 	}
+	return readGoogle(doc)
+}
+
+// readGoogle is ParseGoogle after the page is parsed.
+func readGoogle(doc *goquery.Document) (ports.SearchResults, error) {
 	heads := googleHeadsOf(doc.Get(0))
 	res := ports.SearchResults{QueryDisplayed: heads.query()}
 	res.TotalResults = parseCount(nodeText(heads.stats))
-	paaBox := paaContainer(doc)
+	paaBox := paaContainer(heads.paaLabel)
 	paa := googlePAAScope(heads, paaBox)
 	anchors, targets := googleResultAnchors(selectionOf(doc, heads.links), paa)
 	if len(anchors) == 0 && isChallenge(doc, googleChallenge, googleResultPage) {
@@ -153,6 +158,7 @@ type googleHeads struct {
 	textareaQ, inputQ *html.Node // textarea[name="q"], input[name="q"]
 	title             *html.Node
 	stats             *html.Node // #result-stats, #resultStats
+	paaLabel          *html.Node // see isPAALabel
 	// Every one, in document order: a[href], [data-q],
 	// .related-question-pair, and the last two together.
 	links, dataQ, qPairs, paaBlocks []*html.Node
@@ -164,21 +170,48 @@ func googleHeadsOf(root *html.Node) googleHeads {
 		if n.Type != html.ElementNode {
 			return
 		}
+		// The attributes read, in one pass: the first of each, as attrOf
+		// reads them.
+		var name, id, class string
+		var hasName, hasID, hasClassAttr, href, dq bool
+		for _, a := range n.Attr {
+			switch a.Key {
+			case "name":
+				if !hasName {
+					name, hasName = a.Val, true
+				}
+			case "id":
+				if !hasID {
+					id, hasID = a.Val, true
+				}
+			case "class":
+				if !hasClassAttr {
+					class, hasClassAttr = a.Val, true
+				}
+			case "href":
+				href = true
+			case "data-q":
+				dq = true
+			}
+		}
 		switch {
-		case n.Data == "textarea" && h.textareaQ == nil && attrIs(n, "name", "q"):
+		case n.Data == "textarea" && h.textareaQ == nil && name == "q" && hasName:
 			h.textareaQ = n
-		case n.Data == "input" && h.inputQ == nil && attrIs(n, "name", "q"):
+		case n.Data == "input" && h.inputQ == nil && name == "q" && hasName:
 			h.inputQ = n
 		case n.Data == "title" && h.title == nil:
 			h.title = n
 		}
-		if h.stats == nil && (attrIs(n, "id", "result-stats") || attrIs(n, "id", "resultStats")) {
+		if h.stats == nil && hasID && (id == "result-stats" || id == "resultStats") {
 			h.stats = n
 		}
-		if n.Data == "a" && hasAttr(n, "href") {
+		if h.paaLabel == nil && isPAALabel(n) {
+			h.paaLabel = n
+		}
+		if n.Data == "a" && href {
 			h.links = append(h.links, n)
 		}
-		dq, pair := hasAttr(n, "data-q"), hasClass(n, "related-question-pair")
+		pair := hasClassAttr && classListHas(class, "related-question-pair")
 		if dq {
 			h.dataQ = append(h.dataQ, n)
 		}
@@ -317,10 +350,23 @@ func selectionOf(doc *goquery.Document, nodes []*html.Node) *goquery.Selection {
 // hasClass reports class among n's classes, split as selectors split them.
 func hasClass(n *html.Node, class string) bool {
 	v, ok := attrOf(n, "class")
-	if !ok || !strings.Contains(v, class) {
+	return ok && classListHas(v, class)
+}
+
+// classListHas reports class among the classes of a class attribute v.
+func classListHas(v, class string) bool {
+	if !strings.Contains(v, class) {
 		return false
 	}
-	for _, c := range strings.FieldsFunc(v, func(r rune) bool { return r == ' ' || r == '\t' || r == '\n' || r == '\r' || r == '\f' }) {
+	// Field by field, without collecting the fields: this runs on every
+	// element of a page.
+	for v != "" {
+		c := v
+		if i := strings.IndexAny(v, " \t\n\r\f"); i >= 0 {
+			c, v = v[:i], v[i+1:]
+		} else {
+			v = ""
+		}
 		if c == class {
 			return true
 		}

@@ -3,6 +3,8 @@ package serp
 import (
 	"net/url"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/PuerkitoBio/goquery"
 	"golang.org/x/net/html"
@@ -13,9 +15,9 @@ import (
 var paaLabels = []string{"people also ask", "andra frågar även", "autres questions posées", "nutzer fragen auch", "otras preguntas de los usuarios", "altre domande"}
 
 // paaContainer finds, in basic layouts without data-q attributes, the block
-// under a "People also ask" label that holds the questions.
-func paaContainer(doc *goquery.Document) *html.Node {
-	n := paaLabel(doc.Get(0))
+// under a "People also ask" label (the page's first, found by
+// googleHeadsOf) that holds the questions.
+func paaContainer(n *html.Node) *html.Node {
 	if n == nil {
 		return nil
 	}
@@ -28,44 +30,51 @@ func paaContainer(doc *goquery.Document) *html.Node {
 	return nil
 }
 
-// paaLabel is the first span, div or h2 without child elements, in
-// document order, whose text is a "People also ask" label.
-func paaLabel(n *html.Node) *html.Node {
-	if n.Type == html.ElementNode && (n.Data == "span" || n.Data == "div" || n.Data == "h2") {
-		leaf, size := true, 0
-		for c := n.FirstChild; c != nil; c = c.NextSibling {
-			if c.Type == html.ElementNode {
-				leaf = false
-				break
-			}
-			if c.Type == html.TextNode {
-				size += len(c.Data)
-			}
+// isPAALabel reports a span, div or h2 without child elements whose text
+// is a "People also ask" label.
+func isPAALabel(n *html.Node) bool {
+	if n.Type != html.ElementNode || n.Data != "span" && n.Data != "div" && n.Data != "h2" {
+		return false
+	}
+	size := 0
+	var first byte // the text's first byte that is not ASCII white space
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		if c.Type == html.ElementNode {
+			return false
 		}
-		// No label is shorter than 13 bytes, and collapsing white space only
-		// shortens a text.
-		if leaf && size >= len("altre domande") {
-			t := strings.ToLower(nodeText(n))
-			for _, l := range paaLabels {
-				if t == l {
-					return n
+		if c.Type == html.TextNode {
+			size += len(c.Data)
+			if first == 0 {
+				if t := strings.TrimLeft(c.Data, " \t\n\v\f\r"); t != "" {
+					first = t[0]
 				}
 			}
 		}
 	}
-	for c := n.FirstChild; c != nil; c = c.NextSibling {
-		if l := paaLabel(c); l != nil {
-			return l
+	// No label is shorter than 13 bytes, and collapsing white space only
+	// shortens a text. Every label starts with a, n, o or p: an ASCII
+	// first letter that lowercases to none of them rules a text out before
+	// it is read.
+	if size < len("altre domande") || first == 0 {
+		return false
+	}
+	if first < utf8.RuneSelf && !strings.ContainsRune("anopANOP", rune(first)) {
+		return false
+	}
+	t := strings.ToLower(nodeText(n))
+	for _, l := range paaLabels {
+		if t == l {
+			return true
 		}
 	}
-	return nil
+	return false
 }
 
 // questionNodes are the deepest elements whose text is a question.
 func questionNodes(s *goquery.Selection) []*goquery.Selection {
 	var out []*goquery.Selection
 	s.FindMatcher(match("div, span")).Each(func(_ int, e *goquery.Selection) {
-		if textSize(e.Get(0)) < 8 { // too short before white space is collapsed
+		if textSize(e.Get(0)) < 8 || !endsWithQuestionMark(e.Get(0)) { // too short before white space is collapsed, or no question
 			return
 		}
 		t := text(e)
@@ -83,6 +92,38 @@ func questionNodes(s *goquery.Selection) []*goquery.Selection {
 		}
 	})
 	return out
+}
+
+// endsWithQuestionMark reports a text of n that ends with "?" once white
+// space is collapsed: the last of its text nodes that is not all white
+// space ends with "?" before its trailing white space. It reads no text.
+func endsWithQuestionMark(n *html.Node) bool {
+	if n.Type == html.TextNode {
+		t := strings.TrimRightFunc(n.Data, unicode.IsSpace)
+		return strings.HasSuffix(t, "?")
+	}
+	for c := n.LastChild; c != nil; c = c.PrevSibling {
+		if c.Type == html.TextNode && strings.TrimRightFunc(c.Data, unicode.IsSpace) == "" {
+			continue
+		}
+		if c.Type == html.TextNode || hasText(c) {
+			return endsWithQuestionMark(c)
+		}
+	}
+	return false
+}
+
+// hasText reports a text node under n that is not all white space.
+func hasText(n *html.Node) bool {
+	if n.Type == html.TextNode {
+		return strings.TrimFunc(n.Data, unicode.IsSpace) != ""
+	}
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		if hasText(c) {
+			return true
+		}
+	}
+	return false
 }
 
 // googleQuestions reads "People also ask" from the page's [data-q] blocks,
@@ -173,6 +214,11 @@ func googleRelated(links *goquery.Selection, anchors []*html.Node, paa map[*html
 			return
 		}
 		href, _ := s.Attr("href")
+		// A path of /search is spelled in the link, plainly or escaped:
+		// a link with neither is not parsed.
+		if !strings.Contains(href, "search") && !strings.Contains(href, "%") {
+			return
+		}
 		u, err := googleBase.Parse(href)
 		if err != nil || u.Path != "/search" || !strings.HasSuffix(strings.ToLower(u.Hostname()), "google.com") && !strings.Contains(u.Hostname(), "google.") {
 			return

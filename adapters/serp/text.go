@@ -214,8 +214,16 @@ func displayFromLink(link string) string {
 
 // imgSrc is the usable source of an image: src, or a lazy attribute.
 func imgSrc(base *url.URL, img *goquery.Selection) string {
+	if img.Length() == 0 {
+		return ""
+	}
+	return imgNodeSrc(base, img.Get(0))
+}
+
+// imgNodeSrc is imgSrc of one image.
+func imgNodeSrc(base *url.URL, img *html.Node) string {
 	for _, a := range []string{"src", "data-src", "data-lazy-src"} {
-		if v, ok := img.Attr(a); ok && v != "" {
+		if v, ok := attrOf(img, a); ok && v != "" {
 			if strings.HasPrefix(v, "data:image") {
 				if len(v) > 64 {
 					return v
