@@ -165,7 +165,7 @@ func readBing(doc *goquery.Document) (ports.SearchResults, error) {
 		ans := text(s.FindMatcher(match(".rqnaContent, .df_qntext, .b_expansion_content, [data-tag=\"RelatedQnA.Answer\"]")).First())
 		ans = strings.TrimSpace(strings.TrimPrefix(ans, q))
 		if ans == "" {
-			ans = answerOf(s, q)
+			ans = answerOf(s.Get(0), q)
 		}
 		ans = strings.TrimSpace(strings.TrimSuffix(ans, "See all results for this question"))
 		if len(ans) < 20 {
@@ -202,26 +202,48 @@ type bingHeads struct {
 
 func bingHeadsOf(root *html.Node) bingHeads {
 	var h bingHeads
-	eachDescendant(root, func(n *html.Node) {
-		if n.Type != html.ElementNode {
-			return
+	// inRelated: under .b_rs, .b_rrsr or #brsv3.
+	var walk func(parent *html.Node, inRelated bool)
+	walk = func(parent *html.Node, inRelated bool) {
+		for n := parent.FirstChild; n != nil; n = n.NextSibling {
+			if n.Type != html.ElementNode {
+				walk(n, inRelated)
+				continue
+			}
+			var count, algo, alsoAsk, relatedBox bool
+			class, _ := attrOf(n, "class")
+			for c, rest := nextClass(class); c != ""; c, rest = nextClass(rest) {
+				switch c {
+				case "sb_count":
+					count = true
+				case "b_algo":
+					algo = true
+				case "df_alsoAsk":
+					alsoAsk = true
+				case "b_rs", "b_rrsr":
+					relatedBox = true
+				}
+			}
+			id, _ := attrOf(n, "id")
+			if h.box == nil && (id == "sb_form_q" || n.Data == "input" && attrIs(n, "name", "q")) {
+				h.box = n
+			}
+			if h.count == nil && count {
+				h.count = n
+			}
+			if n.Data == "li" && algo {
+				h.algo = append(h.algo, n)
+			}
+			if attrIs(n, "data-tag", "RelatedQnA.Item") || alsoAsk && hasAttr(n, "data-query") {
+				h.questions = append(h.questions, n)
+			}
+			if n.Data == "a" && inRelated && hasAttr(n, "href") {
+				h.related = append(h.related, n)
+			}
+			walk(n, inRelated || relatedBox || id == "brsv3")
 		}
-		if h.box == nil && (attrIs(n, "id", "sb_form_q") || n.Data == "input" && attrIs(n, "name", "q")) {
-			h.box = n
-		}
-		if h.count == nil && hasClass(n, "sb_count") {
-			h.count = n
-		}
-		if n.Data == "li" && hasClass(n, "b_algo") {
-			h.algo = append(h.algo, n)
-		}
-		if attrIs(n, "data-tag", "RelatedQnA.Item") || hasClass(n, "df_alsoAsk") && hasAttr(n, "data-query") {
-			h.questions = append(h.questions, n)
-		}
-		if n.Data == "a" && hasAttr(n, "href") && (under(n, "b_rs") || under(n, "b_rrsr") || underID(n, "brsv3")) {
-			h.related = append(h.related, n)
-		}
-	})
+	}
+	walk(root, false)
 	return h
 }
 

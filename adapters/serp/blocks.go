@@ -209,9 +209,9 @@ func snippetOf(root, a *html.Node, displayed string, sitelinks []ports.Sitelink)
 	}
 	best := ""
 	// Read once for the whole block: the nodes holding a <cite> (each
-	// cite's ancestors) and every node's text length before white space is
-	// collapsed, an upper bound of its text's: a candidate that cannot beat
-	// the best so far is not read.
+	// cite's ancestors). A node's text length before white space is
+	// collapsed is an upper bound of its text's: a candidate that cannot
+	// beat the best so far is not read.
 	holdsCite := map[*html.Node]bool{}
 	eachElement(root, func(c *html.Node) bool {
 		if c.Data != "cite" {
@@ -225,8 +225,6 @@ func snippetOf(root, a *html.Node, displayed string, sitelinks []ports.Sitelink)
 		}
 		return true
 	})
-	rawLen := map[*html.Node]int{}
-	rawTextLen(root, rawLen)
 	// A sitelink's title is left out of a candidate's text (the link is
 	// read as if removed).
 	isSitelink := func(n *html.Node) bool {
@@ -242,12 +240,12 @@ func snippetOf(root, a *html.Node, displayed string, sitelinks []ports.Sitelink)
 			if n.Type != html.ElementNode || n == a {
 				continue
 			}
-			if rawLen[n] <= len(best) {
+			if textShort(n, len(best)+1) > 0 {
 				continue
 			}
 			if (n.Data == "div" || n.Data == "span" || n.Data == "p") && !holdsCite[n] && !contains(n, a) {
 				var c collapser
-				c.b.Grow(rawLen[n])
+				c.b.Grow(textSize(n))
 				c.nodeWithout(n, isSitelink)
 				t := c.b.String()
 				if len(t) > len(best) && t != displayed {

@@ -109,25 +109,42 @@ func readDuckDuckGo(doc *goquery.Document) (ports.SearchResults, error) {
 	res := ports.SearchResults{}
 	var box *html.Node
 	var results, related []*html.Node
-	eachDescendant(doc.Get(0), func(n *html.Node) {
-		if n.Type != html.ElementNode {
-			return
+	// inRelated: under .related-searches or .js-related-searches.
+	var walk func(parent *html.Node, inRelated bool)
+	walk = func(parent *html.Node, inRelated bool) {
+		for n := parent.FirstChild; n != nil; n = n.NextSibling {
+			if n.Type != html.ElementNode {
+				walk(n, inRelated)
+				continue
+			}
+			var result, relatedBox bool
+			class, _ := attrOf(n, "class")
+			for c, rest := nextClass(class); c != ""; c, rest = nextClass(rest) {
+				switch c {
+				case "result", "web-result":
+					result = true
+				case "related-searches", "js-related-searches":
+					relatedBox = true
+				}
+			}
+			switch n.Data {
+			case "input": // input[name="q"]
+				if box == nil && attrIs(n, "name", "q") {
+					box = n
+				}
+			case "div": // div.result, div.web-result
+				if result {
+					results = append(results, n)
+				}
+			case "a": // .related-searches a[href], .js-related-searches a[href]
+				if inRelated && hasAttr(n, "href") {
+					related = append(related, n)
+				}
+			}
+			walk(n, inRelated || relatedBox)
 		}
-		switch n.Data {
-		case "input": // input[name="q"]
-			if box == nil && attrIs(n, "name", "q") {
-				box = n
-			}
-		case "div": // div.result, div.web-result
-			if hasClass(n, "result") || hasClass(n, "web-result") {
-				results = append(results, n)
-			}
-		case "a": // .related-searches a[href], .js-related-searches a[href]
-			if hasAttr(n, "href") && (under(n, "related-searches") || under(n, "js-related-searches")) {
-				related = append(related, n)
-			}
-		}
-	})
+	}
+	walk(doc.Get(0), false)
 	if box != nil {
 		if v, ok := attrOf(box, "value"); ok {
 			res.QueryDisplayed = strings.TrimSpace(v)
@@ -173,6 +190,9 @@ func readDuckDuckGo(doc *goquery.Document) (ports.SearchResults, error) {
 		if p.image != nil {
 			r.Thumbnail = imgSrc(ddgBase, selectionOf(doc, []*html.Node{p.image}))
 		}
+		if res.Organic == nil {
+			res.Organic = make([]ports.OrganicResult, 0, len(results))
+		}
 		res.Organic = append(res.Organic, r)
 	}
 	if len(res.Organic) == 0 && isChallenge(doc, ddgChallenge, ddgResultPage) {
@@ -195,36 +215,57 @@ type ddgParts struct {
 
 func ddgPartsOf(result *html.Node) ddgParts {
 	var p ddgParts
-	eachDescendant(result, func(n *html.Node) {
-		if n.Type != html.ElementNode {
-			return
-		}
-		if hasClass(n, "badge--ad") {
-			p.ad = true
-		}
-		if p.url == nil && hasClass(n, "result__url") {
-			p.url = n
-		}
-		if p.snippet == nil && hasClass(n, "result__snippet") {
-			p.snippet = n
-		}
-		switch n.Data {
-		case "a":
-			if p.title == nil && hasClass(n, "result__a") {
-				p.title = n
+	// inH2, inImage: under an h2, under .result__image (up to the document,
+	// as descendant selectors match).
+	var walk func(parent *html.Node, inH2, inImage bool)
+	walk = func(parent *html.Node, inH2, inImage bool) {
+		for n := parent.FirstChild; n != nil; n = n.NextSibling {
+			if n.Type != html.ElementNode {
+				walk(n, inH2, inImage)
+				continue
 			}
-			if p.h2Link == nil && hasAttr(n, "href") && underTag(n, "h2") {
-				p.h2Link = n
+			var title, icon, image bool
+			class, _ := attrOf(n, "class")
+			for c, rest := nextClass(class); c != ""; c, rest = nextClass(rest) {
+				switch c {
+				case "badge--ad":
+					p.ad = true
+				case "result__url":
+					if p.url == nil {
+						p.url = n
+					}
+				case "result__snippet":
+					if p.snippet == nil {
+						p.snippet = n
+					}
+				case "result__a":
+					title = true
+				case "result__icon__img":
+					icon = true
+				case "result__image":
+					image = true
+				}
 			}
-		case "img":
-			if p.icon == nil && hasClass(n, "result__icon__img") {
-				p.icon = n
+			switch n.Data {
+			case "a":
+				if p.title == nil && title {
+					p.title = n
+				}
+				if p.h2Link == nil && inH2 && hasAttr(n, "href") {
+					p.h2Link = n
+				}
+			case "img":
+				if p.icon == nil && icon {
+					p.icon = n
+				}
+				if p.image == nil && (image || inImage) {
+					p.image = n
+				}
 			}
-			if p.image == nil && (hasClass(n, "result__image") || under(n, "result__image")) {
-				p.image = n
-			}
+			walk(n, inH2 || n.Data == "h2", inImage || image)
 		}
-	})
+	}
+	walk(result, result.Data == "h2" || underTag(result, "h2"), hasClass(result, "result__image") || under(result, "result__image"))
 	return p
 }
 
@@ -233,16 +274,6 @@ func ddgPartsOf(result *html.Node) ddgParts {
 func under(n *html.Node, class string) bool {
 	for a := n.Parent; a != nil; a = a.Parent {
 		if a.Type == html.ElementNode && hasClass(a, class) {
-			return true
-		}
-	}
-	return false
-}
-
-// underID reports an ancestor of n with the id.
-func underID(n *html.Node, id string) bool {
-	for a := n.Parent; a != nil; a = a.Parent {
-		if a.Type == html.ElementNode && attrIs(a, "id", id) {
 			return true
 		}
 	}

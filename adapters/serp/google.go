@@ -358,20 +358,30 @@ func classListHas(v, class string) bool {
 	if !strings.Contains(v, class) {
 		return false
 	}
-	// Field by field, without collecting the fields: this runs on every
-	// element of a page.
-	for v != "" {
-		c := v
-		if i := strings.IndexAny(v, " \t\n\r\f"); i >= 0 {
-			c, v = v[:i], v[i+1:]
-		} else {
-			v = ""
-		}
+	for c, rest := nextClass(v); c != ""; c, rest = nextClass(rest) {
 		if c == class {
 			return true
 		}
 	}
 	return false
+}
+
+// nextClass is the first class of a class attribute v and what follows
+// it; "" when v holds no more. Classes are split as selectors split them.
+func nextClass(v string) (class, rest string) {
+	i := 0
+	for i < len(v) && isClassSpace(v[i]) {
+		i++
+	}
+	j := i
+	for j < len(v) && !isClassSpace(v[j]) {
+		j++
+	}
+	return v[i:j], v[j:]
+}
+
+func isClassSpace(b byte) bool {
+	return b == ' ' || b == '\t' || b == '\n' || b == '\r' || b == '\f'
 }
 
 func attrIs(n *html.Node, key, val string) bool {

@@ -21,10 +21,9 @@ func paaContainer(n *html.Node) *html.Node {
 	if n == nil {
 		return nil
 	}
-	label := goquery.NewDocumentFromNode(n).Selection
-	for p := label.Parent(); p.Length() > 0 && goquery.NodeName(p) != "body"; p = p.Parent() {
+	for p := parentElement(n); p != nil && p.Data != "body"; p = parentElement(p) {
 		if len(questionNodes(p)) >= 2 {
-			return p.Get(0)
+			return p
 		}
 	}
 	return nil
@@ -70,26 +69,48 @@ func isPAALabel(n *html.Node) bool {
 	return false
 }
 
-// questionNodes are the deepest elements whose text is a question.
-func questionNodes(s *goquery.Selection) []*goquery.Selection {
-	var out []*goquery.Selection
-	s.FindMatcher(match("div, span")).Each(func(_ int, e *goquery.Selection) {
-		if textSize(e.Get(0)) < 8 || !endsWithQuestionMark(e.Get(0)) { // too short before white space is collapsed, or no question
-			return
+// closestID reports n or an ancestor of n with the id, as the selector
+// #id finds it from n.
+func closestID(n *html.Node, id string) bool {
+	for ; n != nil; n = n.Parent {
+		if n.Type == html.ElementNode && attrHas(n, "id", id) {
+			return true
 		}
-		t := text(e)
+	}
+	return false
+}
+
+// parentElement is n's parent when it is an element, as goquery's Parent
+// reads it; nil otherwise.
+func parentElement(n *html.Node) *html.Node {
+	if p := n.Parent; p != nil && p.Type == html.ElementNode {
+		return p
+	}
+	return nil
+}
+
+// questionNodes are the deepest elements under n (div or span, in
+// document order) whose text is a question.
+func questionNodes(n *html.Node) []*html.Node {
+	var out []*html.Node
+	eachElement(n, func(e *html.Node) bool {
+		if e.Data != "div" && e.Data != "span" {
+			return true
+		}
+		if textSize(e) < 8 || !endsWithQuestionMark(e) { // too short before white space is collapsed, or no question
+			return true
+		}
+		t := nodeText(e)
 		if !strings.HasSuffix(t, "?") || len(t) > 200 || len(t) < 8 {
-			return
+			return true
 		}
-		deepest := true
-		e.Children().Each(func(_ int, c *goquery.Selection) {
-			if text(c) == t {
-				deepest = false
+		for c := e.FirstChild; c != nil; c = c.NextSibling {
+			if c.Type == html.ElementNode && nodeText(c) == t {
+				return true // not the deepest
 			}
-		})
-		if deepest {
-			out = append(out, e)
 		}
+		out = append(out, e)
+		return true
 	})
 	return out
 }
@@ -146,16 +167,16 @@ func googleQuestions(dataQ, qPairs *goquery.Selection, paaBox *html.Node) []port
 	// Desktop and mobile: the question is an attribute of its block.
 	dataQ.Each(func(_ int, s *goquery.Selection) {
 		q, _ := s.Attr("data-q")
-		add(q, answerOf(s, q))
+		add(q, answerOf(s.Get(0), q))
 	})
 	if len(out) > 0 {
 		return out
 	}
 	// Older desktop pages: a related-question-pair block per question.
 	qPairs.Each(func(_ int, s *goquery.Selection) {
-		if qs := questionNodes(s); len(qs) > 0 {
-			q := text(qs[0])
-			add(q, answerOf(s, q))
+		if qs := questionNodes(s.Get(0)); len(qs) > 0 {
+			q := nodeText(qs[0])
+			add(q, answerOf(s.Get(0), q))
 		}
 	})
 	if len(out) > 0 {
@@ -163,14 +184,13 @@ func googleQuestions(dataQ, qPairs *goquery.Selection, paaBox *html.Node) []port
 	}
 	// Basic layouts: questions under the label, each followed by its answer.
 	if c := paaBox; c != nil {
-		cs := goquery.NewDocumentFromNode(c).Selection
-		qs := questionNodes(cs)
+		qs := questionNodes(c)
 		for _, q := range qs {
 			item := q
-			for p := q.Parent(); p.Length() > 0 && p.Get(0) != c && len(questionNodes(p)) == 1; p = p.Parent() {
+			for p := parentElement(q); p != nil && p != c && len(questionNodes(p)) == 1; p = parentElement(p) {
 				item = p
 			}
-			qt := text(q)
+			qt := nodeText(q)
 			add(qt, answerOf(item, qt))
 		}
 	}
@@ -179,8 +199,8 @@ func googleQuestions(dataQ, qPairs *goquery.Selection, paaBox *html.Node) []port
 
 // answerOf is the block's text without the question, when the page carries
 // an answer at all.
-func answerOf(block *goquery.Selection, question string) string {
-	t := text(block)
+func answerOf(block *html.Node, question string) string {
+	t := nodeText(block)
 	if strings.HasPrefix(t, question) {
 		for strings.HasPrefix(t, question) { // headers repeat the question above the answer
 			t = strings.TrimSpace(strings.TrimPrefix(t, question))
@@ -223,11 +243,11 @@ func googleRelated(links *goquery.Selection, anchors []*html.Node, paa map[*html
 		if err != nil || u.Path != "/search" || !strings.HasSuffix(strings.ToLower(u.Hostname()), "google.com") && !strings.Contains(u.Hostname(), "google.") {
 			return
 		}
-		v := u.Query()
-		if v.Get("q") == "" || v.Get("tbm") != "" || v.Get("tbs") != "" || v.Get("udm") != "" || v.Get("start") != "" || v.Get("spell") != "" || v.Get("stick") != "" {
+		if insideScope(n, paa) || closestID(n, "rhs") { // the knowledge panel's entities are not searches
 			return
 		}
-		if insideScope(n, paa) || s.ClosestMatcher(match("#rhs")).Length() > 0 { // the knowledge panel's entities are not searches
+		v := u.Query()
+		if v.Get("q") == "" || v.Get("tbm") != "" || v.Get("tbs") != "" || v.Get("udm") != "" || v.Get("start") != "" || v.Get("spell") != "" || v.Get("stick") != "" {
 			return
 		}
 		q := text(s)
