@@ -100,14 +100,26 @@ func readBlock(pos int, a, block *html.Node, link string, base *url.URL, target 
 	})
 	r := ports.OrganicResult{Position: pos, Title: nodeText(heading), Link: link}
 
-	// Displayed link: a <cite>, else the URL-looking text inside the link.
+	// The block's cites, images and links (a[href]), in one walk.
+	var cites, imgs, links []*html.Node
 	eachElement(block, func(n *html.Node) bool {
-		if n.Data == "cite" {
-			r.DisplayedLink = nodeText(n)
-			return false
+		switch n.Data {
+		case "cite":
+			cites = append(cites, n)
+		case "img":
+			imgs = append(imgs, n)
+		case "a":
+			if hasAttr(n, "href") {
+				links = append(links, n)
+			}
 		}
 		return true
 	})
+
+	// Displayed link: a <cite>, else the URL-looking text inside the link.
+	if len(cites) > 0 {
+		r.DisplayedLink = nodeText(cites[0])
+	}
 	rest := strings.TrimSpace(strings.Replace(nodeText(a), r.Title, "", 1))
 	if r.DisplayedLink == "" {
 		eachElement(a, func(n *html.Node) bool {
@@ -146,30 +158,30 @@ func readBlock(pos int, a, block *html.Node, link string, base *url.URL, target 
 		}
 	}
 	// Thumbnail: an image of the block outside the link.
-	eachElement(block, func(img *html.Node) bool {
-		if img.Data != "img" || contains(a, img) {
-			return true
+	for _, img := range imgs {
+		if contains(a, img) {
+			continue
 		}
-		r.Thumbnail = imgNodeSrc(base, img)
-		return r.Thumbnail == ""
-	})
+		if r.Thumbnail = imgNodeSrc(base, img); r.Thumbnail != "" {
+			break
+		}
+	}
 	// Sitelinks: the other links of the block that leave the engine.
 	seen := map[string]bool{link: true}
-	eachElement(block, func(n *html.Node) bool {
-		if n.Data != "a" || !hasAttr(n, "href") || n == a || contains(a, n) {
-			return true
+	for _, n := range links {
+		if n == a || contains(a, n) {
+			continue
 		}
 		href, _ := attrOf(n, "href")
 		t := target(href)
 		title := nodeText(n)
 		if t == "" || seen[t] || sitelinkNoise[strings.ToLower(title)] || len([]rune(title)) > 80 {
-			return true
+			continue
 		}
 		seen[t] = true
 		r.Sitelinks = append(r.Sitelinks, ports.Sitelink{Title: title, Link: t})
-		return true
-	})
-	r.Snippet = snippetOf(block, a, r.DisplayedLink, r.Sitelinks)
+	}
+	r.Snippet = snippetOf(block, a, cites, r.DisplayedLink, r.Sitelinks)
 	return r
 }
 
@@ -201,8 +213,9 @@ func attrHas(n *html.Node, key, val string) bool {
 
 // snippetOf picks the longest text of the block that is neither the link
 // nor the displayed URL, reading each candidate without the text of the
-// sitelinks it may hold: the description under the title.
-func snippetOf(root, a *html.Node, displayed string, sitelinks []ports.Sitelink) string {
+// sitelinks it may hold: the description under the title. cites are the
+// block's <cite> elements.
+func snippetOf(root, a *html.Node, cites []*html.Node, displayed string, sitelinks []ports.Sitelink) string {
 	links := map[string]bool{}
 	for _, sl := range sitelinks {
 		links[sl.Title] = true
@@ -213,18 +226,14 @@ func snippetOf(root, a *html.Node, displayed string, sitelinks []ports.Sitelink)
 	// collapsed is an upper bound of its text's: a candidate that cannot
 	// beat the best so far is not read.
 	holdsCite := map[*html.Node]bool{}
-	eachElement(root, func(c *html.Node) bool {
-		if c.Data != "cite" {
-			return true
-		}
+	for _, c := range cites {
 		for n := c; n != nil && !holdsCite[n]; n = n.Parent {
 			holdsCite[n] = true
 			if n == root {
 				break
 			}
 		}
-		return true
-	})
+	}
 	// A sitelink's title is left out of a candidate's text (the link is
 	// read as if removed).
 	isSitelink := func(n *html.Node) bool {

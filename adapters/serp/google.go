@@ -312,10 +312,13 @@ func googleResultAnchors(links *goquery.Selection, paa map[*html.Node]bool) ([]*
 		if !holdsHeading(a.Get(0)) {
 			return
 		}
+		n := a.Get(0)
+		if insideScope(n, paa) || inCarousel(n) {
+			return
+		}
 		href, _ := a.Attr("href")
 		t := googleTarget(href)
-		n := a.Get(0)
-		if t == "" || seen[t] || insideScope(n, paa) || inCarousel(a) {
+		if t == "" || seen[t] {
 			return
 		}
 		seen[t] = true
@@ -400,7 +403,21 @@ func attrOf(n *html.Node, key string) (string, bool) {
 }
 
 // inCarousel: cards of "Top stories", videos and similar carousels are not
-// web results.
-func inCarousel(a *goquery.Selection) bool {
-	return a.ClosestMatcher(match("g-scrolling-carousel, g-inner-card, g-section-with-header, [role=\"listitem\"] g-inner-card, [data-init-vis]")).Length() > 0
+// web results. It is a's closest match of g-scrolling-carousel,
+// g-inner-card, g-section-with-header, [role="listitem"] g-inner-card,
+// [data-init-vis] (the fourth is a case of the second), a itself included.
+func inCarousel(a *html.Node) bool {
+	for n := a; n != nil; n = n.Parent {
+		if n.Type != html.ElementNode {
+			continue
+		}
+		switch n.Data {
+		case "g-scrolling-carousel", "g-inner-card", "g-section-with-header":
+			return true
+		}
+		if hasAttr(n, "data-init-vis") {
+			return true
+		}
+	}
+	return false
 }
