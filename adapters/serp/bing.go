@@ -203,47 +203,39 @@ type bingHeads struct {
 func bingHeadsOf(root *html.Node) bingHeads {
 	var h bingHeads
 	// inRelated: under .b_rs, .b_rrsr or #brsv3.
-	var walk func(parent *html.Node, inRelated bool)
-	walk = func(parent *html.Node, inRelated bool) {
-		for n := parent.FirstChild; n != nil; n = n.NextSibling {
-			if n.Type != html.ElementNode {
-				walk(n, inRelated)
-				continue
+	eachElementUnder(root, false, func(n *html.Node, inRelated bool) bool {
+		var count, algo, alsoAsk, relatedBox bool
+		class, _ := attrOf(n, "class")
+		for c, rest := nextClass(class); c != ""; c, rest = nextClass(rest) {
+			switch c {
+			case "sb_count":
+				count = true
+			case "b_algo":
+				algo = true
+			case "df_alsoAsk":
+				alsoAsk = true
+			case "b_rs", "b_rrsr":
+				relatedBox = true
 			}
-			var count, algo, alsoAsk, relatedBox bool
-			class, _ := attrOf(n, "class")
-			for c, rest := nextClass(class); c != ""; c, rest = nextClass(rest) {
-				switch c {
-				case "sb_count":
-					count = true
-				case "b_algo":
-					algo = true
-				case "df_alsoAsk":
-					alsoAsk = true
-				case "b_rs", "b_rrsr":
-					relatedBox = true
-				}
-			}
-			id, _ := attrOf(n, "id")
-			if h.box == nil && (id == "sb_form_q" || n.Data == "input" && attrIs(n, "name", "q")) {
-				h.box = n
-			}
-			if h.count == nil && count {
-				h.count = n
-			}
-			if n.Data == "li" && algo {
-				h.algo = append(h.algo, n)
-			}
-			if attrIs(n, "data-tag", "RelatedQnA.Item") || alsoAsk && hasAttr(n, "data-query") {
-				h.questions = append(h.questions, n)
-			}
-			if n.Data == "a" && inRelated && hasAttr(n, "href") {
-				h.related = append(h.related, n)
-			}
-			walk(n, inRelated || relatedBox || id == "brsv3")
 		}
-	}
-	walk(root, false)
+		id, _ := attrOf(n, "id")
+		if h.box == nil && (id == "sb_form_q" || n.Data == "input" && attrIs(n, "name", "q")) {
+			h.box = n
+		}
+		if h.count == nil && count {
+			h.count = n
+		}
+		if n.Data == "li" && algo {
+			h.algo = append(h.algo, n)
+		}
+		if attrIs(n, "data-tag", "RelatedQnA.Item") || alsoAsk && hasAttr(n, "data-query") {
+			h.questions = append(h.questions, n)
+		}
+		if n.Data == "a" && inRelated && hasAttr(n, "href") {
+			h.related = append(h.related, n)
+		}
+		return inRelated || relatedBox || id == "brsv3"
+	})
 	return h
 }
 
@@ -326,42 +318,34 @@ func bingPartsOf(li *html.Node) bingParts {
 			u = u.under(chain[i], bingClassesOf(chain[i]))
 		}
 	}
-	var walk func(parent *html.Node, u bingUnder)
-	walk = func(parent *html.Node, u bingUnder) {
-		for n := parent.FirstChild; n != nil; n = n.NextSibling {
-			if n.Type != html.ElementNode {
-				walk(n, u)
-				continue
+	eachElementUnder(li, u, func(n *html.Node, u bingUnder) bingUnder {
+		c := bingClassesOf(n)
+		first := func(slot **html.Node, ok bool) {
+			if *slot == nil && ok {
+				*slot = n
 			}
-			c := bingClassesOf(n)
-			first := func(slot **html.Node, ok bool) {
-				if *slot == nil && ok {
-					*slot = n
-				}
-			}
-			first(&p.cite, n.Data == "cite")
-			first(&p.header, c.tpcn || c.attribution)
-			first(&p.source, c.tptt)
-			first(&p.tilk, n.Data == "a" && c.tilk)
-			first(&p.favicon, n.Data == "img" && (u.tpcn || u.favBox))
-			first(&p.snippets[0], n.Data == "p" && u.caption)
-			first(&p.snippets[1], n.Data == "p" && c.lineclamp)
-			first(&p.snippets[2], c.slug)
-			first(&p.snippets[3], c.caption)
-			first(&p.snippets[4], c.snippet)
-			if n.Data == "img" {
-				p.imgs = append(p.imgs, n)
-				if c.favBox || u.favBox || u.h2 {
-					p.iconImg[n] = true
-				}
-			}
-			if n.Data == "a" && u.sitelinks && hasAttr(n, "href") {
-				p.sitelinks = append(p.sitelinks, n)
-			}
-			walk(n, u.under(n, c))
 		}
-	}
-	walk(li, u)
+		first(&p.cite, n.Data == "cite")
+		first(&p.header, c.tpcn || c.attribution)
+		first(&p.source, c.tptt)
+		first(&p.tilk, n.Data == "a" && c.tilk)
+		first(&p.favicon, n.Data == "img" && (u.tpcn || u.favBox))
+		first(&p.snippets[0], n.Data == "p" && u.caption)
+		first(&p.snippets[1], n.Data == "p" && c.lineclamp)
+		first(&p.snippets[2], c.slug)
+		first(&p.snippets[3], c.caption)
+		first(&p.snippets[4], c.snippet)
+		if n.Data == "img" {
+			p.imgs = append(p.imgs, n)
+			if c.favBox || u.favBox || u.h2 {
+				p.iconImg[n] = true
+			}
+		}
+		if n.Data == "a" && u.sitelinks && hasAttr(n, "href") {
+			p.sitelinks = append(p.sitelinks, n)
+		}
+		return u.under(n, c)
+	})
 	return p
 }
 

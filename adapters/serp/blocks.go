@@ -200,6 +200,19 @@ func eachElement(n *html.Node, fn func(*html.Node) bool) bool {
 	return true
 }
 
+// eachElementUnder calls fn on the elements under parent in document
+// order, with what their parent's call returned (state for parent's own
+// children): what an element is under is carried down, not looked up.
+func eachElementUnder[S any](parent *html.Node, state S, fn func(n *html.Node, under S) S) {
+	for n := parent.FirstChild; n != nil; n = n.NextSibling {
+		if n.Type == html.ElementNode {
+			eachElementUnder(n, fn(n, state), fn)
+		} else {
+			eachElementUnder(n, state, fn)
+		}
+	}
+}
+
 // attrHas reports an attribute key of n with the value val, as the
 // selector [key="val"] matches it.
 func attrHas(n *html.Node, key, val string) bool {

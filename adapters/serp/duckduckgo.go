@@ -110,41 +110,33 @@ func readDuckDuckGo(doc *goquery.Document) (ports.SearchResults, error) {
 	var box *html.Node
 	var results, related []*html.Node
 	// inRelated: under .related-searches or .js-related-searches.
-	var walk func(parent *html.Node, inRelated bool)
-	walk = func(parent *html.Node, inRelated bool) {
-		for n := parent.FirstChild; n != nil; n = n.NextSibling {
-			if n.Type != html.ElementNode {
-				walk(n, inRelated)
-				continue
+	eachElementUnder(doc.Get(0), false, func(n *html.Node, inRelated bool) bool {
+		var result, relatedBox bool
+		class, _ := attrOf(n, "class")
+		for c, rest := nextClass(class); c != ""; c, rest = nextClass(rest) {
+			switch c {
+			case "result", "web-result":
+				result = true
+			case "related-searches", "js-related-searches":
+				relatedBox = true
 			}
-			var result, relatedBox bool
-			class, _ := attrOf(n, "class")
-			for c, rest := nextClass(class); c != ""; c, rest = nextClass(rest) {
-				switch c {
-				case "result", "web-result":
-					result = true
-				case "related-searches", "js-related-searches":
-					relatedBox = true
-				}
-			}
-			switch n.Data {
-			case "input": // input[name="q"]
-				if box == nil && attrIs(n, "name", "q") {
-					box = n
-				}
-			case "div": // div.result, div.web-result
-				if result {
-					results = append(results, n)
-				}
-			case "a": // .related-searches a[href], .js-related-searches a[href]
-				if inRelated && hasAttr(n, "href") {
-					related = append(related, n)
-				}
-			}
-			walk(n, inRelated || relatedBox)
 		}
-	}
-	walk(doc.Get(0), false)
+		switch n.Data {
+		case "input": // input[name="q"]
+			if box == nil && attrIs(n, "name", "q") {
+				box = n
+			}
+		case "div": // div.result, div.web-result
+			if result {
+				results = append(results, n)
+			}
+		case "a": // .related-searches a[href], .js-related-searches a[href]
+			if inRelated && hasAttr(n, "href") {
+				related = append(related, n)
+			}
+		}
+		return inRelated || relatedBox
+	})
 	if box != nil {
 		if v, ok := attrOf(box, "value"); ok {
 			res.QueryDisplayed = strings.TrimSpace(v)
@@ -213,59 +205,54 @@ type ddgParts struct {
 	title, h2Link, url, snippet, icon, image *html.Node // a.result__a, h2 a[href], .result__url, .result__snippet, img.result__icon__img, .result__image img or img.result__image
 }
 
+// ddgUnder is what a node of a result is under: an h2, .result__image
+// (up to the document, as descendant selectors match).
+type ddgUnder struct{ h2, image bool }
+
 func ddgPartsOf(result *html.Node) ddgParts {
 	var p ddgParts
-	// inH2, inImage: under an h2, under .result__image (up to the document,
-	// as descendant selectors match).
-	var walk func(parent *html.Node, inH2, inImage bool)
-	walk = func(parent *html.Node, inH2, inImage bool) {
-		for n := parent.FirstChild; n != nil; n = n.NextSibling {
-			if n.Type != html.ElementNode {
-				walk(n, inH2, inImage)
-				continue
+	top := ddgUnder{h2: result.Data == "h2" || underTag(result, "h2"), image: hasClass(result, "result__image") || under(result, "result__image")}
+	eachElementUnder(result, top, func(n *html.Node, u ddgUnder) ddgUnder {
+		var title, icon, image bool
+		class, _ := attrOf(n, "class")
+		for c, rest := nextClass(class); c != ""; c, rest = nextClass(rest) {
+			switch c {
+			case "badge--ad":
+				p.ad = true
+			case "result__url":
+				if p.url == nil {
+					p.url = n
+				}
+			case "result__snippet":
+				if p.snippet == nil {
+					p.snippet = n
+				}
+			case "result__a":
+				title = true
+			case "result__icon__img":
+				icon = true
+			case "result__image":
+				image = true
 			}
-			var title, icon, image bool
-			class, _ := attrOf(n, "class")
-			for c, rest := nextClass(class); c != ""; c, rest = nextClass(rest) {
-				switch c {
-				case "badge--ad":
-					p.ad = true
-				case "result__url":
-					if p.url == nil {
-						p.url = n
-					}
-				case "result__snippet":
-					if p.snippet == nil {
-						p.snippet = n
-					}
-				case "result__a":
-					title = true
-				case "result__icon__img":
-					icon = true
-				case "result__image":
-					image = true
-				}
-			}
-			switch n.Data {
-			case "a":
-				if p.title == nil && title {
-					p.title = n
-				}
-				if p.h2Link == nil && inH2 && hasAttr(n, "href") {
-					p.h2Link = n
-				}
-			case "img":
-				if p.icon == nil && icon {
-					p.icon = n
-				}
-				if p.image == nil && (image || inImage) {
-					p.image = n
-				}
-			}
-			walk(n, inH2 || n.Data == "h2", inImage || image)
 		}
-	}
-	walk(result, result.Data == "h2" || underTag(result, "h2"), hasClass(result, "result__image") || under(result, "result__image"))
+		switch n.Data {
+		case "a":
+			if p.title == nil && title {
+				p.title = n
+			}
+			if p.h2Link == nil && u.h2 && hasAttr(n, "href") {
+				p.h2Link = n
+			}
+		case "img":
+			if p.icon == nil && icon {
+				p.icon = n
+			}
+			if p.image == nil && (image || u.image) {
+				p.image = n
+			}
+		}
+		return ddgUnder{h2: u.h2 || n.Data == "h2", image: u.image || image}
+	})
 	return p
 }
 
