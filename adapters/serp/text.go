@@ -114,7 +114,8 @@ func (c *collapser) nodeWithout(n *html.Node, skip func(*html.Node) bool) {
 
 func (c *collapser) write(s string) {
 	for i := 0; i < len(s); {
-		// White space, then a word up to the next white space, written whole.
+		// White space, then words up to the next white space that is not
+		// a single space, written whole.
 		size := spaceAt(s, i)
 		if size > 0 {
 			c.space = true
@@ -125,6 +126,12 @@ func (c *collapser) write(s string) {
 		for j < len(s) {
 			if b := s[j]; b < utf8.RuneSelf {
 				if asciiSpace[b] {
+					// One space between words is what collapsing leaves:
+					// the words on both sides are written as one run.
+					if b == ' ' && j+1 < len(s) && spaceAt(s, j+1) == 0 {
+						j++
+						continue
+					}
 					break
 				}
 				j++
