@@ -123,11 +123,11 @@ bench: ## Print each figure beside its floor measured in the same run (ratios, p
 	go test -run '^$$' -bench . -benchmem ./adapters/... ./core/...
 
 .PHONY: bench-serp
-bench-serp: ## The parse of the saved Google, Bing and DuckDuckGo result pages beside html.Parse of the same bytes: CPU time per op, 7 alternated pairs, median of the pairs' ratios
+bench-serp: ## The parse of the saved Google, Bing and DuckDuckGo result pages beside html.Parse of the same bytes: CPU time per op over about a second of each, 7 alternated pairs, median of the pairs' ratios
 	@go test -c -o "$${TMPDIR:-/tmp}/trawl-serp.test" ./adapters/serp/ && cd adapters/serp && \
-	for e in Google Bing DuckDuckGo; do \
+	for en in Google:40 Bing:60 DuckDuckGo:250; do e=$${en%%:*}; n=$${en##*:}; \
 	for i in 1 2 3 4 5 6 7; do \
-		"$${TMPDIR:-/tmp}/trawl-serp.test" -test.run '^$$' -test.bench "^Benchmark$$e(Floor)?\$$" -test.benchtime 40x | \
+		"$${TMPDIR:-/tmp}/trawl-serp.test" -test.run '^$$' -test.bench "^Benchmark$$e(Floor)?\$$" -test.benchtime $${n}x | \
 		awk -v e="$$e" '{for (i = 2; i <= NF; i++) if ($$i == "cpu-ns/op") v = $$(i-1)} $$1 ~ ("^Benchmark" e "-") {p = v} $$1 ~ ("^Benchmark" e "Floor-") {f = v} \
 			END {printf "%.3f %d %d\n", p/f, p, f}'; \
 	done | sort -n | awk -v e="$$e" '{r[NR] = $$1; p[NR] = $$2; f[NR] = $$3} END {m = int((NR+1)/2); \

@@ -119,6 +119,11 @@ func ParseBing(page []byte) (ports.SearchResults, error) {
 	if err != nil {
 		return ports.SearchResults{}, err
 	}
+	return readBing(doc)
+}
+
+// readBing is ParseBing after the page is parsed.
+func readBing(doc *goquery.Document) (ports.SearchResults, error) {
 	res := ports.SearchResults{}
 	h := bingHeadsOf(doc.Get(0))
 	if h.box != nil {
@@ -160,7 +165,7 @@ func ParseBing(page []byte) (ports.SearchResults, error) {
 		ans := text(s.FindMatcher(match(".rqnaContent, .df_qntext, .b_expansion_content, [data-tag=\"RelatedQnA.Answer\"]")).First())
 		ans = strings.TrimSpace(strings.TrimPrefix(ans, q))
 		if ans == "" {
-			ans = answerOf(s, q)
+			ans = answerOf(s.Get(0), q)
 		}
 		ans = strings.TrimSpace(strings.TrimSuffix(ans, "See all results for this question"))
 		if len(ans) < 20 {
@@ -197,75 +202,200 @@ type bingHeads struct {
 
 func bingHeadsOf(root *html.Node) bingHeads {
 	var h bingHeads
-	eachDescendant(root, func(n *html.Node) {
-		if n.Type != html.ElementNode {
-			return
+	// inRelated: under .b_rs, .b_rrsr or #brsv3.
+	eachElementUnder(root, false, func(n *html.Node, inRelated bool) bool {
+		var count, algo, alsoAsk, relatedBox bool
+		class, _ := attrOf(n, "class")
+		for c, rest := nextClass(class); c != ""; c, rest = nextClass(rest) {
+			switch c {
+			case "sb_count":
+				count = true
+			case "b_algo":
+				algo = true
+			case "df_alsoAsk":
+				alsoAsk = true
+			case "b_rs", "b_rrsr":
+				relatedBox = true
+			}
 		}
-		if h.box == nil && (attrIs(n, "id", "sb_form_q") || n.Data == "input" && attrIs(n, "name", "q")) {
+		id, _ := attrOf(n, "id")
+		if h.box == nil && (id == "sb_form_q" || n.Data == "input" && attrIs(n, "name", "q")) {
 			h.box = n
 		}
-		if h.count == nil && hasClass(n, "sb_count") {
+		if h.count == nil && count {
 			h.count = n
 		}
-		if n.Data == "li" && hasClass(n, "b_algo") {
+		if n.Data == "li" && algo {
 			h.algo = append(h.algo, n)
 		}
-		if attrIs(n, "data-tag", "RelatedQnA.Item") || hasClass(n, "df_alsoAsk") && hasAttr(n, "data-query") {
+		if attrIs(n, "data-tag", "RelatedQnA.Item") || alsoAsk && hasAttr(n, "data-query") {
 			h.questions = append(h.questions, n)
 		}
-		if n.Data == "a" && hasAttr(n, "href") && (under(n, "b_rs") || under(n, "b_rrsr") || underID(n, "brsv3")) {
+		if n.Data == "a" && inRelated && hasAttr(n, "href") {
 			h.related = append(h.related, n)
 		}
+		return inRelated || relatedBox || id == "brsv3"
 	})
 	return h
 }
 
+// bingParts are what a result is read for, found in one walk of it, in
+// document order, as the selectors in the comments find them (a
+// descendant selector looks up to the document).
+type bingParts struct {
+	cite, header, source, tilk, favicon *html.Node // cite; .b_tpcn, .b_attribution; .tptt; a.tilk; .b_tpcn img, .wr_fav img, .b_favicon img
+	// The first match of each snippet selector, in the order they are
+	// tried: .b_caption p; p.b_lineclamp1 to 4; .b_algoSlug; .b_caption;
+	// .b_snippet.
+	snippets [5]*html.Node
+	// Every img, with whether it is a favicon's or a heading's (it or an
+	// ancestor matches .wr_fav, .b_favicon, h2); every a[href] under
+	// .b_deep, .b_vlist2col, .b_algoSitelinks or .b_sitelinks.
+	imgs      []*html.Node
+	iconImg   map[*html.Node]bool
+	sitelinks []*html.Node
+}
+
+// bingUnder is what a node of a result is under.
+type bingUnder struct{ tpcn, favBox, h2, caption, sitelinks bool }
+
+// bingClasses reads the classes of n that a result is read for.
+type bingClasses struct {
+	tpcn, attribution, tptt, tilk, favBox, caption, lineclamp, slug, snippet, sitelinks bool
+}
+
+func bingClassesOf(n *html.Node) bingClasses {
+	var c bingClasses
+	class, _ := attrOf(n, "class")
+	for k, rest := nextClass(class); k != ""; k, rest = nextClass(rest) {
+		switch k {
+		case "b_tpcn":
+			c.tpcn = true
+		case "b_attribution":
+			c.attribution = true
+		case "tptt":
+			c.tptt = true
+		case "tilk":
+			c.tilk = true
+		case "wr_fav", "b_favicon":
+			c.favBox = true
+		case "b_caption":
+			c.caption = true
+		case "b_lineclamp1", "b_lineclamp2", "b_lineclamp3", "b_lineclamp4":
+			c.lineclamp = true
+		case "b_algoSlug":
+			c.slug = true
+		case "b_snippet":
+			c.snippet = true
+		case "b_deep", "b_vlist2col", "b_algoSitelinks", "b_sitelinks":
+			c.sitelinks = true
+		}
+	}
+	return c
+}
+
+// under is u for the children of n.
+func (u bingUnder) under(n *html.Node, c bingClasses) bingUnder {
+	return bingUnder{
+		tpcn:      u.tpcn || c.tpcn,
+		favBox:    u.favBox || c.favBox,
+		h2:        u.h2 || n.Data == "h2",
+		caption:   u.caption || c.caption,
+		sitelinks: u.sitelinks || c.sitelinks,
+	}
+}
+
+func bingPartsOf(li *html.Node) bingParts {
+	p := bingParts{iconImg: map[*html.Node]bool{}}
+	// What li's descendants are under, from li and its ancestors.
+	var chain []*html.Node
+	for a := li; a != nil; a = a.Parent {
+		chain = append(chain, a)
+	}
+	var u bingUnder
+	for i := len(chain) - 1; i >= 0; i-- {
+		if chain[i].Type == html.ElementNode {
+			u = u.under(chain[i], bingClassesOf(chain[i]))
+		}
+	}
+	eachElementUnder(li, u, func(n *html.Node, u bingUnder) bingUnder {
+		c := bingClassesOf(n)
+		first := func(slot **html.Node, ok bool) {
+			if *slot == nil && ok {
+				*slot = n
+			}
+		}
+		first(&p.cite, n.Data == "cite")
+		first(&p.header, c.tpcn || c.attribution)
+		first(&p.source, c.tptt)
+		first(&p.tilk, n.Data == "a" && c.tilk)
+		first(&p.favicon, n.Data == "img" && (u.tpcn || u.favBox))
+		first(&p.snippets[0], n.Data == "p" && u.caption)
+		first(&p.snippets[1], n.Data == "p" && c.lineclamp)
+		first(&p.snippets[2], c.slug)
+		first(&p.snippets[3], c.caption)
+		first(&p.snippets[4], c.snippet)
+		if n.Data == "img" {
+			p.imgs = append(p.imgs, n)
+			if c.favBox || u.favBox || u.h2 {
+				p.iconImg[n] = true
+			}
+		}
+		if n.Data == "a" && u.sitelinks && hasAttr(n, "href") {
+			p.sitelinks = append(p.sitelinks, n)
+		}
+		return u.under(n, c)
+	})
+	return p
+}
+
 func bingResult(pos int, li, a *goquery.Selection, link string) ports.OrganicResult {
-	r := ports.OrganicResult{Position: pos, Title: text(a), Link: link, DisplayedLink: text(li.FindMatcher(match("cite")).First())}
+	p := bingPartsOf(li.Get(0))
+	r := ports.OrganicResult{Position: pos, Title: text(a), Link: link, DisplayedLink: nodeText(p.cite)}
 	if r.DisplayedLink == "" {
 		r.DisplayedLink = displayFromLink(link)
 	}
-	header := li.FindMatcher(match(".b_tpcn, .b_attribution")).First()
-	r.Source = text(li.FindMatcher(match(".tptt")).First())
-	if r.Source == "" {
-		if v, ok := li.FindMatcher(match("a.tilk")).First().Attr("aria-label"); ok {
+	r.Source = nodeText(p.source)
+	if r.Source == "" && p.tilk != nil {
+		if v, ok := attrOf(p.tilk, "aria-label"); ok {
 			r.Source = strings.TrimSpace(v)
 		}
 	}
 	if r.Source == "" {
 		r.Source = hostOf(link)
 	}
-	if img := li.FindMatcher(match(".b_tpcn img, .wr_fav img, .b_favicon img")).First(); img.Length() > 0 {
-		r.Favicon = imgSrc(bingBase, img)
+	if p.favicon != nil {
+		r.Favicon = imgNodeSrc(bingBase, p.favicon)
 	}
 	if r.Favicon == "" {
 		if u, err := url.Parse(link); err == nil {
 			r.Favicon = u.Scheme + "://" + u.Host + "/favicon.ico"
 		}
 	}
-	for _, sel := range []string{".b_caption p", "p.b_lineclamp1, p.b_lineclamp2, p.b_lineclamp3, p.b_lineclamp4", ".b_algoSlug", ".b_caption", ".b_snippet"} {
-		if t := text(li.FindMatcher(match(sel)).First()); t != "" {
+	for _, n := range p.snippets {
+		if t := nodeText(n); t != "" {
 			r.Snippet = t
 			break
 		}
 	}
-	li.FindMatcher(match("img")).EachWithBreak(func(_ int, img *goquery.Selection) bool {
-		if header.Length() > 0 && contains(header.Get(0), img.Get(0)) || img.ClosestMatcher(match(".wr_fav, .b_favicon, h2")).Length() > 0 {
-			return true
+	for _, img := range p.imgs {
+		if p.header != nil && contains(p.header, img) || p.iconImg[img] {
+			continue
 		}
-		r.Thumbnail = imgSrc(bingBase, img)
-		return r.Thumbnail == ""
-	})
+		if r.Thumbnail = imgNodeSrc(bingBase, img); r.Thumbnail != "" {
+			break
+		}
+	}
 	seen := map[string]bool{link: true}
-	li.FindMatcher(match(".b_deep a[href], .b_vlist2col a[href], .b_algoSitelinks a[href], .b_sitelinks a[href]")).Each(func(_ int, s *goquery.Selection) {
-		href, _ := s.Attr("href")
+	for _, n := range p.sitelinks {
+		href, _ := attrOf(n, "href")
 		t := bingTarget(href)
-		title := text(s)
+		title := nodeText(n)
 		if t == "" || title == "" || seen[t] {
-			return
+			continue
 		}
 		seen[t] = true
 		r.Sitelinks = append(r.Sitelinks, ports.Sitelink{Title: title, Link: t})
-	})
+	}
 	return r
 }

@@ -4,7 +4,6 @@ import (
 	"net/url"
 	"strings"
 
-	"github.com/PuerkitoBio/goquery"
 	"golang.org/x/net/html"
 
 	"github.com/trawlhq/trawl/ports"
@@ -57,6 +56,16 @@ func eachDescendant(n *html.Node, fn func(*html.Node)) {
 	}
 }
 
+// hasChildElement reports an element among n's children.
+func hasChildElement(n *html.Node) bool {
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		if c.Type == html.ElementNode {
+			return true
+		}
+	}
+	return false
+}
+
 func hasAttr(n *html.Node, key string) bool {
 	for _, a := range n.Attr {
 		if a.Key == key {
@@ -78,20 +87,47 @@ func contains(outer, inner *html.Node) bool {
 var sitelinkNoise = map[string]bool{"cached": true, "similar": true, "translate this page": true, "more results": true, "": true}
 
 func readBlock(pos int, a, block *html.Node, link string, base *url.URL, target func(string) string) ports.OrganicResult {
-	as := goquery.NewDocumentFromNode(a).Selection
-	bs := goquery.NewDocumentFromNode(block).Selection
-	heading := as.FindMatcher(match(`h3, [role="heading"]`)).First()
-	r := ports.OrganicResult{Position: pos, Title: text(heading), Link: link}
+	// The link and the block are walked for what the selectors h3,
+	// [role="heading"] / cite / [role="text"], span, div / img / a[href]
+	// find, in document order, without building selections.
+	var heading *html.Node
+	eachElement(a, func(n *html.Node) bool {
+		if n.Data == "h3" || attrHas(n, "role", "heading") {
+			heading = n
+			return false
+		}
+		return true
+	})
+	r := ports.OrganicResult{Position: pos, Title: nodeText(heading), Link: link}
+
+	// The block's cites, images and links (a[href]), in one walk.
+	var cites, imgs, links []*html.Node
+	eachElement(block, func(n *html.Node) bool {
+		switch n.Data {
+		case "cite":
+			cites = append(cites, n)
+		case "img":
+			imgs = append(imgs, n)
+		case "a":
+			if hasAttr(n, "href") {
+				links = append(links, n)
+			}
+		}
+		return true
+	})
 
 	// Displayed link: a <cite>, else the URL-looking text inside the link.
-	if c := bs.FindMatcher(match("cite")).First(); c.Length() > 0 {
-		r.DisplayedLink = text(c)
+	if len(cites) > 0 {
+		r.DisplayedLink = nodeText(cites[0])
 	}
-	rest := strings.TrimSpace(strings.Replace(text(as), r.Title, "", 1))
+	rest := strings.TrimSpace(strings.Replace(nodeText(a), r.Title, "", 1))
 	if r.DisplayedLink == "" {
-		as.FindMatcher(match(`[role="text"], span, div`)).EachWithBreak(func(_ int, s *goquery.Selection) bool {
-			t := text(s)
-			if s.Children().Length() == 0 && (strings.Contains(t, "›") || strings.HasPrefix(t, "http") || strings.HasPrefix(t, "www.")) && t != r.Title {
+		eachElement(a, func(n *html.Node) bool {
+			if n.Data != "span" && n.Data != "div" && !attrHas(n, "role", "text") || hasChildElement(n) {
+				return true
+			}
+			t := nodeText(n)
+			if (strings.Contains(t, "›") || strings.HasPrefix(t, "http") || strings.HasPrefix(t, "www.")) && t != r.Title {
 				r.DisplayedLink = t
 				return false
 			}
@@ -109,11 +145,11 @@ func readBlock(pos int, a, block *html.Node, link string, base *url.URL, target 
 		r.Source = hostOf(link)
 	}
 	// Favicon: an image inside the link; else the site's own.
-	as.FindMatcher(match("img")).EachWithBreak(func(_ int, img *goquery.Selection) bool {
-		if contains(heading.Get(0), img.Get(0)) {
+	eachElement(a, func(img *html.Node) bool {
+		if img.Data != "img" || contains(heading, img) {
 			return true
 		}
-		r.Favicon = imgSrc(base, img)
+		r.Favicon = imgNodeSrc(base, img)
 		return r.Favicon == ""
 	})
 	if r.Favicon == "" {
@@ -122,62 +158,95 @@ func readBlock(pos int, a, block *html.Node, link string, base *url.URL, target 
 		}
 	}
 	// Thumbnail: an image of the block outside the link.
-	bs.FindMatcher(match("img")).EachWithBreak(func(_ int, img *goquery.Selection) bool {
-		if contains(a, img.Get(0)) {
-			return true
+	for _, img := range imgs {
+		if contains(a, img) {
+			continue
 		}
-		r.Thumbnail = imgSrc(base, img)
-		return r.Thumbnail == ""
-	})
+		if r.Thumbnail = imgNodeSrc(base, img); r.Thumbnail != "" {
+			break
+		}
+	}
 	// Sitelinks: the other links of the block that leave the engine.
 	seen := map[string]bool{link: true}
-	bs.FindMatcher(match("a[href]")).Each(func(_ int, s *goquery.Selection) {
-		n := s.Get(0)
+	for _, n := range links {
 		if n == a || contains(a, n) {
-			return
+			continue
 		}
-		href, _ := s.Attr("href")
+		href, _ := attrOf(n, "href")
 		t := target(href)
-		title := text(s)
+		title := nodeText(n)
 		if t == "" || seen[t] || sitelinkNoise[strings.ToLower(title)] || len([]rune(title)) > 80 {
-			return
+			continue
 		}
 		seen[t] = true
 		r.Sitelinks = append(r.Sitelinks, ports.Sitelink{Title: title, Link: t})
-	})
-	r.Snippet = snippetOf(bs, a, r.DisplayedLink, r.Sitelinks)
+	}
+	r.Snippet = snippetOf(block, a, cites, r.DisplayedLink, r.Sitelinks)
 	return r
+}
+
+// eachElement calls fn on the elements under n in document order (n
+// itself excluded), as a selector's matches come, until fn returns false;
+// it reports whether the walk ran to its end.
+func eachElement(n *html.Node, fn func(*html.Node) bool) bool {
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		if c.Type == html.ElementNode && !fn(c) {
+			return false
+		}
+		if !eachElement(c, fn) {
+			return false
+		}
+	}
+	return true
+}
+
+// eachElementUnder calls fn on the elements under parent in document
+// order, with what their parent's call returned (state for parent's own
+// children): what an element is under is carried down, not looked up.
+func eachElementUnder[S any](parent *html.Node, state S, fn func(n *html.Node, under S) S) {
+	for n := parent.FirstChild; n != nil; n = n.NextSibling {
+		if n.Type == html.ElementNode {
+			eachElementUnder(n, fn(n, state), fn)
+		} else {
+			eachElementUnder(n, state, fn)
+		}
+	}
+}
+
+// attrHas reports an attribute key of n with the value val, as the
+// selector [key="val"] matches it.
+func attrHas(n *html.Node, key, val string) bool {
+	for _, a := range n.Attr {
+		if a.Key == key && a.Val == val {
+			return true
+		}
+	}
+	return false
 }
 
 // snippetOf picks the longest text of the block that is neither the link
 // nor the displayed URL, reading each candidate without the text of the
-// sitelinks it may hold: the description under the title.
-func snippetOf(block *goquery.Selection, a *html.Node, displayed string, sitelinks []ports.Sitelink) string {
+// sitelinks it may hold: the description under the title. cites are the
+// block's <cite> elements.
+func snippetOf(root, a *html.Node, cites []*html.Node, displayed string, sitelinks []ports.Sitelink) string {
 	links := map[string]bool{}
 	for _, sl := range sitelinks {
 		links[sl.Title] = true
 	}
 	best := ""
 	// Read once for the whole block: the nodes holding a <cite> (each
-	// cite's ancestors), those around the link, and every node's text
-	// length before white space is collapsed, an upper bound of its text's:
-	// a candidate that cannot beat the best so far is not read.
-	root := block.Get(0)
+	// cite's ancestors). A node's text length before white space is
+	// collapsed is an upper bound of its text's: a candidate that cannot
+	// beat the best so far is not read.
 	holdsCite := map[*html.Node]bool{}
-	block.FindMatcher(match("cite")).Each(func(_ int, c *goquery.Selection) {
-		for n := c.Get(0); n != nil && !holdsCite[n]; n = n.Parent {
+	for _, c := range cites {
+		for n := c; n != nil && !holdsCite[n]; n = n.Parent {
 			holdsCite[n] = true
 			if n == root {
 				break
 			}
 		}
-	})
-	aroundLink := map[*html.Node]bool{}
-	for n := a; n != nil; n = n.Parent {
-		aroundLink[n] = true
 	}
-	rawLen := map[*html.Node]int{}
-	rawTextLen(root, rawLen)
 	// A sitelink's title is left out of a candidate's text (the link is
 	// read as if removed).
 	isSitelink := func(n *html.Node) bool {
@@ -193,12 +262,12 @@ func snippetOf(block *goquery.Selection, a *html.Node, displayed string, sitelin
 			if n.Type != html.ElementNode || n == a {
 				continue
 			}
-			if rawLen[n] <= len(best) {
+			if textShort(n, len(best)+1) > 0 {
 				continue
 			}
-			if (n.Data == "div" || n.Data == "span" || n.Data == "p") && !aroundLink[n] && !holdsCite[n] {
+			if (n.Data == "div" || n.Data == "span" || n.Data == "p") && !holdsCite[n] && !contains(n, a) {
 				var c collapser
-				c.b.Grow(rawLen[n])
+				c.b.Grow(textSize(n))
 				c.nodeWithout(n, isSitelink)
 				t := c.b.String()
 				if len(t) > len(best) && t != displayed {

@@ -101,12 +101,25 @@ func ParseDuckDuckGo(page []byte) (ports.SearchResults, error) {
 	if err != nil {
 		return ports.SearchResults{}, err
 	}
+	return readDuckDuckGo(doc)
+}
+
+// readDuckDuckGo is ParseDuckDuckGo after the page is parsed.
+func readDuckDuckGo(doc *goquery.Document) (ports.SearchResults, error) {
 	res := ports.SearchResults{}
 	var box *html.Node
 	var results, related []*html.Node
-	eachDescendant(doc.Get(0), func(n *html.Node) {
-		if n.Type != html.ElementNode {
-			return
+	// inRelated: under .related-searches or .js-related-searches.
+	eachElementUnder(doc.Get(0), false, func(n *html.Node, inRelated bool) bool {
+		var result, relatedBox bool
+		class, _ := attrOf(n, "class")
+		for c, rest := nextClass(class); c != ""; c, rest = nextClass(rest) {
+			switch c {
+			case "result", "web-result":
+				result = true
+			case "related-searches", "js-related-searches":
+				relatedBox = true
+			}
 		}
 		switch n.Data {
 		case "input": // input[name="q"]
@@ -114,14 +127,15 @@ func ParseDuckDuckGo(page []byte) (ports.SearchResults, error) {
 				box = n
 			}
 		case "div": // div.result, div.web-result
-			if hasClass(n, "result") || hasClass(n, "web-result") {
+			if result {
 				results = append(results, n)
 			}
 		case "a": // .related-searches a[href], .js-related-searches a[href]
-			if hasAttr(n, "href") && (under(n, "related-searches") || under(n, "js-related-searches")) {
+			if inRelated && hasAttr(n, "href") {
 				related = append(related, n)
 			}
 		}
+		return inRelated || relatedBox
 	})
 	if box != nil {
 		if v, ok := attrOf(box, "value"); ok {
@@ -168,6 +182,9 @@ func ParseDuckDuckGo(page []byte) (ports.SearchResults, error) {
 		if p.image != nil {
 			r.Thumbnail = imgSrc(ddgBase, selectionOf(doc, []*html.Node{p.image}))
 		}
+		if res.Organic == nil {
+			res.Organic = make([]ports.OrganicResult, 0, len(results))
+		}
 		res.Organic = append(res.Organic, r)
 	}
 	if len(res.Organic) == 0 && isChallenge(doc, ddgChallenge, ddgResultPage) {
@@ -188,37 +205,53 @@ type ddgParts struct {
 	title, h2Link, url, snippet, icon, image *html.Node // a.result__a, h2 a[href], .result__url, .result__snippet, img.result__icon__img, .result__image img or img.result__image
 }
 
+// ddgUnder is what a node of a result is under: an h2, .result__image
+// (up to the document, as descendant selectors match).
+type ddgUnder struct{ h2, image bool }
+
 func ddgPartsOf(result *html.Node) ddgParts {
 	var p ddgParts
-	eachDescendant(result, func(n *html.Node) {
-		if n.Type != html.ElementNode {
-			return
-		}
-		if hasClass(n, "badge--ad") {
-			p.ad = true
-		}
-		if p.url == nil && hasClass(n, "result__url") {
-			p.url = n
-		}
-		if p.snippet == nil && hasClass(n, "result__snippet") {
-			p.snippet = n
+	top := ddgUnder{h2: result.Data == "h2" || underTag(result, "h2"), image: hasClass(result, "result__image") || under(result, "result__image")}
+	eachElementUnder(result, top, func(n *html.Node, u ddgUnder) ddgUnder {
+		var title, icon, image bool
+		class, _ := attrOf(n, "class")
+		for c, rest := nextClass(class); c != ""; c, rest = nextClass(rest) {
+			switch c {
+			case "badge--ad":
+				p.ad = true
+			case "result__url":
+				if p.url == nil {
+					p.url = n
+				}
+			case "result__snippet":
+				if p.snippet == nil {
+					p.snippet = n
+				}
+			case "result__a":
+				title = true
+			case "result__icon__img":
+				icon = true
+			case "result__image":
+				image = true
+			}
 		}
 		switch n.Data {
 		case "a":
-			if p.title == nil && hasClass(n, "result__a") {
+			if p.title == nil && title {
 				p.title = n
 			}
-			if p.h2Link == nil && hasAttr(n, "href") && underTag(n, "h2") {
+			if p.h2Link == nil && u.h2 && hasAttr(n, "href") {
 				p.h2Link = n
 			}
 		case "img":
-			if p.icon == nil && hasClass(n, "result__icon__img") {
+			if p.icon == nil && icon {
 				p.icon = n
 			}
-			if p.image == nil && (hasClass(n, "result__image") || under(n, "result__image")) {
+			if p.image == nil && (image || u.image) {
 				p.image = n
 			}
 		}
+		return ddgUnder{h2: u.h2 || n.Data == "h2", image: u.image || image}
 	})
 	return p
 }
@@ -228,16 +261,6 @@ func ddgPartsOf(result *html.Node) ddgParts {
 func under(n *html.Node, class string) bool {
 	for a := n.Parent; a != nil; a = a.Parent {
 		if a.Type == html.ElementNode && hasClass(a, class) {
-			return true
-		}
-	}
-	return false
-}
-
-// underID reports an ancestor of n with the id.
-func underID(n *html.Node, id string) bool {
-	for a := n.Parent; a != nil; a = a.Parent {
-		if a.Type == html.ElementNode && attrIs(a, "id", id) {
 			return true
 		}
 	}

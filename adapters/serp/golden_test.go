@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/PuerkitoBio/goquery"
+	"golang.org/x/net/html"
 
 	"github.com/trawlhq/trawl/ports"
 )
@@ -218,16 +219,37 @@ func TestTextCollapsesLikeFields(t *testing.T) {
 			t.Fatal(err)
 		}
 		doc.Find("*").Each(func(i int, s *goquery.Selection) {
-			if want := strings.Join(strings.Fields(s.Text()), " "); text(s) != want {
+			want := strings.Join(strings.Fields(s.Text()), " ")
+			if text(s) != want {
 				t.Fatalf("%s element %d <%s>: %q, want %q", f, i, goquery.NodeName(s), text(s), want)
+			}
+			if got := nodeText(s.Get(0)); got != want {
+				t.Fatalf("%s element %d <%s>: nodeText %q, want %q", f, i, goquery.NodeName(s), got, want)
 			}
 		})
 	}
-	for _, s := range []string{"", " ", "a", " a\tb\n", "x\u00a0\u00a0y\u2003", "\xff \xfe", "\u0085a\u0085"} {
+	cases := []string{"", " ", "a", " a\tb\n", "x\u00a0\u00a0y\u2003", "\xff \xfe", "\u0085a\u0085"}
+	// Every pair and triple of these pieces: runs of words with single
+	// spaces between them, and every other white space around them.
+	pieces := []string{"", " ", "  ", "\t", "\n ", "\u00a0", "\u2003", "\u0085", "a", "ab", "é", "x y", " x ", "a b c?"}
+	for _, a := range pieces {
+		for _, b := range pieces {
+			for _, c := range pieces {
+				cases = append(cases, a+b+c)
+			}
+		}
+	}
+	for _, s := range cases {
+		want := strings.Join(strings.Fields(s), " ")
 		var c collapser
 		c.write(s)
-		if want := strings.Join(strings.Fields(s), " "); c.b.String() != want {
+		if c.b.String() != want {
 			t.Errorf("%q: %q, want %q", s, c.b.String(), want)
+		}
+		n := &html.Node{Type: html.ElementNode, Data: "span"}
+		n.AppendChild(&html.Node{Type: html.TextNode, Data: s})
+		if got := nodeText(n); got != want {
+			t.Errorf("nodeText of %q: %q, want %q", s, got, want)
 		}
 	}
 }

@@ -132,10 +132,15 @@ func ParseGoogle(page []byte) (ports.SearchResults, error) {
 	if err != nil {
 		return ports.SearchResults{}, err
 	}
+	return readGoogle(doc)
+}
+
+// readGoogle is ParseGoogle after the page is parsed.
+func readGoogle(doc *goquery.Document) (ports.SearchResults, error) {
 	heads := googleHeadsOf(doc.Get(0))
 	res := ports.SearchResults{QueryDisplayed: heads.query()}
 	res.TotalResults = parseCount(nodeText(heads.stats))
-	paaBox := paaContainer(doc)
+	paaBox := paaContainer(heads.paaLabel)
 	paa := googlePAAScope(heads, paaBox)
 	anchors, targets := googleResultAnchors(selectionOf(doc, heads.links), paa)
 	if len(anchors) == 0 && isChallenge(doc, googleChallenge, googleResultPage) {
@@ -153,6 +158,7 @@ type googleHeads struct {
 	textareaQ, inputQ *html.Node // textarea[name="q"], input[name="q"]
 	title             *html.Node
 	stats             *html.Node // #result-stats, #resultStats
+	paaLabel          *html.Node // see isPAALabel
 	// Every one, in document order: a[href], [data-q],
 	// .related-question-pair, and the last two together.
 	links, dataQ, qPairs, paaBlocks []*html.Node
@@ -164,21 +170,48 @@ func googleHeadsOf(root *html.Node) googleHeads {
 		if n.Type != html.ElementNode {
 			return
 		}
+		// The attributes read, in one pass: the first of each, as attrOf
+		// reads them.
+		var name, id, class string
+		var hasName, hasID, hasClassAttr, href, dq bool
+		for _, a := range n.Attr {
+			switch a.Key {
+			case "name":
+				if !hasName {
+					name, hasName = a.Val, true
+				}
+			case "id":
+				if !hasID {
+					id, hasID = a.Val, true
+				}
+			case "class":
+				if !hasClassAttr {
+					class, hasClassAttr = a.Val, true
+				}
+			case "href":
+				href = true
+			case "data-q":
+				dq = true
+			}
+		}
 		switch {
-		case n.Data == "textarea" && h.textareaQ == nil && attrIs(n, "name", "q"):
+		case n.Data == "textarea" && h.textareaQ == nil && name == "q" && hasName:
 			h.textareaQ = n
-		case n.Data == "input" && h.inputQ == nil && attrIs(n, "name", "q"):
+		case n.Data == "input" && h.inputQ == nil && name == "q" && hasName:
 			h.inputQ = n
 		case n.Data == "title" && h.title == nil:
 			h.title = n
 		}
-		if h.stats == nil && (attrIs(n, "id", "result-stats") || attrIs(n, "id", "resultStats")) {
+		if h.stats == nil && hasID && (id == "result-stats" || id == "resultStats") {
 			h.stats = n
 		}
-		if n.Data == "a" && hasAttr(n, "href") {
+		if h.paaLabel == nil && isPAALabel(n) {
+			h.paaLabel = n
+		}
+		if n.Data == "a" && href {
 			h.links = append(h.links, n)
 		}
-		dq, pair := hasAttr(n, "data-q"), hasClass(n, "related-question-pair")
+		pair := hasClassAttr && classListHas(class, "related-question-pair")
 		if dq {
 			h.dataQ = append(h.dataQ, n)
 		}
@@ -279,10 +312,13 @@ func googleResultAnchors(links *goquery.Selection, paa map[*html.Node]bool) ([]*
 		if !holdsHeading(a.Get(0)) {
 			return
 		}
+		n := a.Get(0)
+		if insideScope(n, paa) || inCarousel(n) {
+			return
+		}
 		href, _ := a.Attr("href")
 		t := googleTarget(href)
-		n := a.Get(0)
-		if t == "" || seen[t] || insideScope(n, paa) || inCarousel(a) {
+		if t == "" || seen[t] {
 			return
 		}
 		seen[t] = true
@@ -317,15 +353,38 @@ func selectionOf(doc *goquery.Document, nodes []*html.Node) *goquery.Selection {
 // hasClass reports class among n's classes, split as selectors split them.
 func hasClass(n *html.Node, class string) bool {
 	v, ok := attrOf(n, "class")
-	if !ok || !strings.Contains(v, class) {
+	return ok && classListHas(v, class)
+}
+
+// classListHas reports class among the classes of a class attribute v.
+func classListHas(v, class string) bool {
+	if !strings.Contains(v, class) {
 		return false
 	}
-	for _, c := range strings.FieldsFunc(v, func(r rune) bool { return r == ' ' || r == '\t' || r == '\n' || r == '\r' || r == '\f' }) {
+	for c, rest := nextClass(v); c != ""; c, rest = nextClass(rest) {
 		if c == class {
 			return true
 		}
 	}
 	return false
+}
+
+// nextClass is the first class of a class attribute v and what follows
+// it; "" when v holds no more. Classes are split as selectors split them.
+func nextClass(v string) (class, rest string) {
+	i := 0
+	for i < len(v) && isClassSpace(v[i]) {
+		i++
+	}
+	j := i
+	for j < len(v) && !isClassSpace(v[j]) {
+		j++
+	}
+	return v[i:j], v[j:]
+}
+
+func isClassSpace(b byte) bool {
+	return b == ' ' || b == '\t' || b == '\n' || b == '\r' || b == '\f'
 }
 
 func attrIs(n *html.Node, key, val string) bool {
@@ -344,7 +403,21 @@ func attrOf(n *html.Node, key string) (string, bool) {
 }
 
 // inCarousel: cards of "Top stories", videos and similar carousels are not
-// web results.
-func inCarousel(a *goquery.Selection) bool {
-	return a.ClosestMatcher(match("g-scrolling-carousel, g-inner-card, g-section-with-header, [role=\"listitem\"] g-inner-card, [data-init-vis]")).Length() > 0
+// web results. It is a's closest match of g-scrolling-carousel,
+// g-inner-card, g-section-with-header, [role="listitem"] g-inner-card,
+// [data-init-vis] (the fourth is a case of the second), a itself included.
+func inCarousel(a *html.Node) bool {
+	for n := a; n != nil; n = n.Parent {
+		if n.Type != html.ElementNode {
+			continue
+		}
+		switch n.Data {
+		case "g-scrolling-carousel", "g-inner-card", "g-section-with-header":
+			return true
+		}
+		if hasAttr(n, "data-init-vis") {
+			return true
+		}
+	}
+	return false
 }

@@ -3,6 +3,8 @@ package serp
 import (
 	"net/url"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/PuerkitoBio/goquery"
 	"golang.org/x/net/html"
@@ -13,76 +15,136 @@ import (
 var paaLabels = []string{"people also ask", "andra frågar även", "autres questions posées", "nutzer fragen auch", "otras preguntas de los usuarios", "altre domande"}
 
 // paaContainer finds, in basic layouts without data-q attributes, the block
-// under a "People also ask" label that holds the questions.
-func paaContainer(doc *goquery.Document) *html.Node {
-	n := paaLabel(doc.Get(0))
+// under a "People also ask" label (the page's first, found by
+// googleHeadsOf) that holds the questions.
+func paaContainer(n *html.Node) *html.Node {
 	if n == nil {
 		return nil
 	}
-	label := goquery.NewDocumentFromNode(n).Selection
-	for p := label.Parent(); p.Length() > 0 && goquery.NodeName(p) != "body"; p = p.Parent() {
+	for p := parentElement(n); p != nil && p.Data != "body"; p = parentElement(p) {
 		if len(questionNodes(p)) >= 2 {
-			return p.Get(0)
+			return p
 		}
 	}
 	return nil
 }
 
-// paaLabel is the first span, div or h2 without child elements, in
-// document order, whose text is a "People also ask" label.
-func paaLabel(n *html.Node) *html.Node {
-	if n.Type == html.ElementNode && (n.Data == "span" || n.Data == "div" || n.Data == "h2") {
-		leaf, size := true, 0
-		for c := n.FirstChild; c != nil; c = c.NextSibling {
-			if c.Type == html.ElementNode {
-				leaf = false
-				break
-			}
-			if c.Type == html.TextNode {
-				size += len(c.Data)
-			}
+// isPAALabel reports a span, div or h2 without child elements whose text
+// is a "People also ask" label.
+func isPAALabel(n *html.Node) bool {
+	if n.Type != html.ElementNode || n.Data != "span" && n.Data != "div" && n.Data != "h2" {
+		return false
+	}
+	size := 0
+	var first byte // the text's first byte that is not ASCII white space
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		if c.Type == html.ElementNode {
+			return false
 		}
-		// No label is shorter than 13 bytes, and collapsing white space only
-		// shortens a text.
-		if leaf && size >= len("altre domande") {
-			t := strings.ToLower(nodeText(n))
-			for _, l := range paaLabels {
-				if t == l {
-					return n
+		if c.Type == html.TextNode {
+			size += len(c.Data)
+			if first == 0 {
+				if t := strings.TrimLeft(c.Data, " \t\n\v\f\r"); t != "" {
+					first = t[0]
 				}
 			}
 		}
 	}
-	for c := n.FirstChild; c != nil; c = c.NextSibling {
-		if l := paaLabel(c); l != nil {
-			return l
+	// No label is shorter than 13 bytes, and collapsing white space only
+	// shortens a text. Every label starts with a, n, o or p: an ASCII
+	// first letter that lowercases to none of them rules a text out before
+	// it is read.
+	if size < len("altre domande") || first == 0 {
+		return false
+	}
+	if first < utf8.RuneSelf && !strings.ContainsRune("anopANOP", rune(first)) {
+		return false
+	}
+	t := strings.ToLower(nodeText(n))
+	for _, l := range paaLabels {
+		if t == l {
+			return true
 		}
+	}
+	return false
+}
+
+// closestID reports n or an ancestor of n with the id, as the selector
+// #id finds it from n.
+func closestID(n *html.Node, id string) bool {
+	for ; n != nil; n = n.Parent {
+		if n.Type == html.ElementNode && attrHas(n, "id", id) {
+			return true
+		}
+	}
+	return false
+}
+
+// parentElement is n's parent when it is an element, as goquery's Parent
+// reads it; nil otherwise.
+func parentElement(n *html.Node) *html.Node {
+	if p := n.Parent; p != nil && p.Type == html.ElementNode {
+		return p
 	}
 	return nil
 }
 
-// questionNodes are the deepest elements whose text is a question.
-func questionNodes(s *goquery.Selection) []*goquery.Selection {
-	var out []*goquery.Selection
-	s.FindMatcher(match("div, span")).Each(func(_ int, e *goquery.Selection) {
-		if textSize(e.Get(0)) < 8 { // too short before white space is collapsed
-			return
+// questionNodes are the deepest elements under n (div or span, in
+// document order) whose text is a question.
+func questionNodes(n *html.Node) []*html.Node {
+	var out []*html.Node
+	eachElement(n, func(e *html.Node) bool {
+		if e.Data != "div" && e.Data != "span" {
+			return true
 		}
-		t := text(e)
+		if textSize(e) < 8 || !endsWithQuestionMark(e) { // too short before white space is collapsed, or no question
+			return true
+		}
+		t := nodeText(e)
 		if !strings.HasSuffix(t, "?") || len(t) > 200 || len(t) < 8 {
-			return
+			return true
 		}
-		deepest := true
-		e.Children().Each(func(_ int, c *goquery.Selection) {
-			if text(c) == t {
-				deepest = false
+		for c := e.FirstChild; c != nil; c = c.NextSibling {
+			if c.Type == html.ElementNode && nodeText(c) == t {
+				return true // not the deepest
 			}
-		})
-		if deepest {
-			out = append(out, e)
 		}
+		out = append(out, e)
+		return true
 	})
 	return out
+}
+
+// endsWithQuestionMark reports a text of n that ends with "?" once white
+// space is collapsed: the last of its text nodes that is not all white
+// space ends with "?" before its trailing white space. It reads no text.
+func endsWithQuestionMark(n *html.Node) bool {
+	if n.Type == html.TextNode {
+		t := strings.TrimRightFunc(n.Data, unicode.IsSpace)
+		return strings.HasSuffix(t, "?")
+	}
+	for c := n.LastChild; c != nil; c = c.PrevSibling {
+		if c.Type == html.TextNode && strings.TrimRightFunc(c.Data, unicode.IsSpace) == "" {
+			continue
+		}
+		if c.Type == html.TextNode || hasText(c) {
+			return endsWithQuestionMark(c)
+		}
+	}
+	return false
+}
+
+// hasText reports a text node under n that is not all white space.
+func hasText(n *html.Node) bool {
+	if n.Type == html.TextNode {
+		return strings.TrimFunc(n.Data, unicode.IsSpace) != ""
+	}
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		if hasText(c) {
+			return true
+		}
+	}
+	return false
 }
 
 // googleQuestions reads "People also ask" from the page's [data-q] blocks,
@@ -105,16 +167,16 @@ func googleQuestions(dataQ, qPairs *goquery.Selection, paaBox *html.Node) []port
 	// Desktop and mobile: the question is an attribute of its block.
 	dataQ.Each(func(_ int, s *goquery.Selection) {
 		q, _ := s.Attr("data-q")
-		add(q, answerOf(s, q))
+		add(q, answerOf(s.Get(0), q))
 	})
 	if len(out) > 0 {
 		return out
 	}
 	// Older desktop pages: a related-question-pair block per question.
 	qPairs.Each(func(_ int, s *goquery.Selection) {
-		if qs := questionNodes(s); len(qs) > 0 {
-			q := text(qs[0])
-			add(q, answerOf(s, q))
+		if qs := questionNodes(s.Get(0)); len(qs) > 0 {
+			q := nodeText(qs[0])
+			add(q, answerOf(s.Get(0), q))
 		}
 	})
 	if len(out) > 0 {
@@ -122,14 +184,13 @@ func googleQuestions(dataQ, qPairs *goquery.Selection, paaBox *html.Node) []port
 	}
 	// Basic layouts: questions under the label, each followed by its answer.
 	if c := paaBox; c != nil {
-		cs := goquery.NewDocumentFromNode(c).Selection
-		qs := questionNodes(cs)
+		qs := questionNodes(c)
 		for _, q := range qs {
 			item := q
-			for p := q.Parent(); p.Length() > 0 && p.Get(0) != c && len(questionNodes(p)) == 1; p = p.Parent() {
+			for p := parentElement(q); p != nil && p != c && len(questionNodes(p)) == 1; p = parentElement(p) {
 				item = p
 			}
-			qt := text(q)
+			qt := nodeText(q)
 			add(qt, answerOf(item, qt))
 		}
 	}
@@ -138,8 +199,8 @@ func googleQuestions(dataQ, qPairs *goquery.Selection, paaBox *html.Node) []port
 
 // answerOf is the block's text without the question, when the page carries
 // an answer at all.
-func answerOf(block *goquery.Selection, question string) string {
-	t := text(block)
+func answerOf(block *html.Node, question string) string {
+	t := nodeText(block)
 	if strings.HasPrefix(t, question) {
 		for strings.HasPrefix(t, question) { // headers repeat the question above the answer
 			t = strings.TrimSpace(strings.TrimPrefix(t, question))
@@ -173,15 +234,20 @@ func googleRelated(links *goquery.Selection, anchors []*html.Node, paa map[*html
 			return
 		}
 		href, _ := s.Attr("href")
+		// A path of /search is spelled in the link, plainly or escaped:
+		// a link with neither is not parsed.
+		if !strings.Contains(href, "search") && !strings.Contains(href, "%") {
+			return
+		}
 		u, err := googleBase.Parse(href)
 		if err != nil || u.Path != "/search" || !strings.HasSuffix(strings.ToLower(u.Hostname()), "google.com") && !strings.Contains(u.Hostname(), "google.") {
 			return
 		}
-		v := u.Query()
-		if v.Get("q") == "" || v.Get("tbm") != "" || v.Get("tbs") != "" || v.Get("udm") != "" || v.Get("start") != "" || v.Get("spell") != "" || v.Get("stick") != "" {
+		if insideScope(n, paa) || closestID(n, "rhs") { // the knowledge panel's entities are not searches
 			return
 		}
-		if insideScope(n, paa) || s.ClosestMatcher(match("#rhs")).Length() > 0 { // the knowledge panel's entities are not searches
+		v := u.Query()
+		if v.Get("q") == "" || v.Get("tbm") != "" || v.Get("tbs") != "" || v.Get("udm") != "" || v.Get("start") != "" || v.Get("spell") != "" || v.Get("stick") != "" {
 			return
 		}
 		q := text(s)

@@ -38,10 +38,36 @@ func nodeText(n *html.Node) string {
 	if n == nil {
 		return ""
 	}
+	// The common case, one text already collapsed, is the text itself.
+	t := n
+	if t.Type != html.TextNode && t.FirstChild != nil && t.FirstChild == t.LastChild {
+		t = t.FirstChild
+	}
+	if t.Type == html.TextNode && collapsed(t.Data) {
+		return t.Data
+	}
 	var c collapser
 	c.b.Grow(textSize(n))
 	c.node(n)
 	return c.b.String()
+}
+
+// collapsed reports an ASCII text that collapsing white space leaves as
+// it is: no white space at either end, none but single spaces inside.
+func collapsed(s string) bool {
+	if s == "" {
+		return true
+	}
+	if s[0] == ' ' || s[len(s)-1] == ' ' {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		b := s[i]
+		if b >= utf8.RuneSelf || b != ' ' && asciiSpace[b] || b == ' ' && s[i+1] == ' ' {
+			return false
+		}
+	}
+	return true
 }
 
 // textSize is the length of n's text before white space is collapsed: the
@@ -88,7 +114,8 @@ func (c *collapser) nodeWithout(n *html.Node, skip func(*html.Node) bool) {
 
 func (c *collapser) write(s string) {
 	for i := 0; i < len(s); {
-		// White space, then a word up to the next white space, written whole.
+		// White space, then words up to the next white space that is not
+		// a single space, written whole.
 		size := spaceAt(s, i)
 		if size > 0 {
 			c.space = true
@@ -96,13 +123,25 @@ func (c *collapser) write(s string) {
 			continue
 		}
 		j := i
-		for j < len(s) && spaceAt(s, j) == 0 {
-			if s[j] < utf8.RuneSelf {
+		for j < len(s) {
+			if b := s[j]; b < utf8.RuneSelf {
+				if asciiSpace[b] {
+					// One space between words is what collapsing leaves:
+					// the words on both sides are written as one run.
+					if b == ' ' && j+1 < len(s) && spaceAt(s, j+1) == 0 {
+						j++
+						continue
+					}
+					break
+				}
 				j++
-			} else {
-				_, n := utf8.DecodeRuneInString(s[j:])
-				j += n
+				continue
 			}
+			r, n := utf8.DecodeRuneInString(s[j:])
+			if unicode.IsSpace(r) {
+				break
+			}
+			j += n
 		}
 		c.word(s[i:j])
 		i = j
@@ -152,18 +191,17 @@ func match(sel string) goquery.Matcher {
 // asciiSpace is unicode.IsSpace over ASCII.
 var asciiSpace = [utf8.RuneSelf]bool{'\t': true, '\n': true, '\v': true, '\f': true, '\r': true, ' ': true}
 
-// rawTextLen is the length of a node's text before white space is
-// collapsed: never less than the length of its text.
-func rawTextLen(n *html.Node, memo map[*html.Node]int) int {
+// textShort is need less textSize(n), counted only until it reaches 0: it
+// is above 0 when n's text before white space is collapsed is shorter than
+// need, and reads no more of n than it takes to tell.
+func textShort(n *html.Node, need int) int {
 	if n.Type == html.TextNode {
-		return len(n.Data)
+		return need - len(n.Data)
 	}
-	l := 0
-	for ch := n.FirstChild; ch != nil; ch = ch.NextSibling {
-		l += rawTextLen(ch, memo)
+	for c := n.FirstChild; c != nil && need > 0; c = c.NextSibling {
+		need = textShort(c, need)
 	}
-	memo[n] = l
-	return l
+	return need
 }
 
 // countRE finds a number written with locale separators: 1,234,567 /
@@ -214,8 +252,16 @@ func displayFromLink(link string) string {
 
 // imgSrc is the usable source of an image: src, or a lazy attribute.
 func imgSrc(base *url.URL, img *goquery.Selection) string {
+	if img.Length() == 0 {
+		return ""
+	}
+	return imgNodeSrc(base, img.Get(0))
+}
+
+// imgNodeSrc is imgSrc of one image.
+func imgNodeSrc(base *url.URL, img *html.Node) string {
 	for _, a := range []string{"src", "data-src", "data-lazy-src"} {
-		if v, ok := img.Attr(a); ok && v != "" {
+		if v, ok := attrOf(img, a); ok && v != "" {
 			if strings.HasPrefix(v, "data:image") {
 				if len(v) > 64 {
 					return v
