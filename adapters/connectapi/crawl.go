@@ -34,7 +34,8 @@ func (h crawlHandler) CreateCrawl(ctx context.Context, req *connect.Request[traw
 	return billed(h.s, ctx, req, func(ctx context.Context, c credits.Call) (*trawlv1.CreateCrawlResponse, credits.Receipt, error) {
 		m := req.Msg
 		r := crawl.Request{URL: m.GetUrl(), Limit: optInt(m.Limit), MaxDepth: optInt(m.MaxDepth), Include: m.GetInclude(), Exclude: m.GetExclude(),
-			Scope: m.GetScope(), Sitemap: m.GetSitemap(), Render: m.GetRender(), CallbackURL: m.GetCallbackUrl(), Email: m.GetEmail()}
+			Scope: m.GetScope(), Sitemap: m.GetSitemap(), Render: m.GetRender(), CallbackURL: m.GetCallbackUrl(), Email: m.GetEmail(),
+			MaxAge: m.GetMaxAge(), NoStore: m.Store != nil && !m.GetStore(), Changes: m.GetChanges(), Tag: m.GetTag()}
 		if m.GetUseIgnoreQueryParams() {
 			r.IgnoreQueryParams = append([]string{}, m.GetIgnoreQueryParams()...)
 		}
