@@ -37,16 +37,16 @@ var wantFlags = map[string][]string{
 	"credits grant":     {"credits", "data-dir", "database", "email"},
 	"webhooks secret":   {"data-dir", "database", "email", "rotate"},
 	"mcp":               {},
-	"api content":       {"format"},
+	"api content":       {"changes", "format", "max-age", "no-store", "tag"},
 	"api map":           {"json", "limit"},
-	"api serp":          {"engine", "json"},
-	"api bulk":          {"callback", "email", "file", "wait"},
-	"api crawl":         {"callback", "depth", "email", "exclude", "include", "json", "limit", "scope", "wait"},
+	"api serp":          {"engine", "json", "max-age", "no-store"},
+	"api bulk":          {"callback", "changes", "email", "file", "max-age", "no-store", "tag", "wait"},
+	"api crawl":         {"callback", "changes", "depth", "email", "exclude", "include", "json", "limit", "max-age", "no-store", "scope", "tag", "wait"},
 	"api credits":       {"json"},
 	"version":           {},
 }
 
-var allFlags = []string{"addr", "callback", "credits", "data-dir", "database", "depth", "email", "engine", "exclude", "file", "format", "id", "include", "json", "limit", "name", "plan", "resolve", "rotate", "scope", "wait"}
+var allFlags = []string{"addr", "callback", "changes", "credits", "data-dir", "database", "depth", "email", "engine", "exclude", "file", "format", "id", "include", "json", "limit", "max-age", "name", "no-store", "plan", "resolve", "rotate", "scope", "tag", "wait"}
 
 var helpFlagRE = regexp.MustCompile(`(?m)^  --([a-z-]+)`)
 
