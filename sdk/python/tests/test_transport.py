@@ -258,6 +258,24 @@ class RetryPolicy(unittest.TestCase):
             {"urls": ["https://a.example/"], "email": True, "formats": ["links"], "headers": {"X-Team": "docs"}},
         )
 
+    def test_cache_and_changes(self) -> None:
+        page = dict(CONTENT, cache={"hit": True, "cached_at": "2026-06-15T12:00:00Z", "age": 600}, change={"status": "same", "previous_at": None})
+        self.srv.answers = [(200, {"X-Trawl-Cache": "hit"}, page), (200, {}, {}), (202, {}, {"job_id": "j"}), (202, {}, {"crawl_id": "c"}), (200, {}, {"data": {}, "url": "u"})]
+        r = self.client.content("https://a.example/", max_age=3600, store=False, changes=True, tag="daily")
+        self.assertEqual((r.cache, r.data["cache"]["age"], r.data["change"]["status"]), ("hit", 600, "same"))
+        self.assertEqual(self.srv.requests[0]["path"], "/v1/content?url=https%3A%2F%2Fa.example%2F&max_age=3600&store=false&changes=true&tag=daily")
+        self.assertIsNone(self.client.credits().cache)
+        self.client.create_bulk_job(["https://a.example/"], email=True, max_age=60, changes=True, tag="t")
+        self.assertEqual(
+            json.loads(self.srv.requests[2]["body"]), {"urls": ["https://a.example/"], "email": True, "max_age": 60, "changes": True, "tag": "t"}
+        )
+        self.client.create_crawl("https://a.example/", store=False, changes=True)
+        self.assertEqual(json.loads(self.srv.requests[3]["body"]), {"url": "https://a.example/", "store": False, "changes": True})
+        self.client.extract("https://a.example/", {"type": "object"}, changes=True, tag="w")
+        self.assertEqual(
+            json.loads(self.srv.requests[4]["body"]), {"url": "https://a.example/", "schema": {"type": "object"}, "changes": True, "tag": "w"}
+        )
+
     def test_search_content_query(self) -> None:
         self.srv.answers = [(200, {}, {})]
         self.client.search_content("tide pools", engine="bing", max_content=2, whitelist=["a.test", "b.test"], blacklist=["c.test"])

@@ -546,11 +546,12 @@ function emptyMeta(): AnswerMeta {
     warnings: { rateLimit: null, monthlyQuota: null },
     requestId: null,
     replayed: false,
+    cache: null,
   };
 }
 
 function metaOf(a: AnswerMeta): AnswerMeta {
-  return { status: a.status, credits: a.credits, rateLimit: a.rateLimit, warnings: a.warnings, requestId: a.requestId, replayed: a.replayed };
+  return { status: a.status, credits: a.credits, rateLimit: a.rateLimit, warnings: a.warnings, requestId: a.requestId, replayed: a.replayed, cache: a.cache };
 }
 
 function readMeta(res: Response): AnswerMeta {
@@ -566,7 +567,13 @@ function readMeta(res: Response): AnswerMeta {
     warnings: { rateLimit: res.headers.get("X-RateLimit-Warning"), monthlyQuota: res.headers.get("X-Monthly-Quota-Warning") },
     requestId: res.headers.get("X-Request-Id"),
     replayed: res.headers.get("Idempotent-Replayed") === "true",
+    cache: cacheHeader(res.headers.get("X-Trawl-Cache")),
   };
+}
+
+/** The X-Trawl-Cache value; null when absent or not one Trawl sends. */
+function cacheHeader(v: string | null): "hit" | "miss" | null {
+  return v === "hit" || v === "miss" ? v : null;
 }
 
 function isRecord(v: unknown): v is Record<string, unknown> {

@@ -580,3 +580,29 @@ test("a base URL with a path prefix keeps it", async () => {
     },
   );
 });
+
+test("an answer says whether it came from the page cache (X-Trawl-Cache)", async () => {
+  let n = 0;
+  await withServer(
+    (_req, res) => {
+      n++;
+      const headers: Record<string, string> = n === 1 ? { "X-Trawl-Cache": "hit" } : n === 2 ? { "X-Trawl-Cache": "miss" } : {};
+      json(res, 200, { ...content, cache: { hit: n === 1, cached_at: "2026-06-15T12:00:00Z", age: 600 }, change: { status: "same", previous_at: "2026-06-15T11:00:00Z" } }, headers);
+    },
+    async (s) => {
+      const c = client(s);
+      const hit = await c.content("https://example.com/post", { maxAge: 3600, changes: true, tag: "daily" });
+      assert.equal(hit.cache, "hit");
+      assert.equal(hit.data.cache?.age, 600);
+      assert.equal(hit.data.change?.status, "same");
+      const q = s.seen[0]!.query;
+      assert.equal(q.get("max_age"), "3600");
+      assert.equal(q.get("changes"), "true");
+      assert.equal(q.get("tag"), "daily");
+      assert.equal((await c.search({ q: "tides", maxAge: 60, store: false })).cache, "miss");
+      assert.equal(s.seen[1]!.query.get("max_age"), "60");
+      assert.equal(s.seen[1]!.query.get("store"), "false");
+      assert.equal((await c.user()).cache, null);
+    },
+  );
+});

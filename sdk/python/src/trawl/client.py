@@ -78,7 +78,10 @@ class Result(Generic[T]):
     ``X-Credits-Charged`` and ``X-Credits-Remaining`` headers; a billed
     endpoint sends both on every answer (None on free endpoints, which send
     neither). ``replayed`` is True when an ``Idempotency-Key`` retry was
-    answered from the server's record, without a second charge.
+    answered from the server's record, without a second charge. ``cache``
+    is the ``X-Trawl-Cache`` header: ``"hit"`` when the answer (every page
+    of it) came from the page cache, ``"miss"`` when some was fetched, None
+    when the call says nothing of the cache.
     """
 
     data: T
@@ -88,6 +91,7 @@ class Result(Generic[T]):
     request_id: Optional[str]
     replayed: bool
     headers: Mapping[str, str] = field(repr=False)
+    cache: Optional[str] = None
 
     def header(self, name: str) -> Optional[str]:
         """A header of the answer, whatever the case of its name."""
@@ -325,6 +329,7 @@ class Client:
             request_id=header(headers, "X-Request-Id"),
             replayed=(header(headers, "Idempotent-Replayed") or "").lower() == "true",
             headers=headers,
+            cache=header(headers, "X-Trawl-Cache"),
         )
 
     # Account and credits (free).
@@ -519,15 +524,24 @@ class Client:
         schema: Union[Mapping[str, Any], str],
         prompt: Optional[str] = None,
         render: Optional[Render] = None,
+        *,
+        changes: Optional[bool] = None,
+        tag: Optional[str] = None,
     ) -> Result[Extracted]:
         """Data from a page that validates against the JSON Schema ``schema`` (10 credits).
 
-        A model answer that does not validate twice is a free 503 with reason ``llm_failed``."""
+        A model answer that does not validate twice is a free 503 with reason ``llm_failed``.
+        ``changes=True`` compares the data with this account's previous
+        extraction of the page (under ``tag``) field by field: ``change``."""
         body: ExtractRequest = {"url": url, "schema": schema if isinstance(schema, str) else dict(schema)}
         if prompt is not None:
             body["prompt"] = prompt
         if render is not None:
             body["render"] = render
+        if changes is not None:
+            body["changes"] = changes
+        if tag is not None:
+            body["tag"] = tag
         return cast(Result[Extracted], self._call("extract", body=body))
 
     # Bulk jobs.
@@ -542,6 +556,10 @@ class Client:
         sync: Optional[bool] = None,
         render: Optional[Render] = None,
         page_options: Optional[Mapping[str, Any]] = None,
+        max_age: Optional[int] = None,
+        store: Optional[bool] = None,
+        changes: Optional[bool] = None,
+        tag: Optional[str] = None,
     ) -> Result[BulkAck]:
         """Queues up to 100 URLs (or a sitemap's) for extraction, delivered by
         email and/or signed webhook (2 credits per URL extracted). With
@@ -550,7 +568,9 @@ class Client:
         (the server's default is ``auto``); each result says which ``engine``
         read it, and a failed one its ``reason`` and whether it is ``retryable``.
         ``page_options`` (formats, actions, device, locale, headers, cookies,
-        country) apply to every URL, as ``content_with`` takes them."""
+        country) apply to every URL, as ``content_with`` takes them.
+        ``max_age``, ``store``, ``changes`` and ``tag`` apply to every page,
+        as :meth:`content` takes them."""
         body: BulkRequest = {}
         if urls is not None:
             body["urls"] = list(urls)
@@ -564,6 +584,7 @@ class Client:
             body["sync"] = sync
         if render is not None:
             body["render"] = render
+        _freshness(cast(Dict[str, Any], body), max_age, store, changes, tag)
         body.update(cast(BulkRequest, dict(page_options or {})))
         return cast(Result[BulkAck], self._call("createBulkContentJob", body=body))
 
@@ -624,6 +645,10 @@ class Client:
         callback_url: Optional[str] = None,
         email: Optional[bool] = None,
         page_options: Optional[Mapping[str, Any]] = None,
+        max_age: Optional[int] = None,
+        store: Optional[bool] = None,
+        changes: Optional[bool] = None,
+        tag: Optional[str] = None,
     ) -> Result[CrawlAck]:
         """Queues a crawl of the site from ``url`` (2 credits per page
         extracted; the cost of ``limit`` pages is held at submission and what
@@ -632,7 +657,8 @@ class Client:
         ``sitemap`` ``include``, ``render`` ``auto``. ``include`` and
         ``exclude`` are globs or, prefixed ``re:``, RE2 expressions matched on
         the path plus query; exclude wins. ``page_options`` (formats,
-        actions, device, locale, headers, cookies, country) apply to every page."""
+        actions, device, locale, headers, cookies, country) apply to every page,
+        and so do ``max_age``, ``store``, ``changes`` and ``tag``."""
         body: CrawlRequest = {"url": url}
         if limit is not None:
             body["limit"] = limit
@@ -654,6 +680,7 @@ class Client:
             body["callback_url"] = callback_url
         if email is not None:
             body["email"] = email
+        _freshness(cast(Dict[str, Any], body), max_age, store, changes, tag)
         # formats, actions, device, locale, headers, cookies, country: for
         # every page, as content_with takes them.
         cast(Dict[str, Any], body).update(page_options or {})
@@ -688,6 +715,15 @@ def _page_query(url: str, render: Optional[Render]) -> List[Tuple[str, str]]:
     if render is not None:
         q.append(("render", render))
     return q
+
+
+def _freshness(
+    body: Dict[str, Any], max_age: Optional[int], store: Optional[bool], changes: Optional[bool], tag: Optional[str]
+) -> None:
+    """Adds a job's page cache and change tracking fields to its body, those given."""
+    for name, value in (("max_age", max_age), ("store", store), ("changes", changes), ("tag", tag)):
+        if value is not None:
+            body[name] = value
 
 
 def _cache_query(max_age: Optional[int], store: Optional[bool]) -> List[Tuple[str, str]]:

@@ -310,6 +310,10 @@ class ContentRequest(TypedDict):
     headers: NotRequired[Dict[str, str]]
     cookies: NotRequired[Dict[str, str]]
     country: NotRequired[str]
+    max_age: NotRequired[int]
+    store: NotRequired[bool]
+    changes: NotRequired[bool]
+    tag: NotRequired[str]
 
 
 class Content(TypedDict):
