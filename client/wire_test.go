@@ -46,6 +46,7 @@ var wireOps = []wireOp{
 	{"CanAfford", "POST /v1/credits/can-afford", 200, previewRequest{}, canAffordResponse{}},
 	{"Purchase", "POST /v1/credits/purchase", 200, purchaseRequest{}, Checkout{}},
 	{"Scrape", "GET /v1/scrape", 200, nil, Scraped{}},
+	{"ScrapeWith", "GET /v1/scrape", 200, nil, Scraped{}},
 	{"Content", "GET /v1/content", 200, nil, Content{}},
 	{"ContentWith", "POST /v1/content", 200, ContentRequest{}, Content{}},
 	{"Map", "GET /v1/map", 200, nil, SiteMap{}},
