@@ -134,6 +134,7 @@ type FleetConfig struct {
 	BulkWorker   bool               // TRAWL_BULK_WORKER: process bulk jobs in this process
 	BulkJobs     int64              // TRAWL_BULK_JOBS: jobs processed at once
 	BulkLease    time.Duration      // TRAWL_BULK_LEASE
+	MonitorTick  time.Duration      // TRAWL_MONITOR_TICK: how often a node looks for due monitors
 	Crawl        CrawlConfig        // TRAWL_CRAWL_*: politeness and robots.txt (config_crawl.go)
 	RateLimiter  string             // TRAWL_RATE_LIMITER: auto (default), memory, postgres or redis
 	RedisURL     string             // TRAWL_REDIS_URL: redis://host:port/db; the shared rate limiter
@@ -171,6 +172,7 @@ func DefaultConfig() Config {
 	c.BulkWorker = true
 	c.BulkJobs = 2
 	c.BulkLease = time.Minute
+	c.MonitorTick = 10 * time.Second
 	c.WebhookTimeout = 30 * time.Second
 	c.WebhookBackoff = 2 * time.Second
 	c.S3Region = "us-east-1"
@@ -239,7 +241,7 @@ func (c Config) FromEnv(getenv func(string) string) (Config, error) {
 		}
 	}
 	for name, dst := range map[string]*time.Duration{"TRAWL_SHUTDOWN_TIMEOUT": &c.Shutdown, "TRAWL_FETCH_TIMEOUT": &c.FetchTimeout, "TRAWL_FETCH_CONNECT_TIMEOUT": &c.FetchConnectTimeout, "TRAWL_SEARCH_TIMEOUT": &c.SearchTimeout, "TRAWL_LLM_TIMEOUT": &c.LLMTimeout,
-		"TRAWL_LINK_TTL": &c.LinkTTL, "TRAWL_BULK_LEASE": &c.BulkLease, "TRAWL_WEBHOOK_TIMEOUT": &c.WebhookTimeout, "TRAWL_WEBHOOK_BACKOFF": &c.WebhookBackoff,
+		"TRAWL_LINK_TTL": &c.LinkTTL, "TRAWL_BULK_LEASE": &c.BulkLease, "TRAWL_MONITOR_TICK": &c.MonitorTick, "TRAWL_WEBHOOK_TIMEOUT": &c.WebhookTimeout, "TRAWL_WEBHOOK_BACKOFF": &c.WebhookBackoff,
 		"TRAWL_DATABASE_CONN_MAX_LIFETIME": &c.DatabaseConnMaxLifetime, "TRAWL_DATABASE_CONN_MAX_IDLE_TIME": &c.DatabaseConnMaxIdleTime, "TRAWL_DATABASE_QUERY_TIMEOUT": &c.DatabaseQueryTimeout,
 		"TRAWL_DOCUMENT_TIMEOUT": &c.DocumentTimeout} {
 		if v := strings.TrimSpace(getenv(name)); v != "" {

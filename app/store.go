@@ -44,7 +44,7 @@ func OpenStore(ctx context.Context, c Config) (Store, error) {
 func SQLStore(s *sqlstore.Store) Store {
 	return Store{
 		Stores: service.Stores{Accounts: s, Tokens: s, Ledger: s, Idempotency: s, Jobs: s, JobList: s, Credentials: s,
-			PaymentEvents: s, PlanCheckouts: s, Crawls: s, Robots: s, Hosts: s, Cache: s, Snapshots: s},
+			PaymentEvents: s, PlanCheckouts: s, Crawls: s, Robots: s, Hosts: s, Cache: s, Snapshots: s, Monitors: s},
 		Dialect: string(s.Dialect()), Ping: s.Ping, Close: s.Close,
 		SharedLimiter: func(clk ports.Clock) (ports.RateLimiter, error) { return sqlstore.NewRateLimiter(s, clk) },
 		Observe:       func(m *metrics.Metrics) { observeStore(m, s) },

@@ -36,6 +36,7 @@ import (
 	"github.com/trawlhq/trawl/core/bulk"
 	"github.com/trawlhq/trawl/core/content"
 	"github.com/trawlhq/trawl/core/credits"
+	"github.com/trawlhq/trawl/core/monitor"
 	"github.com/trawlhq/trawl/core/service"
 	"github.com/trawlhq/trawl/ports"
 )
@@ -213,6 +214,7 @@ func (c Config) ServiceOptions() service.Options {
 		LinkTTL: c.LinkTTL,
 		// The page cache and change tracking (config_cache.go).
 		CacheMaxBytes: c.CacheMaxBytes, ChangesRetention: c.ChangesRetention,
+		Monitors: monitor.SchedulerOptions{Tick: c.MonitorTick},
 	}
 }
 
@@ -364,7 +366,8 @@ func NewHTTPServer(lc fx.Lifecycle, api *httpapi.API, c Config, log *slog.Logger
 	return srv
 }
 
-// WorkerModule runs the bulk worker for the app's lifetime: jobs another
+// WorkerModule runs the bulk worker (and the monitors' scheduler, whose
+// checks it runs) for the app's lifetime: jobs another
 // process left behind are resumed once their lease runs out. On stop the
 // worker drains: it claims nothing more, finishes and records the URLs in
 // flight, and hands its jobs back for another process to continue.
@@ -374,18 +377,28 @@ func WorkerModule() fx.Option {
 			return
 		}
 		ctx, cancel := context.WithCancel(context.Background())
-		done := make(chan struct{})
+		done, ticked := make(chan struct{}), make(chan struct{})
 		lc.Append(fx.Hook{
 			OnStart: func(context.Context) error {
 				go func() { s.Worker.Run(ctx); close(done) }()
+				go func() {
+					// Every node ticks; each scheduled run of a monitor is
+					// taken by one of them and runs on the worker's queue.
+					if s.Scheduler != nil {
+						s.Scheduler.Run(ctx)
+					}
+					close(ticked)
+				}()
 				log.Info("bulk worker started")
 				return nil
 			},
 			OnStop: func(stop context.Context) error {
 				cancel()
-				select {
-				case <-done:
-				case <-stop.Done():
+				for _, ch := range []chan struct{}{done, ticked} {
+					select {
+					case <-ch:
+					case <-stop.Done():
+					}
 				}
 				return nil
 			},

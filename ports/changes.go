@@ -16,6 +16,13 @@ type Snapshot struct {
 	// Data is the extracted JSON of a /v1/extract answer; nil for content.
 	Data    []byte
 	TakenAt time.Time
+	// Writer is the job whose page read took the snapshot ("" for a single
+	// call); PrevMarkdown and PrevTakenAt are, for a job's snapshot, the one
+	// it was compared with (PrevTakenAt zero: none), so a resumed job that
+	// reads the page again compares with the same one.
+	Writer       string
+	PrevMarkdown string
+	PrevTakenAt  time.Time
 }
 
 // SnapshotStore keeps each account's latest snapshot per page and tag.

@@ -74,20 +74,20 @@ type linksJSON struct {
 }
 
 // paginatorJSON is Laravel's LengthAwarePaginator envelope.
-type paginatorJSON struct {
-	Data         []transactionJSON `json:"data"`
-	CurrentPage  int               `json:"current_page"`
-	LastPage     int               `json:"last_page"`
-	PerPage      int               `json:"per_page"`
-	Total        int               `json:"total"`
-	From         *int              `json:"from"`
-	To           *int              `json:"to"`
-	Path         string            `json:"path"`
-	FirstPageURL string            `json:"first_page_url"`
-	LastPageURL  string            `json:"last_page_url"`
-	PrevPageURL  *string           `json:"prev_page_url"`
-	NextPageURL  *string           `json:"next_page_url"`
-	Links        linksJSON         `json:"links"`
+type paginatorJSON[T any] struct {
+	Data         []T       `json:"data"`
+	CurrentPage  int       `json:"current_page"`
+	LastPage     int       `json:"last_page"`
+	PerPage      int       `json:"per_page"`
+	Total        int       `json:"total"`
+	From         *int      `json:"from"`
+	To           *int      `json:"to"`
+	Path         string    `json:"path"`
+	FirstPageURL string    `json:"first_page_url"`
+	LastPageURL  string    `json:"last_page_url"`
+	PrevPageURL  *string   `json:"prev_page_url"`
+	NextPageURL  *string   `json:"next_page_url"`
+	Links        linksJSON `json:"links"`
 }
 
 func (a *API) listTransactions(w http.ResponseWriter, r *http.Request) {
@@ -102,29 +102,42 @@ func (a *API) listTransactions(w http.ResponseWriter, r *http.Request) {
 		a.writeError(w, r, err)
 		return
 	}
-	out := paginatorJSON{Data: make([]transactionJSON, len(p.Items)), CurrentPage: p.Page, LastPage: p.LastPage(), PerPage: p.PerPage, Total: p.Total}
-	for i, t := range p.Items {
-		out.Data[i] = transactionJSON{ID: t.ID, ServiceType: t.ServiceType, ServiceName: t.ServiceName, Credits: t.Credits,
-			BalanceAfter: t.BalanceAfter, CreatedAt: ports.FormatTime(t.CreatedAt), Metadata: t.Metadata}
+	out := paginated[transactionJSON](r, "/v1/credits/transactions", p.Page, p.PerPage, p.Total, p.LastPage())
+	for _, t := range p.Items {
+		out.Data = append(out.Data, transactionJSON{ID: t.ID, ServiceType: t.ServiceType, ServiceName: t.ServiceName, Credits: t.Credits,
+			BalanceAfter: t.BalanceAfter, CreatedAt: ports.FormatTime(t.CreatedAt), Metadata: t.Metadata})
 	}
-	if len(p.Items) > 0 {
-		from := (p.Page-1)*p.PerPage + 1
-		to := from + len(p.Items) - 1
-		out.From, out.To = &from, &to
-	}
-	out.Path = absoluteURL(r, "/v1/credits/transactions")
-	pageURL := func(n int) string { return pageLink(out.Path, n, p.PerPage) }
+	out.fill(len(p.Items))
+	writeJSON(w, http.StatusOK, out)
+}
+
+// paginated is the envelope of page (of perPage items, total in all) of
+// the list at path; the caller appends the page's items to Data, then
+// calls fill.
+func paginated[T any](r *http.Request, path string, page, perPage, total, lastPage int) paginatorJSON[T] {
+	out := paginatorJSON[T]{Data: []T{}, CurrentPage: page, LastPage: lastPage, PerPage: perPage, Total: total}
+	out.Path = absoluteURL(r, path)
+	pageURL := func(n int) string { return pageLink(out.Path, n, perPage) }
 	out.FirstPageURL, out.LastPageURL = pageURL(1), pageURL(out.LastPage)
-	if p.Page > 1 {
-		prev := pageURL(min(p.Page-1, out.LastPage))
+	if page > 1 {
+		prev := pageURL(min(page-1, out.LastPage))
 		out.PrevPageURL = &prev
 	}
-	if p.Page < out.LastPage {
-		next := pageURL(p.Page + 1)
+	if page < out.LastPage {
+		next := pageURL(page + 1)
 		out.NextPageURL = &next
 	}
 	out.Links = linksJSON{First: out.FirstPageURL, Last: out.LastPageURL, Prev: out.PrevPageURL, Next: out.NextPageURL}
-	writeJSON(w, http.StatusOK, out)
+	return out
+}
+
+// fill sets from and to for a page holding n items.
+func (p *paginatorJSON[T]) fill(n int) {
+	if n > 0 {
+		from := (p.CurrentPage-1)*p.PerPage + 1
+		to := from + n - 1
+		p.From, p.To = &from, &to
+	}
 }
 
 type previewJSON struct {

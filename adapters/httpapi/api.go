@@ -147,6 +147,7 @@ func (a *API) routes() {
 	a.searchRoutes()
 	a.bulkRoutes()
 	a.crawlRoutes()
+	a.monitorRoutes()
 	if a.svc.Extract != nil {
 		a.billed("POST /v1/extract", ratelimit.Extract, a.runExtract)
 	}

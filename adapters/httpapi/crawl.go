@@ -63,21 +63,7 @@ func (a *API) submitCrawl(r *http.Request, c credits.Call) (int, any, credits.Re
 		return 0, nil, credits.Receipt{}, err
 	}
 	var fe failure.FieldErrors
-	var req crawl.Request
-	req.URL, _ = b.String(&fe, "url")
-	req.Limit = b.optInt(&fe, "limit")
-	req.MaxDepth = b.optInt(&fe, "max_depth")
-	req.Include = b.strings(&fe, "include")
-	req.Exclude = b.strings(&fe, "exclude")
-	req.Scope, _ = b.String(&fe, "scope")
-	req.Sitemap, _ = b.String(&fe, "sitemap")
-	req.IgnoreQueryParams = b.strings(&fe, "ignore_query_params")
-	req.Render, _ = b.String(&fe, "render")
-	req.CallbackURL, _ = b.String(&fe, "callback_url")
-	req.Email = b.Bool(&fe, "email")
-	req.MaxAge, req.NoStore = b.cacheFields(&fe)
-	req.Changes, req.Tag = b.changeFields(&fe)
-	req.Options = bodyOptions(&fe, b)
+	req := b.crawlRequest(&fe)
 	if err := fe.Err("httpapi.submitCrawl"); err != nil {
 		return 0, nil, credits.Receipt{}, err
 	}
@@ -86,6 +72,26 @@ func (a *API) submitCrawl(r *http.Request, c credits.Call) (int, any, credits.Re
 		return 0, nil, credits.Receipt{}, err
 	}
 	return http.StatusAccepted, crawlAckJSON{ack.CrawlID, ack.Status, ack.URL, ack.Limit, ack.MaxDepth, ports.FormatTime(ack.QueuedAt)}, credits.Receipt{}, nil
+}
+
+// crawlRequest reads a crawl body (POST /v1/crawl, a monitor's crawl).
+func (b body) crawlRequest(fe *failure.FieldErrors) crawl.Request {
+	var req crawl.Request
+	req.URL, _ = b.String(fe, "url")
+	req.Limit = b.optInt(fe, "limit")
+	req.MaxDepth = b.optInt(fe, "max_depth")
+	req.Include = b.strings(fe, "include")
+	req.Exclude = b.strings(fe, "exclude")
+	req.Scope, _ = b.String(fe, "scope")
+	req.Sitemap, _ = b.String(fe, "sitemap")
+	req.IgnoreQueryParams = b.strings(fe, "ignore_query_params")
+	req.Render, _ = b.String(fe, "render")
+	req.CallbackURL, _ = b.String(fe, "callback_url")
+	req.Email = b.Bool(fe, "email")
+	req.MaxAge, req.NoStore = b.cacheFields(fe)
+	req.Changes, req.Tag = b.changeFields(fe)
+	req.Options = bodyOptions(fe, b)
+	return req
 }
 
 func (a *API) crawlStatus(w http.ResponseWriter, r *http.Request) {

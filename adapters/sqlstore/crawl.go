@@ -34,10 +34,15 @@ func (s *Store) CreateCrawl(ctx context.Context, j ports.BulkJob, c ports.Crawl)
 		if err := s.insertJob(ctx, tx, j, 0); err != nil {
 			return err
 		}
-		_, err := tx.ExecContext(ctx, s.q(`INSERT INTO crawls (id, url, page_limit, max_depth, params) VALUES (?, ?, ?, ?, ?)`), j.ID, c.URL, c.Limit, c.MaxDepth, string(c.Params))
-		return err
+		return s.insertCrawl(ctx, tx, j.ID, c)
 	})
 	return fail(ctx, "sqlstore.CreateCrawl", err)
+}
+
+// insertCrawl stores a crawl beside its job (same id).
+func (s *Store) insertCrawl(ctx context.Context, tx execer, id string, c ports.Crawl) error {
+	_, err := tx.ExecContext(ctx, s.q(`INSERT INTO crawls (id, url, page_limit, max_depth, params) VALUES (?, ?, ?, ?, ?)`), id, c.URL, c.Limit, c.MaxDepth, string(c.Params))
+	return err
 }
 
 // Crawl reads a crawl.

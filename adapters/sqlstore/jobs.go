@@ -61,14 +61,19 @@ func (s *Store) CreateJob(ctx context.Context, j ports.BulkJob, urls []string) e
 		if err := s.insertJob(ctx, tx, j, len(urls)); err != nil {
 			return err
 		}
-		for i, u := range urls {
-			if _, err := tx.ExecContext(ctx, s.q(`INSERT INTO bulk_job_urls (job_id, idx, url) VALUES (?, ?, ?)`), j.ID, i, u); err != nil {
-				return err
-			}
-		}
-		return nil
+		return s.insertJobURLs(ctx, tx, j.ID, urls)
 	})
 	return fail(ctx, "sqlstore.CreateJob", err)
+}
+
+// insertJobURLs adds a job's URLs, pending, in order.
+func (s *Store) insertJobURLs(ctx context.Context, tx execer, jobID string, urls []string) error {
+	for i, u := range urls {
+		if _, err := tx.ExecContext(ctx, s.q(`INSERT INTO bulk_job_urls (job_id, idx, url) VALUES (?, ?, ?)`), jobID, i, u); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // insertJob adds a job's row to the queue.

@@ -13,7 +13,7 @@ import (
 // cacheRequest is ctx with the job's page cache request, on the account
 // that submitted it.
 func cacheRequest(ctx context.Context, job ports.BulkJob) context.Context {
-	ctx = changes.With(ctx, changes.Request{On: job.Changes, Tag: job.ChangeTag, Account: job.AccountID})
+	ctx = changes.With(ctx, changes.Request{On: job.Changes, Tag: job.ChangeTag, Account: job.AccountID, Writer: job.ID})
 	return cache.With(ctx, cache.Request{MaxAge: time.Duration(job.CacheMaxAge) * time.Second, NoStore: job.CacheNoStore, Account: job.AccountID})
 }
 

@@ -115,6 +115,12 @@ func (w *Worker) processBulk(ctx, work context.Context, job ports.BulkJob) error
 	return w.d.Jobs.FinishJob(context.WithoutCancel(work), job, owner)
 }
 
+// ProcessURLs reads a job's pending URLs as a bulk job's are read and
+// charged (another use case's job on the same queue: a monitor check).
+func (w *Worker) ProcessURLs(stop, work context.Context, job ports.BulkJob, hold ports.Hold, urls []ports.BulkURL) error {
+	return w.processURLs(stop, work, job, hold, urls)
+}
+
 // processURLs fetches the pending URLs concurrently, at most PerHost at a
 // time from one host. A success is charged (keyed job:index, so a resumed
 // job never charges a URL twice) before it is recorded; a failure gives its

@@ -42,6 +42,10 @@ type Request struct {
 	Tag string // optional label: snapshots of one page under two tags are apart
 	// Account is the calling account: snapshots are its own.
 	Account int64
+	// Writer is the job reading the page ("" for a single call): a job
+	// resumed after its node died compares a page it had already compared
+	// with the same previous snapshot, not with the one it wrote itself.
+	Writer string
 }
 
 // ParseTag checks a tag.
@@ -180,10 +184,12 @@ func (t *Tracker) Compare(ctx context.Context, accountID int64, u *url.URL, tag,
 	key := t.urlKey(u)
 	now := t.clock.Now()
 	t.prune(ctx, now)
+	writer := RequestOf(ctx).Writer
 	prev, found, err := t.store.Snapshot(ctx, accountID, key, tag)
 	if err != nil {
 		return Change{}, err
 	}
+	prev, found = baseline(prev, found, writer)
 	if found && prev.TakenAt.Before(now.Add(-t.retention)) {
 		found = false // past retention: as if pruned
 	}
@@ -194,8 +200,22 @@ func (t *Tracker) Compare(ctx context.Context, accountID int64, u *url.URL, tag,
 	if c.Status == StatusChanged {
 		c.Diff = t.differ.Unified("previous", "current", normalise(prev.Markdown), normalise(markdown))
 	}
-	err = t.store.PutSnapshot(ctx, ports.Snapshot{AccountID: accountID, URLKey: key, Tag: tag, URL: u.String(), Markdown: markdown, TakenAt: now})
+	next := ports.Snapshot{AccountID: accountID, URLKey: key, Tag: tag, URL: u.String(), Markdown: markdown, TakenAt: now, Writer: writer}
+	if writer != "" && found {
+		next.PrevMarkdown, next.PrevTakenAt = prev.Markdown, prev.TakenAt
+	}
+	err = t.store.PutSnapshot(ctx, next)
 	return c, err
+}
+
+// baseline is what a page is compared with: the latest snapshot, unless
+// the same job took it (it is being resumed and reads the page again):
+// then the one that job compared with, if any.
+func baseline(s ports.Snapshot, found bool, writer string) (ports.Snapshot, bool) {
+	if !found || writer == "" || s.Writer != writer {
+		return s, found
+	}
+	return ports.Snapshot{AccountID: s.AccountID, URLKey: s.URLKey, Tag: s.Tag, URL: s.URL, Markdown: s.PrevMarkdown, TakenAt: s.PrevTakenAt}, !s.PrevTakenAt.IsZero()
 }
 
 // Removed says whether a page that is gone had a snapshot: a removed
@@ -203,6 +223,7 @@ func (t *Tracker) Compare(ctx context.Context, accountID int64, u *url.URL, tag,
 // change again), found false when it had none.
 func (t *Tracker) Removed(ctx context.Context, accountID int64, u *url.URL, tag string) (Change, bool, error) {
 	prev, found, err := t.store.Snapshot(ctx, accountID, t.urlKey(u), tag)
+	prev, found = baseline(prev, found, RequestOf(ctx).Writer)
 	if err != nil || !found || prev.TakenAt.Before(t.clock.Now().Add(-t.retention)) {
 		return Change{}, false, err
 	}

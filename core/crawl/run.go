@@ -145,17 +145,39 @@ type run struct {
 // delivers. Stopped early (shutdown, lost lease), it returns with the
 // frontier as it is: whoever claims the job next goes on from there.
 func (r *Runner) RunJob(stop, work context.Context, job ports.BulkJob) error {
-	c, err := r.d.Crawls.Crawl(work, job.ID)
+	cr, cancelled, err := r.frontier(stop, work, job)
 	if err != nil {
 		return err
 	}
+	return cr.finish(work, cancelled)
+}
+
+// Frontier runs a claimed job's crawl (stored under the job's id) as
+// RunJob does, but leaves the hold, the delivery and the job to the
+// caller: another use case's job that reads its pages by crawling (a
+// monitor check). It returns once the frontier is done, the limit reached
+// (the rest of the frontier then skipped) or the crawl cancelled.
+func (r *Runner) Frontier(stop, work context.Context, job ports.BulkJob) error {
+	cr, cancelled, err := r.frontier(stop, work, job)
+	if err != nil {
+		return err
+	}
+	_, err = cr.counts(work, cancelled)
+	return err
+}
+
+func (r *Runner) frontier(stop, work context.Context, job ports.BulkJob) (*run, bool, error) {
+	c, err := r.d.Crawls.Crawl(work, job.ID)
+	if err != nil {
+		return nil, false, err
+	}
 	var p Params
 	if err := json.Unmarshal(c.Params, &p); err != nil {
-		return fmt.Errorf("crawl %s: stored params: %w", job.ID, err)
+		return nil, false, fmt.Errorf("crawl %s: stored params: %w", job.ID, err)
 	}
 	start, err := url.Parse(c.URL)
 	if err != nil {
-		return fmt.Errorf("crawl %s: stored url: %w", job.ID, err)
+		return nil, false, fmt.Errorf("crawl %s: stored url: %w", job.ID, err)
 	}
 	cr := &run{r: r, job: job, c: c, p: p, rules: p.rules(c.MaxDepth, start.Hostname()), hold: ports.Hold{ID: job.HoldID, AccountID: job.AccountID}, mode: content.RenderMode(p.Render)}
 	hookCtx, cancelHooks := context.WithCancel(work)
@@ -165,15 +187,12 @@ func (r *Runner) RunJob(stop, work context.Context, job ports.BulkJob) error {
 	cr.hookCtx = hookCtx
 	if !c.Seeded && !c.CancelRequested {
 		if err := cr.seed(work, start); err != nil {
-			return err
+			return nil, false, err
 		}
 	}
 	cancelled, err := cr.loop(stop, work)
 	cr.hooks.Wait()
-	if err != nil {
-		return err
-	}
-	return cr.finish(work, cancelled)
+	return cr, cancelled, err
 }
 
 // seed queues the start URL and, unless sitemaps are skipped, the URLs of
@@ -479,17 +498,9 @@ func (cr *run) finishURL(ctx context.Context, u ports.CrawlURL, state ports.Craw
 // is finished.
 func (cr *run) finish(ctx context.Context, cancelled bool) error {
 	r := cr.r
-	counts, err := r.d.Crawls.CrawlCounts(ctx, cr.c.ID)
+	counts, err := cr.counts(ctx, cancelled)
 	if err != nil {
 		return err
-	}
-	if !cancelled && counts.Succeeded >= cr.c.Limit && counts.Queued > 0 {
-		if _, err := r.d.Crawls.SkipQueued(ctx, cr.c.ID, SkipLimit, r.d.Clock.Now()); err != nil {
-			return err
-		}
-		if counts, err = r.d.Crawls.CrawlCounts(ctx, cr.c.ID); err != nil {
-			return err
-		}
 	}
 	if err := r.d.Ledger.Release(context.WithoutCancel(ctx), cr.hold); err != nil && !failure.Is(err, failure.NotFound) {
 		r.log.Warn("releasing a crawl's hold", "crawl_id", cr.c.ID, "err", err)
@@ -516,6 +527,23 @@ func (cr *run) finish(ctx context.Context, cancelled bool) error {
 		CreditsCharged: int64(CostPerPage * counts.Succeeded), QueuedAt: job.QueuedAt, StartedAt: job.StartedAt, CompletedAt: &now, Error: job.Error}
 	cr.send(ctx, EventCompleted, st.Object())
 	return r.d.Jobs.FinishJob(context.WithoutCancel(ctx), job, job.LeaseOwner)
+}
+
+// counts sums the ended frontier, once what is still queued past the
+// limit is skipped.
+func (cr *run) counts(ctx context.Context, cancelled bool) (ports.CrawlCounts, error) {
+	r := cr.r
+	counts, err := r.d.Crawls.CrawlCounts(ctx, cr.c.ID)
+	if err != nil {
+		return counts, err
+	}
+	if !cancelled && counts.Succeeded >= cr.c.Limit && counts.Queued > 0 {
+		if _, err := r.d.Crawls.SkipQueued(ctx, cr.c.ID, SkipLimit, r.d.Clock.Now()); err != nil {
+			return counts, err
+		}
+		return r.d.Crawls.CrawlCounts(ctx, cr.c.ID)
+	}
+	return counts, nil
 }
 
 // mail sends the ZIP of the crawl's pages, as a bulk job's.

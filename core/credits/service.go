@@ -90,11 +90,15 @@ type Page struct {
 }
 
 // LastPage is the number of the last page (1 when empty).
-func (p Page) LastPage() int {
-	if p.Total == 0 {
+func (p Page) LastPage() int { return LastPage(p.Total, p.PerPage) }
+
+// LastPage is the number of the last page of total items, perPage a page
+// (1 when there are none).
+func LastPage(total, perPage int) int {
+	if total == 0 {
 		return 1
 	}
-	return (p.Total + p.PerPage - 1) / p.PerPage
+	return (total + perPage - 1) / perPage
 }
 
 // Paging picks a page of transactions. A nil field was not given and takes
@@ -109,6 +113,9 @@ const (
 	DefaultPage    = 1
 	DefaultPerPage = 20
 )
+
+// Values are the page and page size asked for, defaults filled in.
+func (p Paging) Values() (page, perPage int) { return p.values() }
 
 func (p Paging) values() (page, perPage int) {
 	page, perPage = DefaultPage, DefaultPerPage

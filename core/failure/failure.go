@@ -172,6 +172,9 @@ func (f *FieldErrors) Add(name, message string) {
 	f.fields[name] = append(f.fields[name], message)
 }
 
+// Has reports whether a message was recorded for the field.
+func (f *FieldErrors) Has(name string) bool { _, ok := f.fields[name]; return ok }
+
 // Empty reports whether nothing was added.
 func (f *FieldErrors) Empty() bool { return len(f.order) == 0 }
 

@@ -19,6 +19,7 @@ import (
 	"github.com/trawlhq/trawl/core/crawl"
 	"github.com/trawlhq/trawl/core/credits"
 	"github.com/trawlhq/trawl/core/idempotency"
+	"github.com/trawlhq/trawl/core/monitor"
 	"github.com/trawlhq/trawl/core/prompt"
 	"github.com/trawlhq/trawl/core/search"
 	"github.com/trawlhq/trawl/core/sitemap"
@@ -52,6 +53,9 @@ type Stores struct {
 	// changes=true is not offered).
 	Cache     ports.CacheIndex
 	Snapshots ports.SnapshotStore
+	// Monitors keep monitors and their checks (nil, or no Snapshots: no
+	// /v1/monitors).
+	Monitors ports.MonitorStore
 }
 
 // Outbound are the ports through which the core reaches beyond itself:
@@ -118,6 +122,8 @@ type Options struct {
 	CacheMaxBytes int64
 	// ChangesRetention is how long change snapshots are kept (0: 90 days).
 	ChangesRetention time.Duration
+	// Monitors tune how often each node looks for due monitors.
+	Monitors monitor.SchedulerOptions
 }
 
 // Services are the core use cases every delivery calls.
@@ -143,6 +149,10 @@ type Services struct {
 	// Crawl runs /v1/crawl; its jobs run on Worker's queue (nil without
 	// a crawl store).
 	Crawl *crawl.Service
+	// Monitors keep an account's monitors; Scheduler starts their checks,
+	// which run on Worker's queue (nil without a monitor store).
+	Monitors  *monitor.Service
+	Scheduler *monitor.Scheduler
 
 	// Accounts, Jobs and Payments are the dashboard's (nil without a
 	// credential store).
@@ -267,19 +277,32 @@ func (s *Services) web(st Stores, out Outbound, o Options) error {
 	if s.Bulk, err = bulk.NewService(st.Jobs, jobs, out.Discoverer, out.Webhooks, out.Guard, s.Worker, clk); err != nil {
 		return err
 	}
-	if st.Crawls == nil {
-		return nil // a store without crawls: /v1/crawl answers 404
-	}
-	crawlPages := s.Content
-	if ownAgent {
-		if crawlPages, err = content.NewService(crawlFetcher, out.Extractor, s.Biller, copts...); err != nil {
+	var crawler *crawl.Runner
+	if st.Crawls != nil { // a store without crawls: /v1/crawl answers 404
+		crawlPages := s.Content
+		if ownAgent {
+			if crawlPages, err = content.NewService(crawlFetcher, out.Extractor, s.Biller, copts...); err != nil {
+				return err
+			}
+		}
+		if crawler, err = crawl.NewRunner(crawl.RunnerDeps{Jobs: st.Jobs, Crawls: st.Crawls, Robots: st.Robots, Gate: st.Hosts, Accounts: st.Accounts, Ledger: jobs,
+			Pages: crawlPages, Fetcher: crawlFetcher, Sitemaps: crawlSitemaps, Worker: s.Worker, Clock: clk, Logger: log}, o.Crawl); err != nil {
+			return err
+		}
+		if s.Crawl, err = crawl.NewService(st.Jobs, st.Crawls, jobs, out.Webhooks, out.Guard, s.Worker, clk, crawl.WithPages(s.Content)); err != nil {
 			return err
 		}
 	}
-	if _, err = crawl.NewRunner(crawl.RunnerDeps{Jobs: st.Jobs, Crawls: st.Crawls, Robots: st.Robots, Gate: st.Hosts, Accounts: st.Accounts, Ledger: jobs,
-		Pages: crawlPages, Fetcher: crawlFetcher, Sitemaps: crawlSitemaps, Worker: s.Worker, Clock: clk, Logger: log}, o.Crawl); err != nil {
+	if st.Monitors == nil || st.Snapshots == nil || out.Differ == nil {
+		return nil // monitors compare snapshots: without them /v1/monitors answers 404
+	}
+	if _, err = monitor.NewRunner(monitor.RunnerDeps{Monitors: st.Monitors, Jobs: st.Jobs, Accounts: st.Accounts, Ledger: jobs, Mailer: out.Mailer,
+		Worker: s.Worker, Crawler: crawler, Crawls: st.Crawls, Clock: clk, Logger: log}); err != nil {
 		return err
 	}
-	s.Crawl, err = crawl.NewService(st.Jobs, st.Crawls, jobs, out.Webhooks, out.Guard, s.Worker, clk, crawl.WithPages(s.Content))
+	if s.Scheduler, err = monitor.NewScheduler(st.Monitors, s.Worker, clk, log, o.Monitors); err != nil {
+		return err
+	}
+	s.Monitors, err = monitor.NewService(monitor.ServiceDeps{Store: st.Monitors, Webhooks: out.Webhooks, Guard: out.Guard, Clock: clk, Pages: s.Content, Crawls: crawler != nil})
 	return err
 }

@@ -135,6 +135,9 @@ func Stores(store storetest.Stores) service.Stores {
 	if sn, ok := store.(ports.SnapshotStore); ok {
 		st.Snapshots = sn
 	}
+	if m, ok := store.(ports.MonitorStore); ok {
+		st.Monitors = m
+	}
 	return st
 }
 

@@ -56,15 +56,20 @@ func (s *Store) crawlOf(id string) (*memCrawl, error) {
 // CreateCrawl implements ports.CrawlStore.
 func (s *Store) CreateCrawl(ctx context.Context, j ports.BulkJob, c ports.Crawl) error {
 	j.Kind = ports.KindCrawl
-	if err := s.CreateJob(ctx, j, nil); err != nil {
-		return err
-	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	_, _ = s.crawlOf("")
-	c.ID, c.Params = j.ID, slices.Clone(c.Params)
-	s.cr.crawls[j.ID] = &memCrawl{c: c, keys: map[string]*memURL{}}
+	if err := s.createJob(j, nil); err != nil {
+		return err
+	}
+	s.addCrawl(j.ID, c)
 	return nil
+}
+
+// addCrawl stores a crawl beside its job; s.mu is held.
+func (s *Store) addCrawl(id string, c ports.Crawl) {
+	_, _ = s.crawlOf("")
+	c.ID, c.Params = id, slices.Clone(c.Params)
+	s.cr.crawls[id] = &memCrawl{c: c, keys: map[string]*memURL{}}
 }
 
 // Crawl implements ports.CrawlStore.

@@ -56,6 +56,7 @@ type Store struct {
 	cr   crawlState   // crawls, robots.txt and host slots (crawl.go)
 	pc   pageCache    // the page cache's index (cache.go)
 	sn   snapshots    // change tracking's snapshots (snapshots.go)
+	mon  monitorState // monitors and their checks (monitors.go)
 }
 
 var (
@@ -489,6 +490,11 @@ var _ ports.JobStore = (*Store)(nil)
 func (s *Store) CreateJob(_ context.Context, j ports.BulkJob, urls []string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	return s.createJob(j, urls)
+}
+
+// createJob adds a job and its URLs; s.mu is held.
+func (s *Store) createJob(j ports.BulkJob, urls []string) error {
 	if _, ok := s.d.jobs[j.ID]; ok {
 		return failure.E("memstore.CreateJob", failure.Conflict, "job exists")
 	}

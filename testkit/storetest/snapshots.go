@@ -46,6 +46,27 @@ func testSnapshots(t *testing.T, st Stores) {
 		if err != nil || !found || got.Markdown != c.md || string(got.Data) != c.data || !got.TakenAt.Equal(c.takenAt) || got.URL != "https://site.test/p" {
 			t.Errorf("account %d tag %q: %+v, %v, %v; want %q taken %v", c.acct, c.tag, got, found, err, c.md, c.takenAt)
 		}
+		if got.Writer != "" || got.PrevMarkdown != "" || !got.PrevTakenAt.IsZero() {
+			t.Errorf("a single call's snapshot has a writer or a previous one: %+v", got)
+		}
+	}
+	// A job's snapshot keeps its writer and the one it was compared with;
+	// the next write replaces them.
+	job := ports.Snapshot{AccountID: a.ID, URLKey: "site.test/j", URL: "https://site.test/j", Markdown: "now", TakenAt: t0.Add(4 * time.Hour),
+		Writer: "job_1", PrevMarkdown: "before", PrevTakenAt: t0.Add(3 * time.Hour)}
+	if err := s.PutSnapshot(ctx, job); err != nil {
+		t.Fatal(err)
+	}
+	if got, _, _ := s.Snapshot(ctx, a.ID, "site.test/j", ""); got.Writer != "job_1" || got.PrevMarkdown != "before" || !got.PrevTakenAt.Equal(job.PrevTakenAt) {
+		t.Errorf("job snapshot = %+v", got)
+	}
+	put(a.ID, "", "plain", nil, t0.Add(5*time.Hour))
+	job.Writer, job.PrevMarkdown, job.PrevTakenAt = "", "", time.Time{}
+	if err := s.PutSnapshot(ctx, job); err != nil {
+		t.Fatal(err)
+	}
+	if got, _, _ := s.Snapshot(ctx, a.ID, "site.test/j", ""); got.Writer != "" || got.PrevMarkdown != "" || !got.PrevTakenAt.IsZero() {
+		t.Errorf("overwritten job snapshot = %+v", got)
 	}
 }
 

@@ -339,6 +339,43 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/monitors": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The account's monitors, newest first, paginated (free). */
+        get: operations["listMonitors"];
+        put?: never;
+        /** Watch pages (a URL list, or a crawl) on a cron schedule and report what changed by a signed webhook and/or email (free; each check is charged as the pages it reads, 2 credits a page). */
+        post: operations["createMonitor"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/monitors/{monitor_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A monitor of the caller's account with its latest checks (free). */
+        get: operations["getMonitor"];
+        put?: never;
+        post?: never;
+        /** Deletes a monitor and its checks (free); a check already running finishes its pages and reports nothing. */
+        delete: operations["deleteMonitor"];
+        options?: never;
+        head?: never;
+        /** Pauses or resumes a monitor (status), or changes its name, schedule, delivery or changes_only (free). A new schedule or a resume runs from now. */
+        patch: operations["updateMonitor"];
+        trace?: never;
+    };
     "/checkout/{session}": {
         parameters: {
             query?: never;
@@ -725,6 +762,49 @@ export interface webhooks {
             };
             responses: {
                 /** @description Acknowledged. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "monitor-check": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A monitor check finished (X-Trawl-Webhook: monitor-check): one per check; with changes_only, none when nothing changed. */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    "X-Trawl-Webhook": "monitor-check";
+                    /** @description t=<unix>,v1=<hex HMAC-SHA256 of "t.body"> with the account's webhook secret, as bulk jobs */
+                    "X-Trawl-Signature": string;
+                    "User-Agent"?: "Trawl-API/1.0";
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: {
+                content: {
+                    "application/json": components["schemas"]["MonitorCheckReport"];
+                };
+            };
+            responses: {
+                /** @description Any 2xx acknowledges; anything else is retried like bulk webhooks. */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -1197,6 +1277,164 @@ export interface components {
         WebhookUser: {
             id: number;
             email: string;
+        };
+        /** @description A crawl, as POST /v1/crawl takes it; its delivery (callback_url, email) and change tracking (changes, tag) are the monitor's. */
+        MonitorCrawl: {
+            url: string;
+            /** @default 100 */
+            limit: number;
+            /** @default 3 */
+            max_depth: number;
+            include?: string[];
+            exclude?: string[];
+            /** @enum {string} */
+            scope?: "host" | "domain" | "subdomains";
+            /** @enum {string} */
+            sitemap?: "include" | "skip" | "only";
+            ignore_query_params?: string[];
+            render?: components["schemas"]["Render"];
+            max_age?: components["schemas"]["MaxAge"];
+            /** @default true */
+            store: boolean;
+            formats?: ("markdown" | "html" | "links" | "images" | "screenshot" | "screenshot_full")[];
+            actions?: components["schemas"]["Action"][];
+            device?: components["schemas"]["Device"];
+            locale?: string;
+            headers?: {
+                [key: string]: string;
+            };
+            cookies?: {
+                [key: string]: string;
+            };
+            country?: string;
+        };
+        /** @description urls or crawl (one of them); callback_url or email: true (or both). */
+        MonitorRequest: {
+            name?: string;
+            urls?: string[];
+            crawl?: components["schemas"]["MonitorCrawl"];
+            /** @description A five-field cron expression (minute hour day-of-month month day-of-week; @hourly, @daily... too), read in UTC unless prefixed CRON_TZ=<zone>; at most once every 5 minutes. */
+            schedule: string;
+            callback_url?: string;
+            /**
+             * @description true mails each report to the account's address.
+             * @default false
+             */
+            email: boolean;
+            /**
+             * @description true: a report lists only new, changed and removed pages, and a check that found none sends nothing.
+             * @default true
+             */
+            changes_only: boolean;
+        };
+        MonitorCheck: {
+            id: string;
+            /** Format: date-time */
+            scheduled_at: string;
+            /** Format: date-time */
+            started_at: string | null;
+            /** Format: date-time */
+            finished_at: string | null;
+            /** @enum {string} */
+            status: "queued" | "running" | "completed" | "failed" | "insufficient_credits";
+            /** @description Pages read (and charged). */
+            pages_checked: number;
+            /** @description Pages new, changed or removed. */
+            changed: number;
+            credits: number;
+            error: string | null;
+        };
+        Monitor: {
+            id: string;
+            name: string;
+            urls: string[] | null;
+            crawl: components["schemas"]["MonitorCrawl"] | null;
+            schedule: string;
+            callback_url: string | null;
+            email: boolean;
+            changes_only: boolean;
+            /** @enum {string} */
+            status: "active" | "paused";
+            paused_reason: string | null;
+            /**
+             * Format: date-time
+             * @description The next scheduled check; null while paused.
+             */
+            next_run_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+            /** @description The latest checks, newest first (GET of one monitor). */
+            checks?: components["schemas"]["MonitorCheck"][];
+        };
+        MonitorPage: {
+            data: components["schemas"]["Monitor"][];
+            current_page: number;
+            last_page: number;
+            per_page: number;
+            total: number;
+            from: number | null;
+            to: number | null;
+            path?: string;
+            first_page_url?: string;
+            last_page_url?: string;
+            prev_page_url?: string | null;
+            next_page_url?: string | null;
+            links: {
+                first: string;
+                last: string;
+                prev: string | null;
+                next: string | null;
+            };
+        };
+        /** @description The monitor-check webhook payload (X-Trawl-Webhook: monitor-check), signed as bulk webhooks are. */
+        MonitorCheckReport: {
+            /** @constant */
+            event: "monitor-check";
+            monitor: {
+                id: string;
+                name: string;
+                schedule: string;
+                /** @enum {string} */
+                status: "active" | "paused";
+                changes_only: boolean;
+                paused_reason?: string;
+            };
+            check: {
+                id: string;
+                /** @enum {string} */
+                status: "completed" | "insufficient_credits";
+                /** Format: date-time */
+                scheduled_at: string;
+                /** Format: date-time */
+                started_at: string | null;
+                /** Format: date-time */
+                finished_at: string;
+                pages_checked: number;
+                changed: number;
+                credits: number;
+                error?: string;
+            };
+            counts: {
+                new: number;
+                changed: number;
+                same: number;
+                removed: number;
+                failed: number;
+            };
+            changes: {
+                url: string;
+                /** @enum {string} */
+                status: "new" | "changed" | "same" | "removed" | "failed";
+                /** Format: date-time */
+                previous_at?: string;
+                /** @description Unified diff of the page's Markdown (changed pages). */
+                diff?: string;
+                error?: string;
+                reason?: components["schemas"]["Reason"];
+            }[];
+            user: components["schemas"]["WebhookUser"];
         };
     };
     responses: {
@@ -2095,6 +2333,147 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["CrawlPages"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["Invalid"];
+            default: components["responses"]["Error"];
+        };
+    };
+    listMonitors: {
+        parameters: {
+            query?: {
+                page?: number;
+                per_page?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of monitors. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MonitorPage"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            422: components["responses"]["Invalid"];
+            default: components["responses"]["Error"];
+        };
+    };
+    createMonitor: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MonitorRequest"];
+            };
+        };
+        responses: {
+            /** @description The monitor. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Monitor"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            422: components["responses"]["Invalid"];
+            default: components["responses"]["Error"];
+        };
+    };
+    getMonitor: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                monitor_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The monitor and its checks. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Monitor"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    deleteMonitor: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                monitor_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Unauthenticated"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    updateMonitor: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                monitor_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    status?: "active" | "paused";
+                    name?: string;
+                    /** @description A five-field cron expression (UTC unless prefixed CRON_TZ=<zone>), at most once every 5 minutes. */
+                    schedule?: string;
+                    /** @description null or "" removes it (email must then be true). */
+                    callback_url?: string | null;
+                    email?: boolean;
+                    changes_only?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description The monitor. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Monitor"];
                 };
             };
             401: components["responses"]["Unauthenticated"];
