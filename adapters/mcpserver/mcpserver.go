@@ -20,14 +20,16 @@ import (
 )
 
 // Tools lists the tool names, in the order they are registered.
-var Tools = []string{"scrape", "content", "map", "search", "search_content", "prompt", "extract", "bulk_submit", "bulk_status", "crawl_submit", "crawl_status", "credits"}
+var Tools = []string{"scrape", "content", "map", "search", "search_content", "prompt", "extract", "bulk_submit", "bulk_status", "crawl_submit", "crawl_status", "credits",
+	"monitor_create", "monitor_list", "monitor_get", "monitor_update", "monitor_delete"}
 
 // New builds a server whose tools call the API through c.
 func New(c *client.Client, version string) *mcp.Server {
 	s := mcp.NewServer(&mcp.Implementation{Name: "trawl", Title: "Trawl web data API", Version: version}, &mcp.ServerOptions{
 		Instructions: "Trawl fetches public web pages, extracts their main content as Markdown, maps sites from their sitemaps, " +
-			"searches the web and runs LLM prompts and schema-shaped extraction on pages. Every call but credits and bulk_status costs " +
-			"credits, and only when it succeeds. A failed call says why with a reason code and whether retrying may help.",
+			"searches the web, runs LLM prompts and schema-shaped extraction on pages, and watches pages for changes on a schedule. " +
+			"The read and extraction calls cost credits, and only when they succeed; credits, the status tools and the monitor tools are free " +
+			"(a monitor's checks cost as the pages they read). A failed call says why with a reason code and whether retrying may help.",
 	})
 	t := tools{c}
 	add(s, &mcp.Tool{Name: "scrape", Description: "Fetch a whole public web page (1 credit): by default as Markdown with its title, " +
@@ -58,6 +60,7 @@ func New(c *client.Client, version string) *mcp.Server {
 		"its extracted pages as Markdown, in the order they finished; pass next_cursor back as cursor for more (free)."}, readsAccount, t.crawlStatus)
 	add(s, &mcp.Tool{Name: "credits", Description: "The account's credit balance, monthly allowance and usage (free). " +
 		"Check it before a large job."}, readsAccount, t.credits)
+	addMonitorTools(s, t)
 	return s
 }
 
