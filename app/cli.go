@@ -61,6 +61,10 @@ type options struct {
 	maxAge           int
 	noStore, changes bool
 	tag              string
+	// api monitors create
+	urls            multiFlag
+	crawl, schedule string
+	allPages        bool
 }
 
 func storeFlags(fs *flag.FlagSet, o *options) {
@@ -176,6 +180,24 @@ var commands = []command{
 			fs.StringVar(&o.callback, "callback", "", "a webhook URL for the crawl's events")
 			fs.BoolVar(&o.wait, "wait", false, "wait until the crawl ends, then print its pages' URLs")
 		})},
+	{name: "api monitors create", synopsis: "(--url URL... | --crawl URL [--limit N]) --schedule CRON [--name N] [--callback URL] [--email] [--all-pages] [--json]",
+		summary: "Watch pages for changes through the Trawl API (free; each check costs " + creditsText(billing.Cost(billing.Content)) + " per page read): " +
+			"on the cron schedule (at most every 5 minutes), each check compares the pages with the previous one and reports to the webhook and/or by email.",
+		flags: flagsOf(jsonFlag, func(fs *flag.FlagSet, o *options) {
+			fs.Var(&o.urls, "url", "a page to watch; repeatable, 1 to 100")
+			fs.StringVar(&o.crawl, "crawl", "", "watch a crawl from this start URL instead of --url pages")
+			fs.IntVar(&o.limit, "limit", 0, "with --crawl: pages to read at each check, 1 to 10000 (default 100)")
+			fs.StringVar(&o.schedule, "schedule", "", "five-field cron, UTC unless it starts with CRON_TZ= (e.g. \"0 */6 * * *\", @daily)")
+			fs.StringVar(&o.name, "name", "", "the monitor's name")
+			fs.StringVar(&o.callback, "callback", "", "a webhook URL for each check's report")
+			fs.BoolVar(&o.mailResults, "email", false, "email each report to the account")
+			fs.BoolVar(&o.allPages, "all-pages", false, "report every page at every check, not only changes")
+		}), required: []string{"schedule"}},
+	{name: "api monitors list", synopsis: "[--json]", summary: "Print the account's monitors through the Trawl API (free): id, state, next check and schedule, one a line.", flags: jsonFlag},
+	{name: "api monitors get", synopsis: "ID [--json]", arg: "ID", summary: "Print a monitor and its latest checks through the Trawl API (free).", flags: jsonFlag},
+	{name: "api monitors pause", synopsis: "ID", arg: "ID", summary: "Pause a monitor: it takes no check until resumed (free).", flags: func(*flag.FlagSet, *options) {}},
+	{name: "api monitors resume", synopsis: "ID", arg: "ID", summary: "Resume a paused monitor: its next check is its schedule's first time from now (free).", flags: func(*flag.FlagSet, *options) {}},
+	{name: "api monitors delete", synopsis: "ID", arg: "ID", summary: "Delete a monitor and its checks (free).", flags: func(*flag.FlagSet, *options) {}},
 	{name: "api credits", synopsis: "[--json]", summary: "Print the account's balance through the Trawl API (free).", flags: jsonFlag},
 	{name: "mcp", summary: "Serve Trawl's MCP tools over stdio for a desktop agent. The tools call the Trawl API at " +
 		"TRAWL_API_URL (default " + DefaultAPIURL + ") with the token in TRAWL_API_KEY.", flags: func(*flag.FlagSet, *options) {}},
@@ -199,7 +221,7 @@ var flagArg = map[string]string{
 	"database": "URL", "data-dir": "DIR", "addr": "HOST:PORT", "resolve": "HOST:PORT=IP:PORT",
 	"email": "E", "name": "N", "plan": "P", "id": "ID", "credits": "N",
 	"format": "F", "limit": "N", "engine": "E", "file": "FILE", "callback": "URL",
-	"depth": "N", "include": "P", "exclude": "P", "scope": "S", "max-age": "S", "tag": "T",
+	"depth": "N", "include": "P", "exclude": "P", "scope": "S", "max-age": "S", "tag": "T", "url": "URL", "crawl": "URL", "schedule": "CRON",
 }
 
 // isBoolFlag reports whether f is a switch, given without a value.
@@ -337,6 +359,11 @@ type ClientArgs struct {
 	MaxAge           int
 	NoStore, Changes bool
 	Tag              string
+	// api monitors create: the pages (or a crawl's start URL), the
+	// schedule, the monitor's name, and whether every page is reported.
+	URLs                  []string
+	Crawl, Schedule, Name string
+	AllPages              bool
 }
 
 // ClientIO is what a client command reads and writes.
@@ -376,7 +403,7 @@ func (c CLI) Main(args []string) int {
 		args = append([]string{"version"}, args[1:]...)
 	}
 	name, rest := args[0], args[1:]
-	if isGroup(name) {
+	for isGroup(name) { // "api", then "api monitors"
 		if len(rest) == 0 || strings.HasPrefix(rest[0], "-") {
 			if len(rest) > 0 && isHelp(rest[0]) {
 				fmt.Fprint(c.Stdout, usage(name))
@@ -873,5 +900,5 @@ func (c CLI) client(name string, o *options) error {
 	}
 	return c.Client.Run(ctx, name, ClientArgs{Arg: o.arg, Format: o.format, Engine: o.engine, File: o.file, Callback: o.callback,
 		Limit: o.limit, JSON: o.json, Wait: o.wait, Email: o.mailResults, Depth: o.depth, Include: o.include, Exclude: o.exclude, Scope: o.scope,
-		MaxAge: o.maxAge, NoStore: o.noStore, Changes: o.changes, Tag: o.tag}, ClientIO{Stdin: c.Stdin, Stdout: c.Stdout, Stderr: c.Stderr, Getenv: c.Getenv})
+		MaxAge: o.maxAge, NoStore: o.noStore, Changes: o.changes, Tag: o.tag, URLs: o.urls, Crawl: o.crawl, Schedule: o.schedule, Name: o.name, AllPages: o.allPages}, ClientIO{Stdin: c.Stdin, Stdout: c.Stdout, Stderr: c.Stderr, Getenv: c.Getenv})
 }

@@ -36,6 +36,8 @@ func (r runner) api(ctx context.Context, name string) error {
 		err = r.apiBulk(ctx, cl)
 	case "api crawl":
 		err = r.apiCrawl(ctx, cl)
+	case "api monitors create", "api monitors list", "api monitors get", "api monitors pause", "api monitors resume", "api monitors delete":
+		err = r.apiMonitors(ctx, cl, name)
 	case "api credits":
 		var cr client.Credits
 		if cr, err = cl.Credits(ctx); err == nil {
