@@ -18,6 +18,10 @@ import type {
   ExtractRequest,
   Extracted,
   FailureReason,
+  Monitor,
+  MonitorPage,
+  MonitorPatch,
+  MonitorRequest,
   PromptAnswer,
   Render,
   Scraped,
@@ -123,7 +127,7 @@ function checkOptions(where: string, opts: object | undefined, names: readonly s
   }
 }
 
-type Method = "GET" | "POST" | "DELETE";
+type Method = "GET" | "POST" | "PATCH" | "DELETE";
 type Query = Record<string, string | number | string[] | undefined>;
 
 interface Request {
@@ -418,6 +422,37 @@ export class Trawl {
   /** Cancels a crawl: the pages in flight finish, nothing new starts, the rest of the hold is released. Answers the crawl as it stands. */
   cancelCrawl(crawlId: string, opts?: CallOptions): Promise<Answer<CrawlStatus>> {
     return this.#call({ method: "DELETE", path: `/v1/crawl/${encodeURIComponent(crawlId)}` }, opts);
+  }
+
+  // --- Monitors (free; each check is charged 2 credits per page it reads) ---
+
+  /**
+   * Watches pages (urls, or a crawl) on a cron schedule (at most every 5
+   * minutes): each check compares them with the previous check and reports
+   * by signed webhook (callback_url) and/or email.
+   */
+  createMonitor(request: MonitorRequest, opts?: CallOptions): Promise<Answer<Monitor>> {
+    return this.#call({ method: "POST", path: "/v1/monitors", body: request }, opts);
+  }
+
+  /** A page of the account's monitors, newest first; perPage 1 to 100 (the server's default is 20). */
+  monitors(page = 1, perPage?: number, opts?: CallOptions): Promise<Answer<MonitorPage>> {
+    return this.#call({ method: "GET", path: "/v1/monitors", query: { page, per_page: perPage } }, opts);
+  }
+
+  /** A monitor with its latest checks, newest first. */
+  monitor(monitorId: string, opts?: CallOptions): Promise<Answer<Monitor>> {
+    return this.#call({ method: "GET", path: `/v1/monitors/${encodeURIComponent(monitorId)}` }, opts);
+  }
+
+  /** Pauses (status "paused") or resumes ("active") a monitor, or changes its schedule, name, delivery or changes_only. */
+  updateMonitor(monitorId: string, patch: MonitorPatch, opts?: CallOptions): Promise<Answer<Monitor>> {
+    return this.#call({ method: "PATCH", path: `/v1/monitors/${encodeURIComponent(monitorId)}`, body: patch }, opts);
+  }
+
+  /** Deletes a monitor and its checks; a check already running finishes and reports nothing. */
+  deleteMonitor(monitorId: string, opts?: CallOptions): Promise<Answer<null>> {
+    return this.#call({ method: "DELETE", path: `/v1/monitors/${encodeURIComponent(monitorId)}` }, opts);
   }
 
   // --- The transport ---

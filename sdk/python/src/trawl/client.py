@@ -30,6 +30,12 @@ from typing import (
 
 from .errors import TrawlConnectionError, TrawlError, header, header_int
 from .types import (
+    Monitor,
+    MonitorCrawl,
+    MonitorPage,
+    MonitorPatch,
+    MonitorRequest,
+    MonitorStatus,
     BulkAck,
     BulkJob,
     BulkRequest,
@@ -170,6 +176,11 @@ OPERATIONS: Dict[str, Operation] = {
             "listCrawlPages", "GET", "/v1/crawl/{crawl_id}/pages", ("cursor", "per_page"), None, CrawlPages, (200,), False
         ),
         Operation("cancelCrawl", "DELETE", "/v1/crawl/{crawl_id}", (), None, CrawlStatus, (200,), False),
+        Operation("createMonitor", "POST", "/v1/monitors", (), MonitorRequest, Monitor, (201,), False),
+        Operation("listMonitors", "GET", "/v1/monitors", ("page", "per_page"), None, MonitorPage, (200,), False),
+        Operation("getMonitor", "GET", "/v1/monitors/{monitor_id}", (), None, Monitor, (200,), False),
+        Operation("updateMonitor", "PATCH", "/v1/monitors/{monitor_id}", (), MonitorPatch, Monitor, (200,), False),
+        Operation("deleteMonitor", "DELETE", "/v1/monitors/{monitor_id}", (), None, None, (204,), False),
     )
 }
 
@@ -708,6 +719,85 @@ class Client:
         """Cancels a crawl: pages in flight finish (and are charged if they
         succeed), nothing new starts, the rest of the hold is released."""
         return cast(Result[CrawlStatus], self._call("cancelCrawl", path_params={"crawl_id": crawl_id}))
+
+    # Monitors (free; each check is charged 2 credits per page it reads).
+
+    def create_monitor(
+        self,
+        schedule: str,
+        *,
+        urls: Optional[Sequence[str]] = None,
+        crawl: Optional[MonitorCrawl] = None,
+        name: Optional[str] = None,
+        callback_url: Optional[str] = None,
+        email: Optional[bool] = None,
+        changes_only: Optional[bool] = None,
+    ) -> Result[Monitor]:
+        """Watches ``urls`` (1 to 100) or a ``crawl`` on the cron ``schedule``
+        (at most every 5 minutes): each check compares the pages with the
+        previous check and reports to ``callback_url`` and/or by ``email``;
+        with ``changes_only`` (the server's default) only changes, and
+        nothing when none changed."""
+        body: MonitorRequest = {"schedule": schedule}
+        if urls is not None:
+            body["urls"] = list(urls)
+        if crawl is not None:
+            body["crawl"] = crawl
+        if name is not None:
+            body["name"] = name
+        if callback_url is not None:
+            body["callback_url"] = callback_url
+        if email is not None:
+            body["email"] = email
+        if changes_only is not None:
+            body["changes_only"] = changes_only
+        return cast(Result[Monitor], self._call("createMonitor", body=body))
+
+    def monitors(self, page: Optional[int] = None, per_page: Optional[int] = None) -> Result[MonitorPage]:
+        """A page of the account's monitors, newest first (``per_page`` 1 to 100, default 20)."""
+        q: List[Tuple[str, str]] = []
+        if page is not None:
+            q.append(("page", str(page)))
+        if per_page is not None:
+            q.append(("per_page", str(per_page)))
+        return cast(Result[MonitorPage], self._call("listMonitors", query=q))
+
+    def monitor(self, monitor_id: str) -> Result[Monitor]:
+        """A monitor with its latest checks, newest first."""
+        return cast(Result[Monitor], self._call("getMonitor", path_params={"monitor_id": monitor_id}))
+
+    def update_monitor(
+        self,
+        monitor_id: str,
+        *,
+        status: Optional[MonitorStatus] = None,
+        schedule: Optional[str] = None,
+        name: Optional[str] = None,
+        callback_url: Optional[str] = None,
+        email: Optional[bool] = None,
+        changes_only: Optional[bool] = None,
+    ) -> Result[Monitor]:
+        """Pauses (``status="paused"``) or resumes (``"active"``) a monitor, or
+        changes its schedule, name, delivery or ``changes_only``; ``callback_url=""``
+        removes the webhook. A resume or a new schedule runs from now."""
+        body: MonitorPatch = {}
+        if status is not None:
+            body["status"] = status
+        if schedule is not None:
+            body["schedule"] = schedule
+        if name is not None:
+            body["name"] = name
+        if callback_url is not None:
+            body["callback_url"] = callback_url
+        if email is not None:
+            body["email"] = email
+        if changes_only is not None:
+            body["changes_only"] = changes_only
+        return cast(Result[Monitor], self._call("updateMonitor", body=body, path_params={"monitor_id": monitor_id}))
+
+    def delete_monitor(self, monitor_id: str) -> Result[None]:
+        """Deletes a monitor and its checks; a check already running finishes and reports nothing."""
+        return cast(Result[None], self._call("deleteMonitor", path_params={"monitor_id": monitor_id}))
 
 
 def _page_query(url: str, render: Optional[Render]) -> List[Tuple[str, str]]:
