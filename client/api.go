@@ -67,14 +67,15 @@ type Transaction struct {
 	Metadata     map[string]string `json:"metadata"`
 }
 
-// TransactionPage is a page of transactions.
-type TransactionPage struct {
-	Data        []Transaction `json:"data"`
-	CurrentPage int           `json:"current_page"`
-	LastPage    int           `json:"last_page"`
-	PerPage     int           `json:"per_page"`
-	Total       int           `json:"total"`
-	// From and To number the page's first and last transaction (nil on an empty page).
+// Page is a page of a list (transactions, monitors), in the paginator
+// envelope the API answers lists with.
+type Page[T any] struct {
+	Data        []T `json:"data"`
+	CurrentPage int `json:"current_page"`
+	LastPage    int `json:"last_page"`
+	PerPage     int `json:"per_page"`
+	Total       int `json:"total"`
+	// From and To number the page's first and last item (nil on an empty page).
 	From         *int      `json:"from"`
 	To           *int      `json:"to"`
 	Path         string    `json:"path"`
@@ -84,6 +85,9 @@ type TransactionPage struct {
 	NextPageURL  *string   `json:"next_page_url"`
 	Links        PageLinks `json:"links"`
 }
+
+// TransactionPage is a page of transactions.
+type TransactionPage = Page[Transaction]
 
 // PageLinks are the links of a page of a list; Prev and Next are nil at the ends.
 type PageLinks struct {

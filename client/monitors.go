@@ -101,23 +101,8 @@ type MonitorCheck struct {
 	Error        *string `json:"error"`
 }
 
-// MonitorPage is a page of an account's monitors, newest first, in the
-// envelope of TransactionPage.
-type MonitorPage struct {
-	Data         []Monitor `json:"data"`
-	CurrentPage  int       `json:"current_page"`
-	LastPage     int       `json:"last_page"`
-	PerPage      int       `json:"per_page"`
-	Total        int       `json:"total"`
-	From         *int      `json:"from"`
-	To           *int      `json:"to"`
-	Path         string    `json:"path"`
-	FirstPageURL string    `json:"first_page_url"`
-	LastPageURL  string    `json:"last_page_url"`
-	PrevPageURL  *string   `json:"prev_page_url"`
-	NextPageURL  *string   `json:"next_page_url"`
-	Links        PageLinks `json:"links"`
-}
+// MonitorPage is a page of an account's monitors, newest first.
+type MonitorPage = Page[Monitor]
 
 // CreateMonitor starts a monitor (free; each check costs 2 credits per page read).
 func (c *Client) CreateMonitor(ctx context.Context, r MonitorRequest) (Monitor, error) {

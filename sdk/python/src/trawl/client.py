@@ -739,18 +739,15 @@ class Client:
         with ``changes_only`` (the server's default) only changes, and
         nothing when none changed."""
         body: MonitorRequest = {"schedule": schedule}
-        if urls is not None:
-            body["urls"] = list(urls)
-        if crawl is not None:
-            body["crawl"] = crawl
-        if name is not None:
-            body["name"] = name
-        if callback_url is not None:
-            body["callback_url"] = callback_url
-        if email is not None:
-            body["email"] = email
-        if changes_only is not None:
-            body["changes_only"] = changes_only
+        _given(
+            cast(Dict[str, Any], body),
+            urls=None if urls is None else list(urls),
+            crawl=crawl,
+            name=name,
+            callback_url=callback_url,
+            email=email,
+            changes_only=changes_only,
+        )
         return cast(Result[Monitor], self._call("createMonitor", body=body))
 
     def monitors(self, page: Optional[int] = None, per_page: Optional[int] = None) -> Result[MonitorPage]:
@@ -781,18 +778,15 @@ class Client:
         changes its schedule, name, delivery or ``changes_only``; ``callback_url=""``
         removes the webhook. A resume or a new schedule runs from now."""
         body: MonitorPatch = {}
-        if status is not None:
-            body["status"] = status
-        if schedule is not None:
-            body["schedule"] = schedule
-        if name is not None:
-            body["name"] = name
-        if callback_url is not None:
-            body["callback_url"] = callback_url
-        if email is not None:
-            body["email"] = email
-        if changes_only is not None:
-            body["changes_only"] = changes_only
+        _given(
+            cast(Dict[str, Any], body),
+            status=status,
+            schedule=schedule,
+            name=name,
+            callback_url=callback_url,
+            email=email,
+            changes_only=changes_only,
+        )
         return cast(Result[Monitor], self._call("updateMonitor", body=body, path_params={"monitor_id": monitor_id}))
 
     def delete_monitor(self, monitor_id: str) -> Result[None]:
@@ -807,13 +801,18 @@ def _page_query(url: str, render: Optional[Render]) -> List[Tuple[str, str]]:
     return q
 
 
+def _given(body: Dict[str, Any], **fields: Any) -> None:
+    """Adds to a body the fields given (those not None)."""
+    for name, value in fields.items():
+        if value is not None:
+            body[name] = value
+
+
 def _freshness(
     body: Dict[str, Any], max_age: Optional[int], store: Optional[bool], changes: Optional[bool], tag: Optional[str]
 ) -> None:
     """Adds a job's page cache and change tracking fields to its body, those given."""
-    for name, value in (("max_age", max_age), ("store", store), ("changes", changes), ("tag", tag)):
-        if value is not None:
-            body[name] = value
+    _given(body, max_age=max_age, store=store, changes=changes, tag=tag)
 
 
 def _cache_query(max_age: Optional[int], store: Optional[bool]) -> List[Tuple[str, str]]:
