@@ -57,6 +57,14 @@ type options struct {
 	depth            int
 	include, exclude multiFlag
 	scope            string
+	// The page cache and change tracking (api content, serp, bulk, crawl).
+	maxAge           int
+	noStore, changes bool
+	tag              string
+	// api monitors create
+	urls            multiFlag
+	crawl, schedule string
+	allPages        bool
 }
 
 func storeFlags(fs *flag.FlagSet, o *options) {
@@ -69,6 +77,18 @@ func emailFlag(fs *flag.FlagSet, o *options) {
 }
 
 func jsonFlag(fs *flag.FlagSet, o *options) { fs.BoolVar(&o.json, "json", false, "print JSON") }
+
+// cacheFlags are the page cache's flags.
+func cacheFlags(fs *flag.FlagSet, o *options) {
+	fs.IntVar(&o.maxAge, "max-age", 0, "accept a cached answer up to this many seconds old, 0 to 2592000 (default 0: fetch)")
+	fs.BoolVar(&o.noStore, "no-store", false, "keep what is fetched out of the page cache")
+}
+
+// changeFlags are change tracking's flags.
+func changeFlags(fs *flag.FlagSet, o *options) {
+	fs.BoolVar(&o.changes, "changes", false, "compare with the previous read of the page by this account (new, same, changed)")
+	fs.StringVar(&o.tag, "tag", "", "keep this comparison's snapshots apart under a label (at most 100 characters)")
+}
 
 func flagsOf(parts ...func(*flag.FlagSet, *options)) func(*flag.FlagSet, *options) {
 	return func(fs *flag.FlagSet, o *options) {
@@ -123,34 +143,34 @@ var commands = []command{
 		flags: flagsOf(storeFlags, emailFlag, func(fs *flag.FlagSet, o *options) {
 			fs.BoolVar(&o.rotate, "rotate", false, "replace the secret with a new one")
 		}), required: []string{"email"}},
-	{name: "api content", synopsis: "URL [--format markdown|html|json]", arg: "URL",
+	{name: "api content", synopsis: "URL [--format markdown|html|json] [--max-age S] [--no-store] [--changes] [--tag T]", arg: "URL",
 		summary: "Print a page's main content through the Trawl API (" + creditsText(billing.Cost(billing.Content)) + "): Markdown by default, the clean HTML, or the whole JSON answer.",
-		flags: func(fs *flag.FlagSet, o *options) {
+		flags: flagsOf(cacheFlags, changeFlags, func(fs *flag.FlagSet, o *options) {
 			fs.StringVar(&o.format, "format", "markdown", "markdown, html or json")
-		}},
+		})},
 	{name: "api map", synopsis: "URL [--limit N] [--json]", arg: "URL",
 		summary: "Print a site's URLs from its sitemaps, one a line, through the Trawl API (" + creditsText(billing.Cost(billing.Map)) + "; free when none is found).",
 		flags: flagsOf(jsonFlag, func(fs *flag.FlagSet, o *options) {
 			fs.IntVar(&o.limit, "limit", 0, "at most this many URLs, 1 to 1000 (default 1000)")
 		})},
-	{name: "api serp", synopsis: "QUERY [--engine google|bing|duckduckgo] [--json]", arg: "QUERY",
+	{name: "api serp", synopsis: "QUERY [--engine google|bing|duckduckgo] [--max-age S] [--no-store] [--json]", arg: "QUERY",
 		summary: "Print web search results through the Trawl API (" + creditsText(billing.Cost(billing.Serp)) + "): position, title and link, one a line.",
-		flags: flagsOf(jsonFlag, func(fs *flag.FlagSet, o *options) {
+		flags: flagsOf(jsonFlag, cacheFlags, func(fs *flag.FlagSet, o *options) {
 			fs.StringVar(&o.engine, "engine", "", "google (default), bing or duckduckgo")
 		})},
-	{name: "api bulk", synopsis: "--file urls.txt [--email] [--callback URL] [--wait]",
+	{name: "api bulk", synopsis: "--file urls.txt [--email] [--callback URL] [--max-age S] [--no-store] [--changes] [--tag T] [--wait]",
 		summary: "Submit a bulk job of the URLs in a file (one a line, # comments) through the Trawl API; with --wait, follow it to the end " +
 			"(a progress bar on a terminal, a line per change otherwise).",
-		flags: func(fs *flag.FlagSet, o *options) {
+		flags: flagsOf(cacheFlags, changeFlags, func(fs *flag.FlagSet, o *options) {
 			fs.StringVar(&o.file, "file", "", "the file of URLs")
 			fs.BoolVar(&o.mailResults, "email", false, "email the results to the account")
 			fs.StringVar(&o.callback, "callback", "", "a webhook URL for the results")
 			fs.BoolVar(&o.wait, "wait", false, "wait until the job ends and print its counts")
-		}, required: []string{"file"}},
-	{name: "api crawl", synopsis: "URL [--limit N] [--depth N] [--include P]... [--exclude P]... [--scope S] [--email] [--callback URL] [--wait] [--json]", arg: "URL",
+		}), required: []string{"file"}},
+	{name: "api crawl", synopsis: "URL [--limit N] [--depth N] [--include P]... [--exclude P]... [--scope S] [--max-age S] [--no-store] [--changes] [--tag T] [--email] [--callback URL] [--wait] [--json]", arg: "URL",
 		summary: "Crawl a site from URL through the Trawl API (" + creditsText(billing.Cost(billing.Crawl)) + " per page extracted; the limit's cost is held until the end), " +
 			"obeying robots.txt; with --wait, follow it to the end and print the URLs of its pages.",
-		flags: flagsOf(jsonFlag, func(fs *flag.FlagSet, o *options) {
+		flags: flagsOf(jsonFlag, cacheFlags, changeFlags, func(fs *flag.FlagSet, o *options) {
 			fs.IntVar(&o.limit, "limit", 0, "pages to extract, 1 to 10000 (default 100)")
 			fs.IntVar(&o.depth, "depth", -1, "link hops from URL, 0 to 20 (default 3)")
 			fs.Var(&o.include, "include", "read only paths matching this glob (or re:RE2); repeatable")
@@ -160,6 +180,24 @@ var commands = []command{
 			fs.StringVar(&o.callback, "callback", "", "a webhook URL for the crawl's events")
 			fs.BoolVar(&o.wait, "wait", false, "wait until the crawl ends, then print its pages' URLs")
 		})},
+	{name: "api monitors create", synopsis: "(--url URL... | --crawl URL [--limit N]) --schedule CRON [--name N] [--callback URL] [--email] [--all-pages] [--json]",
+		summary: "Watch pages for changes through the Trawl API (free; each check costs " + creditsText(billing.Cost(billing.Content)) + " per page read): " +
+			"on the cron schedule (at most every 5 minutes), each check compares the pages with the previous one and reports to the webhook and/or by email.",
+		flags: flagsOf(jsonFlag, func(fs *flag.FlagSet, o *options) {
+			fs.Var(&o.urls, "url", "a page to watch; repeatable, 1 to 100")
+			fs.StringVar(&o.crawl, "crawl", "", "watch a crawl from this start URL instead of --url pages")
+			fs.IntVar(&o.limit, "limit", 0, "with --crawl: pages to read at each check, 1 to 10000 (default 100)")
+			fs.StringVar(&o.schedule, "schedule", "", "five-field cron, UTC unless it starts with CRON_TZ= (e.g. \"0 */6 * * *\", @daily)")
+			fs.StringVar(&o.name, "name", "", "the monitor's name")
+			fs.StringVar(&o.callback, "callback", "", "a webhook URL for each check's report")
+			fs.BoolVar(&o.mailResults, "email", false, "email each report to the account")
+			fs.BoolVar(&o.allPages, "all-pages", false, "report every page at every check, not only changes")
+		}), required: []string{"schedule"}},
+	{name: "api monitors list", synopsis: "[--json]", summary: "Print the account's monitors through the Trawl API (free): id, state, next check and schedule, one a line.", flags: jsonFlag},
+	{name: "api monitors get", synopsis: "ID [--json]", arg: "ID", summary: "Print a monitor and its latest checks through the Trawl API (free).", flags: jsonFlag},
+	{name: "api monitors pause", synopsis: "ID", arg: "ID", summary: "Pause a monitor: it takes no check until resumed (free).", flags: func(*flag.FlagSet, *options) {}},
+	{name: "api monitors resume", synopsis: "ID", arg: "ID", summary: "Resume a paused monitor: its next check is its schedule's first time from now (free).", flags: func(*flag.FlagSet, *options) {}},
+	{name: "api monitors delete", synopsis: "ID", arg: "ID", summary: "Delete a monitor and its checks (free).", flags: func(*flag.FlagSet, *options) {}},
 	{name: "api credits", synopsis: "[--json]", summary: "Print the account's balance through the Trawl API (free).", flags: jsonFlag},
 	{name: "mcp", summary: "Serve Trawl's MCP tools over stdio for a desktop agent. The tools call the Trawl API at " +
 		"TRAWL_API_URL (default " + DefaultAPIURL + ") with the token in TRAWL_API_KEY.", flags: func(*flag.FlagSet, *options) {}},
@@ -183,7 +221,7 @@ var flagArg = map[string]string{
 	"database": "URL", "data-dir": "DIR", "addr": "HOST:PORT", "resolve": "HOST:PORT=IP:PORT",
 	"email": "E", "name": "N", "plan": "P", "id": "ID", "credits": "N",
 	"format": "F", "limit": "N", "engine": "E", "file": "FILE", "callback": "URL",
-	"depth": "N", "include": "P", "exclude": "P", "scope": "S",
+	"depth": "N", "include": "P", "exclude": "P", "scope": "S", "max-age": "S", "tag": "T", "url": "URL", "crawl": "URL", "schedule": "CRON",
 }
 
 // isBoolFlag reports whether f is a switch, given without a value.
@@ -316,6 +354,16 @@ type ClientArgs struct {
 	Depth            int
 	Include, Exclude []string
 	Scope            string
+	// The page cache (--max-age seconds, --no-store) and change tracking
+	// (--changes, --tag).
+	MaxAge           int
+	NoStore, Changes bool
+	Tag              string
+	// api monitors create: the pages (or a crawl's start URL), the
+	// schedule, the monitor's name, and whether every page is reported.
+	URLs                  []string
+	Crawl, Schedule, Name string
+	AllPages              bool
 }
 
 // ClientIO is what a client command reads and writes.
@@ -355,7 +403,7 @@ func (c CLI) Main(args []string) int {
 		args = append([]string{"version"}, args[1:]...)
 	}
 	name, rest := args[0], args[1:]
-	if isGroup(name) {
+	for isGroup(name) { // "api", then "api monitors"
 		if len(rest) == 0 || strings.HasPrefix(rest[0], "-") {
 			if len(rest) > 0 && isHelp(rest[0]) {
 				fmt.Fprint(c.Stdout, usage(name))
@@ -851,5 +899,6 @@ func (c CLI) client(name string, o *options) error {
 		defer stop()
 	}
 	return c.Client.Run(ctx, name, ClientArgs{Arg: o.arg, Format: o.format, Engine: o.engine, File: o.file, Callback: o.callback,
-		Limit: o.limit, JSON: o.json, Wait: o.wait, Email: o.mailResults, Depth: o.depth, Include: o.include, Exclude: o.exclude, Scope: o.scope}, ClientIO{Stdin: c.Stdin, Stdout: c.Stdout, Stderr: c.Stderr, Getenv: c.Getenv})
+		Limit: o.limit, JSON: o.json, Wait: o.wait, Email: o.mailResults, Depth: o.depth, Include: o.include, Exclude: o.exclude, Scope: o.scope,
+		MaxAge: o.maxAge, NoStore: o.noStore, Changes: o.changes, Tag: o.tag, URLs: o.urls, Crawl: o.crawl, Schedule: o.schedule, Name: o.name, AllPages: o.allPages}, ClientIO{Stdin: c.Stdin, Stdout: c.Stdout, Stderr: c.Stderr, Getenv: c.Getenv})
 }

@@ -26,27 +26,33 @@ func runCLI(args ...string) (code int, stdout, stderr string) {
 // The flags each command takes, written out here rather than read from the
 // command table, so a flag that leaks into or drops out of a command fails.
 var wantFlags = map[string][]string{
-	"serve":             {"addr", "data-dir", "database", "resolve"},
-	"migrate":           {"data-dir", "database"},
-	"accounts create":   {"data-dir", "database", "email", "json", "name", "plan"},
-	"accounts list":     {"data-dir", "database", "json"},
-	"accounts set-plan": {"data-dir", "database", "email", "plan"},
-	"tokens create":     {"data-dir", "database", "email", "json", "name"},
-	"tokens list":       {"data-dir", "database", "email", "json"},
-	"tokens delete":     {"data-dir", "database", "email", "id"},
-	"credits grant":     {"credits", "data-dir", "database", "email"},
-	"webhooks secret":   {"data-dir", "database", "email", "rotate"},
-	"mcp":               {},
-	"api content":       {"format"},
-	"api map":           {"json", "limit"},
-	"api serp":          {"engine", "json"},
-	"api bulk":          {"callback", "email", "file", "wait"},
-	"api crawl":         {"callback", "depth", "email", "exclude", "include", "json", "limit", "scope", "wait"},
-	"api credits":       {"json"},
-	"version":           {},
+	"serve":               {"addr", "data-dir", "database", "resolve"},
+	"migrate":             {"data-dir", "database"},
+	"accounts create":     {"data-dir", "database", "email", "json", "name", "plan"},
+	"accounts list":       {"data-dir", "database", "json"},
+	"accounts set-plan":   {"data-dir", "database", "email", "plan"},
+	"tokens create":       {"data-dir", "database", "email", "json", "name"},
+	"tokens list":         {"data-dir", "database", "email", "json"},
+	"tokens delete":       {"data-dir", "database", "email", "id"},
+	"credits grant":       {"credits", "data-dir", "database", "email"},
+	"webhooks secret":     {"data-dir", "database", "email", "rotate"},
+	"mcp":                 {},
+	"api content":         {"changes", "format", "max-age", "no-store", "tag"},
+	"api map":             {"json", "limit"},
+	"api serp":            {"engine", "json", "max-age", "no-store"},
+	"api bulk":            {"callback", "changes", "email", "file", "max-age", "no-store", "tag", "wait"},
+	"api crawl":           {"callback", "changes", "depth", "email", "exclude", "include", "json", "limit", "max-age", "no-store", "scope", "tag", "wait"},
+	"api credits":         {"json"},
+	"api monitors create": {"all-pages", "callback", "crawl", "email", "json", "limit", "name", "schedule", "url"},
+	"api monitors list":   {"json"},
+	"api monitors get":    {"json"},
+	"api monitors pause":  {},
+	"api monitors resume": {},
+	"api monitors delete": {},
+	"version":             {},
 }
 
-var allFlags = []string{"addr", "callback", "credits", "data-dir", "database", "depth", "email", "engine", "exclude", "file", "format", "id", "include", "json", "limit", "name", "plan", "resolve", "rotate", "scope", "wait"}
+var allFlags = []string{"addr", "all-pages", "callback", "changes", "crawl", "credits", "data-dir", "database", "depth", "email", "engine", "exclude", "file", "format", "id", "include", "json", "limit", "max-age", "name", "no-store", "plan", "resolve", "rotate", "schedule", "scope", "tag", "url", "wait"}
 
 var helpFlagRE = regexp.MustCompile(`(?m)^  --([a-z-]+)`)
 

@@ -67,14 +67,15 @@ type Transaction struct {
 	Metadata     map[string]string `json:"metadata"`
 }
 
-// TransactionPage is a page of transactions.
-type TransactionPage struct {
-	Data        []Transaction `json:"data"`
-	CurrentPage int           `json:"current_page"`
-	LastPage    int           `json:"last_page"`
-	PerPage     int           `json:"per_page"`
-	Total       int           `json:"total"`
-	// From and To number the page's first and last transaction (nil on an empty page).
+// Page is a page of a list (transactions, monitors), in the paginator
+// envelope the API answers lists with.
+type Page[T any] struct {
+	Data        []T `json:"data"`
+	CurrentPage int `json:"current_page"`
+	LastPage    int `json:"last_page"`
+	PerPage     int `json:"per_page"`
+	Total       int `json:"total"`
+	// From and To number the page's first and last item (nil on an empty page).
 	From         *int      `json:"from"`
 	To           *int      `json:"to"`
 	Path         string    `json:"path"`
@@ -84,6 +85,9 @@ type TransactionPage struct {
 	NextPageURL  *string   `json:"next_page_url"`
 	Links        PageLinks `json:"links"`
 }
+
+// TransactionPage is a page of transactions.
+type TransactionPage = Page[Transaction]
 
 // PageLinks are the links of a page of a list; Prev and Next are nil at the ends.
 type PageLinks struct {
@@ -198,6 +202,36 @@ func pageQuery(pageURL string, render []Render) url.Values {
 func (c *Client) Scrape(ctx context.Context, pageURL string, render ...Render) (Scraped, error) {
 	var out Scraped
 	return out, c.do(ctx, "GET", "/v1/scrape", pageQuery(pageURL, render), nil, true, &out)
+}
+
+// ScrapeRequest is a scrape with the page cache's options.
+type ScrapeRequest struct {
+	URL    string
+	Render Render
+	// MaxAge is the oldest cached response accepted, in seconds (0 to 30
+	// days); 0 fetches the page.
+	MaxAge int
+	// Store false keeps the fetched response out of the cache (nil: true).
+	Store *bool
+}
+
+// ScrapeWith fetches the raw HTML of a page (1 credit), from the page
+// cache when r.MaxAge allows; the answer's Cache says which.
+func (c *Client) ScrapeWith(ctx context.Context, r ScrapeRequest) (Scraped, error) {
+	q := pageQuery(r.URL, []Render{r.Render})
+	cacheQuery(q, r.MaxAge, r.Store)
+	var out Scraped
+	return out, c.do(ctx, "GET", "/v1/scrape", q, nil, true, &out)
+}
+
+// cacheQuery adds max_age and store to a query when they are given.
+func cacheQuery(q url.Values, maxAge int, store *bool) {
+	if maxAge != 0 {
+		q.Set("max_age", strconv.Itoa(maxAge))
+	}
+	if store != nil {
+		q.Set("store", strconv.FormatBool(*store))
+	}
 }
 
 // Metadata is a page's metadata.
@@ -320,6 +354,11 @@ type SearchParams struct {
 	Whitelist  []string
 	Blacklist  []string
 	Render     Render // how result pages are read; empty: the server's default (auto)
+	// MaxAge is the oldest cached answer accepted, in seconds (0 to 30
+	// days): the results and, for SearchContent, the pages. 0 fetches.
+	MaxAge int
+	// Store false keeps what is fetched out of the cache (nil: true).
+	Store *bool
 }
 
 // query is the query string of a search; withContent adds the parameters
@@ -331,6 +370,7 @@ func (p SearchParams) query(withContent bool) url.Values {
 			q.Set(k, v)
 		}
 	}
+	cacheQuery(q, p.MaxAge, p.Store)
 	if !withContent {
 		return q
 	}
@@ -435,6 +475,10 @@ type ExtractRequest struct {
 	Prompt string `json:"prompt,omitempty"`
 	// Render is auto (default), always or never.
 	Render string `json:"render,omitempty"`
+	// Changes compares the data with the previous extraction this account
+	// got for the page under Tag, field by field (Extracted.Change).
+	Changes bool   `json:"changes,omitempty"`
+	Tag     string `json:"tag,omitempty"`
 }
 
 // Extracted is the data of a page, valid against the schema asked for.
@@ -463,6 +507,15 @@ type BulkRequest struct {
 	Sync        bool     `json:"sync,omitempty"`
 	// Render is how the pages are read: "auto" (default), "always" or "never".
 	Render string `json:"render,omitempty"`
+	// MaxAge is the oldest cached response accepted for each page, in
+	// seconds (0 to 30 days); 0 fetches.
+	MaxAge int `json:"max_age,omitempty"`
+	// Store false keeps the fetched responses out of the cache (nil: true).
+	Store *bool `json:"store,omitempty"`
+	// Changes compares each page with the previous one this account read
+	// under Tag; delivered pages carry a change object.
+	Changes bool   `json:"changes,omitempty"`
+	Tag     string `json:"tag,omitempty"`
 }
 
 // BulkAck acknowledges a job.
@@ -564,6 +617,15 @@ type ContentRequest struct {
 	Cookies map[string]string `json:"cookies,omitempty"`
 	// Country picks a proxy of the server's pool (ISO 3166-1 alpha-2).
 	Country string `json:"country,omitempty"`
+	// MaxAge is the oldest cached response accepted, in seconds (0 to 30
+	// days); 0 fetches. Content.Cache says whether it came from the cache.
+	MaxAge int `json:"max_age,omitempty"`
+	// Store false keeps the fetched response out of the cache (nil: true).
+	Store *bool `json:"store,omitempty"`
+	// Changes compares the page with the previous one this account read
+	// under Tag (Content.Change).
+	Changes bool   `json:"changes,omitempty"`
+	Tag     string `json:"tag,omitempty"`
 }
 
 // Action is one step run in the page: Type and the fields of that type.

@@ -29,6 +29,15 @@ type CrawlRequest struct {
 	Render            string   `json:"render,omitempty"`
 	CallbackURL       string   `json:"callback_url,omitempty"`
 	Email             bool     `json:"email,omitempty"`
+	// MaxAge is the oldest cached response accepted for each page, in
+	// seconds (0 to 30 days); 0 fetches.
+	MaxAge int `json:"max_age,omitempty"`
+	// Store false keeps the fetched responses out of the cache (nil: true).
+	Store *bool `json:"store,omitempty"`
+	// Changes compares each page with the previous one this account read
+	// under Tag; delivered pages carry a change object.
+	Changes bool   `json:"changes,omitempty"`
+	Tag     string `json:"tag,omitempty"`
 }
 
 // CrawlAck acknowledges a queued crawl.

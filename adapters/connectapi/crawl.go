@@ -27,18 +27,23 @@ func optInt(v *int32) *int {
 	return &n
 }
 
+// crawlRequestOf is a crawl message as core takes it.
+func crawlRequestOf(m *trawlv1.CreateCrawlRequest) crawl.Request {
+	r := crawl.Request{URL: m.GetUrl(), Limit: optInt(m.Limit), MaxDepth: optInt(m.MaxDepth), Include: m.GetInclude(), Exclude: m.GetExclude(),
+		Scope: m.GetScope(), Sitemap: m.GetSitemap(), Render: m.GetRender(), CallbackURL: m.GetCallbackUrl(), Email: m.GetEmail(),
+		MaxAge: m.GetMaxAge(), NoStore: m.Store != nil && !m.GetStore(), Changes: m.GetChanges(), Tag: m.GetTag()}
+	if m.GetUseIgnoreQueryParams() {
+		r.IgnoreQueryParams = append([]string{}, m.GetIgnoreQueryParams()...)
+	}
+	return r
+}
+
 func (h crawlHandler) CreateCrawl(ctx context.Context, req *connect.Request[trawlv1.CreateCrawlRequest]) (*connect.Response[trawlv1.CreateCrawlResponse], error) {
 	if h.s.svc.Crawl == nil {
 		return nil, errNoCrawl()
 	}
 	return billed(h.s, ctx, req, func(ctx context.Context, c credits.Call) (*trawlv1.CreateCrawlResponse, credits.Receipt, error) {
-		m := req.Msg
-		r := crawl.Request{URL: m.GetUrl(), Limit: optInt(m.Limit), MaxDepth: optInt(m.MaxDepth), Include: m.GetInclude(), Exclude: m.GetExclude(),
-			Scope: m.GetScope(), Sitemap: m.GetSitemap(), Render: m.GetRender(), CallbackURL: m.GetCallbackUrl(), Email: m.GetEmail()}
-		if m.GetUseIgnoreQueryParams() {
-			r.IgnoreQueryParams = append([]string{}, m.GetIgnoreQueryParams()...)
-		}
-		ack, err := h.s.svc.Crawl.Submit(ctx, c, r)
+		ack, err := h.s.svc.Crawl.Submit(ctx, c, crawlRequestOf(req.Msg))
 		if err != nil {
 			return nil, credits.Receipt{}, err
 		}

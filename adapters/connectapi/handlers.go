@@ -43,6 +43,7 @@ func objectMsg(o content.Object) *trawlv1.Content {
 		c.Warning = &o.Warning
 	}
 	c.Cache = cacheObjectMsg(o.Cache)
+	c.Change = changeMsg(o.Change)
 	if o.Links != nil {
 		for _, l := range *o.Links {
 			c.Links = append(c.Links, &trawlv1.Link{Url: l.URL, Text: l.Text})
@@ -85,7 +86,8 @@ func contentOptions(m *trawlv1.GetContentRequest) content.Options {
 type pageHandler struct{ s *Server }
 
 func (h pageHandler) Scrape(ctx context.Context, req *connect.Request[trawlv1.ScrapeRequest]) (*connect.Response[trawlv1.ScrapeResponse], error) {
-	return billed(h.s, ctx, req, func(ctx context.Context, c credits.Call) (*trawlv1.ScrapeResponse, credits.Receipt, error) {
+	var cached string
+	res, err := billed(h.s, ctx, req, func(ctx context.Context, c credits.Call) (*trawlv1.ScrapeResponse, credits.Receipt, error) {
 		mode, err := content.ParseRenderMode(req.Msg.GetRender(), "render")
 		if err != nil {
 			return nil, credits.Receipt{}, err
@@ -97,13 +99,17 @@ func (h pageHandler) Scrape(ctx context.Context, req *connect.Request[trawlv1.Sc
 		if err != nil {
 			return nil, rc, err
 		}
-		return &trawlv1.ScrapeResponse{Url: raw.URL, FinalUrl: raw.FinalURL, StatusCode: int32(raw.StatusCode), ContentType: raw.ContentType, Html: raw.HTML, Engine: string(raw.Engine),
-			Cache: cacheMsg(raw.Cache)}, rc, nil
+		out := &trawlv1.ScrapeResponse{Url: raw.URL, FinalUrl: raw.FinalURL, StatusCode: int32(raw.StatusCode), ContentType: raw.ContentType, Html: raw.HTML, Engine: string(raw.Engine),
+			Cache: cacheMsg(raw.Cache)}
+		cached = cacheHeader(out.Cache)
+		return out, rc, nil
 	})
+	return withCacheHeader(res, err, cached)
 }
 
 func (h pageHandler) GetContent(ctx context.Context, req *connect.Request[trawlv1.GetContentRequest]) (*connect.Response[trawlv1.GetContentResponse], error) {
-	return billed(h.s, ctx, req, func(ctx context.Context, c credits.Call) (*trawlv1.GetContentResponse, credits.Receipt, error) {
+	var cached string
+	res, err := billed(h.s, ctx, req, func(ctx context.Context, c credits.Call) (*trawlv1.GetContentResponse, credits.Receipt, error) {
 		mode, err := content.ParseRenderMode(req.Msg.GetRender(), "render")
 		if err != nil {
 			return nil, credits.Receipt{}, err
@@ -111,12 +117,18 @@ func (h pageHandler) GetContent(ctx context.Context, req *connect.Request[trawlv
 		if ctx, err = withCache(ctx, req.Msg.GetMaxAge(), req.Msg.Store); err != nil {
 			return nil, credits.Receipt{}, err
 		}
+		if ctx, err = withChanges(ctx, req.Msg.GetChanges(), req.Msg.GetTag()); err != nil {
+			return nil, credits.Receipt{}, err
+		}
 		page, rc, err := h.s.svc.Content.ContentWith(ctx, c, req.Msg.GetUrl(), mode, contentOptions(req.Msg))
 		if err != nil {
 			return nil, rc, err
 		}
-		return &trawlv1.GetContentResponse{Content: contentMsg(page)}, rc, nil
+		out := &trawlv1.GetContentResponse{Content: contentMsg(page)}
+		cached = cacheHeader(out.Content.GetCache())
+		return out, rc, nil
 	})
+	return withCacheHeader(res, err, cached)
 }
 
 func (h pageHandler) Map(ctx context.Context, req *connect.Request[trawlv1.MapRequest]) (*connect.Response[trawlv1.MapResponse], error) {
@@ -132,7 +144,8 @@ func (h pageHandler) Map(ctx context.Context, req *connect.Request[trawlv1.MapRe
 func (h pageHandler) CreateBulkContentJob(ctx context.Context, req *connect.Request[trawlv1.CreateBulkContentJobRequest]) (*connect.Response[trawlv1.CreateBulkContentJobResponse], error) {
 	return billed(h.s, ctx, req, func(ctx context.Context, c credits.Call) (*trawlv1.CreateBulkContentJobResponse, credits.Receipt, error) {
 		m := req.Msg
-		ack, err := h.s.svc.Bulk.Submit(ctx, c, bulk.Request{URLs: m.GetUrls(), Sitemap: m.GetSitemap(), Email: m.GetEmail(), CallbackURL: m.GetCallbackUrl(), Sync: m.GetSync(), Render: m.GetRender()})
+		ack, err := h.s.svc.Bulk.Submit(ctx, c, bulk.Request{URLs: m.GetUrls(), Sitemap: m.GetSitemap(), Email: m.GetEmail(), CallbackURL: m.GetCallbackUrl(), Sync: m.GetSync(), Render: m.GetRender(),
+			MaxAge: m.GetMaxAge(), NoStore: m.Store != nil && !m.GetStore(), Changes: m.GetChanges(), Tag: m.GetTag()})
 		if err != nil {
 			return nil, credits.Receipt{}, err
 		}
@@ -199,22 +212,35 @@ func searchParts(res search.Results) (*trawlv1.SearchInformation, []*trawlv1.Rel
 }
 
 func (h searchHandler) Search(ctx context.Context, req *connect.Request[trawlv1.SearchRequest]) (*connect.Response[trawlv1.SearchResponse], error) {
-	return billed(h.s, ctx, req, func(ctx context.Context, c credits.Call) (*trawlv1.SearchResponse, credits.Receipt, error) {
+	var cached string
+	res, err := billed(h.s, ctx, req, func(ctx context.Context, c credits.Call) (*trawlv1.SearchResponse, credits.Receipt, error) {
 		m := req.Msg
+		ctx, err := withCache(ctx, m.GetMaxAge(), m.Store)
+		if err != nil {
+			return nil, credits.Receipt{}, err
+		}
 		res, rc, err := h.s.svc.Search.Search(ctx, c, search.Request{Q: m.GetQ(), Loc: m.GetLoc(), HL: m.GetHl(), GL: m.GetGl(), Engine: m.GetEngine()})
 		if err != nil {
 			return nil, rc, err
 		}
 		info, qs, rs := searchParts(res)
-		return &trawlv1.SearchResponse{Engine: res.Engine, SearchInformation: info, OrganicResults: organicMsgs(res), RelatedQuestions: qs, RelatedSearches: rs}, rc, nil
+		out := &trawlv1.SearchResponse{Engine: res.Engine, SearchInformation: info, OrganicResults: organicMsgs(res), RelatedQuestions: qs, RelatedSearches: rs,
+			Cache: cacheMsg(res.Cache)}
+		cached = cacheHeader(out.Cache)
+		return out, rc, nil
 	})
+	return withCacheHeader(res, err, cached)
 }
 
 func (h searchHandler) SearchContent(ctx context.Context, req *connect.Request[trawlv1.SearchContentRequest]) (*connect.Response[trawlv1.SearchContentResponse], error) {
-	return billed(h.s, ctx, req, func(ctx context.Context, c credits.Call) (*trawlv1.SearchContentResponse, credits.Receipt, error) {
+	var cached string
+	res, err := billed(h.s, ctx, req, func(ctx context.Context, c credits.Call) (*trawlv1.SearchContentResponse, credits.Receipt, error) {
 		m := req.Msg
 		mode, err := content.ParseRenderMode(m.GetRender(), "render")
 		if err != nil {
+			return nil, credits.Receipt{}, err
+		}
+		if ctx, err = withCache(ctx, m.GetMaxAge(), m.Store); err != nil {
 			return nil, credits.Receipt{}, err
 		}
 		res, rc, err := h.s.svc.Search.SearchContent(ctx, c, search.ContentRequest{
@@ -227,8 +253,16 @@ func (h searchHandler) SearchContent(ctx context.Context, req *connect.Request[t
 			return nil, rc, err
 		}
 		info, qs, rs := searchParts(res)
-		return &trawlv1.SearchContentResponse{Engine: res.Engine, SearchInformation: info, OrganicResults: organicMsgs(res), RelatedQuestions: qs, RelatedSearches: rs}, rc, nil
+		out := &trawlv1.SearchContentResponse{Engine: res.Engine, SearchInformation: info, OrganicResults: organicMsgs(res), RelatedQuestions: qs, RelatedSearches: rs,
+			Cache: cacheMsg(res.Cache)}
+		caches := []*trawlv1.Cache{out.Cache}
+		for _, o := range out.OrganicResults {
+			caches = append(caches, o.GetContent().GetCache())
+		}
+		cached = cacheHeader(caches...)
+		return out, rc, nil
 	})
+	return withCacheHeader(res, err, cached)
 }
 
 type promptHandler struct{ s *Server }
@@ -256,11 +290,18 @@ func (h promptHandler) Extract(ctx context.Context, req *connect.Request[trawlv1
 		if err != nil {
 			return nil, credits.Receipt{}, err
 		}
+		if ctx, err = withChanges(ctx, req.Msg.GetChanges(), req.Msg.GetTag()); err != nil {
+			return nil, credits.Receipt{}, err
+		}
 		res, rc, err := h.s.svc.Extract.Extract(ctx, c, structured.Request{URL: req.Msg.GetUrl(), Schema: []byte(req.Msg.GetSchema()), Prompt: req.Msg.GetPrompt(), Render: mode})
 		if err != nil {
 			return nil, rc, err
 		}
-		return &trawlv1.ExtractResponse{Data: string(res.Data), Url: res.URL}, rc, nil
+		out := &trawlv1.ExtractResponse{Data: string(res.Data), Url: res.URL}
+		if res.Change != nil {
+			out.Change = changeMsg(res.Change.Object())
+		}
+		return out, rc, nil
 	})
 }
 

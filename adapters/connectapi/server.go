@@ -94,7 +94,7 @@ var groups = map[string]ratelimit.Group{
 // ServiceNames lists the services, for reflection.
 var ServiceNames = []string{
 	trawlv1connect.PageServiceName, trawlv1connect.SearchServiceName, trawlv1connect.PromptServiceName,
-	trawlv1connect.CreditsServiceName, trawlv1connect.AccountServiceName, trawlv1connect.CrawlServiceName,
+	trawlv1connect.CreditsServiceName, trawlv1connect.AccountServiceName, trawlv1connect.CrawlServiceName, trawlv1connect.MonitorServiceName,
 }
 
 // Route is a path prefix and its handler.
@@ -103,7 +103,7 @@ type Route struct {
 	Handler http.Handler
 }
 
-// Routes returns every handler: the five services, gRPC reflection (v1 and
+// Routes returns every handler: Trawl's services, gRPC reflection (v1 and
 // v1alpha) and gRPC health. All of them share the message limits and the
 // guard; Trawl's services also authenticate and rate-limit.
 func (s *Server) Routes() []Route {
@@ -123,6 +123,7 @@ func (s *Server) Routes() []Route {
 	add(trawlv1connect.NewCreditsServiceHandler(creditsHandler{s}, opts))
 	add(trawlv1connect.NewAccountServiceHandler(accountHandler{s}, opts))
 	add(trawlv1connect.NewCrawlServiceHandler(crawlHandler{s}, opts))
+	add(trawlv1connect.NewMonitorServiceHandler(monitorHandler{s}, opts))
 	reflector := grpcreflect.NewStaticReflector(append([]string{"grpc.health.v1.Health"}, ServiceNames...)...)
 	add(grpcreflect.NewHandlerV1(reflector, base))
 	add(grpcreflect.NewHandlerV1Alpha(reflector, base))

@@ -216,6 +216,13 @@ func (d *Dashboard) routes() {
 	m.HandleFunc("GET /dashboard/webhooks", d.signedIn(d.webhooksPage))
 	m.HandleFunc("POST /dashboard/webhooks/secret", d.signedIn(d.showSecret))
 	m.HandleFunc("POST /dashboard/webhooks/rotate", d.signedIn(d.rotateSecret))
+	if d.svc.Monitors != nil {
+		m.HandleFunc("GET /dashboard/monitors", d.signedIn(d.monitorsPage))
+		m.HandleFunc("POST /dashboard/monitors/{id}/pause", d.signedIn(d.setMonitorStatus(ports.MonitorPaused, "paused")))
+		m.HandleFunc("POST /dashboard/monitors/{id}/resume", d.signedIn(d.setMonitorStatus(ports.MonitorActive, "resumed")))
+		m.HandleFunc("GET /dashboard/monitors/{id}/delete", d.signedIn(d.deleteMonitorPage))
+		m.HandleFunc("POST /dashboard/monitors/{id}/delete", d.signedIn(d.deleteMonitor))
+	}
 	m.HandleFunc("/dashboard/", d.notFound)
 	m.HandleFunc("GET /{$}", d.root)
 	m.HandleFunc("GET /favicon.ico", d.favicon)
@@ -248,6 +255,8 @@ type view struct {
 	// Form re-fills what was typed (never a password).
 	Form map[string]string
 	Data any
+	// Monitors says the server keeps monitors: the Monitors page is in the menu.
+	Monitors bool
 }
 
 func (d *Dashboard) render(w http.ResponseWriter, r *http.Request, status int, name string, v view) {
@@ -257,6 +266,7 @@ func (d *Dashboard) render(w http.ResponseWriter, r *http.Request, status int, n
 		http.Error(w, "Server Error", http.StatusInternalServerError)
 		return
 	}
+	v.Monitors = d.svc.Monitors != nil
 	var buf bytes.Buffer
 	if err := t.ExecuteTemplate(&buf, "layout.html", v); err != nil {
 		d.log.ErrorContext(r.Context(), "dashboard: render", "page", name, "err", err)

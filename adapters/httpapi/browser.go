@@ -74,6 +74,8 @@ func (a *API) postContent(r *http.Request, c credits.Call) (int, any, credits.Re
 	u, _ := b.String(&fe, "url")
 	render, _ := b.String(&fe, "render")
 	o := bodyOptions(&fe, b)
+	maxAge, noStore := b.cacheFields(&fe)
+	track, tag := b.changeFields(&fe)
 	if err := fe.Err("httpapi.postContent"); err != nil {
 		return 0, nil, credits.Receipt{}, err
 	}
@@ -81,6 +83,10 @@ func (a *API) postContent(r *http.Request, c credits.Call) (int, any, credits.Re
 	if err != nil {
 		return 0, nil, credits.Receipt{}, err
 	}
-	page, rc, err := a.svc.Content.ContentWith(r.Context(), c, u, mode, o)
+	ctx, err := bodyCacheAndChanges(r.Context(), maxAge, noStore, track, tag)
+	if err != nil {
+		return 0, nil, credits.Receipt{}, err
+	}
+	page, rc, err := a.svc.Content.ContentWith(ctx, c, u, mode, o)
 	return http.StatusOK, page.Object(), rc, err
 }

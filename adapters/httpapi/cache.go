@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"context"
 	"net/http"
 
 	"github.com/trawlhq/trawl/core/cache"
@@ -51,17 +52,7 @@ func cacheHeader(v any) string {
 			}
 		}
 	}
-	state := ""
-	for _, o := range objs {
-		switch {
-		case o == nil:
-		case !o.Hit:
-			return "miss"
-		default:
-			state = "hit"
-		}
-	}
-	return state
+	return cache.HeaderOf(objs...)
 }
 
 // cacheFields reads max_age (seconds) and store (default true) from a
@@ -94,4 +85,18 @@ func (b body) changeFields(fe *failure.FieldErrors) (on bool, tag string) {
 	on = b.Bool(fe, "changes")
 	tag, _ = b.String(fe, "tag")
 	return on, tag
+}
+
+// bodyCacheAndChanges puts a body's max_age, store, changes and tag into
+// ctx after checking them, as withCache and withChanges do for a query.
+func bodyCacheAndChanges(ctx context.Context, maxAge int64, noStore, track bool, tag string) (context.Context, error) {
+	d, err := cache.ParseMaxAge(maxAge, cache.FieldMaxAge)
+	if err != nil {
+		return ctx, err
+	}
+	if tag, err = changes.ParseTag(tag, "tag"); err != nil {
+		return ctx, err
+	}
+	ctx = cache.With(ctx, cache.Request{MaxAge: d, NoStore: noStore})
+	return changes.With(ctx, changes.Request{On: track, Tag: tag}), nil
 }

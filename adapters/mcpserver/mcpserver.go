@@ -20,14 +20,16 @@ import (
 )
 
 // Tools lists the tool names, in the order they are registered.
-var Tools = []string{"scrape", "content", "map", "search", "search_content", "prompt", "extract", "bulk_submit", "bulk_status", "crawl_submit", "crawl_status", "credits"}
+var Tools = []string{"scrape", "content", "map", "search", "search_content", "prompt", "extract", "bulk_submit", "bulk_status", "crawl_submit", "crawl_status", "credits",
+	"monitor_create", "monitor_list", "monitor_get", "monitor_update", "monitor_delete"}
 
 // New builds a server whose tools call the API through c.
 func New(c *client.Client, version string) *mcp.Server {
 	s := mcp.NewServer(&mcp.Implementation{Name: "trawl", Title: "Trawl web data API", Version: version}, &mcp.ServerOptions{
 		Instructions: "Trawl fetches public web pages, extracts their main content as Markdown, maps sites from their sitemaps, " +
-			"searches the web and runs LLM prompts and schema-shaped extraction on pages. Every call but credits and bulk_status costs " +
-			"credits, and only when it succeeds. A failed call says why with a reason code and whether retrying may help.",
+			"searches the web, runs LLM prompts and schema-shaped extraction on pages, and watches pages for changes on a schedule. " +
+			"The read and extraction calls cost credits, and only when they succeed; credits, the status tools and the monitor tools are free " +
+			"(a monitor's checks cost as the pages they read). A failed call says why with a reason code and whether retrying may help.",
 	})
 	t := tools{c}
 	add(s, &mcp.Tool{Name: "scrape", Description: "Fetch a whole public web page (1 credit): by default as Markdown with its title, " +
@@ -58,6 +60,7 @@ func New(c *client.Client, version string) *mcp.Server {
 		"its extracted pages as Markdown, in the order they finished; pass next_cursor back as cursor for more (free)."}, readsAccount, t.crawlStatus)
 	add(s, &mcp.Tool{Name: "credits", Description: "The account's credit balance, monthly allowance and usage (free). " +
 		"Check it before a large job."}, readsAccount, t.credits)
+	addMonitorTools(s, t)
 	return s
 }
 
@@ -89,9 +92,22 @@ type URLInput struct {
 	Render Render `json:"render,omitempty" jsonschema:"how the page is read: auto (default; a browser when the static page needs one), always (a browser) or never (HTTP only)"`
 }
 
+// CacheInput says which cached answers a tool takes from the page cache.
+type CacheInput struct {
+	MaxAge int   `json:"max_age,omitempty" jsonschema:"accept an answer from Trawl's page cache up to this many seconds old, 0 to 2592000; 0 (default) fetches live. The answer's cache object says whether it came from the cache and how old it is"`
+	Store  *bool `json:"store,omitempty" jsonschema:"false keeps what is fetched out of the page cache (default true)"`
+}
+
+// ChangesInput asks a tool to compare pages with the account's previous read.
+type ChangesInput struct {
+	Changes bool   `json:"changes,omitempty" jsonschema:"compare with the previous read of the same page by this account: the answer's change says new, same or changed, with a diff of the Markdown; page chrome (menus, banners, footers) does not count"`
+	Tag     string `json:"tag,omitempty" jsonschema:"a label, at most 100 characters, keeping this comparison's snapshots apart from others (a daily check and a weekly one)"`
+}
+
 // PageInput is the input of the page tools, content and scrape.
 type PageInput struct {
 	URLInput
+	CacheInput
 	Format Format `json:"format,omitempty" jsonschema:"markdown (default): the page as Markdown with its metadata; html: its HTML instead"`
 }
 
@@ -103,6 +119,7 @@ type ContentInput struct {
 	Locale     string `json:"locale,omitempty" jsonschema:"a language tag such as de-DE: Accept-Language, navigator.language and the time zone"`
 	Country    string `json:"country,omitempty" jsonschema:"the ISO 3166-1 alpha-2 code of a proxy in the server's pool"`
 	Screenshot Shot   `json:"screenshot,omitempty" jsonschema:"viewport or full: a PNG of the page behind a signed link that expires (the browser reads the page)"`
+	ChangesInput
 }
 
 // MapInput is the map tool's input.
@@ -120,6 +137,7 @@ type SearchInput struct {
 	Loc    string `json:"loc,omitempty" jsonschema:"a location to search from, free-form"`
 	HL     string `json:"hl,omitempty" jsonschema:"interface language code, e.g. en"`
 	GL     string `json:"gl,omitempty" jsonschema:"country code, e.g. us"`
+	CacheInput
 }
 
 // SearchContentInput is the search_content tool's input.
@@ -144,6 +162,7 @@ type ExtractInput struct {
 	Schema map[string]any `json:"schema" jsonschema:"the JSON Schema the data must validate against (an object schema; at most 16 KiB, 12 levels deep)"`
 	Prompt string         `json:"prompt,omitempty" jsonschema:"what to extract, or how"`
 	Render Render         `json:"render,omitempty" jsonschema:"how the page is read: auto (default; a browser when the static page needs one), always (a browser) or never (HTTP only)"`
+	ChangesInput
 }
 
 // BulkInput is the bulk_submit tool's input.
@@ -153,6 +172,8 @@ type BulkInput struct {
 	Email       bool     `json:"email,omitempty" jsonschema:"email the results to the account's address"`
 	CallbackURL string   `json:"callback_url,omitempty" jsonschema:"a webhook URL to POST the results to"`
 	Render      Render   `json:"render,omitempty" jsonschema:"how the pages are read: auto (default; a browser when the static page needs one), always (a browser) or never (HTTP only)"`
+	CacheInput
+	ChangesInput
 }
 
 // CrawlInput is the crawl_submit tool's input.
@@ -164,6 +185,8 @@ type CrawlInput struct {
 	Exclude  []string `json:"exclude,omitempty" jsonschema:"skip paths matching one of these globs or re: expressions; exclude wins over include"`
 	Scope    string   `json:"scope,omitempty" jsonschema:"host (default), domain (the registrable domain and its subdomains) or subdomains (the start host and its subdomains)"`
 	Render   Render   `json:"render,omitempty" jsonschema:"how the pages are read: auto (default; a browser when the static page needs one), always (a browser) or never (HTTP only)"`
+	CacheInput
+	ChangesInput
 }
 
 // CrawlStatusInput names a crawl and the page of its pages to list.
@@ -175,11 +198,13 @@ type CrawlStatusInput struct {
 
 // CrawlPage is one extracted page of a crawl, as an agent reads it.
 type CrawlPage struct {
-	URL      string `json:"url"`
-	Title    string `json:"title"`
-	Markdown string `json:"markdown"`
-	Depth    int    `json:"depth" jsonschema:"link hops from the start URL"`
-	Parent   string `json:"parent" jsonschema:"the page the URL was found on; empty for the start URL and sitemap URLs"`
+	URL      string         `json:"url"`
+	Title    string         `json:"title"`
+	Markdown string         `json:"markdown"`
+	Depth    int            `json:"depth" jsonschema:"link hops from the start URL"`
+	Parent   string         `json:"parent" jsonschema:"the page the URL was found on; empty for the start URL and sitemap URLs"`
+	Cache    *client.Cache  `json:"cache,omitempty" jsonschema:"whether the page came from the page cache (hit) and how old it is (age, seconds)"`
+	Change   *client.Change `json:"change,omitempty" jsonschema:"the comparison with the previous read (crawls asked with changes): status new, same or changed, and the diff"`
 }
 
 // CrawlStatusOutput is the crawl_status tool's answer.
@@ -204,12 +229,13 @@ type PromptOutput struct {
 
 // ExtractOutput is the extract tool's answer.
 type ExtractOutput struct {
-	Data any    `json:"data" jsonschema:"the data taken from the page; it validates against the schema given"`
-	URL  string `json:"url" jsonschema:"the page the data was taken from"`
+	Data   any            `json:"data" jsonschema:"the data taken from the page; it validates against the schema given"`
+	URL    string         `json:"url" jsonschema:"the page the data was taken from"`
+	Change *client.Change `json:"change,omitempty" jsonschema:"with changes: new, same or changed, and the changed fields with their previous and current values"`
 }
 
 func (t tools) scrape(ctx context.Context, _ *mcp.CallToolRequest, in PageInput) (*mcp.CallToolResult, Page, error) {
-	out, err := t.c.Scrape(ctx, in.URL, client.Render(in.Render))
+	out, err := t.c.ScrapeWith(ctx, client.ScrapeRequest{URL: in.URL, Render: client.Render(in.Render), MaxAge: in.MaxAge, Store: in.Store})
 	if err != nil {
 		return nil, Page{}, explain(err)
 	}
@@ -217,7 +243,8 @@ func (t tools) scrape(ctx context.Context, _ *mcp.CallToolRequest, in PageInput)
 }
 
 func (t tools) content(ctx context.Context, _ *mcp.CallToolRequest, in ContentInput) (*mcp.CallToolResult, Page, error) {
-	req := client.ContentRequest{URL: in.URL, Render: string(in.Render), Device: string(in.Device), Locale: in.Locale, Country: in.Country}
+	req := client.ContentRequest{URL: in.URL, Render: string(in.Render), Device: string(in.Device), Locale: in.Locale, Country: in.Country,
+		MaxAge: in.MaxAge, Store: in.Store, Changes: in.Changes, Tag: in.Tag}
 	switch in.Screenshot {
 	case "viewport":
 		req.Formats = []string{"screenshot"}
@@ -247,13 +274,13 @@ func (t tools) siteMap(ctx context.Context, _ *mcp.CallToolRequest, in MapInput)
 }
 
 func (t tools) search(ctx context.Context, _ *mcp.CallToolRequest, in SearchInput) (*mcp.CallToolResult, client.SearchResults, error) {
-	out, err := t.c.Search(ctx, client.SearchParams{Q: in.Query, Engine: string(in.Engine), Loc: in.Loc, HL: in.HL, GL: in.GL})
+	out, err := t.c.Search(ctx, client.SearchParams{Q: in.Query, Engine: string(in.Engine), Loc: in.Loc, HL: in.HL, GL: in.GL, MaxAge: in.MaxAge, Store: in.Store})
 	return nil, out, explain(err)
 }
 
 func (t tools) searchContent(ctx context.Context, _ *mcp.CallToolRequest, in SearchContentInput) (*mcp.CallToolResult, client.SearchResults, error) {
 	out, err := t.c.SearchContent(ctx, client.SearchParams{Q: in.Query, Engine: string(in.Engine), Loc: in.Loc, HL: in.HL, GL: in.GL,
-		MaxContent: in.MaxContent, Whitelist: in.Whitelist, Blacklist: in.Blacklist, Render: client.Render(in.Render)})
+		MaxContent: in.MaxContent, Whitelist: in.Whitelist, Blacklist: in.Blacklist, Render: client.Render(in.Render), MaxAge: in.MaxAge, Store: in.Store})
 	// The pages' Markdown is what an agent reads; their HTML would only
 	// double the answer.
 	for _, r := range out.OrganicResults {
@@ -274,7 +301,7 @@ func (t tools) extract(ctx context.Context, _ *mcp.CallToolRequest, in ExtractIn
 	if err != nil || in.Schema == nil {
 		return nil, ExtractOutput{}, errors.New("the schema must be a JSON Schema object")
 	}
-	res, err := t.c.Extract(ctx, client.ExtractRequest{URL: in.URL, Schema: schema, Prompt: in.Prompt, Render: string(in.Render)})
+	res, err := t.c.Extract(ctx, client.ExtractRequest{URL: in.URL, Schema: schema, Prompt: in.Prompt, Render: string(in.Render), Changes: in.Changes, Tag: in.Tag})
 	if err != nil {
 		return nil, ExtractOutput{}, explain(err)
 	}
@@ -282,11 +309,12 @@ func (t tools) extract(ctx context.Context, _ *mcp.CallToolRequest, in ExtractIn
 	if err := json.Unmarshal(res.Data, &data); err != nil {
 		return nil, ExtractOutput{}, errors.New("the data could not be read")
 	}
-	return nil, ExtractOutput{Data: data, URL: res.URL}, nil
+	return nil, ExtractOutput{Data: data, URL: res.URL, Change: res.Change}, nil
 }
 
 func (t tools) bulkSubmit(ctx context.Context, _ *mcp.CallToolRequest, in BulkInput) (*mcp.CallToolResult, client.BulkAck, error) {
-	out, err := t.c.CreateBulkJob(ctx, client.BulkRequest{URLs: in.URLs, Sitemap: in.Sitemap, Email: in.Email, CallbackURL: in.CallbackURL, Render: string(in.Render)})
+	out, err := t.c.CreateBulkJob(ctx, client.BulkRequest{URLs: in.URLs, Sitemap: in.Sitemap, Email: in.Email, CallbackURL: in.CallbackURL, Render: string(in.Render),
+		MaxAge: in.MaxAge, Store: in.Store, Changes: in.Changes, Tag: in.Tag})
 	return nil, out, explain(err)
 }
 
@@ -296,7 +324,8 @@ func (t tools) bulkStatus(ctx context.Context, _ *mcp.CallToolRequest, in JobInp
 }
 
 func (t tools) crawlSubmit(ctx context.Context, _ *mcp.CallToolRequest, in CrawlInput) (*mcp.CallToolResult, client.CrawlAck, error) {
-	r := client.CrawlRequest{URL: in.URL, MaxDepth: in.MaxDepth, Include: in.Include, Exclude: in.Exclude, Scope: in.Scope, Render: string(in.Render)}
+	r := client.CrawlRequest{URL: in.URL, MaxDepth: in.MaxDepth, Include: in.Include, Exclude: in.Exclude, Scope: in.Scope, Render: string(in.Render),
+		MaxAge: in.MaxAge, Store: in.Store, Changes: in.Changes, Tag: in.Tag}
 	if in.Limit != 0 {
 		r.Limit = &in.Limit
 	}
@@ -315,7 +344,7 @@ func (t tools) crawlStatus(ctx context.Context, _ *mcp.CallToolRequest, in Crawl
 	}
 	out := CrawlStatusOutput{Crawl: st, Pages: []CrawlPage{}}
 	for _, p := range pg.Pages {
-		out.Pages = append(out.Pages, CrawlPage{URL: p.URL, Title: p.Metadata.Title, Markdown: p.Markdown, Depth: p.Depth, Parent: p.Parent})
+		out.Pages = append(out.Pages, CrawlPage{URL: p.URL, Title: p.Metadata.Title, Markdown: p.Markdown, Depth: p.Depth, Parent: p.Parent, Cache: p.Cache, Change: p.Change})
 	}
 	if pg.NextCursor != nil {
 		out.NextCursor = *pg.NextCursor

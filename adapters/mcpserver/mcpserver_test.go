@@ -376,7 +376,10 @@ func TestToolSchemasAndAnnotations(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	free := map[string]bool{"credits": true, "bulk_status": true, "crawl_status": true}
+	free := map[string]bool{"credits": true, "bulk_status": true, "crawl_status": true, "monitor_list": true, "monitor_get": true}
+	// The tools that change the account's monitors: a closed world, not
+	// read-only; deleting is destructive.
+	writes := map[string]bool{"monitor_create": false, "monitor_update": false, "monitor_delete": true}
 	enums := map[string]map[string]string{
 		"scrape":         {"render": "auto,always,never", "format": "markdown,html"},
 		"content":        {"render": "auto,always,never", "format": "markdown,html", "device": "desktop,mobile", "screenshot": "viewport,full"},
@@ -386,6 +389,7 @@ func TestToolSchemasAndAnnotations(t *testing.T) {
 		"extract":        {"render": "auto,always,never"},
 		"bulk_submit":    {"render": "auto,always,never"},
 		"crawl_submit":   {"render": "auto,always,never"},
+		"monitor_update": {"status": "active,paused"},
 	}
 	for _, tl := range list.Tools {
 		checkSchema(t, tl.Name+" input", tl.InputSchema)
@@ -412,10 +416,20 @@ func TestToolSchemasAndAnnotations(t *testing.T) {
 			t.Errorf("%s: annotations %+v", tl.Name, a)
 		case free[tl.Name] && (!a.ReadOnlyHint || *a.OpenWorldHint):
 			t.Errorf("%s is free: want readOnlyHint and a closed world, got %+v", tl.Name, a)
-		case !free[tl.Name] && (a.ReadOnlyHint || !*a.OpenWorldHint || a.DestructiveHint == nil || *a.DestructiveHint):
+		case free[tl.Name]:
+		case hasKey(writes, tl.Name):
+			if destructive := writes[tl.Name]; a.ReadOnlyHint || *a.OpenWorldHint || a.DestructiveHint == nil || *a.DestructiveHint != destructive {
+				t.Errorf("%s changes the account's monitors: want a closed world, not read-only, destructive %v, got %+v", tl.Name, destructive, a)
+			}
+		case a.ReadOnlyHint || !*a.OpenWorldHint || a.DestructiveHint == nil || *a.DestructiveHint:
 			t.Errorf("%s reads the web: want openWorldHint, not destructive, got %+v", tl.Name, a)
 		}
 	}
+}
+
+func hasKey[V any](m map[string]V, k string) bool {
+	_, ok := m[k]
+	return ok
 }
 
 // TestPageFormats: content and scrape answer Markdown and metadata, as text

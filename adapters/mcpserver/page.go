@@ -28,12 +28,14 @@ type Page struct {
 	HTML        string             `json:"html,omitempty" jsonschema:"the page's HTML (format html)"`
 	Text        string             `json:"text,omitempty" jsonschema:"the body as it came, when the page is not HTML (plain text, JSON, XML)"`
 	Screenshot  *client.Screenshot `json:"screenshot,omitempty" jsonschema:"the screenshot asked for: a PNG's signed link, its size in CSS pixels and when the link expires"`
+	Cache       *client.Cache      `json:"cache,omitempty" jsonschema:"whether the page came from Trawl's page cache (hit) rather than the site, and its age in seconds; absent when the server keeps no cache"`
+	Change      *client.Change     `json:"change,omitempty" jsonschema:"with changes: new, same or changed since this account's previous read (previous_at), and the unified diff of the Markdown"`
 }
 
 // contentPage is the content tool's answer: the main content's Markdown, or
 // its clean HTML when asked.
 func contentPage(c client.Content, f Format) Page {
-	p := Page{URL: c.URL, StatusCode: c.StatusCode, Engine: c.Engine, Title: c.Metadata.Title, Warning: c.Warning, Screenshot: c.Screenshot}
+	p := Page{URL: c.URL, StatusCode: c.StatusCode, Engine: c.Engine, Title: c.Metadata.Title, Warning: c.Warning, Screenshot: c.Screenshot, Cache: c.Cache, Change: c.Change}
 	md := c.Metadata
 	p.Metadata = &md
 	if f == FormatHTML {
@@ -48,7 +50,7 @@ func contentPage(c client.Content, f Format) Page {
 // Markdown (links made absolute), or its HTML as it came when asked. A body
 // that is not HTML is given as it came.
 func scrapedPage(s client.Scraped, f Format) Page {
-	p := Page{URL: s.URL, StatusCode: s.StatusCode, ContentType: s.ContentType, Engine: s.Engine}
+	p := Page{URL: s.URL, StatusCode: s.StatusCode, ContentType: s.ContentType, Engine: s.Engine, Cache: s.Cache}
 	if s.FinalURL != s.URL {
 		p.FinalURL = s.FinalURL
 	}
@@ -134,6 +136,19 @@ func (p Page) text() string {
 		}
 	}
 	line("Warning", p.Warning)
+	if c := p.Cache; c != nil && c.Hit {
+		line("Cache", fmt.Sprintf("hit, %d seconds old (not read from the site now)", c.Age))
+	}
+	if ch := p.Change; ch != nil {
+		since := ""
+		if ch.PreviousAt != nil {
+			since = " since " + *ch.PreviousAt
+		}
+		line("Change", ch.Status+since)
+		if ch.Diff != "" {
+			b.WriteString("\n" + ch.Diff)
+		}
+	}
 	b.WriteString("\n")
 	b.WriteString(p.Markdown + p.HTML + p.Text)
 	return b.String()

@@ -23,6 +23,8 @@ type (
 	Device string
 	// Shot is the screenshot the content tool takes.
 	Shot string
+	// MonitorStatus pauses or resumes a monitor.
+	MonitorStatus string
 )
 
 // Formats a page tool answers with.
@@ -33,11 +35,12 @@ const (
 
 // enums are the values of each enumerated argument type.
 var enums = map[reflect.Type][]string{
-	reflect.TypeFor[Render](): {string(client.RenderAuto), string(client.RenderAlways), string(client.RenderNever)},
-	reflect.TypeFor[Engine](): search.Engines,
-	reflect.TypeFor[Format](): {string(FormatMarkdown), string(FormatHTML)},
-	reflect.TypeFor[Device](): {"desktop", "mobile"},
-	reflect.TypeFor[Shot]():   {"viewport", "full"},
+	reflect.TypeFor[Render]():        {string(client.RenderAuto), string(client.RenderAlways), string(client.RenderNever)},
+	reflect.TypeFor[Engine]():        search.Engines,
+	reflect.TypeFor[Format]():        {string(FormatMarkdown), string(FormatHTML)},
+	reflect.TypeFor[Device]():        {"desktop", "mobile"},
+	reflect.TypeFor[Shot]():          {"viewport", "full"},
+	reflect.TypeFor[MonitorStatus](): {client.MonitorActive, client.MonitorPaused},
 }
 
 // schemaFor is the JSON Schema of a tool's input or output type T, its

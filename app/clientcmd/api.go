@@ -76,6 +76,8 @@ func (r runner) api(ctx context.Context, name string) error {
 		err = r.apiBulk(ctx, cl)
 	case "api crawl":
 		err = r.apiCrawl(ctx, cl)
+	case "api monitors create", "api monitors list", "api monitors get", "api monitors pause", "api monitors resume", "api monitors delete":
+		err = r.apiMonitors(ctx, cl, name)
 	case "api credits":
 		var cr client.Credits
 		if cr, err = cl.Credits(ctx); err == nil {
@@ -113,9 +115,12 @@ func (r runner) apiContent(ctx context.Context, cl *client.Client) error {
 	default:
 		return app.UsageError(fmt.Errorf("--format must be markdown, html or json, not %q", r.a.Format))
 	}
-	page, err := cl.Content(ctx, r.a.Arg)
+	page, err := cl.ContentWith(ctx, client.ContentRequest{URL: r.a.Arg, MaxAge: r.a.MaxAge, Store: r.store(), Changes: r.a.Changes, Tag: r.a.Tag})
 	if err != nil {
 		return err
+	}
+	if r.a.Format != "json" {
+		r.freshness(page.Cache, page.Change)
 	}
 	switch r.a.Format {
 	case "json":
@@ -146,7 +151,7 @@ func (r runner) apiMap(ctx context.Context, cl *client.Client) error {
 }
 
 func (r runner) apiSerp(ctx context.Context, cl *client.Client) error {
-	res, err := cl.Search(ctx, client.SearchParams{Q: r.a.Arg, Engine: r.a.Engine})
+	res, err := cl.Search(ctx, client.SearchParams{Q: r.a.Arg, Engine: r.a.Engine, MaxAge: r.a.MaxAge, Store: r.store()})
 	if err != nil {
 		return err
 	}
@@ -182,7 +187,8 @@ func (r runner) apiBulk(ctx context.Context, cl *client.Client) error {
 	if err != nil {
 		return app.UsageError(fmt.Errorf("--file: %v", err))
 	}
-	ack, err := cl.CreateBulkJob(ctx, client.BulkRequest{URLs: urls, Email: r.a.Email, CallbackURL: r.a.Callback})
+	ack, err := cl.CreateBulkJob(ctx, client.BulkRequest{URLs: urls, Email: r.a.Email, CallbackURL: r.a.Callback,
+		MaxAge: r.a.MaxAge, Store: r.store(), Changes: r.a.Changes, Tag: r.a.Tag})
 	if err != nil {
 		return err
 	}
@@ -244,4 +250,33 @@ func (r runner) json(v any) error {
 	enc := json.NewEncoder(r.io.Stdout)
 	enc.SetIndent("", "  ")
 	return enc.Encode(v)
+}
+
+// store is the store field of a call: false with --no-store, else unset
+// (the server's default, true).
+func (r runner) store() *bool {
+	if !r.a.NoStore {
+		return nil
+	}
+	no := false
+	return &no
+}
+
+// freshness tells on stderr whether a page came from the cache and how it
+// compares with the previous read, so stdout stays the page itself.
+func (r runner) freshness(c *client.Cache, ch *client.Change) {
+	if c != nil && c.Hit {
+		fmt.Fprintf(r.io.Stderr, "cache: hit, %d s old\n", c.Age)
+	}
+	if ch == nil {
+		return
+	}
+	line := "change: " + ch.Status
+	if ch.PreviousAt != nil {
+		line += " since " + *ch.PreviousAt
+	}
+	fmt.Fprintln(r.io.Stderr, line)
+	if ch.Diff != "" {
+		fmt.Fprint(r.io.Stderr, ch.Diff)
+	}
 }

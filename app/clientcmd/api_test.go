@@ -15,19 +15,26 @@ import (
 	"github.com/trawlhq/trawl/testkit/sites"
 )
 
-// TestAPICommands runs the client commands against the real handler.
-func TestAPICommands(t *testing.T) {
+// shore is the fixture site of these tests, with a tide pools page, and a
+// search engine that finds it.
+func shore(t *testing.T) (*sites.Site, *fakesearch.Engine) {
 	site := sites.New(t, "shore.test")
 	site.Handle("/tides", "text/html", `<html><head><title>Tide pools</title></head><body><article><h1>Tide pools</h1>
 <p>Tides rise and fall twice a day, and the pools they leave behind are full of life, from anemones to crabs and snails.</p>
 <p>Shade and depth decide which animals survive the summer heat in those pools, researchers found in a study of forty pools.</p></article></body></html>`)
+	eng := fakesearch.New(t, "google")
+	eng.Serve(fakesearch.Result{Title: "Tide pools", Link: "http://shore.test/tides", Snippet: "Life in the pools."})
+	return site, eng
+}
+
+// TestAPICommands runs the client commands against the real handler.
+func TestAPICommands(t *testing.T) {
+	site, eng := shore(t)
 	site.Handle("/", "text/html", `<html><head><title>Shore</title></head><body><article><h1>The shore</h1>
 <p>The shore is where the land meets the sea, and every tide changes it: read about <a href="/tides">tide pools</a> and the <a href="/challenge">challenge</a>.</p>
 <p>Rocks, sand and the creatures of both live along it, from crabs under the stones to birds above the waves, all year round.</p></article></body></html>`)
 	site.Handle("/challenge", "text/html", `<html><head><title>Just a moment...</title></head><body><script>window._cf_chl_opt={}</script></body></html>`)
 	site.Handle("/sitemap.xml", "application/xml", `<urlset><url><loc>http://shore.test/tides</loc></url><url><loc>http://shore.test/crabs</loc></url></urlset>`)
-	eng := fakesearch.New(t, "google")
-	eng.Serve(fakesearch.Result{Title: "Tide pools", Link: "http://shore.test/tides", Snippet: "Life in the pools."})
 	e := apitest.Start(t, memstore.New(), apitest.Options{Resolve: sites.Resolve(site), Engines: map[string]string{"google": eng.URL}})
 	_, tok := e.Account("cli@example.com", "business")
 	env := map[string]string{"TRAWL_API_URL": e.Server.URL, "TRAWL_API_KEY": tok}
@@ -72,5 +79,45 @@ func TestAPICommands(t *testing.T) {
 	}
 	if code, _, errOut := run(map[string]string{"TRAWL_API_URL": e.Server.URL, "TRAWL_API_KEY": "trawl_nope"}, "api", "credits"); code != 3 || !strings.Contains(errOut, "401") {
 		t.Errorf("a bad key = %d %q", code, errOut)
+	}
+}
+
+// TestAPICacheAndChanges: the page cache's and change tracking's flags
+// reach the API, and what they did is told on stderr.
+func TestAPICacheAndChanges(t *testing.T) {
+	site, eng := shore(t)
+	e := apitest.Start(t, memstore.New(), apitest.Options{Resolve: sites.Resolve(site), Engines: map[string]string{"google": eng.URL}, CacheMaxBytes: 64 << 20})
+	_, tok := e.Account("cli@example.com", "business")
+	env := map[string]string{"TRAWL_API_URL": e.Server.URL, "TRAWL_API_KEY": tok}
+	checkCommands(t, env, []command{
+		{[]string{"api", "content", "http://shore.test/tides", "--changes", "--max-age", "3600"}, 0, "Tides rise and fall", "change: new\n"},
+		{[]string{"api", "content", "http://shore.test/tides", "--changes", "--max-age", "3600"}, 0, "Tides rise and fall", "cache: hit, 0 s old\nchange: same since 2026-06-15T12:00:00Z\n"},
+		{[]string{"api", "content", "http://shore.test/tides", "--changes", "--tag", "weekly", "--no-store"}, 0, "Tides rise and fall", "change: new\n"},
+		{[]string{"api", "content", "http://shore.test/tides", "--format", "json", "--max-age", "3600"}, 0, `"hit": true`, ""},
+		{[]string{"api", "content", "http://shore.test/tides", "--changes", "--tag", strings.Repeat("x", 101)}, 3, "", "tag:"},
+		{[]string{"api", "serp", "tide pools", "--max-age", "3600", "--json"}, 0, `"hit": false`, ""},
+		{[]string{"api", "serp", "tide pools", "--max-age", "3600", "--json"}, 0, `"hit": true`, ""},
+		{[]string{"api", "serp", "tide pools", "--max-age", "-1"}, 3, "", "max_age:"},
+		{[]string{"api", "crawl", "http://shore.test/", "--max-age", "9999999"}, 3, "", "max_age:"},
+	})
+}
+
+// command is a client command line and what it must give: its exit code
+// and text its stdout and stderr hold.
+type command struct {
+	args        []string
+	code        int
+	out, errOut string
+}
+
+// checkCommands runs each command with env and checks what it gave.
+func checkCommands(t *testing.T, env map[string]string, cmds []command) {
+	t.Helper()
+	for _, c := range cmds {
+		var out, errb bytes.Buffer
+		code := app.CLI{Stdout: &out, Stderr: &errb, Getenv: func(k string) string { return env[k] }, Client: clientcmd.Commands{}}.Main(c.args)
+		if code != c.code || !strings.Contains(out.String(), c.out) || !strings.Contains(errb.String(), c.errOut) {
+			t.Errorf("trawl %s = %d\nstdout %q\nstderr %q\nwant %d, %q, %q", strings.Join(c.args, " "), code, out.String(), errb.String(), c.code, c.out, c.errOut)
+		}
 	}
 }

@@ -8,7 +8,8 @@ import (
 )
 
 func (r runner) apiCrawl(ctx context.Context, cl *client.Client) error {
-	req := client.CrawlRequest{URL: r.a.Arg, Include: r.a.Include, Exclude: r.a.Exclude, Scope: r.a.Scope, Email: r.a.Email, CallbackURL: r.a.Callback}
+	req := client.CrawlRequest{URL: r.a.Arg, Include: r.a.Include, Exclude: r.a.Exclude, Scope: r.a.Scope, Email: r.a.Email, CallbackURL: r.a.Callback,
+		MaxAge: r.a.MaxAge, Store: r.store(), Changes: r.a.Changes, Tag: r.a.Tag}
 	if r.a.Limit != 0 {
 		req.Limit = &r.a.Limit
 	}

@@ -149,6 +149,24 @@ func (i Info) Header() string {
 // HeaderName is the response header that says hit or miss.
 const HeaderName = "X-Trawl-Cache"
 
+// HeaderOf is the X-Trawl-Cache value of an answer made of the given cache
+// objects (results and pages): hit when every one came from the cache,
+// miss when one did not, "" when none says anything of the cache (nil
+// objects are skipped).
+func HeaderOf(objs ...*Object) string {
+	state := ""
+	for _, o := range objs {
+		switch {
+		case o == nil:
+		case !o.Hit:
+			return "miss"
+		default:
+			state = "hit"
+		}
+	}
+	return state
+}
+
 // Tracker collects what the cache did for one page.
 type Tracker struct {
 	mu   sync.Mutex

@@ -46,7 +46,7 @@ class Scripted:
                 self.end_headers()
                 self.wfile.write(raw)
 
-            do_GET = do_POST = do_DELETE = handle_one
+            do_GET = do_POST = do_PATCH = do_DELETE = handle_one
 
             def log_message(self, format: str, *args: Any) -> None:
                 pass
@@ -257,6 +257,44 @@ class RetryPolicy(unittest.TestCase):
             json.loads(self.srv.requests[0]["body"]),
             {"urls": ["https://a.example/"], "email": True, "formats": ["links"], "headers": {"X-Team": "docs"}},
         )
+
+    def test_cache_and_changes(self) -> None:
+        page = dict(CONTENT, cache={"hit": True, "cached_at": "2026-06-15T12:00:00Z", "age": 600}, change={"status": "same", "previous_at": None})
+        self.srv.answers = [(200, {"X-Trawl-Cache": "hit"}, page), (200, {}, {}), (202, {}, {"job_id": "j"}), (202, {}, {"crawl_id": "c"}), (200, {}, {"data": {}, "url": "u"})]
+        r = self.client.content("https://a.example/", max_age=3600, store=False, changes=True, tag="daily")
+        self.assertEqual((r.cache, r.data["cache"]["age"], r.data["change"]["status"]), ("hit", 600, "same"))
+        self.assertEqual(self.srv.requests[0]["path"], "/v1/content?url=https%3A%2F%2Fa.example%2F&max_age=3600&store=false&changes=true&tag=daily")
+        self.assertIsNone(self.client.credits().cache)
+        self.client.create_bulk_job(["https://a.example/"], email=True, max_age=60, changes=True, tag="t")
+        self.assertEqual(
+            json.loads(self.srv.requests[2]["body"]), {"urls": ["https://a.example/"], "email": True, "max_age": 60, "changes": True, "tag": "t"}
+        )
+        self.client.create_crawl("https://a.example/", store=False, changes=True)
+        self.assertEqual(json.loads(self.srv.requests[3]["body"]), {"url": "https://a.example/", "store": False, "changes": True})
+        self.client.extract("https://a.example/", {"type": "object"}, changes=True, tag="w")
+        self.assertEqual(
+            json.loads(self.srv.requests[4]["body"]), {"url": "https://a.example/", "schema": {"type": "object"}, "changes": True, "tag": "w"}
+        )
+
+    def test_monitors(self) -> None:
+        mon = {"id": "mon_0123456789abcdef01234567", "name": "", "urls": ["https://a.example/"], "crawl": None, "schedule": "@daily",
+               "callback_url": None, "email": True, "changes_only": True, "status": "active", "paused_reason": None,
+               "next_run_at": "2026-06-16T00:00:00.000000Z", "created_at": "2026-06-15T12:00:00.000000Z", "updated_at": "2026-06-15T12:00:00.000000Z"}
+        paused = dict(mon, status="paused", paused_reason="Paused by its owner.", next_run_at=None)
+        page = {"data": [mon], "current_page": 1, "last_page": 1, "per_page": 5, "total": 1, "from": 1, "to": 1, "links": {}}
+        self.srv.answers = [(201, {}, mon), (200, {}, page), (200, {}, dict(mon, checks=[])), (200, {}, paused), (204, {}, b"")]
+        r = self.client.create_monitor("@daily", urls=["https://a.example/"], email=True)
+        self.assertEqual((r.status, r.data["id"]), (201, mon["id"]))
+        self.assertEqual(json.loads(self.srv.requests[0]["body"]), {"schedule": "@daily", "urls": ["https://a.example/"], "email": True})
+        self.assertNotIn("Idempotency-Key", self.srv.requests[0]["headers"])
+        self.assertEqual(self.client.monitors(per_page=5).data["total"], 1)
+        self.assertEqual(self.srv.requests[1]["path"], "/v1/monitors?per_page=5")
+        self.assertEqual(self.client.monitor(mon["id"]).data.get("checks"), [])
+        r = self.client.update_monitor(mon["id"], status="paused")
+        self.assertEqual((r.data["status"], r.data["next_run_at"]), ("paused", None))
+        self.assertEqual((self.srv.requests[3]["method"], json.loads(self.srv.requests[3]["body"])), ("PATCH", {"status": "paused"}))
+        self.assertEqual(self.client.delete_monitor(mon["id"]).status, 204)
+        self.assertEqual((self.srv.requests[4]["method"], self.srv.requests[4]["path"]), ("DELETE", "/v1/monitors/" + mon["id"]))
 
     def test_search_content_query(self) -> None:
         self.srv.answers = [(200, {}, {})]

@@ -18,6 +18,10 @@ import type {
   ExtractRequest,
   Extracted,
   FailureReason,
+  Monitor,
+  MonitorPage,
+  MonitorPatch,
+  MonitorRequest,
   PromptAnswer,
   Render,
   Scraped,
@@ -123,7 +127,7 @@ function checkOptions(where: string, opts: object | undefined, names: readonly s
   }
 }
 
-type Method = "GET" | "POST" | "DELETE";
+type Method = "GET" | "POST" | "PATCH" | "DELETE";
 type Query = Record<string, string | number | string[] | undefined>;
 
 interface Request {
@@ -420,6 +424,37 @@ export class Trawl {
     return this.#call({ method: "DELETE", path: `/v1/crawl/${encodeURIComponent(crawlId)}` }, opts);
   }
 
+  // --- Monitors (free; each check is charged 2 credits per page it reads) ---
+
+  /**
+   * Watches pages (urls, or a crawl) on a cron schedule (at most every 5
+   * minutes): each check compares them with the previous check and reports
+   * by signed webhook (callback_url) and/or email.
+   */
+  createMonitor(request: MonitorRequest, opts?: CallOptions): Promise<Answer<Monitor>> {
+    return this.#call({ method: "POST", path: "/v1/monitors", body: request }, opts);
+  }
+
+  /** A page of the account's monitors, newest first; perPage 1 to 100 (the server's default is 20). */
+  monitors(page = 1, perPage?: number, opts?: CallOptions): Promise<Answer<MonitorPage>> {
+    return this.#call({ method: "GET", path: "/v1/monitors", query: { page, per_page: perPage } }, opts);
+  }
+
+  /** A monitor with its latest checks, newest first. */
+  monitor(monitorId: string, opts?: CallOptions): Promise<Answer<Monitor>> {
+    return this.#call({ method: "GET", path: `/v1/monitors/${encodeURIComponent(monitorId)}` }, opts);
+  }
+
+  /** Pauses (status "paused") or resumes ("active") a monitor, or changes its schedule, name, delivery or changes_only. */
+  updateMonitor(monitorId: string, patch: MonitorPatch, opts?: CallOptions): Promise<Answer<Monitor>> {
+    return this.#call({ method: "PATCH", path: `/v1/monitors/${encodeURIComponent(monitorId)}`, body: patch }, opts);
+  }
+
+  /** Deletes a monitor and its checks; a check already running finishes and reports nothing. */
+  deleteMonitor(monitorId: string, opts?: CallOptions): Promise<Answer<null>> {
+    return this.#call({ method: "DELETE", path: `/v1/monitors/${encodeURIComponent(monitorId)}` }, opts);
+  }
+
   // --- The transport ---
 
   async #call<T>(req: Request, opts: CallOptions = {}): Promise<Answer<T>> {
@@ -546,11 +581,12 @@ function emptyMeta(): AnswerMeta {
     warnings: { rateLimit: null, monthlyQuota: null },
     requestId: null,
     replayed: false,
+    cache: null,
   };
 }
 
 function metaOf(a: AnswerMeta): AnswerMeta {
-  return { status: a.status, credits: a.credits, rateLimit: a.rateLimit, warnings: a.warnings, requestId: a.requestId, replayed: a.replayed };
+  return { status: a.status, credits: a.credits, rateLimit: a.rateLimit, warnings: a.warnings, requestId: a.requestId, replayed: a.replayed, cache: a.cache };
 }
 
 function readMeta(res: Response): AnswerMeta {
@@ -566,7 +602,13 @@ function readMeta(res: Response): AnswerMeta {
     warnings: { rateLimit: res.headers.get("X-RateLimit-Warning"), monthlyQuota: res.headers.get("X-Monthly-Quota-Warning") },
     requestId: res.headers.get("X-Request-Id"),
     replayed: res.headers.get("Idempotent-Replayed") === "true",
+    cache: cacheHeader(res.headers.get("X-Trawl-Cache")),
   };
+}
+
+/** The X-Trawl-Cache value; null when absent or not one Trawl sends. */
+function cacheHeader(v: string | null): "hit" | "miss" | null {
+  return v === "hit" || v === "miss" ? v : null;
 }
 
 function isRecord(v: unknown): v is Record<string, unknown> {

@@ -39,6 +39,12 @@ export interface AnswerMeta {
   requestId: string | null;
   /** True when the answer is the stored one of an earlier call with the same Idempotency-Key (and was not charged again). */
   replayed: boolean;
+  /**
+   * X-Trawl-Cache: "hit" when the answer (every page of it) came from the
+   * page cache, "miss" when some of it was fetched; null when the call says
+   * nothing of the cache (no max_age-capable call, no cache on the server, a replay).
+   */
+  cache: "hit" | "miss" | null;
 }
 
 /** A successful answer: its body and what the headers said. */
@@ -74,6 +80,7 @@ export class TrawlError extends Error implements AnswerMeta {
   readonly warnings: Warnings;
   readonly requestId: string | null;
   readonly replayed: boolean;
+  readonly cache: "hit" | "miss" | null;
 
   constructor(init: {
     message: string;
@@ -95,6 +102,7 @@ export class TrawlError extends Error implements AnswerMeta {
     this.warnings = init.meta.warnings;
     this.requestId = init.meta.requestId;
     this.replayed = init.meta.replayed;
+    this.cache = init.meta.cache;
     this.reason = init.reason ?? null;
     this.retryable = init.retryable;
     this.errors = init.errors ?? null;

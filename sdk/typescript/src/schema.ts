@@ -1086,6 +1086,18 @@ export interface components {
             };
             /** @description ISO 3166-1 alpha-2 code of a proxy in the server's pool. */
             country?: string;
+            max_age?: components["schemas"]["MaxAge"];
+            /**
+             * @description false keeps the fetched response out of the page cache.
+             * @default true
+             */
+            store: boolean;
+            /**
+             * @description true compares the page with the previous one this account got for it (and tag): the change object.
+             * @default false
+             */
+            changes: boolean;
+            tag?: string;
         };
         OrganicResult: {
             position: number;
@@ -1812,6 +1824,7 @@ export interface operations {
             /** @description The Content object. */
             200: {
                 headers: {
+                    "X-Trawl-Cache": components["headers"]["TrawlCache"];
                     [name: string]: unknown;
                 };
                 content: {

@@ -85,6 +85,22 @@ export type Extracted = OKBody<operations["extract"]>;
 export type BulkRequest = JSONBody<operations["createBulkContentJob"]>;
 /** The body of POST /v1/crawl. */
 export type CrawlRequest = JSONBody<operations["createCrawl"]>;
+/** Fields the server defaults may be left out of a request (the generated component types make them required). */
+type Defaulted<T, K extends keyof T> = Omit<T, K> & Partial<Pick<T, K>>;
+/** A monitor's crawl: a crawl's fields but delivery and change tracking, which are the monitor's. */
+export type MonitorCrawl = Defaulted<Schemas["MonitorCrawl"], "limit" | "max_depth" | "store">;
+/** The body of POST /v1/monitors: urls or a crawl, a cron schedule, and callback_url and/or email. */
+export type MonitorRequest = Defaulted<Omit<Schemas["MonitorRequest"], "crawl">, "email" | "changes_only"> & { crawl?: MonitorCrawl };
+/** The body of PATCH /v1/monitors/{id}: only the fields given change. */
+export type MonitorPatch = JSONBody<operations["updateMonitor"]>;
+/** A monitor: its schedule, status (with paused_reason), next_run_at, and on monitor() its latest checks. */
+export type Monitor = Schemas["Monitor"];
+/** One check of a monitor. */
+export type MonitorCheck = Schemas["MonitorCheck"];
+/** A page of the account's monitors. */
+export type MonitorPage = Schemas["MonitorPage"];
+/** The monitor-check webhook payload: one per check (with changes_only, none when nothing changed). */
+export type MonitorCheckReport = Schemas["MonitorCheckReport"];
 /** A JSON Schema as an object (any keywords), or its JSON text. */
 export type JSONSchema = string | Record<string, unknown>;
 /** The body of POST /v1/extract; its schema is any JSON Schema, as an object or its JSON text. */

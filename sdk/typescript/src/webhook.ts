@@ -1,6 +1,6 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
 import { WebhookVerificationError } from "./errors.js";
-import type { BulkCompletion, BulkFailure, CrawlPageEvent, CrawlPageFailed, CrawlStarted, CrawlStatus } from "./types.js";
+import type { BulkCompletion, BulkFailure, CrawlPageEvent, CrawlPageFailed, CrawlStarted, CrawlStatus, MonitorCheckReport } from "./types.js";
 
 /** The header naming the event of a delivery. */
 export const WEBHOOK_EVENT_HEADER = "x-trawl-webhook";
@@ -9,14 +9,15 @@ export const WEBHOOK_SIGNATURE_HEADER = "x-trawl-signature";
 /** Deliveries signed longer ago than this (either way) are refused by default: a replayed request carries an old t. */
 export const DEFAULT_TOLERANCE_SECONDS = 300;
 
-/** A verified delivery: a bulk job's outcome or a crawl's event. */
+/** A verified delivery: a bulk job's outcome, a crawl's event or a monitor check's report. */
 export type WebhookEvent =
   | { type: "content-all-results"; payload: BulkCompletion; signedAt: Date }
   | { type: "content-bulk-failure"; payload: BulkFailure; signedAt: Date }
   | { type: "crawl-started"; payload: CrawlStarted; signedAt: Date }
   | { type: "crawl-page"; payload: CrawlPageEvent; signedAt: Date }
   | { type: "crawl-page-failed"; payload: CrawlPageFailed; signedAt: Date }
-  | { type: "crawl-completed"; payload: CrawlStatus; signedAt: Date };
+  | { type: "crawl-completed"; payload: CrawlStatus; signedAt: Date }
+  | { type: "monitor-check"; payload: MonitorCheckReport; signedAt: Date };
 
 export interface VerifyOptions {
   /** The account's webhook signing secret (whsec_...). */
@@ -139,6 +140,8 @@ export function parseWebhook(opts: {
       return { type, payload: payload as CrawlPageFailed, signedAt };
     case "crawl-completed":
       return { type, payload: payload as CrawlStatus, signedAt };
+    case "monitor-check":
+      return { type, payload: payload as MonitorCheckReport, signedAt };
     default:
       throw new WebhookVerificationError("the X-Trawl-Webhook header names no known event");
   }

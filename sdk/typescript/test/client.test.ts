@@ -580,3 +580,82 @@ test("a base URL with a path prefix keeps it", async () => {
     },
   );
 });
+
+test("an answer says whether it came from the page cache (X-Trawl-Cache)", async () => {
+  let n = 0;
+  await withServer(
+    (_req, res) => {
+      n++;
+      const headers: Record<string, string> = n === 1 ? { "X-Trawl-Cache": "hit" } : n === 2 ? { "X-Trawl-Cache": "miss" } : {};
+      json(res, 200, { ...content, cache: { hit: n === 1, cached_at: "2026-06-15T12:00:00Z", age: 600 }, change: { status: "same", previous_at: "2026-06-15T11:00:00Z" } }, headers);
+    },
+    async (s) => {
+      const c = client(s);
+      const hit = await c.content("https://example.com/post", { maxAge: 3600, changes: true, tag: "daily" });
+      assert.equal(hit.cache, "hit");
+      assert.equal(hit.data.cache?.age, 600);
+      assert.equal(hit.data.change?.status, "same");
+      const q = s.seen[0]!.query;
+      assert.equal(q.get("max_age"), "3600");
+      assert.equal(q.get("changes"), "true");
+      assert.equal(q.get("tag"), "daily");
+      assert.equal((await c.search({ q: "tides", maxAge: 60, store: false })).cache, "miss");
+      assert.equal(s.seen[1]!.query.get("max_age"), "60");
+      assert.equal(s.seen[1]!.query.get("store"), "false");
+      assert.equal((await c.user()).cache, null);
+    },
+  );
+});
+
+test("monitors: create, list, read, pause and delete", async () => {
+  const monitor = {
+    id: "mon_0123456789abcdef01234567",
+    name: "Pricing",
+    urls: ["https://example.com/pricing"],
+    crawl: null,
+    schedule: "0 */6 * * *",
+    callback_url: "https://hooks.example.org/trawl",
+    email: false,
+    changes_only: true,
+    status: "active",
+    paused_reason: null,
+    next_run_at: "2026-06-15T18:00:00.000000Z",
+    created_at: "2026-06-15T12:00:00.000000Z",
+    updated_at: "2026-06-15T12:00:00.000000Z",
+  } as const;
+  await withServer(
+    (req, res) => {
+      if (req.method === "DELETE") {
+        res.writeHead(204).end();
+        return;
+      }
+      if (req.method === "GET" && req.path === "/v1/monitors") {
+        json(res, 200, { data: [monitor], current_page: 1, last_page: 1, per_page: 20, total: 1, from: 1, to: 1, links: {} });
+        return;
+      }
+      const paused = req.method === "PATCH" ? { status: "paused", paused_reason: "Paused by its owner.", next_run_at: null } : {};
+      json(res, req.method === "POST" ? 201 : 200, { ...monitor, ...paused });
+    },
+    async (s) => {
+      const c = client(s);
+      const created = await c.createMonitor({ urls: ["https://example.com/pricing"], schedule: "0 */6 * * *", callback_url: "https://hooks.example.org/trawl" });
+      assert.equal(created.status, 201);
+      assert.equal(created.data.id, monitor.id);
+      assert.deepEqual(JSON.parse(s.seen[0]!.body), { urls: ["https://example.com/pricing"], schedule: "0 */6 * * *", callback_url: "https://hooks.example.org/trawl" });
+      assert.equal(s.seen[0]!.headers["idempotency-key"], undefined);
+      const list = await c.monitors(1, 50);
+      assert.equal(list.data.data[0]!.schedule, "0 */6 * * *");
+      assert.equal(s.seen[1]!.query.get("per_page"), "50");
+      await c.monitor(monitor.id);
+      assert.equal(s.seen[2]!.path, `/v1/monitors/${monitor.id}`);
+      const paused = await c.updateMonitor(monitor.id, { status: "paused" });
+      assert.equal(paused.data.status, "paused");
+      assert.equal(paused.data.next_run_at, null);
+      assert.equal(s.seen[3]!.method, "PATCH");
+      assert.deepEqual(JSON.parse(s.seen[3]!.body), { status: "paused" });
+      const gone = await c.deleteMonitor(monitor.id);
+      assert.equal(gone.status, 204);
+      assert.equal(gone.data, null);
+    },
+  );
+});

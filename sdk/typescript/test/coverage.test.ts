@@ -49,6 +49,11 @@ const methodOf: { [Op in Exclude<keyof operations, NotForClients>]: keyof Trawl 
   getCrawl: "crawl",
   listCrawlPages: "crawlPages",
   cancelCrawl: "cancelCrawl",
+  createMonitor: "createMonitor",
+  listMonitors: "monitors",
+  getMonitor: "monitor",
+  updateMonitor: "updateMonitor",
+  deleteMonitor: "deleteMonitor",
 };
 
 test("every operation a token calls has a method", () => {

@@ -30,6 +30,12 @@ from typing import (
 
 from .errors import TrawlConnectionError, TrawlError, header, header_int
 from .types import (
+    Monitor,
+    MonitorCrawl,
+    MonitorPage,
+    MonitorPatch,
+    MonitorRequest,
+    MonitorStatus,
     BulkAck,
     BulkJob,
     BulkRequest,
@@ -78,7 +84,10 @@ class Result(Generic[T]):
     ``X-Credits-Charged`` and ``X-Credits-Remaining`` headers; a billed
     endpoint sends both on every answer (None on free endpoints, which send
     neither). ``replayed`` is True when an ``Idempotency-Key`` retry was
-    answered from the server's record, without a second charge.
+    answered from the server's record, without a second charge. ``cache``
+    is the ``X-Trawl-Cache`` header: ``"hit"`` when the answer (every page
+    of it) came from the page cache, ``"miss"`` when some was fetched, None
+    when the call says nothing of the cache.
     """
 
     data: T
@@ -88,6 +97,7 @@ class Result(Generic[T]):
     request_id: Optional[str]
     replayed: bool
     headers: Mapping[str, str] = field(repr=False)
+    cache: Optional[str] = None
 
     def header(self, name: str) -> Optional[str]:
         """A header of the answer, whatever the case of its name."""
@@ -166,6 +176,11 @@ OPERATIONS: Dict[str, Operation] = {
             "listCrawlPages", "GET", "/v1/crawl/{crawl_id}/pages", ("cursor", "per_page"), None, CrawlPages, (200,), False
         ),
         Operation("cancelCrawl", "DELETE", "/v1/crawl/{crawl_id}", (), None, CrawlStatus, (200,), False),
+        Operation("createMonitor", "POST", "/v1/monitors", (), MonitorRequest, Monitor, (201,), False),
+        Operation("listMonitors", "GET", "/v1/monitors", ("page", "per_page"), None, MonitorPage, (200,), False),
+        Operation("getMonitor", "GET", "/v1/monitors/{monitor_id}", (), None, Monitor, (200,), False),
+        Operation("updateMonitor", "PATCH", "/v1/monitors/{monitor_id}", (), MonitorPatch, Monitor, (200,), False),
+        Operation("deleteMonitor", "DELETE", "/v1/monitors/{monitor_id}", (), None, None, (204,), False),
     )
 }
 
@@ -325,6 +340,7 @@ class Client:
             request_id=header(headers, "X-Request-Id"),
             replayed=(header(headers, "Idempotent-Replayed") or "").lower() == "true",
             headers=headers,
+            cache=header(headers, "X-Trawl-Cache"),
         )
 
     # Account and credits (free).
@@ -519,15 +535,24 @@ class Client:
         schema: Union[Mapping[str, Any], str],
         prompt: Optional[str] = None,
         render: Optional[Render] = None,
+        *,
+        changes: Optional[bool] = None,
+        tag: Optional[str] = None,
     ) -> Result[Extracted]:
         """Data from a page that validates against the JSON Schema ``schema`` (10 credits).
 
-        A model answer that does not validate twice is a free 503 with reason ``llm_failed``."""
+        A model answer that does not validate twice is a free 503 with reason ``llm_failed``.
+        ``changes=True`` compares the data with this account's previous
+        extraction of the page (under ``tag``) field by field: ``change``."""
         body: ExtractRequest = {"url": url, "schema": schema if isinstance(schema, str) else dict(schema)}
         if prompt is not None:
             body["prompt"] = prompt
         if render is not None:
             body["render"] = render
+        if changes is not None:
+            body["changes"] = changes
+        if tag is not None:
+            body["tag"] = tag
         return cast(Result[Extracted], self._call("extract", body=body))
 
     # Bulk jobs.
@@ -542,6 +567,10 @@ class Client:
         sync: Optional[bool] = None,
         render: Optional[Render] = None,
         page_options: Optional[Mapping[str, Any]] = None,
+        max_age: Optional[int] = None,
+        store: Optional[bool] = None,
+        changes: Optional[bool] = None,
+        tag: Optional[str] = None,
     ) -> Result[BulkAck]:
         """Queues up to 100 URLs (or a sitemap's) for extraction, delivered by
         email and/or signed webhook (2 credits per URL extracted). With
@@ -550,7 +579,9 @@ class Client:
         (the server's default is ``auto``); each result says which ``engine``
         read it, and a failed one its ``reason`` and whether it is ``retryable``.
         ``page_options`` (formats, actions, device, locale, headers, cookies,
-        country) apply to every URL, as ``content_with`` takes them."""
+        country) apply to every URL, as ``content_with`` takes them.
+        ``max_age``, ``store``, ``changes`` and ``tag`` apply to every page,
+        as :meth:`content` takes them."""
         body: BulkRequest = {}
         if urls is not None:
             body["urls"] = list(urls)
@@ -564,6 +595,7 @@ class Client:
             body["sync"] = sync
         if render is not None:
             body["render"] = render
+        _freshness(cast(Dict[str, Any], body), max_age, store, changes, tag)
         body.update(cast(BulkRequest, dict(page_options or {})))
         return cast(Result[BulkAck], self._call("createBulkContentJob", body=body))
 
@@ -624,6 +656,10 @@ class Client:
         callback_url: Optional[str] = None,
         email: Optional[bool] = None,
         page_options: Optional[Mapping[str, Any]] = None,
+        max_age: Optional[int] = None,
+        store: Optional[bool] = None,
+        changes: Optional[bool] = None,
+        tag: Optional[str] = None,
     ) -> Result[CrawlAck]:
         """Queues a crawl of the site from ``url`` (2 credits per page
         extracted; the cost of ``limit`` pages is held at submission and what
@@ -632,7 +668,8 @@ class Client:
         ``sitemap`` ``include``, ``render`` ``auto``. ``include`` and
         ``exclude`` are globs or, prefixed ``re:``, RE2 expressions matched on
         the path plus query; exclude wins. ``page_options`` (formats,
-        actions, device, locale, headers, cookies, country) apply to every page."""
+        actions, device, locale, headers, cookies, country) apply to every page,
+        and so do ``max_age``, ``store``, ``changes`` and ``tag``."""
         body: CrawlRequest = {"url": url}
         if limit is not None:
             body["limit"] = limit
@@ -654,6 +691,7 @@ class Client:
             body["callback_url"] = callback_url
         if email is not None:
             body["email"] = email
+        _freshness(cast(Dict[str, Any], body), max_age, store, changes, tag)
         # formats, actions, device, locale, headers, cookies, country: for
         # every page, as content_with takes them.
         cast(Dict[str, Any], body).update(page_options or {})
@@ -682,12 +720,99 @@ class Client:
         succeed), nothing new starts, the rest of the hold is released."""
         return cast(Result[CrawlStatus], self._call("cancelCrawl", path_params={"crawl_id": crawl_id}))
 
+    # Monitors (free; each check is charged 2 credits per page it reads).
+
+    def create_monitor(
+        self,
+        schedule: str,
+        *,
+        urls: Optional[Sequence[str]] = None,
+        crawl: Optional[MonitorCrawl] = None,
+        name: Optional[str] = None,
+        callback_url: Optional[str] = None,
+        email: Optional[bool] = None,
+        changes_only: Optional[bool] = None,
+    ) -> Result[Monitor]:
+        """Watches ``urls`` (1 to 100) or a ``crawl`` on the cron ``schedule``
+        (at most every 5 minutes): each check compares the pages with the
+        previous check and reports to ``callback_url`` and/or by ``email``;
+        with ``changes_only`` (the server's default) only changes, and
+        nothing when none changed."""
+        body: MonitorRequest = {"schedule": schedule}
+        _given(
+            cast(Dict[str, Any], body),
+            urls=None if urls is None else list(urls),
+            crawl=crawl,
+            name=name,
+            callback_url=callback_url,
+            email=email,
+            changes_only=changes_only,
+        )
+        return cast(Result[Monitor], self._call("createMonitor", body=body))
+
+    def monitors(self, page: Optional[int] = None, per_page: Optional[int] = None) -> Result[MonitorPage]:
+        """A page of the account's monitors, newest first (``per_page`` 1 to 100, default 20)."""
+        q: List[Tuple[str, str]] = []
+        if page is not None:
+            q.append(("page", str(page)))
+        if per_page is not None:
+            q.append(("per_page", str(per_page)))
+        return cast(Result[MonitorPage], self._call("listMonitors", query=q))
+
+    def monitor(self, monitor_id: str) -> Result[Monitor]:
+        """A monitor with its latest checks, newest first."""
+        return cast(Result[Monitor], self._call("getMonitor", path_params={"monitor_id": monitor_id}))
+
+    def update_monitor(
+        self,
+        monitor_id: str,
+        *,
+        status: Optional[MonitorStatus] = None,
+        schedule: Optional[str] = None,
+        name: Optional[str] = None,
+        callback_url: Optional[str] = None,
+        email: Optional[bool] = None,
+        changes_only: Optional[bool] = None,
+    ) -> Result[Monitor]:
+        """Pauses (``status="paused"``) or resumes (``"active"``) a monitor, or
+        changes its schedule, name, delivery or ``changes_only``; ``callback_url=""``
+        removes the webhook. A resume or a new schedule runs from now."""
+        body: MonitorPatch = {}
+        _given(
+            cast(Dict[str, Any], body),
+            status=status,
+            schedule=schedule,
+            name=name,
+            callback_url=callback_url,
+            email=email,
+            changes_only=changes_only,
+        )
+        return cast(Result[Monitor], self._call("updateMonitor", body=body, path_params={"monitor_id": monitor_id}))
+
+    def delete_monitor(self, monitor_id: str) -> Result[None]:
+        """Deletes a monitor and its checks; a check already running finishes and reports nothing."""
+        return cast(Result[None], self._call("deleteMonitor", path_params={"monitor_id": monitor_id}))
+
 
 def _page_query(url: str, render: Optional[Render]) -> List[Tuple[str, str]]:
     q = [("url", url)]
     if render is not None:
         q.append(("render", render))
     return q
+
+
+def _given(body: Dict[str, Any], **fields: Any) -> None:
+    """Adds to a body the fields given (those not None)."""
+    for name, value in fields.items():
+        if value is not None:
+            body[name] = value
+
+
+def _freshness(
+    body: Dict[str, Any], max_age: Optional[int], store: Optional[bool], changes: Optional[bool], tag: Optional[str]
+) -> None:
+    """Adds a job's page cache and change tracking fields to its body, those given."""
+    _given(body, max_age=max_age, store=store, changes=changes, tag=tag)
 
 
 def _cache_query(max_age: Optional[int], store: Optional[bool]) -> List[Tuple[str, str]]:

@@ -310,6 +310,10 @@ class ContentRequest(TypedDict):
     headers: NotRequired[Dict[str, str]]
     cookies: NotRequired[Dict[str, str]]
     country: NotRequired[str]
+    max_age: NotRequired[int]
+    store: NotRequired[bool]
+    changes: NotRequired[bool]
+    tag: NotRequired[str]
 
 
 class Content(TypedDict):
@@ -696,6 +700,173 @@ class CrawlPageFailed(TypedDict):
     parent: str
 
 
+class MonitorCrawl(TypedDict):
+    """A monitor's crawl, as ``POST /v1/crawl`` takes it; its delivery and
+    change tracking are the monitor's."""
+
+    url: str
+    limit: NotRequired[int]
+    max_depth: NotRequired[int]
+    include: NotRequired[List[str]]
+    exclude: NotRequired[List[str]]
+    scope: NotRequired[CrawlScope]
+    sitemap: NotRequired[CrawlSitemap]
+    ignore_query_params: NotRequired[List[str]]
+    render: NotRequired[Render]
+    max_age: NotRequired[int]
+    store: NotRequired[bool]
+    formats: NotRequired[List[Format]]
+    actions: NotRequired[List[Action]]
+    device: NotRequired[Device]
+    locale: NotRequired[str]
+    headers: NotRequired[Dict[str, str]]
+    cookies: NotRequired[Dict[str, str]]
+    country: NotRequired[str]
+
+
+class MonitorRequest(TypedDict):
+    """The body of ``POST /v1/monitors``: ``urls`` or ``crawl``, a cron
+    ``schedule``, and ``callback_url`` and/or ``email``."""
+
+    schedule: str
+    name: NotRequired[str]
+    urls: NotRequired[List[str]]
+    crawl: NotRequired[MonitorCrawl]
+    callback_url: NotRequired[str]
+    email: NotRequired[bool]
+    changes_only: NotRequired[bool]
+
+
+MonitorStatus = Literal["active", "paused"]
+"""A monitor takes its scheduled checks (``active``) or none (``paused``)."""
+
+CheckStatus = Literal["queued", "running", "completed", "failed", "insufficient_credits"]
+"""Where a monitor check stands."""
+
+
+class MonitorPatch(TypedDict, total=False):
+    """The body of ``PATCH /v1/monitors/{monitor_id}``: only the fields given change."""
+
+    status: MonitorStatus
+    name: str
+    schedule: str
+    callback_url: Optional[str]
+    email: bool
+    changes_only: bool
+
+
+class MonitorCheck(TypedDict):
+    """One check of a monitor."""
+
+    id: str
+    scheduled_at: str
+    started_at: Optional[str]
+    finished_at: Optional[str]
+    status: CheckStatus
+    pages_checked: int
+    changed: int
+    credits: int
+    error: Optional[str]
+
+
+class Monitor(TypedDict):
+    """A monitor; ``checks`` (newest first) only from :meth:`Client.monitor`."""
+
+    id: str
+    name: str
+    urls: Optional[List[str]]
+    crawl: Optional[MonitorCrawl]
+    schedule: str
+    callback_url: Optional[str]
+    email: bool
+    changes_only: bool
+    status: MonitorStatus
+    paused_reason: Optional[str]
+    next_run_at: Optional[str]
+    created_at: str
+    updated_at: str
+    checks: NotRequired[List[MonitorCheck]]
+
+
+# "from" is a keyword, so this type is declared the functional way.
+MonitorPage = TypedDict(
+    "MonitorPage",
+    {
+        "data": List[Monitor],
+        "current_page": int,
+        "last_page": int,
+        "per_page": int,
+        "total": int,
+        "from": Optional[int],
+        "to": Optional[int],
+        "links": PageLinks,
+        "path": NotRequired[str],
+        "first_page_url": NotRequired[str],
+        "last_page_url": NotRequired[str],
+        "prev_page_url": NotRequired[Optional[str]],
+        "next_page_url": NotRequired[Optional[str]],
+    },
+)
+
+
+class MonitorReportMonitor(TypedDict):
+    """The monitor a report is about."""
+
+    id: str
+    name: str
+    schedule: str
+    status: MonitorStatus
+    changes_only: bool
+    paused_reason: NotRequired[str]
+
+
+class MonitorReportCheck(TypedDict):
+    """The check a report is about."""
+
+    id: str
+    status: Literal["completed", "insufficient_credits"]
+    scheduled_at: str
+    started_at: Optional[str]
+    finished_at: str
+    pages_checked: int
+    changed: int
+    credits: int
+    error: NotRequired[str]
+
+
+class MonitorReportCounts(TypedDict):
+    """How many pages of a check were new, changed, the same, removed or failed."""
+
+    new: int
+    changed: int
+    same: int
+    removed: int
+    failed: int
+
+
+class MonitorPageChange(TypedDict):
+    """A page of a check's report: its status, and for a changed page the diff."""
+
+    url: str
+    status: Literal["new", "changed", "same", "removed", "failed"]
+    previous_at: NotRequired[str]
+    diff: NotRequired[str]
+    error: NotRequired[str]
+    reason: NotRequired[Reason]
+
+
+class MonitorCheckReport(TypedDict):
+    """The ``monitor-check`` webhook payload: one per check (with
+    ``changes_only``, none when nothing changed)."""
+
+    event: Literal["monitor-check"]
+    monitor: MonitorReportMonitor
+    check: MonitorReportCheck
+    counts: MonitorReportCounts
+    changes: List[MonitorPageChange]
+    user: WebhookUser
+
+
 class ErrorBody(TypedDict, total=False):
     """Every field an error answer may carry (see the README's error table)."""
 
@@ -744,6 +915,19 @@ __all__ = [
     "ExtractRequest",
     "Extracted",
     "Metadata",
+    "Monitor",
+    "MonitorCheck",
+    "MonitorCheckReport",
+    "MonitorPageChange",
+    "MonitorReportCheck",
+    "MonitorReportCounts",
+    "MonitorReportMonitor",
+    "MonitorCrawl",
+    "MonitorPage",
+    "MonitorPatch",
+    "MonitorRequest",
+    "MonitorStatus",
+    "CheckStatus",
     "OrganicResult",
     "PageLinks",
     "PreviewRequest",

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any, List, Literal, Mapping, Optional, Union, cast, get_args
 
 from .errors import WebhookVerificationError
-from .types import BulkCompletion, BulkFailure, CrawlPageEvent, CrawlPageFailed, CrawlStarted, CrawlStatus
+from .types import BulkCompletion, BulkFailure, CrawlPageEvent, CrawlPageFailed, CrawlStarted, CrawlStatus, MonitorCheckReport
 
 __all__ = [
     "EVENT_HEADER",
@@ -41,10 +41,11 @@ EventName = Literal[
     "crawl-page",
     "crawl-page-failed",
     "crawl-completed",
+    "monitor-check",
 ]
 _EVENTS = get_args(EventName)
 
-Payload = Union[BulkCompletion, BulkFailure, CrawlStarted, CrawlPageEvent, CrawlPageFailed, CrawlStatus]
+Payload = Union[BulkCompletion, BulkFailure, CrawlStarted, CrawlPageEvent, CrawlPageFailed, CrawlStatus, MonitorCheckReport]
 
 
 def _bytes(body: Union[bytes, bytearray, memoryview, str]) -> bytes:
@@ -107,7 +108,8 @@ class WebhookEvent:
     ``content-all-results``, a ``BulkFailure`` for ``content-bulk-failure``,
     and for a crawl's events a ``CrawlStarted`` (``crawl-started``), a
     ``CrawlPageEvent`` (``crawl-page``), a ``CrawlPageFailed``
-    (``crawl-page-failed``) or its ``CrawlStatus`` (``crawl-completed``)."""
+    (``crawl-page-failed``) or its ``CrawlStatus`` (``crawl-completed``),
+    and a ``MonitorCheckReport`` for a monitor's ``monitor-check``."""
 
     event: EventName
     payload: Payload

@@ -174,6 +174,9 @@ type Content struct {
 	// Whether the page came from the page cache; absent when the server
 	// keeps none.
 	Cache *Cache `protobuf:"bytes,20,opt,name=cache,proto3" json:"cache,omitempty"`
+	// Compares the page with the previous one the account read (changes);
+	// absent when the call did not ask.
+	Change *Change `protobuf:"bytes,21,opt,name=change,proto3" json:"change,omitempty"`
 	// Present when the call's formats or actions asked for them.
 	Links         []*Link         `protobuf:"bytes,10,rep,name=links,proto3" json:"links,omitempty"`
 	Images        []*Image        `protobuf:"bytes,11,rep,name=images,proto3" json:"images,omitempty"`
@@ -279,6 +282,13 @@ func (x *Content) GetEngine() string {
 func (x *Content) GetCache() *Cache {
 	if x != nil {
 		return x.Cache
+	}
+	return nil
+}
+
+func (x *Content) GetChange() *Change {
+	if x != nil {
+		return x.Change
 	}
 	return nil
 }
@@ -725,6 +735,134 @@ func (x *Cache) GetRevalidated() bool {
 	return false
 }
 
+// Change compares an answer with the previous one the account got for the
+// same page and tag (changes=true).
+type Change struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// new, same, changed or removed.
+	Status string `protobuf:"bytes,1,opt,name=status,proto3" json:"status,omitempty"`
+	// When the previous snapshot was taken (RFC 3339); absent for new.
+	PreviousAt *string `protobuf:"bytes,2,opt,name=previous_at,json=previousAt,proto3,oneof" json:"previous_at,omitempty"`
+	// The unified line diff of the Markdown, previous to current, when
+	// changed (content pages).
+	Diff string `protobuf:"bytes,3,opt,name=diff,proto3" json:"diff,omitempty"`
+	// An extraction's changed top-level fields, by name.
+	Fields        map[string]*FieldChange `protobuf:"bytes,4,rep,name=fields,proto3" json:"fields,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Change) Reset() {
+	*x = Change{}
+	mi := &file_trawl_v1_content_proto_msgTypes[8]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Change) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Change) ProtoMessage() {}
+
+func (x *Change) ProtoReflect() protoreflect.Message {
+	mi := &file_trawl_v1_content_proto_msgTypes[8]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Change.ProtoReflect.Descriptor instead.
+func (*Change) Descriptor() ([]byte, []int) {
+	return file_trawl_v1_content_proto_rawDescGZIP(), []int{8}
+}
+
+func (x *Change) GetStatus() string {
+	if x != nil {
+		return x.Status
+	}
+	return ""
+}
+
+func (x *Change) GetPreviousAt() string {
+	if x != nil && x.PreviousAt != nil {
+		return *x.PreviousAt
+	}
+	return ""
+}
+
+func (x *Change) GetDiff() string {
+	if x != nil {
+		return x.Diff
+	}
+	return ""
+}
+
+func (x *Change) GetFields() map[string]*FieldChange {
+	if x != nil {
+		return x.Fields
+	}
+	return nil
+}
+
+// FieldChange is one changed field of an extraction, as JSON text.
+type FieldChange struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Previous      string                 `protobuf:"bytes,1,opt,name=previous,proto3" json:"previous,omitempty"`
+	Current       string                 `protobuf:"bytes,2,opt,name=current,proto3" json:"current,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *FieldChange) Reset() {
+	*x = FieldChange{}
+	mi := &file_trawl_v1_content_proto_msgTypes[9]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *FieldChange) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*FieldChange) ProtoMessage() {}
+
+func (x *FieldChange) ProtoReflect() protoreflect.Message {
+	mi := &file_trawl_v1_content_proto_msgTypes[9]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use FieldChange.ProtoReflect.Descriptor instead.
+func (*FieldChange) Descriptor() ([]byte, []int) {
+	return file_trawl_v1_content_proto_rawDescGZIP(), []int{9}
+}
+
+func (x *FieldChange) GetPrevious() string {
+	if x != nil {
+		return x.Previous
+	}
+	return ""
+}
+
+func (x *FieldChange) GetCurrent() string {
+	if x != nil {
+		return x.Current
+	}
+	return ""
+}
+
 // InsufficientCredits is the error detail of a call the balance cannot cover
 // (HTTP 402 Insufficient Credits).
 type InsufficientCredits struct {
@@ -737,7 +875,7 @@ type InsufficientCredits struct {
 
 func (x *InsufficientCredits) Reset() {
 	*x = InsufficientCredits{}
-	mi := &file_trawl_v1_content_proto_msgTypes[8]
+	mi := &file_trawl_v1_content_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -749,7 +887,7 @@ func (x *InsufficientCredits) String() string {
 func (*InsufficientCredits) ProtoMessage() {}
 
 func (x *InsufficientCredits) ProtoReflect() protoreflect.Message {
-	mi := &file_trawl_v1_content_proto_msgTypes[8]
+	mi := &file_trawl_v1_content_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -762,7 +900,7 @@ func (x *InsufficientCredits) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InsufficientCredits.ProtoReflect.Descriptor instead.
 func (*InsufficientCredits) Descriptor() ([]byte, []int) {
-	return file_trawl_v1_content_proto_rawDescGZIP(), []int{8}
+	return file_trawl_v1_content_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *InsufficientCredits) GetRequired() int64 {
@@ -799,7 +937,7 @@ const file_trawl_v1_content_proto_rawDesc = "" +
 	"\aog_type\x18\v \x01(\tR\x06ogType\x12\"\n" +
 	"\n" +
 	"page_count\x18\f \x01(\x05H\x00R\tpageCount\x88\x01\x01B\r\n" +
-	"\v_page_count\"\xa7\x04\n" +
+	"\v_page_count\"\xd1\x04\n" +
 	"\aContent\x12\x10\n" +
 	"\x03url\x18\x01 \x01(\tR\x03url\x12\x18\n" +
 	"\asuccess\x18\x02 \x01(\bR\asuccess\x12\x1f\n" +
@@ -811,7 +949,8 @@ const file_trawl_v1_content_proto_rawDesc = "" +
 	"\bmetadata\x18\a \x01(\v2\x12.trawl.v1.MetadataR\bmetadata\x12\x1d\n" +
 	"\awarning\x18\b \x01(\tH\x01R\awarning\x88\x01\x01\x12\x16\n" +
 	"\x06engine\x18\t \x01(\tR\x06engine\x12%\n" +
-	"\x05cache\x18\x14 \x01(\v2\x0f.trawl.v1.CacheR\x05cache\x12$\n" +
+	"\x05cache\x18\x14 \x01(\v2\x0f.trawl.v1.CacheR\x05cache\x12(\n" +
+	"\x06change\x18\x15 \x01(\v2\x10.trawl.v1.ChangeR\x06change\x12$\n" +
 	"\x05links\x18\n" +
 	" \x03(\v2\x0e.trawl.v1.LinkR\x05links\x12'\n" +
 	"\x06images\x18\v \x03(\v2\x0f.trawl.v1.ImageR\x06images\x129\n" +
@@ -859,7 +998,20 @@ const file_trawl_v1_content_proto_rawDesc = "" +
 	"\x03age\x18\x03 \x01(\x03R\x03age\x12 \n" +
 	"\vrevalidated\x18\x04 \x01(\bR\vrevalidatedB\f\n" +
 	"\n" +
-	"_cached_at\"K\n" +
+	"_cached_at\"\xf2\x01\n" +
+	"\x06Change\x12\x16\n" +
+	"\x06status\x18\x01 \x01(\tR\x06status\x12$\n" +
+	"\vprevious_at\x18\x02 \x01(\tH\x00R\n" +
+	"previousAt\x88\x01\x01\x12\x12\n" +
+	"\x04diff\x18\x03 \x01(\tR\x04diff\x124\n" +
+	"\x06fields\x18\x04 \x03(\v2\x1c.trawl.v1.Change.FieldsEntryR\x06fields\x1aP\n" +
+	"\vFieldsEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12+\n" +
+	"\x05value\x18\x02 \x01(\v2\x15.trawl.v1.FieldChangeR\x05value:\x028\x01B\x0e\n" +
+	"\f_previous_at\"C\n" +
+	"\vFieldChange\x12\x1a\n" +
+	"\bprevious\x18\x01 \x01(\tR\bprevious\x12\x18\n" +
+	"\acurrent\x18\x02 \x01(\tR\acurrent\"K\n" +
 	"\x13InsufficientCredits\x12\x1a\n" +
 	"\brequired\x18\x01 \x01(\x03R\brequired\x12\x18\n" +
 	"\abalance\x18\x02 \x01(\x03R\abalanceBCZAgithub.com/trawlhq/trawl/adapters/connectapi/gen/trawl/v1;trawlv1b\x06proto3"
@@ -876,7 +1028,7 @@ func file_trawl_v1_content_proto_rawDescGZIP() []byte {
 	return file_trawl_v1_content_proto_rawDescData
 }
 
-var file_trawl_v1_content_proto_msgTypes = make([]protoimpl.MessageInfo, 9)
+var file_trawl_v1_content_proto_msgTypes = make([]protoimpl.MessageInfo, 12)
 var file_trawl_v1_content_proto_goTypes = []any{
 	(*Metadata)(nil),            // 0: trawl.v1.Metadata
 	(*Content)(nil),             // 1: trawl.v1.Content
@@ -886,21 +1038,27 @@ var file_trawl_v1_content_proto_goTypes = []any{
 	(*Action)(nil),              // 5: trawl.v1.Action
 	(*ActionResult)(nil),        // 6: trawl.v1.ActionResult
 	(*Cache)(nil),               // 7: trawl.v1.Cache
-	(*InsufficientCredits)(nil), // 8: trawl.v1.InsufficientCredits
+	(*Change)(nil),              // 8: trawl.v1.Change
+	(*FieldChange)(nil),         // 9: trawl.v1.FieldChange
+	(*InsufficientCredits)(nil), // 10: trawl.v1.InsufficientCredits
+	nil,                         // 11: trawl.v1.Change.FieldsEntry
 }
 var file_trawl_v1_content_proto_depIdxs = []int32{
-	0, // 0: trawl.v1.Content.metadata:type_name -> trawl.v1.Metadata
-	7, // 1: trawl.v1.Content.cache:type_name -> trawl.v1.Cache
-	2, // 2: trawl.v1.Content.links:type_name -> trawl.v1.Link
-	3, // 3: trawl.v1.Content.images:type_name -> trawl.v1.Image
-	4, // 4: trawl.v1.Content.screenshot:type_name -> trawl.v1.Screenshot
-	6, // 5: trawl.v1.Content.actions:type_name -> trawl.v1.ActionResult
-	4, // 6: trawl.v1.ActionResult.screenshot:type_name -> trawl.v1.Screenshot
-	7, // [7:7] is the sub-list for method output_type
-	7, // [7:7] is the sub-list for method input_type
-	7, // [7:7] is the sub-list for extension type_name
-	7, // [7:7] is the sub-list for extension extendee
-	0, // [0:7] is the sub-list for field type_name
+	0,  // 0: trawl.v1.Content.metadata:type_name -> trawl.v1.Metadata
+	7,  // 1: trawl.v1.Content.cache:type_name -> trawl.v1.Cache
+	8,  // 2: trawl.v1.Content.change:type_name -> trawl.v1.Change
+	2,  // 3: trawl.v1.Content.links:type_name -> trawl.v1.Link
+	3,  // 4: trawl.v1.Content.images:type_name -> trawl.v1.Image
+	4,  // 5: trawl.v1.Content.screenshot:type_name -> trawl.v1.Screenshot
+	6,  // 6: trawl.v1.Content.actions:type_name -> trawl.v1.ActionResult
+	4,  // 7: trawl.v1.ActionResult.screenshot:type_name -> trawl.v1.Screenshot
+	11, // 8: trawl.v1.Change.fields:type_name -> trawl.v1.Change.FieldsEntry
+	9,  // 9: trawl.v1.Change.FieldsEntry.value:type_name -> trawl.v1.FieldChange
+	10, // [10:10] is the sub-list for method output_type
+	10, // [10:10] is the sub-list for method input_type
+	10, // [10:10] is the sub-list for extension type_name
+	10, // [10:10] is the sub-list for extension extendee
+	0,  // [0:10] is the sub-list for field type_name
 }
 
 func init() { file_trawl_v1_content_proto_init() }
@@ -912,13 +1070,14 @@ func file_trawl_v1_content_proto_init() {
 	file_trawl_v1_content_proto_msgTypes[1].OneofWrappers = []any{}
 	file_trawl_v1_content_proto_msgTypes[6].OneofWrappers = []any{}
 	file_trawl_v1_content_proto_msgTypes[7].OneofWrappers = []any{}
+	file_trawl_v1_content_proto_msgTypes[8].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_trawl_v1_content_proto_rawDesc), len(file_trawl_v1_content_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   9,
+			NumMessages:   12,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

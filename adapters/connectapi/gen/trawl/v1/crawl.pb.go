@@ -42,9 +42,18 @@ type CreateCrawlRequest struct {
 	IgnoreQueryParams    []string `protobuf:"bytes,8,rep,name=ignore_query_params,json=ignoreQueryParams,proto3" json:"ignore_query_params,omitempty"`
 	UseIgnoreQueryParams bool     `protobuf:"varint,9,opt,name=use_ignore_query_params,json=useIgnoreQueryParams,proto3" json:"use_ignore_query_params,omitempty"`
 	// auto (default), always or never.
-	Render        string `protobuf:"bytes,10,opt,name=render,proto3" json:"render,omitempty"`
-	CallbackUrl   string `protobuf:"bytes,11,opt,name=callback_url,json=callbackUrl,proto3" json:"callback_url,omitempty"`
-	Email         bool   `protobuf:"varint,12,opt,name=email,proto3" json:"email,omitempty"`
+	Render      string `protobuf:"bytes,10,opt,name=render,proto3" json:"render,omitempty"`
+	CallbackUrl string `protobuf:"bytes,11,opt,name=callback_url,json=callbackUrl,proto3" json:"callback_url,omitempty"`
+	Email       bool   `protobuf:"varint,12,opt,name=email,proto3" json:"email,omitempty"`
+	// The oldest cached response accepted for each page, in seconds (0 to
+	// 30 days); 0 fetches.
+	MaxAge int64 `protobuf:"varint,20,opt,name=max_age,json=maxAge,proto3" json:"max_age,omitempty"`
+	// false keeps the fetched responses out of the page cache (default true).
+	Store *bool `protobuf:"varint,21,opt,name=store,proto3,oneof" json:"store,omitempty"`
+	// true compares each page with the previous one this account read
+	// under tag; the pages carry change.
+	Changes       bool   `protobuf:"varint,22,opt,name=changes,proto3" json:"changes,omitempty"`
+	Tag           string `protobuf:"bytes,23,opt,name=tag,proto3" json:"tag,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -161,6 +170,34 @@ func (x *CreateCrawlRequest) GetEmail() bool {
 		return x.Email
 	}
 	return false
+}
+
+func (x *CreateCrawlRequest) GetMaxAge() int64 {
+	if x != nil {
+		return x.MaxAge
+	}
+	return 0
+}
+
+func (x *CreateCrawlRequest) GetStore() bool {
+	if x != nil && x.Store != nil {
+		return *x.Store
+	}
+	return false
+}
+
+func (x *CreateCrawlRequest) GetChanges() bool {
+	if x != nil {
+		return x.Changes
+	}
+	return false
+}
+
+func (x *CreateCrawlRequest) GetTag() string {
+	if x != nil {
+		return x.Tag
+	}
+	return ""
 }
 
 type CreateCrawlResponse struct {
@@ -779,7 +816,7 @@ var File_trawl_v1_crawl_proto protoreflect.FileDescriptor
 
 const file_trawl_v1_crawl_proto_rawDesc = "" +
 	"\n" +
-	"\x14trawl/v1/crawl.proto\x12\btrawl.v1\x1a\x16trawl/v1/content.proto\"\x97\x03\n" +
+	"\x14trawl/v1/crawl.proto\x12\btrawl.v1\x1a\x16trawl/v1/content.proto\"\x81\x04\n" +
 	"\x12CreateCrawlRequest\x12\x10\n" +
 	"\x03url\x18\x01 \x01(\tR\x03url\x12\x19\n" +
 	"\x05limit\x18\x02 \x01(\x05H\x00R\x05limit\x88\x01\x01\x12 \n" +
@@ -793,10 +830,15 @@ const file_trawl_v1_crawl_proto_rawDesc = "" +
 	"\x06render\x18\n" +
 	" \x01(\tR\x06render\x12!\n" +
 	"\fcallback_url\x18\v \x01(\tR\vcallbackUrl\x12\x14\n" +
-	"\x05email\x18\f \x01(\bR\x05emailB\b\n" +
+	"\x05email\x18\f \x01(\bR\x05email\x12\x17\n" +
+	"\amax_age\x18\x14 \x01(\x03R\x06maxAge\x12\x19\n" +
+	"\x05store\x18\x15 \x01(\bH\x02R\x05store\x88\x01\x01\x12\x18\n" +
+	"\achanges\x18\x16 \x01(\bR\achanges\x12\x10\n" +
+	"\x03tag\x18\x17 \x01(\tR\x03tagB\b\n" +
 	"\x06_limitB\f\n" +
 	"\n" +
-	"_max_depth\"\xaa\x01\n" +
+	"_max_depthB\b\n" +
+	"\x06_store\"\xaa\x01\n" +
 	"\x13CreateCrawlResponse\x12\x19\n" +
 	"\bcrawl_id\x18\x01 \x01(\tR\acrawlId\x12\x16\n" +
 	"\x06status\x18\x02 \x01(\tR\x06status\x12\x10\n" +

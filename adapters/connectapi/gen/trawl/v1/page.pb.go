@@ -200,6 +200,12 @@ type GetContentRequest struct {
 	MaxAge int64 `protobuf:"varint,20,opt,name=max_age,json=maxAge,proto3" json:"max_age,omitempty"`
 	// false keeps the fetched response out of the page cache (default true).
 	Store *bool `protobuf:"varint,21,opt,name=store,proto3,oneof" json:"store,omitempty"`
+	// true compares the page with the previous one this account read under
+	// the same tag: the answer's content carries change.
+	Changes bool `protobuf:"varint,22,opt,name=changes,proto3" json:"changes,omitempty"`
+	// An optional label, at most 100 characters: snapshots under two tags
+	// are kept apart.
+	Tag string `protobuf:"bytes,23,opt,name=tag,proto3" json:"tag,omitempty"`
 	// links, images, screenshot, screenshot_full (markdown and html are
 	// always answered).
 	Formats []string `protobuf:"bytes,3,rep,name=formats,proto3" json:"formats,omitempty"`
@@ -274,6 +280,20 @@ func (x *GetContentRequest) GetStore() bool {
 		return *x.Store
 	}
 	return false
+}
+
+func (x *GetContentRequest) GetChanges() bool {
+	if x != nil {
+		return x.Changes
+	}
+	return false
+}
+
+func (x *GetContentRequest) GetTag() string {
+	if x != nil {
+		return x.Tag
+	}
+	return ""
 }
 
 func (x *GetContentRequest) GetFormats() []string {
@@ -378,7 +398,16 @@ type CreateBulkContentJobRequest struct {
 	Sync        bool                   `protobuf:"varint,5,opt,name=sync,proto3" json:"sync,omitempty"`
 	// How the pages are read: auto (default; a browser when the static page
 	// needs one), always, never.
-	Render        string `protobuf:"bytes,6,opt,name=render,proto3" json:"render,omitempty"`
+	Render string `protobuf:"bytes,6,opt,name=render,proto3" json:"render,omitempty"`
+	// The oldest cached response accepted for each page, in seconds (0 to
+	// 30 days); 0 fetches.
+	MaxAge int64 `protobuf:"varint,20,opt,name=max_age,json=maxAge,proto3" json:"max_age,omitempty"`
+	// false keeps the fetched responses out of the page cache (default true).
+	Store *bool `protobuf:"varint,21,opt,name=store,proto3,oneof" json:"store,omitempty"`
+	// true compares each page with the previous one this account read
+	// under tag; the delivered pages carry change.
+	Changes       bool   `protobuf:"varint,22,opt,name=changes,proto3" json:"changes,omitempty"`
+	Tag           string `protobuf:"bytes,23,opt,name=tag,proto3" json:"tag,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -451,6 +480,34 @@ func (x *CreateBulkContentJobRequest) GetSync() bool {
 func (x *CreateBulkContentJobRequest) GetRender() string {
 	if x != nil {
 		return x.Render
+	}
+	return ""
+}
+
+func (x *CreateBulkContentJobRequest) GetMaxAge() int64 {
+	if x != nil {
+		return x.MaxAge
+	}
+	return 0
+}
+
+func (x *CreateBulkContentJobRequest) GetStore() bool {
+	if x != nil && x.Store != nil {
+		return *x.Store
+	}
+	return false
+}
+
+func (x *CreateBulkContentJobRequest) GetChanges() bool {
+	if x != nil {
+		return x.Changes
+	}
+	return false
+}
+
+func (x *CreateBulkContentJobRequest) GetTag() string {
+	if x != nil {
+		return x.Tag
 	}
 	return ""
 }
@@ -1119,12 +1176,14 @@ const file_trawl_v1_page_proto_rawDesc = "" +
 	"\fcontent_type\x18\x04 \x01(\tR\vcontentType\x12\x12\n" +
 	"\x04html\x18\x05 \x01(\tR\x04html\x12\x16\n" +
 	"\x06engine\x18\x06 \x01(\tR\x06engine\x12%\n" +
-	"\x05cache\x18\x14 \x01(\v2\x0f.trawl.v1.CacheR\x05cache\"\x8b\x04\n" +
+	"\x05cache\x18\x14 \x01(\v2\x0f.trawl.v1.CacheR\x05cache\"\xb7\x04\n" +
 	"\x11GetContentRequest\x12\x10\n" +
 	"\x03url\x18\x01 \x01(\tR\x03url\x12\x16\n" +
 	"\x06render\x18\x02 \x01(\tR\x06render\x12\x17\n" +
 	"\amax_age\x18\x14 \x01(\x03R\x06maxAge\x12\x19\n" +
 	"\x05store\x18\x15 \x01(\bH\x00R\x05store\x88\x01\x01\x12\x18\n" +
+	"\achanges\x18\x16 \x01(\bR\achanges\x12\x10\n" +
+	"\x03tag\x18\x17 \x01(\tR\x03tag\x12\x18\n" +
 	"\aformats\x18\x03 \x03(\tR\aformats\x12*\n" +
 	"\aactions\x18\x04 \x03(\v2\x10.trawl.v1.ActionR\aactions\x12\x16\n" +
 	"\x06device\x18\x05 \x01(\tR\x06device\x12\x16\n" +
@@ -1140,14 +1199,19 @@ const file_trawl_v1_page_proto_rawDesc = "" +
 	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01B\b\n" +
 	"\x06_store\"A\n" +
 	"\x12GetContentResponse\x12+\n" +
-	"\acontent\x18\x01 \x01(\v2\x11.trawl.v1.ContentR\acontent\"\xb0\x01\n" +
+	"\acontent\x18\x01 \x01(\v2\x11.trawl.v1.ContentR\acontent\"\x9a\x02\n" +
 	"\x1bCreateBulkContentJobRequest\x12\x12\n" +
 	"\x04urls\x18\x01 \x03(\tR\x04urls\x12\x18\n" +
 	"\asitemap\x18\x02 \x01(\tR\asitemap\x12\x14\n" +
 	"\x05email\x18\x03 \x01(\bR\x05email\x12!\n" +
 	"\fcallback_url\x18\x04 \x01(\tR\vcallbackUrl\x12\x12\n" +
 	"\x04sync\x18\x05 \x01(\bR\x04sync\x12\x16\n" +
-	"\x06render\x18\x06 \x01(\tR\x06render\"\xa7\x02\n" +
+	"\x06render\x18\x06 \x01(\tR\x06render\x12\x17\n" +
+	"\amax_age\x18\x14 \x01(\x03R\x06maxAge\x12\x19\n" +
+	"\x05store\x18\x15 \x01(\bH\x00R\x05store\x88\x01\x01\x12\x18\n" +
+	"\achanges\x18\x16 \x01(\bR\achanges\x12\x10\n" +
+	"\x03tag\x18\x17 \x01(\tR\x03tagB\b\n" +
+	"\x06_store\"\xa7\x02\n" +
 	"\x1cCreateBulkContentJobResponse\x12\x18\n" +
 	"\amessage\x18\x01 \x01(\tR\amessage\x12\x15\n" +
 	"\x06job_id\x18\x02 \x01(\tR\x05jobId\x12\x1d\n" +
@@ -1288,6 +1352,7 @@ func file_trawl_v1_page_proto_init() {
 	file_trawl_v1_content_proto_init()
 	file_trawl_v1_page_proto_msgTypes[0].OneofWrappers = []any{}
 	file_trawl_v1_page_proto_msgTypes[2].OneofWrappers = []any{}
+	file_trawl_v1_page_proto_msgTypes[4].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{

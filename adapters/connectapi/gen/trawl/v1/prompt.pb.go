@@ -135,7 +135,11 @@ type ExtractRequest struct {
 	// prompt optionally says what to extract or how.
 	Prompt string `protobuf:"bytes,3,opt,name=prompt,proto3" json:"prompt,omitempty"`
 	// render is auto (default), always or never, as on content.
-	Render        string `protobuf:"bytes,4,opt,name=render,proto3" json:"render,omitempty"`
+	Render string `protobuf:"bytes,4,opt,name=render,proto3" json:"render,omitempty"`
+	// true compares the data with the previous extraction this account got
+	// for the page under tag, field by field.
+	Changes       bool   `protobuf:"varint,5,opt,name=changes,proto3" json:"changes,omitempty"`
+	Tag           string `protobuf:"bytes,6,opt,name=tag,proto3" json:"tag,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -198,11 +202,27 @@ func (x *ExtractRequest) GetRender() string {
 	return ""
 }
 
+func (x *ExtractRequest) GetChanges() bool {
+	if x != nil {
+		return x.Changes
+	}
+	return false
+}
+
+func (x *ExtractRequest) GetTag() string {
+	if x != nil {
+		return x.Tag
+	}
+	return ""
+}
+
 type ExtractResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// data is the extracted value as JSON text; it validates against the schema.
-	Data          string `protobuf:"bytes,1,opt,name=data,proto3" json:"data,omitempty"`
-	Url           string `protobuf:"bytes,2,opt,name=url,proto3" json:"url,omitempty"`
+	Data string `protobuf:"bytes,1,opt,name=data,proto3" json:"data,omitempty"`
+	Url  string `protobuf:"bytes,2,opt,name=url,proto3" json:"url,omitempty"`
+	// Present when the call asked for changes.
+	Change        *Change `protobuf:"bytes,3,opt,name=change,proto3" json:"change,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -251,25 +271,35 @@ func (x *ExtractResponse) GetUrl() string {
 	return ""
 }
 
+func (x *ExtractResponse) GetChange() *Change {
+	if x != nil {
+		return x.Change
+	}
+	return nil
+}
+
 var File_trawl_v1_prompt_proto protoreflect.FileDescriptor
 
 const file_trawl_v1_prompt_proto_rawDesc = "" +
 	"\n" +
-	"\x15trawl/v1/prompt.proto\x12\btrawl.v1\"Q\n" +
+	"\x15trawl/v1/prompt.proto\x12\btrawl.v1\x1a\x16trawl/v1/content.proto\"Q\n" +
 	"\rPromptRequest\x12\x16\n" +
 	"\x06prompt\x18\x01 \x01(\tR\x06prompt\x12\x10\n" +
 	"\x03url\x18\x02 \x01(\tR\x03url\x12\x16\n" +
 	"\x06render\x18\x03 \x01(\tR\x06render\",\n" +
 	"\x0ePromptResponse\x12\x1a\n" +
-	"\bresponse\x18\x01 \x01(\tR\bresponse\"j\n" +
+	"\bresponse\x18\x01 \x01(\tR\bresponse\"\x96\x01\n" +
 	"\x0eExtractRequest\x12\x10\n" +
 	"\x03url\x18\x01 \x01(\tR\x03url\x12\x16\n" +
 	"\x06schema\x18\x02 \x01(\tR\x06schema\x12\x16\n" +
 	"\x06prompt\x18\x03 \x01(\tR\x06prompt\x12\x16\n" +
-	"\x06render\x18\x04 \x01(\tR\x06render\"7\n" +
+	"\x06render\x18\x04 \x01(\tR\x06render\x12\x18\n" +
+	"\achanges\x18\x05 \x01(\bR\achanges\x12\x10\n" +
+	"\x03tag\x18\x06 \x01(\tR\x03tag\"a\n" +
 	"\x0fExtractResponse\x12\x12\n" +
 	"\x04data\x18\x01 \x01(\tR\x04data\x12\x10\n" +
-	"\x03url\x18\x02 \x01(\tR\x03url2\x8c\x01\n" +
+	"\x03url\x18\x02 \x01(\tR\x03url\x12(\n" +
+	"\x06change\x18\x03 \x01(\v2\x10.trawl.v1.ChangeR\x06change2\x8c\x01\n" +
 	"\rPromptService\x12;\n" +
 	"\x06Prompt\x12\x17.trawl.v1.PromptRequest\x1a\x18.trawl.v1.PromptResponse\x12>\n" +
 	"\aExtract\x12\x18.trawl.v1.ExtractRequest\x1a\x19.trawl.v1.ExtractResponseBCZAgithub.com/trawlhq/trawl/adapters/connectapi/gen/trawl/v1;trawlv1b\x06proto3"
@@ -292,17 +322,19 @@ var file_trawl_v1_prompt_proto_goTypes = []any{
 	(*PromptResponse)(nil),  // 1: trawl.v1.PromptResponse
 	(*ExtractRequest)(nil),  // 2: trawl.v1.ExtractRequest
 	(*ExtractResponse)(nil), // 3: trawl.v1.ExtractResponse
+	(*Change)(nil),          // 4: trawl.v1.Change
 }
 var file_trawl_v1_prompt_proto_depIdxs = []int32{
-	0, // 0: trawl.v1.PromptService.Prompt:input_type -> trawl.v1.PromptRequest
-	2, // 1: trawl.v1.PromptService.Extract:input_type -> trawl.v1.ExtractRequest
-	1, // 2: trawl.v1.PromptService.Prompt:output_type -> trawl.v1.PromptResponse
-	3, // 3: trawl.v1.PromptService.Extract:output_type -> trawl.v1.ExtractResponse
-	2, // [2:4] is the sub-list for method output_type
-	0, // [0:2] is the sub-list for method input_type
-	0, // [0:0] is the sub-list for extension type_name
-	0, // [0:0] is the sub-list for extension extendee
-	0, // [0:0] is the sub-list for field type_name
+	4, // 0: trawl.v1.ExtractResponse.change:type_name -> trawl.v1.Change
+	0, // 1: trawl.v1.PromptService.Prompt:input_type -> trawl.v1.PromptRequest
+	2, // 2: trawl.v1.PromptService.Extract:input_type -> trawl.v1.ExtractRequest
+	1, // 3: trawl.v1.PromptService.Prompt:output_type -> trawl.v1.PromptResponse
+	3, // 4: trawl.v1.PromptService.Extract:output_type -> trawl.v1.ExtractResponse
+	3, // [3:5] is the sub-list for method output_type
+	1, // [1:3] is the sub-list for method input_type
+	1, // [1:1] is the sub-list for extension type_name
+	1, // [1:1] is the sub-list for extension extendee
+	0, // [0:1] is the sub-list for field type_name
 }
 
 func init() { file_trawl_v1_prompt_proto_init() }
@@ -310,6 +342,7 @@ func file_trawl_v1_prompt_proto_init() {
 	if File_trawl_v1_prompt_proto != nil {
 		return
 	}
+	file_trawl_v1_content_proto_init()
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{

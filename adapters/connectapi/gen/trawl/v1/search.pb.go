@@ -28,7 +28,12 @@ type SearchRequest struct {
 	Hl    string                 `protobuf:"bytes,3,opt,name=hl,proto3" json:"hl,omitempty"`
 	Gl    string                 `protobuf:"bytes,4,opt,name=gl,proto3" json:"gl,omitempty"`
 	// google (default), bing or duckduckgo.
-	Engine        string `protobuf:"bytes,5,opt,name=engine,proto3" json:"engine,omitempty"`
+	Engine string `protobuf:"bytes,5,opt,name=engine,proto3" json:"engine,omitempty"`
+	// The oldest cached results (and, for SearchContent, pages) accepted,
+	// in seconds (0 to 30 days); 0 searches again.
+	MaxAge int64 `protobuf:"varint,20,opt,name=max_age,json=maxAge,proto3" json:"max_age,omitempty"`
+	// false keeps what is fetched out of the page cache (default true).
+	Store         *bool `protobuf:"varint,21,opt,name=store,proto3,oneof" json:"store,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -98,6 +103,20 @@ func (x *SearchRequest) GetEngine() string {
 	return ""
 }
 
+func (x *SearchRequest) GetMaxAge() int64 {
+	if x != nil {
+		return x.MaxAge
+	}
+	return 0
+}
+
+func (x *SearchRequest) GetStore() bool {
+	if x != nil && x.Store != nil {
+		return *x.Store
+	}
+	return false
+}
+
 type SearchContentRequest struct {
 	state  protoimpl.MessageState `protogen:"open.v1"`
 	Q      string                 `protobuf:"bytes,1,opt,name=q,proto3" json:"q,omitempty"`
@@ -111,7 +130,12 @@ type SearchContentRequest struct {
 	BlacklistDomains []string `protobuf:"bytes,8,rep,name=blacklist_domains,json=blacklistDomains,proto3" json:"blacklist_domains,omitempty"`
 	// How the page is read: auto (default; a browser when the static page
 	// needs one), always, never.
-	Render        string `protobuf:"bytes,9,opt,name=render,proto3" json:"render,omitempty"`
+	Render string `protobuf:"bytes,9,opt,name=render,proto3" json:"render,omitempty"`
+	// The oldest cached results (and, for SearchContent, pages) accepted,
+	// in seconds (0 to 30 days); 0 searches again.
+	MaxAge int64 `protobuf:"varint,20,opt,name=max_age,json=maxAge,proto3" json:"max_age,omitempty"`
+	// false keeps what is fetched out of the page cache (default true).
+	Store         *bool `protobuf:"varint,21,opt,name=store,proto3,oneof" json:"store,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -207,6 +231,20 @@ func (x *SearchContentRequest) GetRender() string {
 		return x.Render
 	}
 	return ""
+}
+
+func (x *SearchContentRequest) GetMaxAge() int64 {
+	if x != nil {
+		return x.MaxAge
+	}
+	return 0
+}
+
+func (x *SearchContentRequest) GetStore() bool {
+	if x != nil && x.Store != nil {
+		return *x.Store
+	}
+	return false
 }
 
 type SearchInformation struct {
@@ -557,8 +595,11 @@ type SearchResponse struct {
 	OrganicResults    []*OrganicResult       `protobuf:"bytes,3,rep,name=organic_results,json=organicResults,proto3" json:"organic_results,omitempty"`
 	RelatedQuestions  []*RelatedQuestion     `protobuf:"bytes,4,rep,name=related_questions,json=relatedQuestions,proto3" json:"related_questions,omitempty"`
 	RelatedSearches   []*RelatedSearch       `protobuf:"bytes,5,rep,name=related_searches,json=relatedSearches,proto3" json:"related_searches,omitempty"`
-	unknownFields     protoimpl.UnknownFields
-	sizeCache         protoimpl.SizeCache
+	// Whether the results came from the page cache; absent when the
+	// server keeps none.
+	Cache         *Cache `protobuf:"bytes,20,opt,name=cache,proto3" json:"cache,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *SearchResponse) Reset() {
@@ -626,6 +667,13 @@ func (x *SearchResponse) GetRelatedSearches() []*RelatedSearch {
 	return nil
 }
 
+func (x *SearchResponse) GetCache() *Cache {
+	if x != nil {
+		return x.Cache
+	}
+	return nil
+}
+
 // SearchContentResponse is a SearchResponse whose fetched results carry content.
 type SearchContentResponse struct {
 	state             protoimpl.MessageState `protogen:"open.v1"`
@@ -634,8 +682,11 @@ type SearchContentResponse struct {
 	OrganicResults    []*OrganicResult       `protobuf:"bytes,3,rep,name=organic_results,json=organicResults,proto3" json:"organic_results,omitempty"`
 	RelatedQuestions  []*RelatedQuestion     `protobuf:"bytes,4,rep,name=related_questions,json=relatedQuestions,proto3" json:"related_questions,omitempty"`
 	RelatedSearches   []*RelatedSearch       `protobuf:"bytes,5,rep,name=related_searches,json=relatedSearches,proto3" json:"related_searches,omitempty"`
-	unknownFields     protoimpl.UnknownFields
-	sizeCache         protoimpl.SizeCache
+	// Whether the results came from the page cache; absent when the
+	// server keeps none.
+	Cache         *Cache `protobuf:"bytes,20,opt,name=cache,proto3" json:"cache,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *SearchContentResponse) Reset() {
@@ -703,17 +754,27 @@ func (x *SearchContentResponse) GetRelatedSearches() []*RelatedSearch {
 	return nil
 }
 
+func (x *SearchContentResponse) GetCache() *Cache {
+	if x != nil {
+		return x.Cache
+	}
+	return nil
+}
+
 var File_trawl_v1_search_proto protoreflect.FileDescriptor
 
 const file_trawl_v1_search_proto_rawDesc = "" +
 	"\n" +
-	"\x15trawl/v1/search.proto\x12\btrawl.v1\x1a\x16trawl/v1/content.proto\"g\n" +
+	"\x15trawl/v1/search.proto\x12\btrawl.v1\x1a\x16trawl/v1/content.proto\"\xa5\x01\n" +
 	"\rSearchRequest\x12\f\n" +
 	"\x01q\x18\x01 \x01(\tR\x01q\x12\x10\n" +
 	"\x03loc\x18\x02 \x01(\tR\x03loc\x12\x0e\n" +
 	"\x02hl\x18\x03 \x01(\tR\x02hl\x12\x0e\n" +
 	"\x02gl\x18\x04 \x01(\tR\x02gl\x12\x16\n" +
-	"\x06engine\x18\x05 \x01(\tR\x06engine\"\x81\x02\n" +
+	"\x06engine\x18\x05 \x01(\tR\x06engine\x12\x17\n" +
+	"\amax_age\x18\x14 \x01(\x03R\x06maxAge\x12\x19\n" +
+	"\x05store\x18\x15 \x01(\bH\x00R\x05store\x88\x01\x01B\b\n" +
+	"\x06_store\"\xbf\x02\n" +
 	"\x14SearchContentRequest\x12\f\n" +
 	"\x01q\x18\x01 \x01(\tR\x01q\x12\x10\n" +
 	"\x03loc\x18\x02 \x01(\tR\x03loc\x12\x0e\n" +
@@ -724,7 +785,10 @@ const file_trawl_v1_search_proto_rawDesc = "" +
 	"maxContent\x12+\n" +
 	"\x11whitelist_domains\x18\a \x03(\tR\x10whitelistDomains\x12+\n" +
 	"\x11blacklist_domains\x18\b \x03(\tR\x10blacklistDomains\x12\x16\n" +
-	"\x06render\x18\t \x01(\tR\x06render\"\x80\x01\n" +
+	"\x06render\x18\t \x01(\tR\x06render\x12\x17\n" +
+	"\amax_age\x18\x14 \x01(\x03R\x06maxAge\x12\x19\n" +
+	"\x05store\x18\x15 \x01(\bH\x00R\x05store\x88\x01\x01B\b\n" +
+	"\x06_store\"\x80\x01\n" +
 	"\x11SearchInformation\x12'\n" +
 	"\x0fquery_displayed\x18\x01 \x01(\tR\x0equeryDisplayed\x12#\n" +
 	"\rtotal_results\x18\x02 \x01(\x03R\ftotalResults\x12\x1d\n" +
@@ -753,19 +817,21 @@ const file_trawl_v1_search_proto_rawDesc = "" +
 	"\rRelatedSearch\x12\x14\n" +
 	"\x05query\x18\x01 \x01(\tR\x05query\x12\x12\n" +
 	"\x04link\x18\x02 \x01(\tR\x04link\x12\x14\n" +
-	"\x05image\x18\x03 \x01(\tR\x05image\"\xc2\x02\n" +
+	"\x05image\x18\x03 \x01(\tR\x05image\"\xe9\x02\n" +
 	"\x0eSearchResponse\x12\x16\n" +
 	"\x06engine\x18\x01 \x01(\tR\x06engine\x12J\n" +
 	"\x12search_information\x18\x02 \x01(\v2\x1b.trawl.v1.SearchInformationR\x11searchInformation\x12@\n" +
 	"\x0forganic_results\x18\x03 \x03(\v2\x17.trawl.v1.OrganicResultR\x0eorganicResults\x12F\n" +
 	"\x11related_questions\x18\x04 \x03(\v2\x19.trawl.v1.RelatedQuestionR\x10relatedQuestions\x12B\n" +
-	"\x10related_searches\x18\x05 \x03(\v2\x17.trawl.v1.RelatedSearchR\x0frelatedSearches\"\xc9\x02\n" +
+	"\x10related_searches\x18\x05 \x03(\v2\x17.trawl.v1.RelatedSearchR\x0frelatedSearches\x12%\n" +
+	"\x05cache\x18\x14 \x01(\v2\x0f.trawl.v1.CacheR\x05cache\"\xf0\x02\n" +
 	"\x15SearchContentResponse\x12\x16\n" +
 	"\x06engine\x18\x01 \x01(\tR\x06engine\x12J\n" +
 	"\x12search_information\x18\x02 \x01(\v2\x1b.trawl.v1.SearchInformationR\x11searchInformation\x12@\n" +
 	"\x0forganic_results\x18\x03 \x03(\v2\x17.trawl.v1.OrganicResultR\x0eorganicResults\x12F\n" +
 	"\x11related_questions\x18\x04 \x03(\v2\x19.trawl.v1.RelatedQuestionR\x10relatedQuestions\x12B\n" +
-	"\x10related_searches\x18\x05 \x03(\v2\x17.trawl.v1.RelatedSearchR\x0frelatedSearches2\x9e\x01\n" +
+	"\x10related_searches\x18\x05 \x03(\v2\x17.trawl.v1.RelatedSearchR\x0frelatedSearches\x12%\n" +
+	"\x05cache\x18\x14 \x01(\v2\x0f.trawl.v1.CacheR\x05cache2\x9e\x01\n" +
 	"\rSearchService\x12;\n" +
 	"\x06Search\x12\x17.trawl.v1.SearchRequest\x1a\x18.trawl.v1.SearchResponse\x12P\n" +
 	"\rSearchContent\x12\x1e.trawl.v1.SearchContentRequest\x1a\x1f.trawl.v1.SearchContentResponseBCZAgithub.com/trawlhq/trawl/adapters/connectapi/gen/trawl/v1;trawlv1b\x06proto3"
@@ -794,6 +860,7 @@ var file_trawl_v1_search_proto_goTypes = []any{
 	(*SearchResponse)(nil),        // 7: trawl.v1.SearchResponse
 	(*SearchContentResponse)(nil), // 8: trawl.v1.SearchContentResponse
 	(*Content)(nil),               // 9: trawl.v1.Content
+	(*Cache)(nil),                 // 10: trawl.v1.Cache
 }
 var file_trawl_v1_search_proto_depIdxs = []int32{
 	3,  // 0: trawl.v1.OrganicResult.sitelinks:type_name -> trawl.v1.Sitelink
@@ -802,19 +869,21 @@ var file_trawl_v1_search_proto_depIdxs = []int32{
 	4,  // 3: trawl.v1.SearchResponse.organic_results:type_name -> trawl.v1.OrganicResult
 	5,  // 4: trawl.v1.SearchResponse.related_questions:type_name -> trawl.v1.RelatedQuestion
 	6,  // 5: trawl.v1.SearchResponse.related_searches:type_name -> trawl.v1.RelatedSearch
-	2,  // 6: trawl.v1.SearchContentResponse.search_information:type_name -> trawl.v1.SearchInformation
-	4,  // 7: trawl.v1.SearchContentResponse.organic_results:type_name -> trawl.v1.OrganicResult
-	5,  // 8: trawl.v1.SearchContentResponse.related_questions:type_name -> trawl.v1.RelatedQuestion
-	6,  // 9: trawl.v1.SearchContentResponse.related_searches:type_name -> trawl.v1.RelatedSearch
-	0,  // 10: trawl.v1.SearchService.Search:input_type -> trawl.v1.SearchRequest
-	1,  // 11: trawl.v1.SearchService.SearchContent:input_type -> trawl.v1.SearchContentRequest
-	7,  // 12: trawl.v1.SearchService.Search:output_type -> trawl.v1.SearchResponse
-	8,  // 13: trawl.v1.SearchService.SearchContent:output_type -> trawl.v1.SearchContentResponse
-	12, // [12:14] is the sub-list for method output_type
-	10, // [10:12] is the sub-list for method input_type
-	10, // [10:10] is the sub-list for extension type_name
-	10, // [10:10] is the sub-list for extension extendee
-	0,  // [0:10] is the sub-list for field type_name
+	10, // 6: trawl.v1.SearchResponse.cache:type_name -> trawl.v1.Cache
+	2,  // 7: trawl.v1.SearchContentResponse.search_information:type_name -> trawl.v1.SearchInformation
+	4,  // 8: trawl.v1.SearchContentResponse.organic_results:type_name -> trawl.v1.OrganicResult
+	5,  // 9: trawl.v1.SearchContentResponse.related_questions:type_name -> trawl.v1.RelatedQuestion
+	6,  // 10: trawl.v1.SearchContentResponse.related_searches:type_name -> trawl.v1.RelatedSearch
+	10, // 11: trawl.v1.SearchContentResponse.cache:type_name -> trawl.v1.Cache
+	0,  // 12: trawl.v1.SearchService.Search:input_type -> trawl.v1.SearchRequest
+	1,  // 13: trawl.v1.SearchService.SearchContent:input_type -> trawl.v1.SearchContentRequest
+	7,  // 14: trawl.v1.SearchService.Search:output_type -> trawl.v1.SearchResponse
+	8,  // 15: trawl.v1.SearchService.SearchContent:output_type -> trawl.v1.SearchContentResponse
+	14, // [14:16] is the sub-list for method output_type
+	12, // [12:14] is the sub-list for method input_type
+	12, // [12:12] is the sub-list for extension type_name
+	12, // [12:12] is the sub-list for extension extendee
+	0,  // [0:12] is the sub-list for field type_name
 }
 
 func init() { file_trawl_v1_search_proto_init() }
@@ -823,6 +892,8 @@ func file_trawl_v1_search_proto_init() {
 		return
 	}
 	file_trawl_v1_content_proto_init()
+	file_trawl_v1_search_proto_msgTypes[0].OneofWrappers = []any{}
+	file_trawl_v1_search_proto_msgTypes[1].OneofWrappers = []any{}
 	file_trawl_v1_search_proto_msgTypes[4].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
