@@ -73,20 +73,27 @@ type CrawlBody struct {
 	IgnoreQueryParams []string `json:"ignore_query_params,omitempty"`
 	Render            string   `json:"render,omitempty"`
 	MaxAge            int64    `json:"max_age,omitempty"`
-	NoStore           bool     `json:"no_store,omitempty"`
+	// Store is false when the crawl's pages stay out of the cache (the
+	// crawl body's `store`); absent otherwise.
+	Store *bool `json:"store,omitempty"`
 	content.Options
 }
 
 // CrawlBodyOf is the monitor part of a crawl request.
 func CrawlBodyOf(r crawl.Request) CrawlBody {
-	return CrawlBody{URL: r.URL, Limit: r.Limit, MaxDepth: r.MaxDepth, Include: r.Include, Exclude: r.Exclude, Scope: r.Scope, Sitemap: r.Sitemap,
-		IgnoreQueryParams: r.IgnoreQueryParams, Render: r.Render, MaxAge: r.MaxAge, NoStore: r.NoStore, Options: r.Options}
+	b := CrawlBody{URL: r.URL, Limit: r.Limit, MaxDepth: r.MaxDepth, Include: r.Include, Exclude: r.Exclude, Scope: r.Scope, Sitemap: r.Sitemap,
+		IgnoreQueryParams: r.IgnoreQueryParams, Render: r.Render, MaxAge: r.MaxAge, Options: r.Options}
+	if r.NoStore {
+		no := false
+		b.Store = &no
+	}
+	return b
 }
 
 // request is the crawl a check runs, comparing every page under tag.
 func (b CrawlBody) request(tag string) crawl.Request {
 	return crawl.Request{URL: b.URL, Limit: b.Limit, MaxDepth: b.MaxDepth, Include: b.Include, Exclude: b.Exclude, Scope: b.Scope, Sitemap: b.Sitemap,
-		IgnoreQueryParams: b.IgnoreQueryParams, Render: b.Render, MaxAge: b.MaxAge, NoStore: b.NoStore, Options: b.Options, Changes: true, Tag: tag}
+		IgnoreQueryParams: b.IgnoreQueryParams, Render: b.Render, MaxAge: b.MaxAge, NoStore: b.Store != nil && !*b.Store, Options: b.Options, Changes: true, Tag: tag}
 }
 
 // Request is a monitor as its owner asks for it (POST).

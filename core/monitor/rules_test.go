@@ -1,6 +1,7 @@
 package monitor
 
 import (
+	"encoding/json"
 	"reflect"
 	"strings"
 	"testing"
@@ -198,5 +199,30 @@ func TestReportListsWhatChanged(t *testing.T) {
 	mail := reportMail("Trawl <t@x>", "a@example.com", r)
 	if !strings.Contains(mail.Text, "- changed: https://site.test/changed") || !strings.Contains(mail.Subject, "3 page(s) changed") {
 		t.Fatalf("mail: %s\n%s", mail.Subject, mail.Text)
+	}
+}
+
+// A crawl monitor's body says `store` as POST /v1/crawl does, and a crawl
+// kept out of the cache stays out of it through storage.
+func TestCrawlBodyStore(t *testing.T) {
+	for _, noStore := range []bool{false, true} {
+		b := CrawlBodyOf(crawl.Request{URL: "https://a.example/", NoStore: noStore})
+		raw, err := json.Marshal(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := strings.Contains(string(raw), `"store":false`), noStore; got != want {
+			t.Errorf("no_store %v: %s", noStore, raw)
+		}
+		if strings.Contains(string(raw), "no_store") {
+			t.Errorf("body names no_store: %s", raw)
+		}
+		var back CrawlBody
+		if err := json.Unmarshal(raw, &back); err != nil {
+			t.Fatal(err)
+		}
+		if got := back.request("t").NoStore; got != noStore {
+			t.Errorf("no_store %v: the check's crawl has NoStore %v", noStore, got)
+		}
 	}
 }
