@@ -277,24 +277,25 @@ class RetryPolicy(unittest.TestCase):
         )
 
     def test_monitors(self) -> None:
-        mon = {"id": "mon_0123456789abcdef01234567", "name": "", "urls": ["https://a.example/"], "crawl": None, "schedule": "@daily",
+        mid = "mon_0123456789abcdef01234567"
+        mon: dict[str, object] = {"id": mid, "name": "", "urls": ["https://a.example/"], "crawl": None, "schedule": "@daily",
                "callback_url": None, "email": True, "changes_only": True, "status": "active", "paused_reason": None,
                "next_run_at": "2026-06-16T00:00:00.000000Z", "created_at": "2026-06-15T12:00:00.000000Z", "updated_at": "2026-06-15T12:00:00.000000Z"}
         paused = dict(mon, status="paused", paused_reason="Paused by its owner.", next_run_at=None)
         page = {"data": [mon], "current_page": 1, "last_page": 1, "per_page": 5, "total": 1, "from": 1, "to": 1, "links": {}}
         self.srv.answers = [(201, {}, mon), (200, {}, page), (200, {}, dict(mon, checks=[])), (200, {}, paused), (204, {}, b"")]
         r = self.client.create_monitor("@daily", urls=["https://a.example/"], email=True)
-        self.assertEqual((r.status, r.data["id"]), (201, mon["id"]))
+        self.assertEqual((r.status, r.data["id"]), (201, mid))
         self.assertEqual(json.loads(self.srv.requests[0]["body"]), {"schedule": "@daily", "urls": ["https://a.example/"], "email": True})
         self.assertNotIn("Idempotency-Key", self.srv.requests[0]["headers"])
         self.assertEqual(self.client.monitors(per_page=5).data["total"], 1)
         self.assertEqual(self.srv.requests[1]["path"], "/v1/monitors?per_page=5")
-        self.assertEqual(self.client.monitor(mon["id"]).data.get("checks"), [])
-        r = self.client.update_monitor(mon["id"], status="paused")
+        self.assertEqual(self.client.monitor(mid).data.get("checks"), [])
+        r = self.client.update_monitor(mid, status="paused")
         self.assertEqual((r.data["status"], r.data["next_run_at"]), ("paused", None))
         self.assertEqual((self.srv.requests[3]["method"], json.loads(self.srv.requests[3]["body"])), ("PATCH", {"status": "paused"}))
-        self.assertEqual(self.client.delete_monitor(mon["id"]).status, 204)
-        self.assertEqual((self.srv.requests[4]["method"], self.srv.requests[4]["path"]), ("DELETE", "/v1/monitors/" + mon["id"]))
+        self.assertEqual(self.client.delete_monitor(mid).status, 204)
+        self.assertEqual((self.srv.requests[4]["method"], self.srv.requests[4]["path"]), ("DELETE", "/v1/monitors/" + mid))
 
     def test_search_content_query(self) -> None:
         self.srv.answers = [(200, {}, {})]
