@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"github.com/trawlhq/trawl/core/credits"
+	"github.com/trawlhq/trawl/core/failure"
 	"github.com/trawlhq/trawl/core/monitor"
 	"github.com/trawlhq/trawl/ports"
 )
@@ -54,7 +55,17 @@ func (d *Dashboard) monitorsPage(w http.ResponseWriter, r *http.Request, acct po
 			row.Crawl = o.Crawl.URL
 		}
 		// The latest check: the list shows when each monitor last ran.
-		if det, err := d.svc.Monitors.Get(r.Context(), acct.ID, m.ID); err == nil && len(det.Checks) > 0 {
+		// A monitor deleted since the list was read has no row; any other
+		// failure to read its checks is the page's failure, not "none yet".
+		det, err := d.svc.Monitors.Get(r.Context(), acct.ID, m.ID)
+		if failure.Is(err, failure.NotFound) {
+			continue
+		}
+		if err != nil {
+			d.fail(w, r, "message", v, err)
+			return
+		}
+		if len(det.Checks) > 0 {
 			row.Last = &det.Checks[0]
 		}
 		data.Rows = append(data.Rows, row)

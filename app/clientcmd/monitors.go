@@ -2,8 +2,10 @@ package clientcmd
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
+	"github.com/trawlhq/trawl/app"
 	"github.com/trawlhq/trawl/client"
 )
 
@@ -11,6 +13,9 @@ import (
 func (r runner) apiMonitors(ctx context.Context, cl *client.Client, name string) error {
 	switch name {
 	case "api monitors create":
+		if r.a.Limit != 0 && r.a.Crawl == "" {
+			return app.UsageError(errors.New("--limit is the crawl's page limit: it needs --crawl"))
+		}
 		req := client.MonitorRequest{Name: r.a.Name, URLs: r.a.URLs, Schedule: r.a.Schedule, CallbackURL: r.a.Callback, Email: r.a.Email}
 		if r.a.Crawl != "" {
 			req.Crawl = &client.MonitorCrawl{URL: r.a.Crawl}

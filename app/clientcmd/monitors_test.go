@@ -27,6 +27,7 @@ func TestAPIMonitors(t *testing.T) {
 		{[]string{"api", "monitors", "create", "--crawl", "http://shore.test/", "--limit", "5", "--schedule", "@daily", "--email", "--all-pages", "--json"}, 0, `"changes_only": false`, ""},
 		{[]string{"api", "monitors", "create", "--url", "http://shore.test/tides", "--schedule", "* * * * *", "--email"}, 3, "", "schedule:"},
 		{[]string{"api", "monitors", "create", "--url", "http://shore.test/tides"}, 2, "", "--schedule"},
+		{[]string{"api", "monitors", "create", "--url", "http://shore.test/tides", "--limit", "5", "--schedule", "@daily", "--email"}, 2, "", "--limit is the crawl's page limit"},
 		{[]string{"api", "monitors", "list"}, 0, id[1] + "\tactive\t2026-06-15T18:00:00.000000Z\t0 */6 * * *\tShore\n", ""},
 		{[]string{"api", "monitors", "get", id[1], "--json"}, 0, `"schedule": "0 */6 * * *"`, ""},
 		{[]string{"api", "monitors", "pause", id[1]}, 0, "monitor " + id[1] + ": paused, next check none", ""},
