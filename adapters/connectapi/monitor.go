@@ -33,7 +33,10 @@ func monitorMsg(o monitor.Object) *trawlv1.Monitor {
 		Status: o.Status, PausedReason: o.PausedReason, NextRunAt: o.NextRunAt, CreatedAt: o.CreatedAt, UpdatedAt: o.UpdatedAt}
 	if c := o.Crawl; c != nil {
 		m.Crawl = &trawlv1.CreateCrawlRequest{Url: c.URL, Limit: optInt32(c.Limit), MaxDepth: optInt32(c.MaxDepth), Include: c.Include, Exclude: c.Exclude,
-			Scope: c.Scope, Sitemap: c.Sitemap, IgnoreQueryParams: c.IgnoreQueryParams, UseIgnoreQueryParams: c.IgnoreQueryParams != nil, Render: c.Render, MaxAge: c.MaxAge, Store: c.Store}
+			Scope: c.Scope, Sitemap: c.Sitemap, UseIgnoreQueryParams: c.IgnoreQueryParams != nil, Render: c.Render, MaxAge: c.MaxAge, Store: c.Store}
+		if c.IgnoreQueryParams != nil {
+			m.Crawl.IgnoreQueryParams = *c.IgnoreQueryParams
+		}
 	}
 	if o.Checks != nil {
 		for _, c := range *o.Checks {

@@ -338,3 +338,33 @@ func TestMonitorOfACrawl(t *testing.T) {
 		t.Fatalf("%d credits still held after the check", held)
 	}
 }
+
+// A monitor whose stored schedule no longer passes the rules (a time zone
+// this node lacks) is paused with the rule as its reason, not left due and
+// retried at every tick; and two runs are never closer than 5 minutes.
+func TestMonitorWhoseScheduleNoLongerHoldsPauses(t *testing.T) {
+	e, site, rcv := monitorEnv(t, apitest.Options{NoWorker: true})
+	_, tok := e.Account("a@example.com", "business")
+	site.set("/pricing", pricing(10, 20))
+	res := e.Do("POST", "/v1/monitors", tok, map[string]any{"urls": []string{site.URL("/pricing")}, "schedule": "*/5 * * * *", "callback_url": rcv.URL()})
+	if res.Status != 201 {
+		t.Fatalf("create: %d %s", res.Status, res.Body)
+	}
+	id := res.JSON(t)["id"].(string)
+	store := e.Store.(ports.MonitorStore)
+	if _, err := store.UpdateMonitor(context.Background(), id, func(m *ports.Monitor) error {
+		m.Schedule = "CRON_TZ=Nowhere/Atlantis */5 * * * *"
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	e.Clock.Set(time.Date(2026, 6, 15, 12, 5, 0, 0, time.UTC))
+	if n, err := e.Services.Scheduler.Tick(context.Background()); err != nil || n != 0 {
+		t.Fatalf("tick started %d checks (%v), want 0", n, err)
+	}
+	got := e.Do("GET", "/v1/monitors/"+id, tok, nil).JSON(t)
+	reason, _ := got["paused_reason"].(string)
+	if got["status"] != "paused" || !strings.Contains(reason, "schedule") || !strings.HasSuffix(reason, "then resume the monitor.") {
+		t.Fatalf("monitor: %v", got)
+	}
+}

@@ -75,7 +75,11 @@ func (r *Runner) RunJob(stop, work context.Context, job ports.BulkJob) error {
 	}
 	m, err := r.d.Monitors.Monitor(work, check.MonitorID)
 	if failure.Is(err, failure.NotFound) {
-		return r.end(work, job, check, nil, ports.CheckFailed, "The monitor was deleted.")
+		var held *ports.Hold
+		if check.HoldID != "" {
+			held = &ports.Hold{ID: check.HoldID, AccountID: check.AccountID}
+		}
+		return r.end(work, job, check, held, ports.CheckFailed, "The monitor was deleted.")
 	}
 	if err != nil {
 		return err

@@ -63,16 +63,16 @@ const MsgNotFound = "Monitor not found."
 // CrawlBody is a monitor's crawl, in the fields POST /v1/crawl takes (its
 // delivery fields and change tracking belong to the monitor instead).
 type CrawlBody struct {
-	URL               string   `json:"url"`
-	Limit             *int     `json:"limit,omitempty"`
-	MaxDepth          *int     `json:"max_depth,omitempty"`
-	Include           []string `json:"include,omitempty"`
-	Exclude           []string `json:"exclude,omitempty"`
-	Scope             string   `json:"scope,omitempty"`
-	Sitemap           string   `json:"sitemap,omitempty"`
-	IgnoreQueryParams []string `json:"ignore_query_params,omitempty"`
-	Render            string   `json:"render,omitempty"`
-	MaxAge            int64    `json:"max_age,omitempty"`
+	URL               string    `json:"url"`
+	Limit             *int      `json:"limit,omitempty"`
+	MaxDepth          *int      `json:"max_depth,omitempty"`
+	Include           []string  `json:"include,omitempty"`
+	Exclude           []string  `json:"exclude,omitempty"`
+	Scope             string    `json:"scope,omitempty"`
+	Sitemap           string    `json:"sitemap,omitempty"`
+	IgnoreQueryParams *[]string `json:"ignore_query_params,omitempty"` // nil: the defaults; empty: none
+	Render            string    `json:"render,omitempty"`
+	MaxAge            int64     `json:"max_age,omitempty"`
 	// Store is false when the crawl's pages stay out of the cache (the
 	// crawl body's `store`); absent otherwise.
 	Store *bool `json:"store,omitempty"`
@@ -82,7 +82,11 @@ type CrawlBody struct {
 // CrawlBodyOf is the monitor part of a crawl request.
 func CrawlBodyOf(r crawl.Request) CrawlBody {
 	b := CrawlBody{URL: r.URL, Limit: r.Limit, MaxDepth: r.MaxDepth, Include: r.Include, Exclude: r.Exclude, Scope: r.Scope, Sitemap: r.Sitemap,
-		IgnoreQueryParams: r.IgnoreQueryParams, Render: r.Render, MaxAge: r.MaxAge, Options: r.Options}
+		Render: r.Render, MaxAge: r.MaxAge, Options: r.Options}
+	if r.IgnoreQueryParams != nil {
+		keep := r.IgnoreQueryParams
+		b.IgnoreQueryParams = &keep
+	}
 	if r.NoStore {
 		no := false
 		b.Store = &no
@@ -92,8 +96,12 @@ func CrawlBodyOf(r crawl.Request) CrawlBody {
 
 // request is the crawl a check runs, comparing every page under tag.
 func (b CrawlBody) request(tag string) crawl.Request {
+	var ignore []string
+	if b.IgnoreQueryParams != nil {
+		ignore = append([]string{}, *b.IgnoreQueryParams...)
+	}
 	return crawl.Request{URL: b.URL, Limit: b.Limit, MaxDepth: b.MaxDepth, Include: b.Include, Exclude: b.Exclude, Scope: b.Scope, Sitemap: b.Sitemap,
-		IgnoreQueryParams: b.IgnoreQueryParams, Render: b.Render, MaxAge: b.MaxAge, NoStore: b.Store != nil && !*b.Store, Options: b.Options, Changes: true, Tag: tag}
+		IgnoreQueryParams: ignore, Render: b.Render, MaxAge: b.MaxAge, NoStore: b.Store != nil && !*b.Store, Options: b.Options, Changes: true, Tag: tag}
 }
 
 // Request is a monitor as its owner asks for it (POST).

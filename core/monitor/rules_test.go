@@ -226,3 +226,23 @@ func TestCrawlBodyStore(t *testing.T) {
 		}
 	}
 }
+
+// A crawl monitor that keeps every query parameter (an empty
+// ignore_query_params) keeps them through storage; one that said nothing
+// gets the crawl's defaults.
+func TestCrawlBodyIgnoreQueryParams(t *testing.T) {
+	for _, ignore := range [][]string{nil, {}, {"sid"}} {
+		raw, err := json.Marshal(CrawlBodyOf(crawl.Request{URL: "https://a.example/", IgnoreQueryParams: ignore}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var back CrawlBody
+		if err := json.Unmarshal(raw, &back); err != nil {
+			t.Fatal(err)
+		}
+		got := back.request("t").IgnoreQueryParams
+		if (got == nil) != (ignore == nil) || !reflect.DeepEqual(append([]string{}, got...), append([]string{}, ignore...)) {
+			t.Errorf("%#v stored as %s came back as %#v", ignore, raw, got)
+		}
+	}
+}

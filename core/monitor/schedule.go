@@ -9,6 +9,7 @@ import (
 
 	"github.com/trawlhq/trawl/core/bulk"
 	"github.com/trawlhq/trawl/core/crawl"
+	"github.com/trawlhq/trawl/core/failure"
 	"github.com/trawlhq/trawl/ports"
 )
 
@@ -66,8 +67,8 @@ func (s *Scheduler) Run(ctx context.Context) {
 
 // Tick starts a check for every monitor due now that no other node took
 // first, and says how many this node started. Runs missed while no node
-// ticked (every node down) are not made up: the next run is the schedule's
-// first time after now.
+// ticked (every node down) collapse into one check, taken now: the next
+// run is the schedule's first time after now.
 func (s *Scheduler) Tick(ctx context.Context) (int, error) {
 	now := s.clock.Now()
 	due, err := s.store.DueMonitors(ctx, now, s.opts.Batch)
@@ -77,6 +78,13 @@ func (s *Scheduler) Tick(ctx context.Context) (int, error) {
 	started := 0
 	for _, m := range due {
 		ok, err := s.start(ctx, m, now)
+		if failure.Is(err, failure.Invalid) {
+			// A stored schedule or crawl that no longer holds (a rule or a
+			// time zone changed) would stay due for ever: the monitor is
+			// paused and says why, so its owner can fix it.
+			s.pauseInvalid(ctx, m, err)
+			continue
+		}
 		if err != nil {
 			s.log.Error("starting a monitor check", "monitor_id", m.ID, "err", err)
 			continue
@@ -96,9 +104,16 @@ func (s *Scheduler) Tick(ctx context.Context) (int, error) {
 func (s *Scheduler) start(ctx context.Context, m ports.Monitor, now time.Time) (bool, error) {
 	sched, err := ParseSchedule(m.Schedule, FieldSchedule)
 	if err != nil {
-		return false, err // stored schedules were checked; one that no longer parses is left for its owner to fix
+		return false, err
 	}
-	next := sched.Next(now)
+	// The next run is the schedule's first time after now, and at least
+	// MinInterval after this one: on the day a CRON_TZ zone's clocks
+	// change, two local times can be closer than that in real time.
+	after := now
+	if floor := m.NextRunAt.Add(MinInterval - time.Nanosecond); floor.After(after) {
+		after = floor
+	}
+	next := sched.Next(after)
 	id := newCheckID()
 	job := ports.BulkJob{ID: id, AccountID: m.AccountID, Status: ports.JobQueued, URLSource: ports.SourceURLs, QueuedAt: now,
 		Kind: ports.KindMonitor, Changes: true, ChangeTag: Tag(m.ID)}
@@ -122,4 +137,17 @@ func (s *Scheduler) start(ctx context.Context, m ports.Monitor, now time.Time) (
 		job.URLSource, job.Render = ports.URLSource("crawl"), c.Params.Render
 	}
 	return s.store.StartCheck(ctx, m.ID, m.NextRunAt, next, job, m.URLs, frontier, check)
+}
+
+// pauseInvalid pauses a monitor whose stored settings no longer pass the
+// rules, with the rule it fails as its reason.
+func (s *Scheduler) pauseInvalid(ctx context.Context, m ports.Monitor, cause error) {
+	reason := "Paused: " + failure.Public(cause, "its settings are no longer valid.") + " Change it, then resume the monitor."
+	_, err := s.store.UpdateMonitor(ctx, m.ID, func(m *ports.Monitor) error {
+		m.Status, m.PausedReason, m.UpdatedAt = ports.MonitorPaused, reason, s.clock.Now()
+		return nil
+	})
+	if err != nil && !failure.Is(err, failure.NotFound) {
+		s.log.Error("pausing a monitor whose settings no longer hold", "monitor_id", m.ID, "err", err)
+	}
 }
