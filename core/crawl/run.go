@@ -253,6 +253,7 @@ func (cr *run) loop(stop, work context.Context) (cancelled bool, err error) {
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	var ready []ports.CrawlURL
+	var claimedAt time.Time
 	defer func() { cr.requeue(context.WithoutCancel(work), ready) }()
 	wake := make(chan struct{}, r.opts.Concurrency)
 	lastCheck := time.Time{}
@@ -275,12 +276,20 @@ func (cr *run) loop(stop, work context.Context) (cancelled bool, err error) {
 			}
 		}
 		free := r.opts.Concurrency - int(inflight.Load())
+		if len(ready) > 0 && now.Sub(claimedAt) >= r.opts.URLLease/2 {
+			// URLs claimed together and still waiting for a free slot (a
+			// slow or polite host) are given back before their leases run
+			// out: a URL whose lease ran out while it waits would be
+			// claimed again and counted out of the limit.
+			cr.requeue(work, ready)
+			ready = nil
+		}
 		if free > 0 && len(ready) == 0 {
 			claimed, err := r.d.Crawls.ClaimCrawlURLs(work, cr.c.ID, r.opts.Concurrency, cr.c.Limit, now, r.opts.URLLease)
 			if err != nil {
 				return false, err
 			}
-			ready = claimed
+			ready, claimedAt = claimed, now
 		}
 		if free > 0 && len(ready) > 0 {
 			for _, u := range ready[:min(free, len(ready))] {
