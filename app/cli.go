@@ -581,6 +581,12 @@ func (c CLI) serve(o *options) error {
 			return err
 		}
 		defer release()
+	} else if file := sqliteFileOf(cfg.DatabaseURL); file != "" {
+		release, err := lockSQLiteFile(file)
+		if err != nil {
+			return err
+		}
+		defer release()
 	}
 	if cfg.Bootstrap {
 		if err := c.bootstrap(ctx, *cfg); err != nil {

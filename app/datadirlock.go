@@ -23,13 +23,24 @@ func lockDataDir(dir string) (release func(), err error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("cannot create the data directory %s: %w", dir, err)
 	}
-	l := flock.New(filepath.Join(dir, serveLockName))
+	return lockServe(filepath.Join(dir, serveLockName), "data directory "+dir, "choose another --data-dir")
+}
+
+// lockSQLiteFile does the same for an SQLite file named with --database: a
+// lock file beside it, so that two servers cannot share the file either
+// (each would keep its own holds and its own per-host crawl gate).
+func lockSQLiteFile(path string) (release func(), err error) {
+	return lockServe(path+"."+serveLockName, "SQLite database "+path, "choose another --database")
+}
+
+func lockServe(lockPath, what, other string) (release func(), err error) {
+	l := flock.New(lockPath)
 	ok, err := l.TryLock()
 	if err != nil {
-		return nil, fmt.Errorf("cannot lock the data directory %s: %w", dir, err)
+		return nil, fmt.Errorf("cannot lock the %s: %w", what, err)
 	}
 	if !ok {
-		return nil, fmt.Errorf("another trawl serve is running on the data directory %s: SQLite is single-node (stop that server, choose another --data-dir, or run several nodes on PostgreSQL with --database)", dir)
+		return nil, fmt.Errorf("another trawl serve is running on the %s: SQLite is single-node (stop that server, %s, or run several nodes on PostgreSQL with --database)", what, other)
 	}
 	return func() { _ = l.Unlock() }, nil
 }

@@ -2,6 +2,7 @@ package app
 
 import (
 	"bytes"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -31,4 +32,26 @@ func TestServeOwnsItsSQLiteDataDir(t *testing.T) {
 		t.Fatalf("after release: %v", err)
 	}
 	again()
+}
+
+// A server on an SQLite file named with --database owns that file as one
+// on the data directory owns its own: a second one stops at start-up.
+func TestServeOwnsItsSQLiteFile(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "shared.db")
+	if got := sqliteFileOf("sqlite://" + file); got != file {
+		t.Fatalf("sqliteFileOf = %q, want %q", got, file)
+	}
+	if got := sqliteFileOf("postgres://u@h/db"); got != "" {
+		t.Fatalf("sqliteFileOf(postgres) = %q", got)
+	}
+	release, err := lockSQLiteFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer release()
+	var out, errb bytes.Buffer
+	code := CLI{Stdout: &out, Stderr: &errb, Getenv: func(string) string { return "" }}.Main([]string{"serve", "--addr", "127.0.0.1:0", "--database", "sqlite://" + file})
+	if code == 0 || !strings.Contains(errb.String(), "another trawl serve is running on the SQLite database") {
+		t.Fatalf("exit %d, stderr %q", code, errb.String())
+	}
 }

@@ -90,3 +90,12 @@ func StoreModule() fx.Option {
 		),
 	)
 }
+
+// sqliteFileOf is the SQLite file a database URL names; empty for
+// PostgreSQL or for the data directory's own file.
+func sqliteFileOf(databaseURL string) string {
+	if sqlstore.DialectOf(databaseURL) != sqlstore.SQLite {
+		return ""
+	}
+	return sqlstore.SQLiteFile(databaseURL)
+}

@@ -147,6 +147,12 @@ func DialectOf(databaseURL string) Dialect {
 // SQLitePath is where the embedded store lives inside a data dir.
 func SQLitePath(dataDir string) string { return filepath.Join(dataDir, "trawl.db") }
 
+// SQLiteFile is the file an SQLite database URL names ("sqlite:///x.db",
+// "sqlite:x.db" or a path); empty when it names none (the data directory's).
+func SQLiteFile(dsn string) string {
+	return strings.TrimPrefix(strings.TrimPrefix(dsn, "sqlite://"), "sqlite:")
+}
+
 // Open connects and applies the embedded migrations.
 func Open(ctx context.Context, o Options) (*Store, error) {
 	s, err := Connect(o)
@@ -178,7 +184,7 @@ func Connect(o Options) (*Store, error) {
 		s.eng = &postgresEngine{s: s}
 		return s, nil
 	default:
-		path := strings.TrimPrefix(strings.TrimPrefix(dsn, "sqlite://"), "sqlite:")
+		path := SQLiteFile(dsn)
 		if path == "" {
 			dir := o.DataDir
 			if dir == "" {
