@@ -27,7 +27,7 @@ interface Call {
 }
 
 /** One call of each tool; a tool the server lists without a call here fails the test. */
-function calls(site: string, jobId: () => string, crawlId: () => string): Record<string, () => Call> {
+function calls(site: string, jobId: () => string, crawlId: () => string, monitorId: () => string): Record<string, () => Call> {
   const page = `http://${site}/blog/2026/post-1`;
   const schema = { type: "object", properties: { title: { type: "string" }, story: { type: "integer" } }, required: ["title", "story"] };
   return {
@@ -47,6 +47,11 @@ function calls(site: string, jobId: () => string, crawlId: () => string): Record
     crawl_submit: () => ({ args: { url: `http://${site}/`, limit: 3, max_depth: 1, render: "never" }, want: ['"crawl_id"', '"queued"'] }),
     crawl_status: () => ({ args: { crawl_id: crawlId(), per_page: 5 }, want: [crawlId(), '"skipped"'] }),
     credits: () => ({ args: {}, want: ['"balance"'] }),
+    monitor_create: () => ({ args: { urls: [page], schedule: "@daily", email: true, name: "Post 1" }, want: ['"id"', '"active"', '"@daily"'] }),
+    monitor_list: () => ({ args: { per_page: 5 }, want: [monitorId()] }),
+    monitor_get: () => ({ args: { id: monitorId() }, want: [monitorId(), '"schedule":"@daily"'] }),
+    monitor_update: () => ({ args: { id: monitorId(), status: "paused" }, want: [monitorId(), '"paused"'] }),
+    monitor_delete: () => ({ args: { id: monitorId() }, want: [monitorId(), '"deleted":true'] }),
   };
 }
 
@@ -65,10 +70,14 @@ async function exercise(t: TestContext, name: string, transport: Transport): Pro
     assert.deepEqual(names, need("TRAWL_SDK_MCP_TOOLS").split(",").sort(), "the tools listed");
     let jobId = "";
     let crawlId = "";
-    const table = calls(need("TRAWL_SDK_MCP_SITE"), () => jobId, () => crawlId);
-    // bulk_status and crawl_status need the job and the crawl their submit tools started.
-    const later = (n: string) => n === "bulk_status" || n === "crawl_status";
-    const order = [...names.filter((n) => !later(n)), ...names.filter(later)];
+    let monitorId = "";
+    const table = calls(need("TRAWL_SDK_MCP_SITE"), () => jobId, () => crawlId, () => monitorId);
+    // The status tools need the job and the crawl their submit tools
+    // started, the monitor tools the monitor monitor_create made, and
+    // monitor_delete comes last.
+    const rank = (n: string) =>
+      n === "monitor_delete" ? 2 : n === "bulk_status" || n === "crawl_status" || (n.startsWith("monitor_") && n !== "monitor_create") ? 1 : 0;
+    const order = [0, 1, 2].flatMap((r) => names.filter((n) => rank(n) === r));
     for (const tool of order) {
       await t.test(`${name}: ${tool}`, async () => {
         const make = table[tool];
@@ -84,6 +93,7 @@ async function exercise(t: TestContext, name: string, transport: Transport): Pro
         for (const n of c.not ?? []) assert.ok(!text.includes(n) && !structured.includes(n), `${tool}: ${JSON.stringify(n)} in the answer`);
         if (tool === "bulk_submit") jobId = String((res.structuredContent as { job_id?: unknown }).job_id ?? "");
         if (tool === "crawl_submit") crawlId = String((res.structuredContent as { crawl_id?: unknown }).crawl_id ?? "");
+        if (tool === "monitor_create") monitorId = String((res.structuredContent as { id?: unknown }).id ?? "");
       });
     }
     // An enumerated argument outside its values is refused, naming it.
