@@ -113,8 +113,10 @@ type CrawlStore interface {
 	// It returns how many links were added as queued.
 	FinishCrawlPage(ctx context.Context, o CrawlOutcome) (queued int, err error)
 	// RequeueCrawlURL puts a claimed URL back, to be claimed again no
-	// earlier than notBefore, with one more attempt counted.
-	RequeueCrawlURL(ctx context.Context, crawlID string, id int64, notBefore time.Time) error
+	// earlier than notBefore, with one more attempt counted when attempted
+	// (the site was asked and said to wait); a URL handed back before it
+	// started keeps its count.
+	RequeueCrawlURL(ctx context.Context, crawlID string, id int64, notBefore time.Time, attempted bool) error
 	// SkipQueued marks every queued URL skipped for reason; it returns how many.
 	SkipQueued(ctx context.Context, crawlID, reason string, now time.Time) (int, error)
 	// HasCrawlKey reports whether a key is in the crawl's frontier.

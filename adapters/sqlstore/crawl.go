@@ -302,9 +302,13 @@ func (s *Store) finishCrawlPage(ctx context.Context, tx execer, o ports.CrawlOut
 }
 
 // RequeueCrawlURL puts a claimed URL back in the queue.
-func (s *Store) RequeueCrawlURL(ctx context.Context, crawlID string, id int64, notBefore time.Time) error {
-	_, err := s.w().ExecContext(ctx, s.q(`UPDATE crawl_urls SET state = 'queued', attempts = attempts + 1, not_before = ?, lease_until = 0 WHERE id = ? AND crawl_id = ? AND state = 'in_flight'`),
-		ms(notBefore), id, crawlID)
+func (s *Store) RequeueCrawlURL(ctx context.Context, crawlID string, id int64, notBefore time.Time, attempted bool) error {
+	more := 0
+	if attempted {
+		more = 1
+	}
+	_, err := s.w().ExecContext(ctx, s.q(`UPDATE crawl_urls SET state = 'queued', attempts = attempts + ?, not_before = ?, lease_until = 0 WHERE id = ? AND crawl_id = ? AND state = 'in_flight'`),
+		more, ms(notBefore), id, crawlID)
 	return fail(ctx, "sqlstore.RequeueCrawlURL", err)
 }
 

@@ -333,7 +333,7 @@ func (cr *run) loop(stop, work context.Context) (cancelled bool, err error) {
 // requeue gives back URLs claimed and not started, for whoever reads on.
 func (cr *run) requeue(ctx context.Context, urls []ports.CrawlURL) {
 	for _, u := range urls {
-		if err := cr.r.d.Crawls.RequeueCrawlURL(ctx, cr.c.ID, u.ID, cr.r.d.Clock.Now()); err != nil {
+		if err := cr.r.d.Crawls.RequeueCrawlURL(ctx, cr.c.ID, u.ID, cr.r.d.Clock.Now(), false); err != nil {
 			cr.r.log.Warn("a claimed URL was not given back; it is read again when its lease runs out", "crawl_id", cr.c.ID, "err", err)
 			return
 		}
@@ -375,7 +375,7 @@ func (cr *run) process(stop, ctx context.Context, u ports.CrawlURL) error {
 		case <-stop.Done():
 			// Shutting down before the page started: it goes back to the
 			// queue for whoever resumes the crawl.
-			return r.d.Crawls.RequeueCrawlURL(ctx, cr.c.ID, u.ID, r.d.Clock.Now())
+			return r.d.Crawls.RequeueCrawlURL(ctx, cr.c.ID, u.ID, r.d.Clock.Now(), false)
 		case <-r.d.Clock.After(max(retryAt.Sub(r.d.Clock.Now()), 10*time.Millisecond)):
 		}
 	}
@@ -394,7 +394,7 @@ func (cr *run) process(stop, ctx context.Context, u ports.CrawlURL) error {
 	}
 	if !backoff.IsZero() && u.Attempts+1 < r.opts.MaxAttempts {
 		// The site asked to slow down: the host waits, the page is tried again.
-		return r.d.Crawls.RequeueCrawlURL(ctx, cr.c.ID, u.ID, backoff)
+		return r.d.Crawls.RequeueCrawlURL(ctx, cr.c.ID, u.ID, backoff, true)
 	}
 	if err != nil {
 		reason, _ := failure.Outcome(err)

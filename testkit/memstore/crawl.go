@@ -226,7 +226,7 @@ func (s *Store) finishCrawlPage(o ports.CrawlOutcome) (int, error) {
 }
 
 // RequeueCrawlURL implements ports.CrawlStore.
-func (s *Store) RequeueCrawlURL(_ context.Context, crawlID string, id int64, notBefore time.Time) error {
+func (s *Store) RequeueCrawlURL(_ context.Context, crawlID string, id int64, notBefore time.Time, attempted bool) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	c, err := s.crawlOf(crawlID)
@@ -235,7 +235,10 @@ func (s *Store) RequeueCrawlURL(_ context.Context, crawlID string, id int64, not
 	}
 	for _, m := range c.urls {
 		if m.u.ID == id && m.u.State == ports.CrawlInFlight {
-			m.u.State, m.u.Attempts, m.notBefore, m.leaseUntil = ports.CrawlQueued, m.u.Attempts+1, trunc(notBefore), time.Time{}
+			m.u.State, m.notBefore, m.leaseUntil = ports.CrawlQueued, trunc(notBefore), time.Time{}
+			if attempted {
+				m.u.Attempts++
+			}
 		}
 	}
 	return nil

@@ -266,7 +266,7 @@ func testCrawlLeases(t *testing.T, st Stores) {
 		t.Fatalf("after the leases ran out claimed %d, want both", len(again))
 	}
 	// A requeued URL waits for its time and counts an attempt.
-	if err := s.RequeueCrawlURL(ctx, "crawl_a", again[0].ID, now.Add(10*time.Minute)); err != nil {
+	if err := s.RequeueCrawlURL(ctx, "crawl_a", again[0].ID, now.Add(10*time.Minute), true); err != nil {
 		t.Fatal(err)
 	}
 	if early, _ := s.ClaimCrawlURLs(ctx, "crawl_a", 5, 10, now.Add(9*time.Minute), time.Hour); len(early) != 1 || early[0].ID == again[0].ID {
@@ -275,6 +275,14 @@ func testCrawlLeases(t *testing.T, st Stores) {
 	late, _ := s.ClaimCrawlURLs(ctx, "crawl_a", 5, 10, now.Add(11*time.Minute), time.Hour)
 	if len(late) != 1 || late[0].ID != again[0].ID || late[0].Attempts != 1 {
 		t.Fatalf("requeued claim = %+v", late)
+	}
+	// A URL handed back before it started keeps its count.
+	if err := s.RequeueCrawlURL(ctx, "crawl_a", late[0].ID, now.Add(11*time.Minute), false); err != nil {
+		t.Fatal(err)
+	}
+	back, _ := s.ClaimCrawlURLs(ctx, "crawl_a", 5, 10, now.Add(12*time.Minute), time.Hour)
+	if len(back) != 1 || back[0].ID != late[0].ID || back[0].Attempts != 1 {
+		t.Fatalf("handed back, then claimed = %+v", back)
 	}
 }
 
