@@ -99,6 +99,13 @@ type PageLinks struct {
 
 // Transactions lists credit events, newest first (free). Zero values take the defaults.
 func (c *Client) Transactions(ctx context.Context, page, perPage int) (TransactionPage, error) {
+	var out TransactionPage
+	return out, c.do(ctx, "GET", "/v1/credits/transactions", listQuery(page, perPage), nil, false, &out)
+}
+
+// listQuery asks for one page of a paginated list; zero values take the
+// server's defaults.
+func listQuery(page, perPage int) url.Values {
 	q := url.Values{}
 	if page > 0 {
 		q.Set("page", strconv.Itoa(page))
@@ -106,8 +113,7 @@ func (c *Client) Transactions(ctx context.Context, page, perPage int) (Transacti
 	if perPage > 0 {
 		q.Set("per_page", strconv.Itoa(perPage))
 	}
-	var out TransactionPage
-	return out, c.do(ctx, "GET", "/v1/credits/transactions", q, nil, false, &out)
+	return q
 }
 
 // CostPreview prices calls of a service.

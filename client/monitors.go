@@ -3,7 +3,6 @@ package client
 import (
 	"context"
 	"net/url"
-	"strconv"
 )
 
 // MonitorRequest is a monitor: pages (URLs) or a crawl read on a cron
@@ -112,15 +111,8 @@ func (c *Client) CreateMonitor(ctx context.Context, r MonitorRequest) (Monitor, 
 
 // Monitors lists the account's monitors, newest first (free). Zero values take the defaults.
 func (c *Client) Monitors(ctx context.Context, page, perPage int) (MonitorPage, error) {
-	q := url.Values{}
-	if page > 0 {
-		q.Set("page", strconv.Itoa(page))
-	}
-	if perPage > 0 {
-		q.Set("per_page", strconv.Itoa(perPage))
-	}
 	var out MonitorPage
-	return out, c.do(ctx, "GET", "/v1/monitors", q, nil, false, &out)
+	return out, c.do(ctx, "GET", "/v1/monitors", listQuery(page, perPage), nil, false, &out)
 }
 
 // Monitor answers a monitor with its latest checks (free).
