@@ -141,10 +141,7 @@ func (r *Runner) hold(ctx context.Context, job ports.BulkJob, m ports.Monitor, c
 		return false, err
 	}
 	if reason != "" {
-		if _, err := r.d.Monitors.UpdateMonitor(ctx, m.ID, func(m *ports.Monitor) error {
-			m.Status, m.PausedReason, m.UpdatedAt = ports.MonitorPaused, reason, r.d.Clock.Now()
-			return nil
-		}); err != nil && !failure.Is(err, failure.NotFound) {
+		if err := pause(ctx, r.d.Monitors, r.d.Clock.Now(), m.ID, reason); err != nil {
 			return false, err
 		}
 		m.Status, m.PausedReason = ports.MonitorPaused, reason

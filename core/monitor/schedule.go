@@ -143,11 +143,20 @@ func (s *Scheduler) start(ctx context.Context, m ports.Monitor, now time.Time) (
 // rules, with the rule it fails as its reason.
 func (s *Scheduler) pauseInvalid(ctx context.Context, m ports.Monitor, cause error) {
 	reason := "Paused: " + failure.Public(cause, "its settings are no longer valid.") + " Change it, then resume the monitor."
-	_, err := s.store.UpdateMonitor(ctx, m.ID, func(m *ports.Monitor) error {
-		m.Status, m.PausedReason, m.UpdatedAt = ports.MonitorPaused, reason, s.clock.Now()
-		return nil
-	})
-	if err != nil && !failure.Is(err, failure.NotFound) {
+	if err := pause(ctx, s.store, s.clock.Now(), m.ID, reason); err != nil {
 		s.log.Error("pausing a monitor whose settings no longer hold", "monitor_id", m.ID, "err", err)
 	}
+}
+
+// pause stops a monitor's checks and says why; a monitor deleted
+// meanwhile is left so.
+func pause(ctx context.Context, store ports.MonitorStore, now time.Time, id, reason string) error {
+	_, err := store.UpdateMonitor(ctx, id, func(m *ports.Monitor) error {
+		m.Status, m.PausedReason, m.UpdatedAt = ports.MonitorPaused, reason, now
+		return nil
+	})
+	if failure.Is(err, failure.NotFound) {
+		return nil
+	}
+	return err
 }
