@@ -118,6 +118,13 @@ type LedgerTx interface {
 	// FinishCrawlPage writes a crawl page's outcome in the view's
 	// transaction, as CrawlStore.FinishCrawlPage does in its own.
 	FinishCrawlPage(o CrawlOutcome) error
+	// Savepoint runs fn as a part of the view's transaction that can fail
+	// alone: when fn returns an error, whatever fn changed (rows, and the
+	// credit row and holds as the view has them) is undone and the view
+	// goes on; the error is fn's. When the store cannot undo fn's part
+	// alone (the transaction itself failed), the whole view fails:
+	// WithCredits returns that failure whatever fn's caller returns.
+	Savepoint(fn func() error) error
 }
 
 // HoldPlacer is a LedgerStore that can also place a hold in one step, the
@@ -189,6 +196,28 @@ type Ledger interface {
 	ChargeHold(ctx context.Context, h Hold, c Charge, key string) (Transaction, bool, error)
 	// ReleasePart gives back part of an open hold.
 	ReleasePart(ctx context.Context, h Hold, credits int64) error
+	// ChargeEach writes several charges of one hold in one transaction
+	// (one commit), each as ChargeHold would on its own, in a savepoint of
+	// its own: an item refused (InsufficientCredits) or failed leaves the
+	// others written, and its result says why. An item of no credits and
+	// no key writes its Charge.Outcome alone (a crawl page not charged).
+	// err is the transaction's: when it is set, nothing of any item was
+	// written.
+	ChargeEach(ctx context.Context, h Hold, items []KeyedCharge) (results []ChargeResult, err error)
+}
+
+// KeyedCharge is one item of Ledger.ChargeEach: a charge and its key.
+type KeyedCharge struct {
+	Charge Charge
+	Key    string
+}
+
+// ChargeResult is what one item of Ledger.ChargeEach came to, as
+// ChargeHold returns it; Err is the item's own failure.
+type ChargeResult struct {
+	Transaction Transaction
+	Charged     bool
+	Err         error
 }
 
 // IdempotencyRecord remembers the response to a billed call made with an

@@ -271,59 +271,113 @@ func (l *Ledger) release(ctx context.Context, h ports.Hold) error {
 // meanwhile is charged only if the balance still covers it.
 func (l *Ledger) ChargeHold(ctx context.Context, h ports.Hold, c ports.Charge, key string) (ports.Transaction, bool, error) {
 	const op = "ledger.ChargeHold"
-	if key == "" || c.Credits <= 0 {
-		return ports.Transaction{}, false, failure.E(op, failure.Internal, "", errors.New("a keyed charge needs a key and a positive amount"))
+	if err := checkKeyed(op, c, key); err != nil {
+		return ports.Transaction{}, false, err
 	}
 	var out ports.Transaction
 	charged := false
-	err := l.store.WithCredits(ctx, h.AccountID, func(tx ports.LedgerTx) error {
-		charged = false
-		done, err := tx.Charged(key)
-		if err != nil {
-			return err
-		}
-		if done {
-			return finishOutcome(tx, c)
-		}
-		now := l.clock.Now()
-		state, _ := billing.Renew(tx.State(), now)
-		held, err := tx.HeldAmount(now)
-		if err != nil {
-			return err
-		}
-		// This hold's own reservation covers the charge; other holds keep theirs.
-		own := int64(0)
-		if cur, err := tx.Hold(h.ID); err == nil && cur.ExpiresAt.After(now) {
-			own = min(cur.Amount, c.Credits)
-			if err := shrinkHold(tx, cur, own); err != nil {
-				return err
-			}
-		}
-		available := l.plans.Balance(state) - (held - own)
-		spent, ok := l.plans.Spend(state, c.Credits)
-		if !ok || available < c.Credits {
-			return shortOfCredits(op, c.Credits, available)
-		}
-		if err := tx.SaveState(spent); err != nil {
-			return err
-		}
-		t, err := tx.AddTransaction(ports.Transaction{
-			AccountID: h.AccountID, ServiceType: c.ServiceType, ServiceName: c.ServiceName, Credits: c.Credits,
-			BalanceAfter: l.plans.Balance(spent), CreatedAt: now, Metadata: c.Metadata, ChargeKey: key,
-		})
-		if err != nil {
-			return err
-		}
-		if err := finishOutcome(tx, c); err != nil {
-			return err
-		}
-		out, charged = t, true
-		return nil
+	err := l.store.WithCredits(ctx, h.AccountID, func(tx ports.LedgerTx) (err error) {
+		out, charged, err = l.chargeKeyed(op, tx, h, c, key)
+		return err
 	})
 	if err != nil {
 		return ports.Transaction{}, false, failure.Wrap(op, err)
 	}
 	return out, charged, nil
+}
+
+// ChargeEach writes several charges of one hold in one transaction, each
+// in a savepoint of its own and each decided as ChargeHold decides one:
+// the rules see the credit row and the hold as the items before it left
+// them. Pages that finish together pay for one commit instead of one
+// each; a page refused or failed is undone alone. A failed transaction
+// (its commit included) fails every item: none was written.
+func (l *Ledger) ChargeEach(ctx context.Context, h ports.Hold, items []ports.KeyedCharge) ([]ports.ChargeResult, error) {
+	const op = "ledger.ChargeEach"
+	results := make([]ports.ChargeResult, len(items))
+	if len(items) == 0 {
+		return results, nil
+	}
+	err := l.store.WithCredits(ctx, h.AccountID, func(tx ports.LedgerTx) error {
+		for i, it := range items {
+			var r ports.ChargeResult
+			r.Err = tx.Savepoint(func() (err error) {
+				if it.Key == "" && it.Charge.Credits == 0 {
+					return finishOutcome(tx, it.Charge) // a page not charged
+				}
+				if err := checkKeyed(op, it.Charge, it.Key); err != nil {
+					return err
+				}
+				r.Transaction, r.Charged, err = l.chargeKeyed(op, tx, h, it.Charge, it.Key)
+				return err
+			})
+			if r.Err != nil {
+				r = ports.ChargeResult{Err: failure.Wrap(op, r.Err)}
+			}
+			results[i] = r // a view started over writes every result again
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, failure.Wrap(op, err)
+	}
+	return results, nil
+}
+
+// checkKeyed refuses a keyed charge without a key or a positive amount.
+func checkKeyed(op string, c ports.Charge, key string) error {
+	if key == "" || c.Credits <= 0 {
+		return failure.E(op, failure.Internal, "", errors.New("a keyed charge needs a key and a positive amount"))
+	}
+	return nil
+}
+
+// chargeKeyed is the rule of a keyed charge, in the account's view: a key
+// charged before charges nothing and writes the outcome (the page keeps
+// its first); else the hold's own reservation covers the charge, other
+// holds keep theirs, and the charge, the credit row and the outcome are
+// written.
+func (l *Ledger) chargeKeyed(op string, tx ports.LedgerTx, h ports.Hold, c ports.Charge, key string) (ports.Transaction, bool, error) {
+	done, err := tx.Charged(key)
+	if err != nil {
+		return ports.Transaction{}, false, err
+	}
+	if done {
+		return ports.Transaction{}, false, finishOutcome(tx, c)
+	}
+	now := l.clock.Now()
+	state, _ := billing.Renew(tx.State(), now)
+	held, err := tx.HeldAmount(now)
+	if err != nil {
+		return ports.Transaction{}, false, err
+	}
+	// This hold's own reservation covers the charge; other holds keep theirs.
+	own := int64(0)
+	if cur, err := tx.Hold(h.ID); err == nil && cur.ExpiresAt.After(now) {
+		own = min(cur.Amount, c.Credits)
+		if err := shrinkHold(tx, cur, own); err != nil {
+			return ports.Transaction{}, false, err
+		}
+	}
+	available := l.plans.Balance(state) - (held - own)
+	spent, ok := l.plans.Spend(state, c.Credits)
+	if !ok || available < c.Credits {
+		return ports.Transaction{}, false, shortOfCredits(op, c.Credits, available)
+	}
+	if err := tx.SaveState(spent); err != nil {
+		return ports.Transaction{}, false, err
+	}
+	t, err := tx.AddTransaction(ports.Transaction{
+		AccountID: h.AccountID, ServiceType: c.ServiceType, ServiceName: c.ServiceName, Credits: c.Credits,
+		BalanceAfter: l.plans.Balance(spent), CreatedAt: now, Metadata: c.Metadata, ChargeKey: key,
+	})
+	if err != nil {
+		return ports.Transaction{}, false, err
+	}
+	if err := finishOutcome(tx, c); err != nil {
+		return ports.Transaction{}, false, err
+	}
+	return t, true, nil
 }
 
 // finishOutcome writes what a charge pays for, if it names it, in the
