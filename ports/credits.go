@@ -118,13 +118,6 @@ type LedgerTx interface {
 	// FinishCrawlPage writes a crawl page's outcome in the view's
 	// transaction, as CrawlStore.FinishCrawlPage does in its own.
 	FinishCrawlPage(o CrawlOutcome) error
-	// Savepoint runs fn as a part of the view's transaction that can fail
-	// alone: when fn returns an error, whatever fn changed (rows, and the
-	// credit row and holds as the view has them) is undone and the view
-	// goes on; the error is fn's. When the store cannot undo fn's part
-	// alone (the transaction itself failed), the whole view fails:
-	// WithCredits returns that failure whatever fn's caller returns.
-	Savepoint(fn func() error) error
 }
 
 // HoldPlacer is a LedgerStore that can also place a hold in one step, the
@@ -197,12 +190,12 @@ type Ledger interface {
 	// ReleasePart gives back part of an open hold.
 	ReleasePart(ctx context.Context, h Hold, credits int64) error
 	// ChargeEach writes several charges of one hold in one transaction
-	// (one commit), each as ChargeHold would on its own, in a savepoint of
-	// its own: an item refused (InsufficientCredits) or failed leaves the
-	// others written, and its result says why. An item of no credits and
-	// no key writes its Charge.Outcome alone (a crawl page not charged).
-	// err is the transaction's: when it is set, nothing of any item was
-	// written.
+	// (one commit), each decided and written as ChargeHold would on its
+	// own, in order: an item refused (InsufficientCredits) or failed is
+	// left out and leaves the others written, as if it had not been
+	// asked, and its result says why. An item of no credits and no key
+	// writes its Charge.Outcome alone (a crawl page not charged). err is
+	// the transaction's: when it is set, nothing of any item was written.
 	ChargeEach(ctx context.Context, h Hold, items []KeyedCharge) (results []ChargeResult, err error)
 }
 

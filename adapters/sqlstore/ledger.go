@@ -122,45 +122,6 @@ type ledgerTx struct {
 	recheckToken int64
 	// err is a failure met by a method that cannot return one (State).
 	err error
-	// broken is a failure a savepoint could not undo alone: the view fails.
-	broken error
-}
-
-// Savepoint runs fn in a savepoint, after the row lock (credits first,
-// then whatever fn locks, as in every view): when fn fails, the savepoint
-// is rolled back and the view is as it was before fn, what still waited
-// to be written included. A savepoint that cannot be taken, released or
-// rolled back leaves the transaction aborted: the view fails (broken).
-func (l *ledgerTx) Savepoint(fn func() error) error {
-	if l.broken != nil {
-		return l.broken
-	}
-	if err := l.lock(); err != nil {
-		l.broken = err
-		return err
-	}
-	if _, err := l.tx.ExecContext(l.ctx, `SAVEPOINT page`); err != nil {
-		l.broken = err
-		return err
-	}
-	saved := *l
-	err := fn()
-	if err == nil {
-		if _, err := l.tx.ExecContext(l.ctx, `RELEASE SAVEPOINT page`); err != nil {
-			l.broken = err
-			return err
-		}
-		return nil
-	}
-	if _, rerr := l.tx.ExecContext(l.ctx, `ROLLBACK TO SAVEPOINT page`); rerr != nil {
-		l.broken = rerr
-		return err
-	}
-	*l = saved
-	if _, rerr := l.tx.ExecContext(l.ctx, `RELEASE SAVEPOINT page`); rerr != nil {
-		l.broken = rerr
-	}
-	return err
 }
 
 // lockedRow is the credit row with what its holds reserve.

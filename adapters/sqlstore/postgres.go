@@ -89,13 +89,7 @@ func (p *postgresEngine) withCredits(ctx context.Context, accountID int64, fn fu
 			if l.err != nil {
 				return l.err // fn failed for want of the row it could not read
 			}
-			if l.broken != nil {
-				return l.broken
-			}
 			return err
-		}
-		if l.broken != nil {
-			return l.broken // a savepoint failed the transaction
 		}
 		return l.finish()
 	}))

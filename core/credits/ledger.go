@@ -287,41 +287,76 @@ func (l *Ledger) ChargeHold(ctx context.Context, h ports.Hold, c ports.Charge, k
 }
 
 // ChargeEach writes several charges of one hold in one transaction, each
-// in a savepoint of its own and each decided as ChargeHold decides one:
-// the rules see the credit row and the hold as the items before it left
-// them. Pages that finish together pay for one commit instead of one
-// each; a page refused or failed is undone alone. A failed transaction
-// (its commit included) fails every item: none was written.
+// decided as ChargeHold decides one, in order: the rules see the credit
+// row and the hold as the items before it left them. Pages that finish
+// together pay for one commit instead of one each.
+//
+// An item that fails (refused for want of credits, or its write failed)
+// is left out and the group is written again without it, in a new
+// transaction: what the items before it wrote is written again the same
+// way, and the items after it see what they would have seen had it not
+// been asked. That is what a savepoint per item would give; a savepoint
+// costs SQLite a copy of every page the item changes (its sub-journal),
+// which is most of what the group commit saves, where a failed item is
+// rare (a crawl's last pages once the balance is spent) and costs a
+// rollback. A transaction that fails of itself (its commit included)
+// fails every item left: none was written.
 func (l *Ledger) ChargeEach(ctx context.Context, h ports.Hold, items []ports.KeyedCharge) ([]ports.ChargeResult, error) {
 	const op = "ledger.ChargeEach"
-	results := make([]ports.ChargeResult, len(items))
-	if len(items) == 0 {
-		return results, nil
-	}
-	err := l.store.WithCredits(ctx, h.AccountID, func(tx ports.LedgerTx) error {
-		for i, it := range items {
-			var r ports.ChargeResult
-			r.Err = tx.Savepoint(func() (err error) {
-				if it.Key == "" && it.Charge.Credits == 0 {
-					return finishOutcome(tx, it.Charge) // a page not charged
+	failed := make([]error, len(items))
+	for left := len(items); ; left-- {
+		results := make([]ports.ChargeResult, len(items))
+		if left == 0 {
+			return fill(results, failed), nil // nothing left to write
+		}
+		bad := -1
+		err := l.store.WithCredits(ctx, h.AccountID, func(tx ports.LedgerTx) error {
+			bad = -1 // a view started over decides every item again
+			for i, it := range items {
+				if failed[i] != nil {
+					continue
 				}
-				if err := checkKeyed(op, it.Charge, it.Key); err != nil {
+				r, err := l.chargeItem(op, tx, h, it)
+				if err != nil {
+					bad = i
 					return err
 				}
-				r.Transaction, r.Charged, err = l.chargeKeyed(op, tx, h, it.Charge, it.Key)
-				return err
-			})
-			if r.Err != nil {
-				r = ports.ChargeResult{Err: failure.Wrap(op, r.Err)}
+				results[i] = r
 			}
-			results[i] = r // a view started over writes every result again
+			return nil
+		})
+		if err != nil && bad >= 0 && ctx.Err() == nil {
+			failed[bad] = failure.Wrap(op, err)
+			continue
 		}
-		return nil
-	})
-	if err != nil {
-		return nil, failure.Wrap(op, err)
+		if err != nil {
+			return nil, failure.Wrap(op, err)
+		}
+		return fill(results, failed), nil
 	}
-	return results, nil
+}
+
+// fill sets the result of every failed item to its failure.
+func fill(results []ports.ChargeResult, failed []error) []ports.ChargeResult {
+	for i, err := range failed {
+		if err != nil {
+			results[i] = ports.ChargeResult{Err: err}
+		}
+	}
+	return results
+}
+
+// chargeItem is one item of ChargeEach: a keyed charge, or an outcome
+// written alone.
+func (l *Ledger) chargeItem(op string, tx ports.LedgerTx, h ports.Hold, it ports.KeyedCharge) (ports.ChargeResult, error) {
+	if it.Key == "" && it.Charge.Credits == 0 {
+		return ports.ChargeResult{}, finishOutcome(tx, it.Charge) // a page not charged
+	}
+	if err := checkKeyed(op, it.Charge, it.Key); err != nil {
+		return ports.ChargeResult{}, err
+	}
+	t, charged, err := l.chargeKeyed(op, tx, h, it.Charge, it.Key)
+	return ports.ChargeResult{Transaction: t, Charged: charged}, err
 }
 
 // checkKeyed refuses a keyed charge without a key or a positive amount.

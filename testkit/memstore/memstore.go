@@ -291,17 +291,6 @@ func (l *ledgerTx) FinishCrawlPage(o ports.CrawlOutcome) error {
 	return nil
 }
 
-// Savepoint undoes what fn changed when it fails: the data as fn found
-// it, the credit row and the outcomes queued before it.
-func (l *ledgerTx) Savepoint(fn func() error) error {
-	saved, state, queued := l.d.clone(), l.state, len(l.outcomes)
-	err := fn()
-	if err != nil {
-		*l.d, l.state, l.outcomes = *saved, state, l.outcomes[:queued]
-	}
-	return err
-}
-
 func (l *ledgerTx) State() ports.CreditState { return l.state }
 
 func (l *ledgerTx) SaveState(c ports.CreditState) error {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
 	"time"
 
 	"github.com/trawlhq/trawl/core/failure"
@@ -72,18 +71,12 @@ func (e *Engine) view(ctx context.Context, accountID int64, eager bool, fn func(
 		if l.err != nil {
 			return l.err // fn failed for want of the row it could not read
 		}
-		if l.broken != nil {
-			return l.broken
-		}
 		// A refusal decided on a remembered row stands only if the row is
 		// the file's.
 		if err := l.confirm(); err != nil {
 			return err
 		}
 		return err
-	}
-	if l.broken != nil {
-		return l.broken // a savepoint failed the transaction, or it starts over
 	}
 	return l.finish()
 }
@@ -110,10 +103,6 @@ type sqliteTx struct {
 	book, holds map[string]ports.Hold
 	// err is a failure met by a method that cannot return one (State).
 	err error
-	// broken is a failure a savepoint could not undo alone (the
-	// transaction is not usable, or the view must start over): the view
-	// fails with it.
-	broken error
 }
 
 // x runs the view's statements, before and inside its transaction, on the
@@ -441,54 +430,6 @@ func (l *sqliteTx) FinishCrawlPage(o ports.CrawlOutcome) error {
 		return err
 	}
 	return l.e.shared.FinishCrawlPage(l.ctx, l.x(), o)
-}
-
-// Savepoint runs fn in a savepoint of the view's transaction (begun here
-// if it was not yet). When fn fails, the savepoint is rolled back and the
-// view's own state is put back as fn found it: the credit row as the view
-// has it (saved or not yet), the deferred checks and the holds, which
-// reach the book only when the whole view commits (finish), so a rolled
-// back part never reaches it and neither does anything of a view whose
-// commit failed. A row found stale (errStaleRead) starts the whole view
-// over, as it would without a savepoint; a savepoint that cannot be taken,
-// released or rolled back fails the view.
-func (l *sqliteTx) Savepoint(fn func() error) error {
-	if l.broken != nil {
-		return l.broken
-	}
-	if err := l.begin(); err != nil {
-		l.broken = err
-		return err
-	}
-	if _, err := l.x().ExecContext(l.ctx, `SAVEPOINT page`); err != nil {
-		l.broken = err
-		return err
-	}
-	saved := *l
-	if l.holds != nil {
-		saved.holds = maps.Clone(l.holds)
-	}
-	err := fn()
-	if err == nil {
-		if _, err := l.x().ExecContext(l.ctx, `RELEASE page`); err != nil {
-			l.broken = err
-			return err
-		}
-		return nil
-	}
-	if errors.Is(err, errStaleRead) {
-		l.broken = err
-		return err
-	}
-	if _, rerr := l.x().ExecContext(l.ctx, `ROLLBACK TO page`); rerr != nil {
-		l.broken = rerr
-		return err
-	}
-	*l = saved
-	if _, rerr := l.x().ExecContext(l.ctx, `RELEASE page`); rerr != nil {
-		l.broken = rerr
-	}
-	return err
 }
 
 // TokenLive reads inside the transaction, so a token deleted after the
