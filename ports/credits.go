@@ -189,6 +189,28 @@ type Ledger interface {
 	ChargeHold(ctx context.Context, h Hold, c Charge, key string) (Transaction, bool, error)
 	// ReleasePart gives back part of an open hold.
 	ReleasePart(ctx context.Context, h Hold, credits int64) error
+	// ChargeEach writes several charges of one hold in one transaction
+	// (one commit), each decided and written as ChargeHold would on its
+	// own, in order: an item refused (InsufficientCredits) or failed is
+	// left out and leaves the others written, as if it had not been
+	// asked, and its result says why. An item of no credits and no key
+	// writes its Charge.Outcome alone (a crawl page not charged). err is
+	// the transaction's: when it is set, nothing of any item was written.
+	ChargeEach(ctx context.Context, h Hold, items []KeyedCharge) (results []ChargeResult, err error)
+}
+
+// KeyedCharge is one item of Ledger.ChargeEach: a charge and its key.
+type KeyedCharge struct {
+	Charge Charge
+	Key    string
+}
+
+// ChargeResult is what one item of Ledger.ChargeEach came to, as
+// ChargeHold returns it; Err is the item's own failure.
+type ChargeResult struct {
+	Transaction Transaction
+	Charged     bool
+	Err         error
 }
 
 // IdempotencyRecord remembers the response to a billed call made with an

@@ -121,6 +121,18 @@ func (l *ledger) ChargeHold(ctx context.Context, h ports.Hold, c ports.Charge, k
 	return tx, charged, err
 }
 
+func (l *ledger) ChargeEach(ctx context.Context, h ports.Hold, items []ports.KeyedCharge) ([]ports.ChargeResult, error) {
+	results, err := l.next.ChargeEach(ctx, h, items)
+	for i, r := range results {
+		if r.Err == nil && r.Charged {
+			c := items[i].Charge
+			l.m.charged.WithLabelValues(serviceLabel(ctx, c.ServiceType)).Add(float64(c.Credits))
+			l.took(h, c.Credits)
+		}
+	}
+	return results, err
+}
+
 func (l *ledger) ReleasePart(ctx context.Context, h ports.Hold, n int64) error {
 	err := l.next.ReleasePart(ctx, h, n)
 	if err == nil {

@@ -250,6 +250,20 @@ func (l ledger) ChargeHold(ctx context.Context, h ports.Hold, c ports.Charge, ke
 	return tx, charged, err
 }
 
+func (l ledger) ChargeEach(ctx context.Context, h ports.Hold, items []ports.KeyedCharge) ([]ports.ChargeResult, error) {
+	ctx, span := l.t.start(ctx, "ledger.charge_each", attribute.Int("trawl.items", len(items)))
+	results, err := l.next.ChargeEach(ctx, h, items)
+	charged := 0
+	for _, r := range results {
+		if r.Charged {
+			charged++
+		}
+	}
+	span.SetAttributes(attribute.Int("trawl.charged", charged))
+	end(span, err)
+	return results, err
+}
+
 func (l ledger) ReleasePart(ctx context.Context, h ports.Hold, credits int64) error {
 	ctx, span := l.t.start(ctx, "ledger.release_part", CreditsKey.Int64(credits))
 	err := l.next.ReleasePart(ctx, h, credits)

@@ -35,6 +35,10 @@ func (b taggedLedger) ChargeHold(ctx context.Context, h ports.Hold, c ports.Char
 	return b.next.ChargeHold(bulkCtx(ctx), h, c, key)
 }
 
+func (b taggedLedger) ChargeEach(ctx context.Context, h ports.Hold, items []ports.KeyedCharge) ([]ports.ChargeResult, error) {
+	return b.next.ChargeEach(bulkCtx(ctx), h, items)
+}
+
 func (b taggedLedger) ReleasePart(ctx context.Context, h ports.Hold, n int64) error {
 	return b.next.ReleasePart(bulkCtx(ctx), h, n)
 }

@@ -139,6 +139,9 @@ type run struct {
 	// hookCtx is what page events are sent under: it ends when the node
 	// starts shutting down, so no event retry holds the shutdown up.
 	hookCtx context.Context
+	// writes are the pages' outcomes on their way to the finisher, which
+	// writes those that wait together in one transaction (see finisher).
+	writes chan pageWrite
 }
 
 // RunJob runs a claimed crawl until its frontier is done, its limit is
@@ -251,7 +254,17 @@ func (cr *run) loop(stop, work context.Context) (cancelled bool, err error) {
 	r := cr.r
 	var inflight atomic.Int64
 	var wg sync.WaitGroup
-	defer wg.Wait()
+	cr.writes = make(chan pageWrite, r.opts.Concurrency)
+	written := make(chan struct{})
+	go func() {
+		defer close(written)
+		cr.finisher(work)
+	}()
+	defer func() {
+		wg.Wait()
+		close(cr.writes)
+		<-written
+	}()
 	var ready []ports.CrawlURL
 	var claimedAt time.Time
 	defer func() { cr.requeue(context.WithoutCancel(work), ready) }()
@@ -432,8 +445,8 @@ func (cr *run) process(stop, ctx context.Context, u ports.CrawlURL) error {
 	done.URL.StatusCode, done.URL.Engine = page.StatusCode, string(page.Engine)
 	done.URL.State, done.URL.Content, done.Now = ports.CrawlSucceeded, body, r.d.Clock.Now()
 	svc, _ := billing.ServiceByType(billing.Crawl)
-	_, _, cerr := r.d.Ledger.ChargeHold(ctx, cr.hold, ports.Charge{Credits: CostPerPage, ServiceType: string(svc.Type), ServiceName: svc.DisplayName,
-		Metadata: ports.TransactionMetadata{URL: u.URL, JobID: cr.c.ID, RequestID: cr.job.RequestID}, Outcome: &done}, fmt.Sprintf("%s:%d", cr.c.ID, u.ID))
+	cerr := cr.write(ctx, ports.KeyedCharge{Key: fmt.Sprintf("%s:%d", cr.c.ID, u.ID), Charge: ports.Charge{Credits: CostPerPage, ServiceType: string(svc.Type), ServiceName: svc.DisplayName,
+		Metadata: ports.TransactionMetadata{URL: u.URL, JobID: cr.c.ID, RequestID: cr.job.RequestID}, Outcome: &done}}).Err
 	switch {
 	case failure.Is(cerr, failure.InsufficientCredits):
 		o.URL.Error = "Insufficient credits to extract this page."
@@ -525,8 +538,70 @@ func (cr *run) hostCap(add []ports.CrawlURL) int {
 // finishURL records a page's outcome, with its links, uncharged.
 func (cr *run) finishURL(ctx context.Context, o ports.CrawlOutcome, state ports.CrawlURLState, reason string, body []byte) error {
 	o.URL.State, o.URL.Reason, o.URL.Content, o.Now = state, reason, body, cr.r.d.Clock.Now()
-	_, err := cr.r.d.Crawls.FinishCrawlPage(ctx, o)
-	return err
+	return cr.write(ctx, ports.KeyedCharge{Charge: ports.Charge{Outcome: &o}}).Err
+}
+
+// pageWrite is a page's outcome, with its charge if it has one, waiting
+// for its commit; done receives what the write came to.
+type pageWrite struct {
+	item ports.KeyedCharge
+	done chan ports.ChargeResult
+}
+
+// maxGroup bounds the pages one commit writes.
+const maxGroup = 64
+
+// write hands a page's outcome to the finisher and waits for its commit:
+// a page is written (and visible in the pages list) before the caller
+// hears of it and sends its event.
+func (cr *run) write(ctx context.Context, item ports.KeyedCharge) ports.ChargeResult {
+	w := pageWrite{item: item, done: make(chan ports.ChargeResult, 1)}
+	select {
+	case cr.writes <- w:
+	case <-ctx.Done():
+		return ports.ChargeResult{Err: ctx.Err()}
+	}
+	return <-w.done
+}
+
+// finisher writes the pages' outcomes of this run in group commits: the
+// outcomes handed over while the previous write ran go together in one
+// transaction of the ledger (ChargeEach), each in a savepoint of its own,
+// so a page refused or failed leaves the others written, and every page
+// of a commit that failed is told so (it is read again when its lease
+// runs out; its charge key keeps it charged once). Every page's write
+// touches the same rows (the crawl's counters, the account's credits, the
+// hold), which one commit then writes once for all of them. A page waits
+// for no more than the write before it: the finisher takes what is
+// waiting and writes at once.
+func (cr *run) finisher(ctx context.Context) {
+	for w := range cr.writes {
+		group := []pageWrite{w}
+	more:
+		for len(group) < maxGroup {
+			select {
+			case w, ok := <-cr.writes:
+				if !ok {
+					break more
+				}
+				group = append(group, w)
+			default:
+				break more
+			}
+		}
+		items := make([]ports.KeyedCharge, len(group))
+		for i, w := range group {
+			items[i] = w.item
+		}
+		results, err := cr.r.d.Ledger.ChargeEach(ctx, cr.hold, items)
+		for i, w := range group {
+			if err != nil {
+				w.done <- ports.ChargeResult{Err: err}
+				continue
+			}
+			w.done <- results[i]
+		}
+	}
 }
 
 // finish ends a crawl: URLs left queued past the limit are skipped, the

@@ -271,59 +271,148 @@ func (l *Ledger) release(ctx context.Context, h ports.Hold) error {
 // meanwhile is charged only if the balance still covers it.
 func (l *Ledger) ChargeHold(ctx context.Context, h ports.Hold, c ports.Charge, key string) (ports.Transaction, bool, error) {
 	const op = "ledger.ChargeHold"
-	if key == "" || c.Credits <= 0 {
-		return ports.Transaction{}, false, failure.E(op, failure.Internal, "", errors.New("a keyed charge needs a key and a positive amount"))
+	if err := checkKeyed(op, c, key); err != nil {
+		return ports.Transaction{}, false, err
 	}
 	var out ports.Transaction
 	charged := false
-	err := l.store.WithCredits(ctx, h.AccountID, func(tx ports.LedgerTx) error {
-		charged = false
-		done, err := tx.Charged(key)
-		if err != nil {
-			return err
-		}
-		if done {
-			return finishOutcome(tx, c)
-		}
-		now := l.clock.Now()
-		state, _ := billing.Renew(tx.State(), now)
-		held, err := tx.HeldAmount(now)
-		if err != nil {
-			return err
-		}
-		// This hold's own reservation covers the charge; other holds keep theirs.
-		own := int64(0)
-		if cur, err := tx.Hold(h.ID); err == nil && cur.ExpiresAt.After(now) {
-			own = min(cur.Amount, c.Credits)
-			if err := shrinkHold(tx, cur, own); err != nil {
-				return err
-			}
-		}
-		available := l.plans.Balance(state) - (held - own)
-		spent, ok := l.plans.Spend(state, c.Credits)
-		if !ok || available < c.Credits {
-			return shortOfCredits(op, c.Credits, available)
-		}
-		if err := tx.SaveState(spent); err != nil {
-			return err
-		}
-		t, err := tx.AddTransaction(ports.Transaction{
-			AccountID: h.AccountID, ServiceType: c.ServiceType, ServiceName: c.ServiceName, Credits: c.Credits,
-			BalanceAfter: l.plans.Balance(spent), CreatedAt: now, Metadata: c.Metadata, ChargeKey: key,
-		})
-		if err != nil {
-			return err
-		}
-		if err := finishOutcome(tx, c); err != nil {
-			return err
-		}
-		out, charged = t, true
-		return nil
+	err := l.store.WithCredits(ctx, h.AccountID, func(tx ports.LedgerTx) (err error) {
+		out, charged, err = l.chargeKeyed(op, tx, h, c, key)
+		return err
 	})
 	if err != nil {
 		return ports.Transaction{}, false, failure.Wrap(op, err)
 	}
 	return out, charged, nil
+}
+
+// ChargeEach writes several charges of one hold in one transaction, each
+// decided as ChargeHold decides one, in order: the rules see the credit
+// row and the hold as the items before it left them. Pages that finish
+// together pay for one commit instead of one each.
+//
+// An item that fails (refused for want of credits, or its write failed)
+// is left out and the group is written again without it, in a new
+// transaction: what the items before it wrote is written again the same
+// way, and the items after it see what they would have seen had it not
+// been asked. That is what a savepoint per item would give; a savepoint
+// costs SQLite a copy of every page the item changes (its sub-journal),
+// which is most of what the group commit saves, where a failed item is
+// rare (a crawl's last pages once the balance is spent) and costs a
+// rollback. A transaction that fails of itself (its commit included)
+// fails every item left: none was written.
+func (l *Ledger) ChargeEach(ctx context.Context, h ports.Hold, items []ports.KeyedCharge) ([]ports.ChargeResult, error) {
+	const op = "ledger.ChargeEach"
+	failed := make([]error, len(items))
+	for left := len(items); ; left-- {
+		results := make([]ports.ChargeResult, len(items))
+		if left == 0 {
+			return fill(results, failed), nil // nothing left to write
+		}
+		bad := -1
+		err := l.store.WithCredits(ctx, h.AccountID, func(tx ports.LedgerTx) error {
+			bad = -1 // a view started over decides every item again
+			for i, it := range items {
+				if failed[i] != nil {
+					continue
+				}
+				r, err := l.chargeItem(op, tx, h, it)
+				if err != nil {
+					bad = i
+					return err
+				}
+				results[i] = r
+			}
+			return nil
+		})
+		if err != nil && bad >= 0 && ctx.Err() == nil {
+			failed[bad] = failure.Wrap(op, err)
+			continue
+		}
+		if err != nil {
+			return nil, failure.Wrap(op, err)
+		}
+		return fill(results, failed), nil
+	}
+}
+
+// fill sets the result of every failed item to its failure.
+func fill(results []ports.ChargeResult, failed []error) []ports.ChargeResult {
+	for i, err := range failed {
+		if err != nil {
+			results[i] = ports.ChargeResult{Err: err}
+		}
+	}
+	return results
+}
+
+// chargeItem is one item of ChargeEach: a keyed charge, or an outcome
+// written alone.
+func (l *Ledger) chargeItem(op string, tx ports.LedgerTx, h ports.Hold, it ports.KeyedCharge) (ports.ChargeResult, error) {
+	if it.Key == "" && it.Charge.Credits == 0 {
+		return ports.ChargeResult{}, finishOutcome(tx, it.Charge) // a page not charged
+	}
+	if err := checkKeyed(op, it.Charge, it.Key); err != nil {
+		return ports.ChargeResult{}, err
+	}
+	t, charged, err := l.chargeKeyed(op, tx, h, it.Charge, it.Key)
+	return ports.ChargeResult{Transaction: t, Charged: charged}, err
+}
+
+// checkKeyed refuses a keyed charge without a key or a positive amount.
+func checkKeyed(op string, c ports.Charge, key string) error {
+	if key == "" || c.Credits <= 0 {
+		return failure.E(op, failure.Internal, "", errors.New("a keyed charge needs a key and a positive amount"))
+	}
+	return nil
+}
+
+// chargeKeyed is the rule of a keyed charge, in the account's view: a key
+// charged before charges nothing and writes the outcome (the page keeps
+// its first); else the hold's own reservation covers the charge, other
+// holds keep theirs, and the charge, the credit row and the outcome are
+// written.
+func (l *Ledger) chargeKeyed(op string, tx ports.LedgerTx, h ports.Hold, c ports.Charge, key string) (ports.Transaction, bool, error) {
+	done, err := tx.Charged(key)
+	if err != nil {
+		return ports.Transaction{}, false, err
+	}
+	if done {
+		return ports.Transaction{}, false, finishOutcome(tx, c)
+	}
+	now := l.clock.Now()
+	state, _ := billing.Renew(tx.State(), now)
+	held, err := tx.HeldAmount(now)
+	if err != nil {
+		return ports.Transaction{}, false, err
+	}
+	// This hold's own reservation covers the charge; other holds keep theirs.
+	own := int64(0)
+	if cur, err := tx.Hold(h.ID); err == nil && cur.ExpiresAt.After(now) {
+		own = min(cur.Amount, c.Credits)
+		if err := shrinkHold(tx, cur, own); err != nil {
+			return ports.Transaction{}, false, err
+		}
+	}
+	available := l.plans.Balance(state) - (held - own)
+	spent, ok := l.plans.Spend(state, c.Credits)
+	if !ok || available < c.Credits {
+		return ports.Transaction{}, false, shortOfCredits(op, c.Credits, available)
+	}
+	if err := tx.SaveState(spent); err != nil {
+		return ports.Transaction{}, false, err
+	}
+	t, err := tx.AddTransaction(ports.Transaction{
+		AccountID: h.AccountID, ServiceType: c.ServiceType, ServiceName: c.ServiceName, Credits: c.Credits,
+		BalanceAfter: l.plans.Balance(spent), CreatedAt: now, Metadata: c.Metadata, ChargeKey: key,
+	})
+	if err != nil {
+		return ports.Transaction{}, false, err
+	}
+	if err := finishOutcome(tx, c); err != nil {
+		return ports.Transaction{}, false, err
+	}
+	return t, true, nil
 }
 
 // finishOutcome writes what a charge pays for, if it names it, in the

@@ -284,6 +284,9 @@ type ledgerTx struct {
 }
 
 func (l *ledgerTx) FinishCrawlPage(o ports.CrawlOutcome) error {
+	if _, err := l.s.crawlOf(o.URL.CrawlID); err != nil {
+		return err
+	}
 	l.outcomes = append(l.outcomes, o)
 	return nil
 }

@@ -34,6 +34,8 @@ func RunCrawl(t *testing.T, open Opener) {
 	t.Run("LeasesAndRequeue", func(t *testing.T) { testCrawlLeases(t, open(t)) })
 	t.Run("PagesInFinishedOrder", func(t *testing.T) { testCrawlPages(t, open(t)) })
 	t.Run("PageOutcomeWithItsCharge", func(t *testing.T) { testCrawlOutcome(t, open(t)) })
+	t.Run("PagesWrittenTogether", func(t *testing.T) { testCrawlGroup(t, open(t)) })
+	t.Run("PageRefusedInAGroupUndoneAlone", func(t *testing.T) { testCrawlGroupRefused(t, open(t)) })
 	t.Run("RobotsCache", func(t *testing.T) { testRobotsCache(t, open(t)) })
 	RunHostGate(t, func(t *testing.T) ports.HostGate { return open(t).(CrawlStores) })
 }
@@ -507,5 +509,160 @@ func testCrawlOutcome(t *testing.T, st Stores) {
 	}
 	if _, total, _ := s.Transactions(ctx, j.AccountID, 10, 0); total != 2 {
 		t.Fatalf("%d transactions, want 2", total)
+	}
+}
+
+// groupPage is a claimed URL's outcome as a crawl writes it when it
+// succeeded, with the links its page adds.
+func groupPage(u ports.CrawlURL, now time.Time, links ...string) *ports.CrawlOutcome {
+	u.State, u.Content = ports.CrawlSucceeded, []byte(`{"url":"`+u.URL+`"}`)
+	return &ports.CrawlOutcome{URL: u, Links: frontier(links...), HostCap: 1000, Now: now}
+}
+
+func groupCharge(o *ports.CrawlOutcome, key string) ports.KeyedCharge {
+	return ports.KeyedCharge{Key: key, Charge: ports.Charge{Credits: 2, ServiceType: string(billing.Crawl), ServiceName: "Crawl", Outcome: o}}
+}
+
+// Pages written together (Ledger.ChargeEach): each item is decided and
+// written as on its own, one failing leaves the others written, a key
+// charged before (in the same group too) charges nothing.
+func testCrawlGroup(t *testing.T, st Stores) {
+	s := st.(CrawlStores)
+	ctx := context.Background()
+	clock := testkit.NewClock(t0)
+	newCrawl(t, s, "crawl_a", 10)
+	if _, err := s.AddCrawlURLs(ctx, "crawl_a", frontier("a", "b", "c", "d"), 1000); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.ClaimCrawlURLs(ctx, "crawl_a", 4, 10, t0, time.Minute)
+	if err != nil || len(got) != 4 {
+		t.Fatalf("claimed %d, %v", len(got), err)
+	}
+	j, _ := s.Job(ctx, "crawl_a")
+	ledger, _ := credits.NewLedger(s, clock)
+	h, err := ledger.Reserve(ctx, ports.ReserveRequest{AccountID: j.AccountID, Amount: 6, TTL: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := t0.Add(time.Second)
+	lost := *groupPage(got[3], now, "lost")
+	lost.URL.CrawlID = "crawl_none" // its write fails: nothing of it is kept
+	failed := ports.CrawlOutcome{URL: got[1], Links: frontier("f"), HostCap: 1000, Now: now}
+	failed.URL.State, failed.URL.Reason = ports.CrawlFailed, "page_not_found"
+	again := groupPage(got[0], now, "again")
+	again.URL.State = ports.CrawlFailed
+	items := []ports.KeyedCharge{
+		groupCharge(groupPage(got[0], now, "e"), "crawl_a:1"),
+		groupCharge(&lost, "crawl_a:4"),
+		{Charge: ports.Charge{Outcome: &failed}}, // not charged: its outcome alone
+		groupCharge(again, "crawl_a:1"),          // charged already, in this group
+		groupCharge(groupPage(got[2], now), "crawl_a:3"),
+	}
+	res, err := ledger.ChargeEach(ctx, h, items)
+	if err != nil || len(res) != len(items) {
+		t.Fatalf("ChargeEach = %+v, %v", res, err)
+	}
+	for i, want := range []bool{true, false, false, false, true} {
+		if res[i].Charged != want || (res[i].Err == nil) != (i != 1) {
+			t.Fatalf("item %d = %+v, want charged %v", i, res[i], want)
+		}
+	}
+	if res[0].Transaction.Credits != 2 || res[0].Transaction.ChargeKey != "crawl_a:1" {
+		t.Fatalf("item 0's transaction = %+v", res[0].Transaction)
+	}
+	if _, total, _ := s.Transactions(ctx, j.AccountID, 10, 0); total != 2 {
+		t.Fatalf("%d transactions, want 2", total)
+	}
+	if _, held, _ := s.ReadCredits(ctx, j.AccountID, now); held != 2 {
+		t.Fatalf("held %d after two pages charged, want 2", held)
+	}
+	counts, _ := s.CrawlCounts(ctx, "crawl_a")
+	if counts.Succeeded != 2 || counts.Failed != 1 || counts.InFlight != 1 || counts.Queued != 3 {
+		t.Fatalf("counts = %+v", counts)
+	}
+	// The page charged before is written again as ChargeHold writes it: its
+	// record keeps its first outcome, its links are added.
+	if ok, _ := s.HasCrawlKey(ctx, "crawl_a", "site.test/lost"); ok {
+		t.Fatal("a link of the item not written was added")
+	}
+	pages, _ := s.CrawlPages(ctx, "crawl_a", 0, 10, false)
+	if len(pages) != 3 || pages[0].Key != got[0].Key || pages[0].State != ports.CrawlSucceeded || pages[1].Key != got[1].Key || pages[2].Key != got[2].Key {
+		t.Fatalf("pages in the order written: %+v", pages)
+	}
+	for i, p := range pages {
+		if p.Seq != int64(i+1) {
+			t.Fatalf("page %d has seq %d", i, p.Seq)
+		}
+	}
+	// Nothing to write is no transaction.
+	if res, err := ledger.ChargeEach(ctx, h, nil); err != nil || len(res) != 0 {
+		t.Fatalf("an empty group = %+v, %v", res, err)
+	}
+}
+
+// A charge refused inside a group is undone alone: the hold it shrank
+// before the balance refused it is whole again, and the next item is
+// written.
+func testCrawlGroupRefused(t *testing.T, st Stores) {
+	s := st.(CrawlStores)
+	ctx := context.Background()
+	clock := testkit.NewClock(t0)
+	newCrawl(t, s, "crawl_a", 10)
+	if _, err := s.AddCrawlURLs(ctx, "crawl_a", frontier("a", "b"), 1000); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.ClaimCrawlURLs(ctx, "crawl_a", 2, 10, t0, time.Minute)
+	if err != nil || len(got) != 2 {
+		t.Fatalf("claimed %d, %v", len(got), err)
+	}
+	j, _ := s.Job(ctx, "crawl_a")
+	ledger, _ := credits.NewLedger(s, clock)
+	h, err := ledger.Reserve(ctx, ports.ReserveRequest{AccountID: j.AccountID, Amount: 4, TTL: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The balance is spent elsewhere after the hold was placed.
+	if err := s.WithCredits(ctx, j.AccountID, func(tx ports.LedgerTx) error {
+		st := tx.State()
+		all := billing.DefaultPlans().Must(st.Plan).MonthlyCredits
+		st.TopUp, st.AllowanceUsed, st.Used, st.PeriodStart = 0, all, all, st.PlanAnchor
+		return tx.SaveState(st)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	now := t0.Add(time.Second)
+	failed := ports.CrawlOutcome{URL: got[1], Now: now}
+	failed.URL.State, failed.URL.Reason = ports.CrawlFailed, "page_not_found"
+	res, err := ledger.ChargeEach(ctx, h, []ports.KeyedCharge{groupCharge(groupPage(got[0], now, "c"), "crawl_a:1"), {Charge: ports.Charge{Outcome: &failed}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !failure.Is(res[0].Err, failure.InsufficientCredits) || res[0].Charged || res[1].Err != nil {
+		t.Fatalf("results = %+v", res)
+	}
+	if _, held, _ := s.ReadCredits(ctx, j.AccountID, now); held != 4 {
+		t.Fatalf("held %d after a refused charge, want the hold whole (4)", held)
+	}
+	if _, total, _ := s.Transactions(ctx, j.AccountID, 10, 0); total != 0 {
+		t.Fatalf("%d transactions, want none", total)
+	}
+	counts, _ := s.CrawlCounts(ctx, "crawl_a")
+	if counts.Succeeded != 0 || counts.Failed != 1 || counts.InFlight != 1 || counts.Queued != 0 {
+		t.Fatalf("counts = %+v", counts)
+	}
+	// The hold, whole again, still pays for the page once the balance does.
+	if err := s.WithCredits(ctx, j.AccountID, func(tx ports.LedgerTx) error {
+		st := tx.State()
+		st.TopUp = 4
+		return tx.SaveState(st)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	res, err = ledger.ChargeEach(ctx, h, []ports.KeyedCharge{groupCharge(groupPage(got[0], now, "c"), "crawl_a:1")})
+	if err != nil || !res[0].Charged || res[0].Err != nil {
+		t.Fatalf("charge once paid for: %+v, %v", res, err)
+	}
+	if _, held, _ := s.ReadCredits(ctx, j.AccountID, now); held != 2 {
+		t.Fatalf("held %d, want 2", held)
 	}
 }
