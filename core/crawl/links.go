@@ -29,9 +29,7 @@ type Links struct {
 }
 
 // ExtractLinks reads a page's links and robots directives. pageURL is the
-// URL the document was served from (after redirects). It reads the page
-// with the tokenizer, not the tree, and keeps of a tag only the attributes
-// it uses: it runs on every page a crawl reads.
+// URL the document was served from (after redirects).
 func ExtractLinks(pageURL string, doc []byte) Links {
 	base, err := url.Parse(pageURL)
 	if err != nil {
@@ -65,32 +63,40 @@ func ExtractLinks(pageURL string, doc []byte) Links {
 		if a != atom.A && a != atom.Link && a != atom.Meta && a != atom.Base && a != atom.Area {
 			continue
 		}
-		t := readTag(z, hasAttr)
+		attrs := map[string]string{}
+		for hasAttr {
+			var k, v []byte
+			k, v, hasAttr = z.TagAttr()
+			if _, dup := attrs[string(k)]; !dup {
+				attrs[string(k)] = string(v)
+			}
+		}
+		rel := relSet(attrs["rel"])
 		switch a {
 		case atom.Base:
-			if t.has&attrHref != 0 && !baseSet {
-				if b := absolute(base, t.href); b != "" {
+			if href, ok := attrs["href"]; ok && !baseSet {
+				if b := absolute(base, href); b != "" {
 					base, _ = url.Parse(b)
 					baseSet = true
 				}
 			}
 		case atom.A, atom.Area:
-			if t.has&attrHref != 0 && !hasRel(t.rel, "nofollow") {
-				add(t.href)
+			if href, ok := attrs["href"]; ok && !rel["nofollow"] {
+				add(href)
 			}
 		case atom.Link:
 			switch {
-			case hasRel(t.rel, "canonical") && out.Canonical == "":
-				out.Canonical = absolute(base, t.href)
-			case hasRel(t.rel, "next"):
-				add(t.href)
+			case rel["canonical"] && out.Canonical == "":
+				out.Canonical = absolute(base, attrs["href"])
+			case rel["next"]:
+				add(attrs["href"])
 			}
 		case atom.Meta:
-			n := strings.ToLower(strings.TrimSpace(t.name))
+			n := strings.ToLower(strings.TrimSpace(attrs["name"]))
 			if n != "robots" && n != "trawl" {
 				continue
 			}
-			for _, d := range strings.Split(strings.ToLower(t.content), ",") {
+			for _, d := range strings.Split(strings.ToLower(attrs["content"]), ",") {
 				switch strings.TrimSpace(d) {
 				case "noindex":
 					out.NoIndex = true
@@ -105,60 +111,12 @@ func ExtractLinks(pageURL string, doc []byte) Links {
 	return out
 }
 
-// tagAttrs are the attributes ExtractLinks reads of a tag, each the first
-// of its name the tag has; has says which the tag has.
-type tagAttrs struct {
-	href, rel, name, content string
-	has                      uint8
-}
-
-const (
-	attrHref uint8 = 1 << iota
-	attrRel
-	attrName
-	attrContent
-)
-
-// readTag reads the current tag's attributes into a tagAttrs, copying only
-// those it keeps.
-func readTag(z *html.Tokenizer, more bool) tagAttrs {
-	var t tagAttrs
-	for more {
-		var k, v []byte
-		k, v, more = z.TagAttr()
-		var dst *string
-		var bit uint8
-		switch string(k) {
-		case "href":
-			dst, bit = &t.href, attrHref
-		case "rel":
-			dst, bit = &t.rel, attrRel
-		case "name":
-			dst, bit = &t.name, attrName
-		case "content":
-			dst, bit = &t.content, attrContent
-		default:
-			continue
-		}
-		if t.has&bit == 0 {
-			*dst, t.has = string(v), t.has|bit
-		}
-	}
-	return t
-}
-
-// hasRel reports whether a rel attribute names token (lower case), in any
-// case.
-func hasRel(rel, token string) bool {
-	if rel == "" {
-		return false
-	}
+func relSet(rel string) map[string]bool {
+	out := map[string]bool{}
 	for _, r := range strings.Fields(strings.ToLower(rel)) {
-		if r == token {
-			return true
-		}
+		out[r] = true
 	}
-	return false
+	return out
 }
 
 // absolute resolves ref against base as a page's links are (see
