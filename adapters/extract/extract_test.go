@@ -122,6 +122,25 @@ func TestMetadataFallbacks(t *testing.T) {
 	}
 }
 
+// TestMetadataAuthorsInOneOrder: authors named under several objects of
+// the structured data (a @graph's article and its page, an author and a
+// creator) come in the same order at every call, not in a map's.
+func TestMetadataAuthorsInOneOrder(t *testing.T) {
+	page := `<html><head><script type="application/ld+json">{"@graph":[{"@type":"WebPage","zeta":{"author":"Zoe Quist"},"creator":"Carl Brandt",` +
+		`"author":{"name":"Ada Lovelace"},"beta":{"author":[{"name":"Bo Ek"},"Alan Turing"]},"mid":{"creator":"Mia Holm"}}]}</script>
+</head><body><article>` + prose + `</article></body></html>`
+	const want = "Ada Lovelace, Bo Ek, Alan Turing, Carl Brandt, Mia Holm, Zoe Quist"
+	for range 20 {
+		out, err := extractHTML(t, page)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if out.Metadata.Author != want {
+			t.Fatalf("Author = %q, want %q", out.Metadata.Author, want)
+		}
+	}
+}
+
 func TestLanguageDetection(t *testing.T) {
 	out, err := extractHTML(t, `<html><body><article><p>Die Meeresströmungen transportieren Wärme vom Äquator zu den Polen und prägen dabei das Wetter ganzer Kontinente über viele Monate hinweg.</p><p>Wissenschaftler messen sie mit Bojen, Satelliten und Schiffen, und die Aufzeichnungen umfassen inzwischen mehr als ein Jahrhundert sorgfältiger Beobachtung.</p></article></body></html>`)
 	if err != nil || out.Metadata.Language != "de" {

@@ -2,7 +2,9 @@ package extract
 
 import (
 	"encoding/json"
+	"maps"
 	"net/url"
+	"slices"
 	"strings"
 
 	"golang.org/x/net/html"
@@ -170,8 +172,11 @@ func jsonLDAuthors(raw string) []string {
 				}
 				return
 			}
-			for k, c := range t {
-				walk(c, k == "author" || k == "creator")
+			// In the order of their names: a JSON object's members have
+			// none, and a map's would name the authors in another order
+			// at every call.
+			for _, k := range slices.Sorted(maps.Keys(t)) {
+				walk(t[k], k == "author" || k == "creator")
 			}
 		case []any:
 			for _, c := range t {

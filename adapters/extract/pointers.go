@@ -126,19 +126,61 @@ func isLinkLines(n *html.Node) bool {
 // for a subscription, a follow, a membership or a login to comment, or
 // that labels the page as advertising, rather than telling the story: a
 // paywall's notice, a channel's plug, an empty comment
-// section's prompt.
-var callsToAction = regexp.MustCompile(`(?i)(` +
-	`\bsubscribe (now|to our)\b|\bplease subscribe\b|\bfor the full story\b|\bto (view|read|continue reading) the full (story|article)\b|` +
-	`\balready a subscriber\b|\bfirst-time subscribers\b|\bfor the latest (news|stories|headlines)\b|` +
-	`\bfollow (us|me|[A-Z][^.]{0,30}) on (twitter|facebook|instagram|x|telegram|whatsapp|linkedin|youtube|tiktok)\b|` +
-	`\bkeep up with (us|me) on\b|\bjoin (us|our [^.]{0,30}) on (twitter|facebook|instagram|telegram|whatsapp)\b|` +
-	`\bsuscr[ií]bete\b|\bs[ií]guenos en\b|\b[úu]nete (a|desde|en)\b|\bhazte (miembro|socio)\b|\bcanal de (telegram|whatsapp|youtube)\b|` +
-	`\b(you )?must be (logged in|registered) to (post a )?comment\b|\bto (post a )?comment,? (you must|please) (log in|sign in|register)\b|` +
-	`\bpara comentar,? (debes|tienes que|es necesario|necesitas)\b|\bum (zu )?kommentieren,? (musst du|müssen sie)\b|\bpour commenter,? (vous devez|veuillez)\b|` +
-	`^(no comments( yet)?|keine kommentare|sin comentarios|aucun commentaire)\b|\bbe the first to comment\b|\bsé el primero en comentar\b|\bsoyez le premier à commenter\b|\b(angemeldet|eingeloggt) sein,? um\b|` +
-	`\b(enthält|enthalten) (unbezahlte |bezahlte )?werbung\b|` +
-	`\bfolg(e|en sie) uns\b|\babonniere[n]? sie\b|\bjetzt abonnieren\b|\babonnez-vous\b|\bsuivez-nous\b|\bseguici su\b|\biscriviti\b|\bassine (já|agora)\b|\bsiga-nos\b` +
-	`)`)
+// section's prompt. Each phrase comes with the words that are in the lower
+// case of every line it matches: a line is matched only against the
+// phrases whose words it holds (one expression of them all costs much
+// more on a line than the few that can match it).
+var ctaPhrases = []struct {
+	keys    []string
+	pattern string
+}{
+	{[]string{"subscribe "}, `\bsubscribe (now|to our)\b`},
+	{[]string{"please subscribe"}, `\bplease subscribe\b`},
+	{[]string{"for the full story"}, `\bfor the full story\b`},
+	{[]string{" the full "}, `\bto (view|read|continue reading) the full (story|article)\b`},
+	{[]string{"already a subscriber"}, `\balready a subscriber\b`},
+	{[]string{"first-time subscribers"}, `\bfirst-time subscribers\b`},
+	{[]string{"for the latest "}, `\bfor the latest (news|stories|headlines)\b`},
+	{[]string{"follow "}, `\bfollow (us|me|[A-Z][^.]{0,30}) on (twitter|facebook|instagram|x|telegram|whatsapp|linkedin|youtube|tiktok)\b`},
+	{[]string{"keep up with "}, `\bkeep up with (us|me) on\b`},
+	{[]string{"join "}, `\bjoin (us|our [^.]{0,30}) on (twitter|facebook|instagram|telegram|whatsapp)\b`},
+	{[]string{"suscr"}, `\bsuscr[ií]bete\b`},
+	{[]string{"guenos en"}, `\bs[ií]guenos en\b`},
+	{[]string{"nete "}, `\b[úu]nete (a|desde|en)\b`},
+	{[]string{"hazte "}, `\bhazte (miembro|socio)\b`},
+	{[]string{"canal de "}, `\bcanal de (telegram|whatsapp|youtube)\b`},
+	{[]string{"must be "}, `\b(you )?must be (logged in|registered) to (post a )?comment\b`},
+	{[]string{"comment"}, `\bto (post a )?comment,? (you must|please) (log in|sign in|register)\b`},
+	{[]string{"para comentar"}, `\bpara comentar,? (debes|tienes que|es necesario|necesitas)\b`},
+	{[]string{"kommentieren"}, `\bum (zu )?kommentieren,? (musst du|müssen sie)\b`},
+	{[]string{"pour commenter"}, `\bpour commenter,? (vous devez|veuillez)\b`},
+	{[]string{"no comments", "keine kommentare", "sin comentarios", "aucun commentaire"}, `^(no comments( yet)?|keine kommentare|sin comentarios|aucun commentaire)\b`},
+	{[]string{"be the first to comment"}, `\bbe the first to comment\b`},
+	{[]string{" el primero en comentar"}, `\bsé el primero en comentar\b`},
+	{[]string{"soyez le premier "}, `\bsoyez le premier à commenter\b`},
+	{[]string{" sein"}, `\b(angemeldet|eingeloggt) sein,? um\b`},
+	{[]string{"werbung"}, `\b(enthält|enthalten) (unbezahlte |bezahlte )?werbung\b`},
+	{[]string{"folg"}, `\bfolg(e|en sie) uns\b`},
+	{[]string{"abonniere"}, `\babonniere[n]? sie\b`},
+	{[]string{"jetzt abonnieren"}, `\bjetzt abonnieren\b`},
+	{[]string{"abonnez-vous"}, `\babonnez-vous\b`},
+	{[]string{"suivez-nous"}, `\bsuivez-nous\b`},
+	{[]string{"seguici su"}, `\bseguici su\b`},
+	{[]string{"iscriviti"}, `\biscriviti\b`},
+	{[]string{"assine "}, `\bassine (já|agora)\b`},
+	{[]string{"siga-nos"}, `\bsiga-nos\b`},
+}
+
+// callsToAction matches any of ctaPhrases, ctaPhraseRes each.
+var callsToAction, ctaPhraseRes = func() (*regexp.Regexp, []*regexp.Regexp) {
+	var all []string
+	var each []*regexp.Regexp
+	for _, p := range ctaPhrases {
+		all = append(all, p.pattern)
+		each = append(each, regexp.MustCompile(`(?i)(`+p.pattern+`)`))
+	}
+	return regexp.MustCompile(`(?i)(` + strings.Join(all, "|") + `)`), each
+}()
 
 // ctaMaxChars: a longer block is prose that mentions a subscription.
 const ctaMaxChars = 300
@@ -146,7 +188,24 @@ const ctaMaxChars = 300
 // isCallToAction: a short line asking the reader to subscribe, follow,
 // join or log in (callsToAction).
 func isCallToAction(text string) bool {
-	return runeLen(text) <= ctaMaxChars && hasAny(strings.ToLower(text), ctaKeys) && callsToAction.MatchString(text)
+	if runeLen(text) > ctaMaxChars {
+		return false
+	}
+	lower := strings.ToLower(text)
+	if !hasAny(lower, ctaKeys) {
+		return false
+	}
+	if strings.ContainsRune(text, 'ſ') {
+		// The long s matches an s of the phrases, case folded, and lower
+		// case keeps it as it is: the phrases' words cannot tell.
+		return callsToAction.MatchString(text)
+	}
+	for i, p := range ctaPhrases {
+		if hasAny(lower, p.keys) && ctaPhraseRes[i].MatchString(text) {
+			return true
+		}
+	}
+	return false
 }
 
 // ctaKeys: one of these is in every text callsToAction matches; the

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"log"
@@ -14,6 +15,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime/pprof"
 	"slices"
 	"strings"
 	"sync"
@@ -37,6 +39,28 @@ import (
 
 // crawlPages is the crawl figures' budget: pages per crawl (-crawl-pages).
 var crawlPages = 10_000
+
+// crawlProfile, when set, is where the crawl figure writes a CPU profile of
+// each side's crawls, from its start to its last page: PREFIX.trawl.N.pprof
+// and PREFIX.colly.N.pprof for pair N (the generated site is served from
+// this process too, so each holds its site's share).
+var crawlProfile = flag.String("crawlprofile", "", "crawl figure: write a CPU profile of each crawl, Trawl's and colly's, to PREFIX.trawl.N.pprof and PREFIX.colly.N.pprof (not with -cpuprofile)")
+
+// profileCrawl starts the CPU profile of one crawl, named side and pair; the
+// function it returns stops it. Without -crawlprofile it does nothing.
+func profileCrawl(side string, pair int) func() {
+	if *crawlProfile == "" {
+		return func() {}
+	}
+	f, err := os.Create(fmt.Sprintf("%s.%s.%d.pprof", *crawlProfile, side, pair))
+	if err != nil {
+		log.Fatal(err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		log.Fatalf("-crawlprofile: %v (not with -cpuprofile)", err)
+	}
+	return func() { pprof.StopCPUProfile(); f.Close() }
+}
 
 // The crawl figure's concurrency and depth.
 const (
@@ -67,9 +91,9 @@ func crawlFigure(pairs int) {
 	fmt.Printf("\n%-44s %12s %12s %6s\n", fmt.Sprintf("Crawl, %d pages, concurrency %d", crawlPages, crawlConcurrency), "Trawl p/s", "colly p/s", "ratio")
 	var ratios []float64
 	var tr, fl []float64
-	for range max(1, pairs) {
-		f, fn := crawlFloor()
-		t, tn := crawlTrawl()
+	for pair := range max(1, pairs) {
+		f, fn := crawlFloor(pair + 1)
+		t, tn := crawlTrawl(pair + 1)
 		if tn != crawlPages || fn != crawlPages {
 			log.Printf("crawl figure: Trawl extracted %d pages, colly %d (want %d each)", tn, fn, crawlPages)
 		}
@@ -88,8 +112,8 @@ func medianFloat(v []float64) float64 {
 }
 
 // crawlTrawl runs one crawl of the site through the crawl service and
-// returns its pages per second and its pages.
-func crawlTrawl() (float64, int) {
+// returns its pages per second and its pages; pair names its profile.
+func crawlTrawl(pair int) (float64, int) {
 	_, addr, stop := serveCrawlSite(crawlPages)
 	defer stop()
 	dir, _ := os.MkdirTemp("", "trawl-bench-crawl")
@@ -120,6 +144,8 @@ func crawlTrawl() (float64, int) {
 	go svc.Worker.Run(ctx)
 	acct, _ := svc.Auth.CreateAccount(ctx, "crawl@example.com", "Crawl", "business")
 	limit, depth := crawlPages, crawlDepth
+	stopProfile := profileCrawl("trawl", pair)
+	defer stopProfile()
 	start := time.Now()
 	ack, err := svc.Crawl.Submit(ctx, credits.Call{Principal: ports.Principal{Account: acct.Caller()}},
 		crawl.Request{URL: "http://bench.test/", Limit: &limit, MaxDepth: &depth, Exclude: []string{"/slow/**"}, Render: "never"})
@@ -140,8 +166,9 @@ func crawlTrawl() (float64, int) {
 // crawlFloor crawls the site with colly at the same concurrency and depth,
 // obeying robots.txt, skipping nofollow links, duplicate spellings (Trawl's
 // URL keys) and pages that name another as canonical, and extracting each
-// page with Trawl's extractor in process, up to the same number of pages.
-func crawlFloor() (float64, int) {
+// page with Trawl's extractor in process, up to the same number of pages;
+// pair names its profile.
+func crawlFloor(pair int) (float64, int) {
 	_, addr, stop := serveCrawlSite(crawlPages)
 	defer stop()
 	dialer := &net.Dialer{Timeout: 5 * time.Second}
@@ -210,6 +237,8 @@ func crawlFloor() (float64, int) {
 		}
 		_ = e.Request.Visit(abs)
 	})
+	stopProfile := profileCrawl("colly", pair)
+	defer stopProfile()
 	start := time.Now()
 	first("http://bench.test/")
 	if err := c.Visit("http://bench.test/"); err != nil {

@@ -414,11 +414,9 @@ func (s *Service) keepShot(ctx context.Context, shot *ports.Shot) (*ScreenshotLi
 // finish adds what the plan asked for beyond the content: links, images,
 // the screenshot and the actions' results.
 func (s *Service) finish(ctx context.Context, page *Page, src *Source, plan Plan) error {
-	if plan.Links {
-		page.Links = Links(src.FinalURL, src.HTML)
-	}
-	if plan.Images {
-		page.Images = Images(src.FinalURL, src.HTML)
+	if plan.Links || plan.Images {
+		// One parse of the page for both.
+		page.Links, page.Images = LinksAndImages(src.FinalURL, src.HTML, plan.Links, plan.Images)
 	}
 	var err error
 	if page.Screenshot, err = s.keepShot(ctx, src.Shot); err != nil {

@@ -151,4 +151,25 @@ func TestLinksAndImages(t *testing.T) {
 	if l := content.Links("https://site.example/", []byte("<p>none</p>")); l == nil || len(l) != 0 {
 		t.Errorf("no links = %#v, want an empty list", l)
 	}
+	// Both from one parse: the same lists; what was not asked is nil.
+	bl, bi := content.LinksAndImages("https://site.example/page", doc, true, true)
+	if !reflect.DeepEqual(bl, wantLinks) || !reflect.DeepEqual(bi, wantImages) {
+		t.Errorf("links and images = %+v, %+v", bl, bi)
+	}
+	if ol, oi := content.LinksAndImages("https://site.example/page", doc, true, false); !reflect.DeepEqual(ol, wantLinks) || oi != nil {
+		t.Errorf("links only = %+v, %+v", ol, oi)
+	}
+	if ol, oi := content.LinksAndImages("https://site.example/page", doc, false, true); ol != nil || !reflect.DeepEqual(oi, wantImages) {
+		t.Errorf("images only = %+v, %+v", ol, oi)
+	}
+	// The first attribute of a name counts, as a browser reads it; a
+	// namespaced one (of SVG's xlink) is not the element's href.
+	dup := []byte(`<a href="/one" href="/two">x</a><svg><a xlink:href="/svg">s</a></svg><img src="/i.png" src="/j.png" alt="first" alt="second">`)
+	dl, di := content.LinksAndImages("https://site.example/", dup, true, true)
+	if want := []content.Link{{URL: "https://site.example/one", Text: "x"}}; !reflect.DeepEqual(dl, want) {
+		t.Errorf("duplicate attributes: links = %+v", dl)
+	}
+	if want := []content.Image{{URL: "https://site.example/i.png", Alt: "first"}}; !reflect.DeepEqual(di, want) {
+		t.Errorf("duplicate attributes: images = %+v", di)
+	}
 }

@@ -28,72 +28,96 @@ type Image struct {
 // against <base href> or pageURL, without their fragment, each once (the
 // first non-empty anchor text wins), in document order.
 func Links(pageURL string, doc []byte) []Link {
-	out := []Link{}
-	at := map[string]int{}
-	walk(pageURL, doc, func(base *url.URL, a atom.Atom, attrs map[string]string, text func() string) {
-		if a != atom.A {
-			return
-		}
-		href, ok := attrs["href"]
-		if !ok {
-			return
-		}
-		abs := resolve(base, href)
-		if abs == "" {
-			return
-		}
-		t := text()
-		if i, seen := at[abs]; seen {
-			if out[i].Text == "" {
-				out[i].Text = t
-			}
-			return
-		}
-		if len(out) >= MaxPageLinks {
-			return
-		}
-		at[abs] = len(out)
-		out = append(out, Link{URL: abs, Text: t})
-	})
-	return out
+	links, _ := LinksAndImages(pageURL, doc, true, false)
+	return links
 }
 
 // Images lists the page's <img> images: src, or the data-src a lazy
 // loader fills it from, absolute, each once, with the first non-empty alt.
 func Images(pageURL string, doc []byte) []Image {
-	out := []Image{}
-	at := map[string]int{}
-	walk(pageURL, doc, func(base *url.URL, a atom.Atom, attrs map[string]string, _ func() string) {
-		if a != atom.Img {
-			return
-		}
-		src := attrs["src"]
-		if ds := attrs["data-src"]; ds != "" && (src == "" || strings.HasPrefix(src, "data:")) {
-			src = ds
-		}
-		abs := resolve(base, src)
-		if abs == "" {
-			return
-		}
-		alt := collapse(attrs["alt"])
-		if i, seen := at[abs]; seen {
-			if out[i].Alt == "" {
-				out[i].Alt = alt
-			}
-			return
-		}
-		if len(out) >= MaxPageLinks {
-			return
-		}
-		at[abs] = len(out)
-		out = append(out, Image{URL: abs, Alt: alt})
-	})
-	return out
+	_, images := LinksAndImages(pageURL, doc, false, true)
+	return images
 }
 
-// walk calls visit for every start tag of doc with the base in force;
-// text reads an element's text up to its end tag (for <a>).
-func walk(pageURL string, doc []byte, visit func(base *url.URL, a atom.Atom, attrs map[string]string, text func() string)) {
+// LinksAndImages is Links and Images, those asked for, from one parse of
+// the page; nil for what was not asked.
+func LinksAndImages(pageURL string, doc []byte, links, images bool) ([]Link, []Image) {
+	var (
+		ls     []Link
+		is     []Image
+		linkAt = map[string]int{}
+		imgAt  = map[string]int{}
+	)
+	if links {
+		ls = []Link{}
+	}
+	if images {
+		is = []Image{}
+	}
+	walk(pageURL, doc, func(base *url.URL, n *html.Node) {
+		switch {
+		case links && n.DataAtom == atom.A:
+			href, ok := attrOf(n, "href")
+			if !ok {
+				return
+			}
+			abs := resolve(base, href)
+			if abs == "" {
+				return
+			}
+			t := collapse(textOf(n))
+			if i, seen := linkAt[abs]; seen {
+				if ls[i].Text == "" {
+					ls[i].Text = t
+				}
+				return
+			}
+			if len(ls) >= MaxPageLinks {
+				return
+			}
+			linkAt[abs] = len(ls)
+			ls = append(ls, Link{URL: abs, Text: t})
+		case images && n.DataAtom == atom.Img:
+			src, _ := attrOf(n, "src")
+			if ds, _ := attrOf(n, "data-src"); ds != "" && (src == "" || strings.HasPrefix(src, "data:")) {
+				src = ds
+			}
+			abs := resolve(base, src)
+			if abs == "" {
+				return
+			}
+			alt, _ := attrOf(n, "alt")
+			alt = collapse(alt)
+			if i, seen := imgAt[abs]; seen {
+				if is[i].Alt == "" {
+					is[i].Alt = alt
+				}
+				return
+			}
+			if len(is) >= MaxPageLinks {
+				return
+			}
+			imgAt[abs] = len(is)
+			is = append(is, Image{URL: abs, Alt: alt})
+		}
+	})
+	return ls, is
+}
+
+// attrOf is an element's attribute key without a namespace, the first of
+// that name; ok says whether it has one.
+func attrOf(n *html.Node, key string) (string, bool) {
+	for _, a := range n.Attr {
+		if a.Key == key && a.Namespace == "" {
+			return a.Val, true
+		}
+	}
+	return "", false
+}
+
+// walk calls visit for every element of doc, in document order, with the
+// base in force.
+func walk(pageURL string, doc []byte, visit func(base *url.URL, n *html.Node)) {
 	base, err := url.Parse(pageURL)
 	if err != nil {
 		return
@@ -106,18 +130,13 @@ func walk(pageURL string, doc []byte, visit func(base *url.URL, a atom.Atom, att
 	var rec func(n *html.Node)
 	rec = func(n *html.Node) {
 		if n.Type == html.ElementNode {
-			attrs := map[string]string{}
-			for _, at := range n.Attr {
-				if _, dup := attrs[at.Key]; !dup && at.Namespace == "" {
-					attrs[at.Key] = at.Val
-				}
-			}
 			if n.DataAtom == atom.Base && !baseSet {
-				if b := resolveAny(base, attrs["href"]); b != nil {
+				href, _ := attrOf(n, "href")
+				if b := resolveAny(base, href); b != nil {
 					base, baseSet = b, true
 				}
 			}
-			visit(base, n.DataAtom, attrs, func() string { return collapse(textOf(n)) })
+			visit(base, n)
 		}
 		for c := n.FirstChild; c != nil; c = c.NextSibling {
 			rec(c)
