@@ -13,10 +13,11 @@ import (
 	"github.com/trawlhq/trawl/testkit/pgtest"
 )
 
-// A group of pages whose commit fails writes none of them: no page is
-// charged, every item is told (the one error of ChargeEach), and the hold
-// (in memory on SQLite) is as before, so the same pages charge once when
-// written again.
+// A group of pages whose commit fails is written again a page at a time,
+// as it would have been without the group: the page that failed the
+// commit fails alone, in its result, the others are charged once, the
+// hold (in memory on SQLite) shrinks by what was charged and no more, and
+// the same pages written again charge only the one that failed.
 func TestGroupCommitFailsWhole(t *testing.T) {
 	t.Run("SQLite", func(t *testing.T) {
 		dir := t.TempDir()
@@ -67,7 +68,19 @@ func TestGroupCommitFailsWhole(t *testing.T) {
 	})
 }
 
-func testGroupCommitFails(t *testing.T, s *sqlstore.Store) {
+// groupFixture is an account with a crawl of n claimed pages, a hold of 2
+// credits a page, and the pages' charges (the last naming a link that
+// fails the commit when poison).
+type groupFixture struct {
+	ledger  *credits.Ledger
+	hold    ports.Hold
+	account int64
+	now     time.Time
+	items   func(poison bool) []ports.KeyedCharge
+}
+
+func newGroupFixture(t *testing.T, s *sqlstore.Store, n int) groupFixture {
+	t.Helper()
 	ctx := context.Background()
 	t0 := time.Date(2026, 1, 31, 10, 0, 0, 0, time.UTC)
 	a, err := s.CreateAccount(ctx, ports.Account{Name: "N", Email: "g@example.com", Plan: "basic", CreatedAt: t0, UpdatedAt: t0, EmailVerifiedAt: &t0})
@@ -79,18 +92,19 @@ func testGroupCommitFails(t *testing.T, s *sqlstore.Store) {
 		t.Fatal(err)
 	}
 	var add []ports.CrawlURL
-	for _, k := range []string{"a", "b", "c"} {
+	for i := range n {
+		k := string(rune('a' + i))
 		add = append(add, ports.CrawlURL{URL: "https://site.test/" + k, Key: "site.test/" + k, Host: "site.test", Depth: 1})
 	}
 	if _, err := s.AddCrawlURLs(ctx, "crawl_g", add, 1000); err != nil {
 		t.Fatal(err)
 	}
-	got, err := s.ClaimCrawlURLs(ctx, "crawl_g", 3, 10, t0, time.Minute)
-	if err != nil || len(got) != 3 {
+	got, err := s.ClaimCrawlURLs(ctx, "crawl_g", n, 10, t0, time.Minute)
+	if err != nil || len(got) != n {
 		t.Fatalf("claimed %d, %v", len(got), err)
 	}
 	ledger, _ := credits.NewLedger(s, testkit.NewClock(t0))
-	h, err := ledger.Reserve(ctx, ports.ReserveRequest{AccountID: a.ID, Amount: 6, TTL: time.Hour, Durable: true})
+	h, err := ledger.Reserve(ctx, ports.ReserveRequest{AccountID: a.ID, Amount: int64(2 * n), TTL: time.Hour, Durable: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,46 +114,103 @@ func testGroupCommitFails(t *testing.T, s *sqlstore.Store) {
 		for i, u := range got {
 			u.State, u.Content = ports.CrawlSucceeded, []byte(`{}`)
 			o := ports.CrawlOutcome{URL: u, HostCap: 1000, Now: now}
-			if poison && i == 2 {
+			if poison && i == len(got)-1 {
 				o.Links = []ports.CrawlURL{{URL: "https://site.test/fail-at-commit", Key: "site.test/fail-at-commit", Host: "site.test", Depth: 2}}
 			}
 			out = append(out, ports.KeyedCharge{Key: "crawl_g:" + u.Key, Charge: ports.Charge{Credits: 2, ServiceType: "crawl", ServiceName: "Crawl", Outcome: &o}})
 		}
 		return out
 	}
-	if res, err := ledger.ChargeEach(ctx, h, items(true)); err == nil {
-		t.Fatalf("a group whose commit failed = %+v, nil", res)
-	} else {
-		t.Logf("the group failed: %v", err)
+	return groupFixture{ledger: ledger, hold: h, account: a.ID, now: now, items: items}
+}
+
+func testGroupCommitFails(t *testing.T, s *sqlstore.Store) {
+	ctx := context.Background()
+	f := newGroupFixture(t, s, 3)
+	ledger, h, items, now := f.ledger, f.hold, f.items, f.now
+	res, err := ledger.ChargeEach(ctx, h, items(true))
+	if err != nil {
+		t.Fatalf("a group whose commit failed: %v; want each page written alone", err)
 	}
-	if _, total, _ := s.Transactions(ctx, a.ID, 10, 0); total != 0 {
-		t.Fatalf("%d transactions after a failed commit", total)
+	if !res[0].Charged || !res[1].Charged || res[0].Err != nil || res[1].Err != nil {
+		t.Fatalf("the pages that did not fail the commit = %+v, %+v; want charged", res[0], res[1])
 	}
-	if c, _ := s.CrawlCounts(ctx, "crawl_g"); c.Succeeded != 0 || c.InFlight != 3 || c.Discovered != 3 {
-		t.Fatalf("counts after a failed commit = %+v", c)
+	if res[2].Charged || res[2].Err == nil {
+		t.Fatalf("the page that failed the commit = %+v; want its own failure", res[2])
 	}
-	state, held, err := s.ReadCredits(ctx, a.ID, now)
-	if err != nil || held != 6 || state.Used != 0 {
-		t.Fatalf("after a failed commit: used %d, held %d, %v; want 0 and the hold whole (6)", state.Used, held, err)
+	t.Logf("the page that failed the commit: %v", res[2].Err)
+	if _, total, _ := s.Transactions(ctx, f.account, 10, 0); total != 2 {
+		t.Fatalf("%d transactions after a failed group commit, want 2", total)
 	}
-	// Written again without what failed the commit: charged once each.
-	res, err := ledger.ChargeEach(ctx, h, items(false))
+	if c, _ := s.CrawlCounts(ctx, "crawl_g"); c.Succeeded != 2 || c.InFlight != 1 || c.Discovered != 3 {
+		t.Fatalf("counts after a failed group commit = %+v", c)
+	}
+	state, held, err := s.ReadCredits(ctx, f.account, now)
+	if err != nil || held != 2 || state.Used != 4 {
+		t.Fatalf("after a failed group commit: used %d, held %d, %v; want 4 and 2", state.Used, held, err)
+	}
+	// Written again without what failed the commit: the page that failed
+	// is charged, the others not again.
+	res, err = ledger.ChargeEach(ctx, h, items(false))
 	if err != nil {
 		t.Fatal(err)
 	}
 	for i, r := range res {
-		if !r.Charged || r.Err != nil {
+		if r.Charged != (i == 2) || r.Err != nil {
 			t.Fatalf("item %d = %+v", i, r)
 		}
 	}
 	if res, _ := ledger.ChargeEach(ctx, h, items(false)); res[0].Charged || res[1].Charged || res[2].Charged {
 		t.Fatalf("charged twice: %+v", res)
 	}
-	state, held, _ = s.ReadCredits(ctx, a.ID, now)
-	if _, total, _ := s.Transactions(ctx, a.ID, 10, 0); total != 3 || held != 0 || state.Used != 6 {
+	state, held, _ = s.ReadCredits(ctx, f.account, now)
+	if _, total, _ := s.Transactions(ctx, f.account, 10, 0); total != 3 || held != 0 || state.Used != 6 {
 		t.Fatalf("%d transactions, held %d, used %d; want 3, 0, 6", total, held, state.Used)
 	}
 	if c, _ := s.CrawlCounts(ctx, "crawl_g"); c.Succeeded != 3 || c.InFlight != 0 {
+		t.Fatalf("counts = %+v", c)
+	}
+}
+
+// A group whose one transaction outlasts the store's time limit, where
+// each page alone would not, is written a page at a time: the timeout is
+// the transaction's, not the page's that happened to be running, and no
+// page is dropped or failed for it.
+func TestGroupOutlastingTheTimeLimitWrittenPageByPage(t *testing.T) {
+	url := pgtest.NewDatabase(t)
+	s, err := sqlstore.Open(context.Background(), sqlstore.Options{DatabaseURL: url, QueryTimeout: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	db, err := sql.Open("postgres", url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	for _, q := range []string{
+		`CREATE FUNCTION slow_page() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN PERFORM pg_sleep(0.3); RETURN NEW; END $$`,
+		`CREATE TRIGGER slow_page BEFORE UPDATE ON crawl_urls FOR EACH ROW WHEN (NEW.finished_at IS NOT NULL AND OLD.finished_at IS NULL) EXECUTE FUNCTION slow_page()`,
+	} {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ctx := context.Background()
+	f := newGroupFixture(t, s, 6)
+	res, err := f.ledger.ChargeEach(ctx, f.hold, f.items(false))
+	if err != nil {
+		t.Fatalf("a group past the time limit: %v; want each page written alone", err)
+	}
+	for i, r := range res {
+		if !r.Charged || r.Err != nil {
+			t.Fatalf("page %d = %+v; want charged", i, r)
+		}
+	}
+	if _, total, _ := s.Transactions(ctx, f.account, 10, 0); total != 6 {
+		t.Fatalf("%d transactions, want 6", total)
+	}
+	if c, _ := s.CrawlCounts(ctx, "crawl_g"); c.Succeeded != 6 || c.InFlight != 0 {
 		t.Fatalf("counts = %+v", c)
 	}
 }

@@ -291,16 +291,24 @@ func (l *Ledger) ChargeHold(ctx context.Context, h ports.Hold, c ports.Charge, k
 // row and the hold as the items before it left them. Pages that finish
 // together pay for one commit instead of one each.
 //
-// An item that fails (refused for want of credits, or its write failed)
-// is left out and the group is written again without it, in a new
-// transaction: what the items before it wrote is written again the same
-// way, and the items after it see what they would have seen had it not
-// been asked. That is what a savepoint per item would give; a savepoint
-// costs SQLite a copy of every page the item changes (its sub-journal),
-// which is most of what the group commit saves, where a failed item is
-// rare (a crawl's last pages once the balance is spent) and costs a
-// rollback. A transaction that fails of itself (its commit included)
-// fails every item left: none was written.
+// An item that fails of itself (refused for want of credits, its lease
+// lost, its write refused) is left out and the group is written again
+// without it, in a new transaction: what the items before it wrote is
+// written again the same way, and the items after it see what they would
+// have seen had it not been asked. That is what a savepoint per item
+// would give; a savepoint costs SQLite a copy of every page the item
+// changes (its sub-journal), which is most of what the group commit
+// saves, where a failed item is rare (a crawl's last pages once the
+// balance is spent) and costs a rollback.
+//
+// A failure of the transaction itself (the store busy or out of time, a
+// lost connection, a failed commit) is no item's: it is not held against
+// the item that happened to be running. The items left are then written
+// one transaction each, as they would have been without the group, so a
+// group too long for the store's time limit still gets written and a
+// store that is down tells each item so in its result. When ctx ends
+// first, err is ctx's: nothing was written, and no item is told another's
+// failure.
 func (l *Ledger) ChargeEach(ctx context.Context, h ports.Hold, items []ports.KeyedCharge) ([]ports.ChargeResult, error) {
 	const op = "ledger.ChargeEach"
 	failed := make([]error, len(items))
@@ -309,31 +317,54 @@ func (l *Ledger) ChargeEach(ctx context.Context, h ports.Hold, items []ports.Key
 		if left == 0 {
 			return fill(results, failed), nil // nothing left to write
 		}
-		bad := -1
+		bad, badErr := -1, error(nil)
 		err := l.store.WithCredits(ctx, h.AccountID, func(tx ports.LedgerTx) error {
-			bad = -1 // a view started over decides every item again
+			bad, badErr = -1, nil // a view started over decides every item again
 			for i, it := range items {
 				if failed[i] != nil {
 					continue
 				}
 				r, err := l.chargeItem(op, tx, h, it)
 				if err != nil {
-					bad = i
+					bad, badErr = i, err
 					return err
 				}
 				results[i] = r
 			}
 			return nil
 		})
-		if err != nil && bad >= 0 && ctx.Err() == nil {
+		switch {
+		case err == nil:
+			return fill(results, failed), nil
+		case ctx.Err() != nil:
+			return nil, failure.Wrap(op, ctx.Err())
+		case bad >= 0 && errors.Is(err, badErr) && !failure.Is(err, failure.TemporarilyUnavailable):
 			failed[bad] = failure.Wrap(op, err)
 			continue
-		}
-		if err != nil {
+		case len(items) == 1:
 			return nil, failure.Wrap(op, err)
 		}
-		return fill(results, failed), nil
+		return l.chargeAlone(ctx, h, items, failed), nil
 	}
+}
+
+// chargeAlone writes each item not failed yet in a transaction of its
+// own, after the group's transaction failed of itself; an item's result
+// carries its own failure.
+func (l *Ledger) chargeAlone(ctx context.Context, h ports.Hold, items []ports.KeyedCharge, failed []error) []ports.ChargeResult {
+	results := make([]ports.ChargeResult, len(items))
+	for i, it := range items {
+		if failed[i] != nil {
+			continue
+		}
+		r, err := l.ChargeEach(ctx, h, []ports.KeyedCharge{it})
+		if err != nil {
+			failed[i] = err
+			continue
+		}
+		results[i] = r[0]
+	}
+	return fill(results, failed)
 }
 
 // fill sets the result of every failed item to its failure.
