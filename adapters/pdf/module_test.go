@@ -12,9 +12,8 @@ import (
 // same rectangles with the same text and the same font size.
 func TestRunsMatchStructuredText(t *testing.T) {
 	skipUnderRace(t)
-	c := converter(t)
-	c.Warm()
-	<-c.ready
+	c := inProcess(t)
+	warm(t, c)
 	defer func(v int) { perCharRects = v }(perCharRects)
 	for _, name := range []string{"languages.pdf", "report.pdf", "two-columns.pdf", "real/libtasn1.pdf"} {
 		body := read(t, name)
