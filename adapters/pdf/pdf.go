@@ -277,6 +277,9 @@ func (c *Converter) convert(ctx context.Context, inst pdfium.Pdfium, r ports.Doc
 	if err != nil {
 		return ports.Extracted{}, unavailable(ports.DocumentNoReader, err)
 	}
+	if c.unkillable {
+		m.perChar = perCharRectsUnkillable
+	}
 	doc, password, err := m.open(r.Body)
 	if err != nil {
 		if password {
