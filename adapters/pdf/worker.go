@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"sync"
@@ -112,6 +113,10 @@ func serveWorker(spec string, in *os.File, out *os.File) int {
 	if !reply(workerReply{}) {
 		return 1
 	}
+	// Loading PDFium leaves tens of MB of garbage (the cached code read
+	// into the heap before it is copied to executable memory, the
+	// module's decoding): handed back while the first document converts.
+	go debug.FreeOSMemory()
 	for {
 		var req workerRequest
 		if err := dec.Decode(&req); err != nil {
