@@ -98,6 +98,16 @@ func serveWorker(spec string, in *os.File, out *os.File) int {
 		return 2
 	}
 	o.Workers, o.Exec = 1, ""
+	// A worker whose parent died (killed, so it never closed the pipe)
+	// would finish its document unbounded: it exits instead.
+	parent := os.Getppid()
+	go func() {
+		for range time.Tick(time.Second) {
+			if os.Getppid() != parent {
+				os.Exit(1)
+			}
+		}
+	}()
 	c := New(o)
 	c.unkillable = true
 	defer c.Close()
@@ -128,7 +138,7 @@ func serveWorker(spec string, in *os.File, out *os.File) int {
 			r = workerReply{Failed: true, Reason: ports.DocumentDamaged, Err: err.Error()}
 			var de *ports.DocumentError
 			if errors.As(err, &de) {
-				r.Reason = de.Reason
+				r.Reason, r.Err = de.Reason, ""
 				if de.Err != nil {
 					r.Err = de.Err.Error()
 				}
@@ -368,7 +378,11 @@ func (c *Converter) convertInWorker(ctx context.Context, r ports.DocumentRequest
 			}
 			c.procs.put(p)
 			if reply.Failed {
-				return ports.Extracted{}, unavailable(reply.Reason, errors.New(reply.Err))
+				var err error
+				if reply.Err != "" {
+					err = errors.New(reply.Err)
+				}
+				return ports.Extracted{}, unavailable(reply.Reason, err)
 			}
 			return reply.Out, nil
 		case <-ctx.Done():
