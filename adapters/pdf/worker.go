@@ -191,7 +191,7 @@ func (ps *procs) start() (*proc, error) {
 		return nil, err
 	}
 	cmd := exec.Command(ps.opts.Exec)
-	cmd.Env = append(os.Environ(), workerEnv+"="+string(spec))
+	cmd.Env = append(workerEnviron(), workerEnv+"="+string(spec))
 	cmd.Stdin, cmd.Stdout = inR, outW
 	p := &proc{cmd: cmd, in: inW, out: outR, w: bufio.NewWriter(inW), ready: make(chan error, 1), exit: make(chan struct{})}
 	p.enc, p.dec = gob.NewEncoder(p.w), gob.NewDecoder(bufio.NewReader(outR))
@@ -414,4 +414,17 @@ func resident(pid int) int64 {
 		return 0
 	}
 	return pages * int64(os.Getpagesize())
+}
+
+// workerEnviron is the part of this process's environment a worker gets:
+// the Go runtime's settings (GOMAXPROCS, GOGC, GOMEMLIMIT, GODEBUG...),
+// not the node's secrets; a worker reads hostile documents.
+func workerEnviron() []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		if strings.HasPrefix(kv, "GO") && !strings.HasPrefix(kv, workerEnv+"=") {
+			env = append(env, kv)
+		}
+	}
+	return env
 }

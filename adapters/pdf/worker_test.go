@@ -146,3 +146,22 @@ func TestWorkerMatchesInProcess(t *testing.T) {
 		}
 	}
 }
+
+// A worker gets the Go runtime's settings from the node's environment,
+// not the rest of it (the node's secrets).
+func TestWorkerEnvironment(t *testing.T) {
+	t.Setenv("TRAWL_TEST_SECRET", "s3cr3t")
+	t.Setenv("GOGC", "150")
+	env := workerEnviron()
+	has := func(kv string) bool {
+		for _, e := range env {
+			if e == kv {
+				return true
+			}
+		}
+		return false
+	}
+	if has("TRAWL_TEST_SECRET=s3cr3t") || !has("GOGC=150") {
+		t.Fatalf("worker environment %v", env)
+	}
+}
