@@ -171,11 +171,13 @@ func NewOutboundWith(c Config, obs Observers, s Seams) (Outbound, error) {
 		return Outbound{}, err
 	}
 	out.Countries = f.Countries()
-	// PDFium is compiled on the first PDF, not at start: an idle node holds
-	// no compiled reader, and the compiled code kept in the data directory
-	// makes that first PDF after a restart about as fast as the next.
+	// PDFs are converted in worker processes, this binary started again
+	// (when its main called pdf.ServeIfWorker; in the process otherwise),
+	// each killed at its document's deadline; a worker loads PDFium as it
+	// starts and exits when idle, so an idle node holds no compiled
+	// reader. The compiled code is kept in the data directory.
 	out.pdf = pdf.New(pdf.Options{MaxPages: int(c.DocumentMaxPages), Workers: int(c.DocumentWorkers), MemoryLimitBytes: c.DocumentMemoryBytes,
-		CacheDir: filepath.Join(c.DataDir, "pdfium-cache")})
+		CacheDir: filepath.Join(c.DataDir, "pdfium-cache"), Exec: pdf.Executable()})
 	out.Documents = map[ports.DocumentFormat]ports.DocumentConverter{ports.DocumentPDF: out.pdf, ports.DocumentDOCX: docx.New(docx.Options{})}
 	hooks, err := webhook.New(f)
 	if err != nil {

@@ -15,7 +15,7 @@ import (
 // compile: Close returns at once, and a conversion after it is refused
 // cleanly instead of using a released reader.
 func TestCloseDoesNotWaitForTheCompile(t *testing.T) {
-	c := New(Options{})
+	c := New(Options{}) // in the process: a worker is killed on Close
 	c.Warm()
 	start := time.Now()
 	if err := c.Close(); err != nil {

@@ -118,23 +118,33 @@ func manyEmptyPages(n int) []byte {
 	return pdftest.Build(objs...)
 }
 
-// A conversion that outlives its context is stopped, and says so.
+// A conversion that outlives its context is stopped, and says so: the
+// worker process killed, or PDFium's instance in the process.
 func TestTimeLimit(t *testing.T) {
 	body := read(t, "large.pdf")
-	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
-	defer cancel()
-	converter(t).Warm()
-	<-converter(t).ready
-	start := time.Now()
-	_, err := converter(t).Convert(ctx, ports.DocumentRequest{Format: ports.DocumentPDF, Body: body})
-	if fe, ok := failure.As(content.DocumentFailure(err)); !ok || fe.Kind != failure.Unavailable || !strings.Contains(fe.Message, "time limit") {
-		t.Fatalf("err = %v", err)
-	}
-	if took := time.Since(start); took > 2*time.Second {
-		t.Fatalf("stopped after %v", took)
-	}
-	if _, err := convert(t, "report.pdf", 0); err != nil {
-		t.Fatalf("the converter no longer answers: %v", err)
+	for name, c := range map[string]*Converter{"worker": converter(t), "in the process": inProcess(t)} {
+		t.Run(name, func(t *testing.T) {
+			warm(t, c)
+			pids := c.workerPids()
+			ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+			defer cancel()
+			start := time.Now()
+			_, err := c.Convert(ctx, ports.DocumentRequest{Format: ports.DocumentPDF, Body: body})
+			if fe, ok := failure.As(content.DocumentFailure(err)); !ok || fe.Kind != failure.Unavailable || !strings.Contains(fe.Message, "time limit") {
+				t.Fatalf("err = %v", err)
+			}
+			if took := time.Since(start); took > 2*time.Second {
+				t.Fatalf("stopped after %v", took)
+			}
+			for _, pid := range pids {
+				waitGone(t, pid)
+			}
+			ctx, cancel = context.WithTimeout(context.Background(), 10*time.Minute)
+			defer cancel()
+			if _, err := c.Convert(ctx, ports.DocumentRequest{Format: ports.DocumentPDF, Body: read(t, "report.pdf")}); err != nil {
+				t.Fatalf("the converter no longer answers: %v", err)
+			}
+		})
 	}
 }
 
@@ -147,9 +157,7 @@ func FuzzConvert(f *testing.F) {
 	f.Add(manyEmptyPages(3))
 	// PDFium compiles before the first input: it takes longer than the
 	// fuzzer allows one input.
-	c := converter(f)
-	c.Warm()
-	<-c.ready
+	warm(f, converter(f))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
@@ -167,10 +175,9 @@ func FuzzConvert(f *testing.F) {
 // is unaffected, and the worker serves the next one.
 func TestWorkersBusy(t *testing.T) {
 	skipUnderRace(t) // a second PDFium compile takes minutes there
-	c := New(Options{Workers: 1})
+	c := New(Options{Workers: 1, CacheDir: cacheDir, Exec: Executable()})
 	defer c.Close()
-	c.Warm()
-	<-c.ready
+	warm(t, c)
 	slow := read(t, "report.pdf")
 	started := make(chan struct{})
 	done := make(chan error, 1)

@@ -19,10 +19,9 @@ func TestLargeDocument(t *testing.T) {
 		t.Skip("300 pages")
 	}
 	skipUnderRace(t)
-	c := New(Options{MemoryLimitBytes: 64 << 20, Workers: 1})
+	c := New(Options{MemoryLimitBytes: 64 << 20, Workers: 1, CacheDir: cacheDir, Exec: Executable()})
 	defer c.Close()
-	c.Warm()
-	<-c.ready
+	warm(t, c)
 	body := read(t, "large.pdf")
 	runtime.GC()
 	var before, after runtime.MemStats

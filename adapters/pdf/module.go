@@ -27,6 +27,9 @@ type module struct {
 	buf  [8]uint64     // parameters and result of a call
 	args uint64        // scratch memory in the instance: four doubles
 	err  error         // the first failed call; every later call fails too
+	// perChar is the number of rectangles on a page past which its text
+	// is read a character at a time (perCharRects).
+	perChar int
 }
 
 var errModule = errors.New("pdf: PDFium's module is not reachable")
@@ -52,7 +55,7 @@ func openModule(ctx context.Context, inst pdfium.Pdfium) (*module, error) {
 	if !ok {
 		return nil, errModule
 	}
-	m := &module{ctx: ctx, mem: mem, fns: map[string]api.Function{}, mod: mod}
+	m := &module{ctx: ctx, mem: mem, fns: map[string]api.Function{}, mod: mod, perChar: perCharRects}
 	if m.fn("malloc") == nil || m.fn("free") == nil {
 		return nil, errModule
 	}
@@ -201,7 +204,7 @@ func (d *document) text(i int) ([]run, error) {
 	if n <= 0 {
 		return nil, m.err
 	}
-	if int(n) > perCharRects {
+	if int(n) > m.perChar {
 		return m.textPerChar(tp, int(chars), int(n))
 	}
 	return m.textPerRect(tp, int(chars), int(n))
@@ -210,10 +213,16 @@ func (d *document) text(i int) ([]run, error) {
 // perCharRects is the number of rectangles on a page past which its text is
 // read a character at a time rather than a rectangle at a time: PDFium
 // scans every character of the page for each rectangle's text (about 80 ns
-// a character in killable mode), a character read costs three calls into
-// the module (about 1 µs each); measured on the corpus
+// a character), a character read costs three calls into the module. In
+// killable mode a call costs about 1 µs (wazero starts a goroutine for
+// each) and they cross at about 45 rectangles; without the context checks
+// (a worker process) a call costs about 0.2 µs, and reading a character
+// at a time was faster on every corpus document, 1.5-4.6x on the reading
+// of a page (down to the languages document's 22 rectangles a page); by
+// the same costs they would cross at about 7 rectangles, and a page with
+// a handful of rectangles costs little either way
 // (docs/performance-footprint.md).
-var perCharRects = 45
+var perCharRects, perCharRectsUnkillable = 45, 4
 
 // textPerRect asks PDFium for each rectangle's text: four calls a
 // rectangle, and a scan of the page's characters inside the module for

@@ -12,9 +12,8 @@ import (
 // same rectangles with the same text and the same font size.
 func TestRunsMatchStructuredText(t *testing.T) {
 	skipUnderRace(t)
-	c := converter(t)
-	c.Warm()
-	<-c.ready
+	c := inProcess(t)
+	warm(t, c)
 	defer func(v int) { perCharRects = v }(perCharRects)
 	for _, name := range []string{"languages.pdf", "report.pdf", "two-columns.pdf", "real/libtasn1.pdf"} {
 		body := read(t, name)
@@ -72,6 +71,51 @@ func TestRunsMatchStructuredText(t *testing.T) {
 			if runs == 0 {
 				t.Fatalf("%s: no text", name)
 			}
+		}
+	}
+}
+
+// BenchmarkReadPages reads every page's text of a corpus document both
+// ways, in PDFium compiled without context checks (as in a worker
+// process), so the crossover between them (perCharRects) can be checked:
+// go test -run X -bench ReadPages ./adapters/pdf/
+func BenchmarkReadPages(b *testing.B) {
+	c := New(Options{CacheDir: cacheDir})
+	c.unkillable = true
+	defer c.Close()
+	warm(b, c)
+	defer func(v int) { perCharRects = v }(perCharRects)
+	for _, name := range []string{"report.pdf", "two-columns.pdf", "languages.pdf", "large.pdf", "real/libtasn1.pdf"} {
+		body := read(b, name)
+		for _, way := range []struct {
+			name  string
+			rects int
+		}{{"per-rect", 1 << 30}, {"per-char", 0}} {
+			b.Run(name+"/"+way.name, func(b *testing.B) {
+				perCharRects = way.rects
+				inst, err := c.pool.GetInstanceWithContext(context.Background())
+				if err != nil {
+					b.Fatal(err)
+				}
+				defer inst.Close()
+				m, err := openModule(context.Background(), inst)
+				if err != nil {
+					b.Fatal(err)
+				}
+				doc, _, err := m.open(body)
+				if err != nil {
+					b.Fatal(err)
+				}
+				defer doc.close()
+				b.ResetTimer()
+				for range b.N {
+					for i := range doc.pageCount() {
+						if _, err := doc.text(i); err != nil {
+							b.Fatal(err)
+						}
+					}
+				}
+			})
 		}
 	}
 }

@@ -1,11 +1,16 @@
 // Package pdf converts PDF documents to the Content object with PDFium, run
-// as WebAssembly inside the process (wazero): no cgo, no external program.
-// PDFium was chosen over a pure-Go parser by measurement (docs/documents.md).
+// as WebAssembly (wazero): no cgo, no external program. PDFium was chosen
+// over a pure-Go parser by measurement (docs/documents.md).
 //
 // Every document gets a fresh PDFium instance with its own memory, capped
-// (MemoryLimitBytes), and the call's context bounds its time: when it ends,
-// the instance is killed mid-parse. A hostile file (a decompression bomb, a
-// reference loop, deep nesting) costs at most the cap and the time budget.
+// (MemoryLimitBytes), and the call's context bounds its time. A converter
+// given an executable (Options.Exec: the program itself, see
+// ServeIfWorker) runs PDFium in worker processes, compiled without
+// wazero's context checks (about three times faster), and kills the
+// worker at the deadline; without one, PDFium runs in the process with the
+// checks and the instance is killed mid-parse. A hostile file (a
+// decompression bomb, a reference loop, deep nesting) costs at most the
+// cap and the time budget.
 package pdf
 
 import (
@@ -13,8 +18,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 	"unicode/utf8"
 
 	"github.com/klippa-app/go-pdfium"
@@ -46,6 +53,14 @@ type Options struct {
 	// it again; empty, or a directory that cannot be written: every
 	// process compiles.
 	CacheDir string
+	// Exec is the program to run as a worker process (Executable): PDFium
+	// runs there without wazero's context checks, and the worker is killed
+	// at the document's deadline. Empty: PDFium runs in this process,
+	// killable.
+	Exec string
+	// WorkerIdle is how long a worker process waits for a document before
+	// it exits (default a minute).
+	WorkerIdle time.Duration
 }
 
 // Converter implements ports.DocumentConverter for PDF.
@@ -62,6 +77,11 @@ type Converter struct {
 	mu     sync.Mutex
 	closed bool
 	cache  wazero.CompilationCache
+	// procs are the worker processes when Options.Exec is set.
+	procs *procs
+	// unkillable: PDFium is compiled without context checks (in a worker
+	// process, which is killed instead).
+	unkillable bool
 }
 
 var _ ports.DocumentConverter = (*Converter)(nil)
@@ -81,12 +101,23 @@ func New(o Options) *Converter {
 	if o.MaxChars <= 0 {
 		o.MaxChars = 20_000_000
 	}
-	return &Converter{opts: o, mem: newRegions(), slots: make(chan struct{}, o.Workers), ready: make(chan struct{})}
+	if o.WorkerIdle <= 0 {
+		o.WorkerIdle = workerIdle
+	}
+	c := &Converter{opts: o, mem: newRegions(), slots: make(chan struct{}, o.Workers), ready: make(chan struct{})}
+	if o.Exec != "" {
+		c.procs = &procs{opts: o, live: map[*proc]struct{}{}}
+	}
+	return c
 }
 
 // Warm compiles PDFium in the background, so that the first document does
-// not wait for it. A server calls it on start.
+// not wait for it. With worker processes it does nothing: a worker loads
+// PDFium as it starts.
 func (c *Converter) Warm() {
+	if c.procs != nil {
+		return
+	}
 	c.start.Do(func() { go c.init() })
 }
 
@@ -94,10 +125,16 @@ func (c *Converter) init() {
 	pages := uint32(c.opts.MemoryLimitBytes / 65536)
 	rc := wazero.NewRuntimeConfig().
 		WithCoreFeatures(api.CoreFeaturesV2 | experimental.CoreFeaturesExceptionHandling).
-		WithCloseOnContextDone(true).
+		WithCloseOnContextDone(!c.unkillable).
 		WithMemoryLimitPages(pages)
-	if c.opts.CacheDir != "" {
-		if cache, err := wazero.NewCompilationCacheWithDir(c.opts.CacheDir); err == nil {
+	if dir := c.opts.CacheDir; dir != "" {
+		// wazero's cache is keyed on the module, not on the context
+		// checks: code compiled without them is kept apart, so that it is
+		// never loaded where they are needed.
+		if c.unkillable {
+			dir = filepath.Join(dir, "unkillable")
+		}
+		if cache, err := wazero.NewCompilationCacheWithDir(dir); err == nil {
 			rc = rc.WithCompilationCache(cache)
 			c.cache = cache
 		}
@@ -132,6 +169,10 @@ var errClosed = errors.New("pdf: converter closed")
 // (a stopping server would wait seconds for nothing): the compile then
 // releases what it built itself.
 func (c *Converter) Close() error {
+	if c.procs != nil {
+		c.procs.close()
+		return nil
+	}
 	started := true
 	c.start.Do(func() { started = false })
 	if !started {
@@ -160,6 +201,9 @@ func unavailable(reason ports.DocumentReason, err error) error {
 
 // Convert implements ports.DocumentConverter.
 func (c *Converter) Convert(ctx context.Context, r ports.DocumentRequest) (out ports.Extracted, err error) {
+	if c.procs != nil {
+		return c.convertInWorker(ctx, r)
+	}
 	c.Warm()
 	select {
 	case <-c.ready:
@@ -232,6 +276,9 @@ func (c *Converter) convert(ctx context.Context, inst pdfium.Pdfium, r ports.Doc
 	m, err := openModule(ctx, inst)
 	if err != nil {
 		return ports.Extracted{}, unavailable(ports.DocumentNoReader, err)
+	}
+	if c.unkillable {
+		m.perChar = perCharRectsUnkillable
 	}
 	doc, password, err := m.open(r.Body)
 	if err != nil {

@@ -18,28 +18,57 @@ import (
 const corpus = "../../testdata/documents"
 
 var (
-	shared     *Converter
-	sharedOnce sync.Once
+	shared, killable         *Converter
+	sharedOnce, killableOnce sync.Once
 	// cacheDir keeps PDFium's compiled code for the package's converters:
 	// the first compiles it, the others load it.
 	cacheDir string
 )
 
-// converter is one Converter for the package's tests: PDFium compiles once.
+// converter is one Converter for the package's tests, as deployed: PDFium
+// in worker processes (this test binary started again).
 func converter(t testing.TB) *Converter {
-	sharedOnce.Do(func() { shared = New(Options{CacheDir: cacheDir}) })
+	sharedOnce.Do(func() { shared = New(Options{CacheDir: cacheDir, Exec: Executable()}) })
 	return shared
 }
 
+// inProcess is one Converter running PDFium in this process, killable.
+func inProcess(t testing.TB) *Converter {
+	killableOnce.Do(func() { killable = New(Options{CacheDir: cacheDir}) })
+	return killable
+}
+
+// warm has a converter ready to convert: PDFium compiled or loaded, in
+// the process or in a worker.
+func warm(t testing.TB, c *Converter) {
+	t.Helper()
+	if c.procs == nil {
+		c.Warm()
+		<-c.ready
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	if _, err := c.Convert(ctx, ports.DocumentRequest{Format: ports.DocumentPDF, Body: read(t, "languages.pdf")}); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func TestMain(m *testing.M) {
+	ServeIfWorker() // the converter's workers are this binary
+	if Executable() == "" {
+		panic("no worker executable")
+	}
 	dir, err := os.MkdirTemp("", "trawl-pdfium-cache-")
 	if err != nil {
 		panic(err)
 	}
 	cacheDir = dir
 	code := m.Run()
-	if shared != nil {
-		_ = shared.Close()
+	for _, c := range []*Converter{shared, killable} {
+		if c != nil {
+			_ = c.Close()
+		}
 	}
 	_ = os.RemoveAll(dir)
 	os.Exit(code)

@@ -1,0 +1,430 @@
+package pdf
+
+import (
+	"bufio"
+	"context"
+	"encoding/gob"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"runtime/debug"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/trawlhq/trawl/ports"
+)
+
+// Worker processes. PDFium compiled with wazero's context checks (killable
+// in the process) runs about three times slower than without them: the
+// checks sit in every loop of the module, and every call into it starts a
+// goroutine to watch the context (docs/performance-footprint.md). A
+// converter given an executable (Options.Exec) runs PDFium without them, in
+// worker processes: the program itself started again, which serves
+// documents one after the other on a pipe. The time bound comes from the
+// operating system: at the document's deadline the worker is killed
+// (SIGKILL) wherever it is, and the next document gets another. Its
+// memory bound: the instance's linear memory is capped as in the process,
+// and the parent watches the worker's resident memory and kills it past
+// the cap and a margin. A worker left idle exits.
+
+// workerEnv, set in a worker's environment, holds its options (JSON).
+const workerEnv = "TRAWL_PDF_WORKER"
+
+// serves says ServeIfWorker was called: this program can be a worker.
+var serves atomic.Bool
+
+// ServeIfWorker is called first thing in main by a program whose PDFs are
+// converted in worker processes. Started as a worker, it serves documents
+// on its standard input and output and exits; otherwise it returns, and
+// Executable names this program as the worker to start.
+func ServeIfWorker() {
+	spec, ok := os.LookupEnv(workerEnv)
+	if !ok {
+		serves.Store(true)
+		return
+	}
+	os.Exit(serveWorker(spec, os.Stdin, os.Stdout))
+}
+
+// Executable is this program's path when it serves as a worker (it called
+// ServeIfWorker), "" otherwise: the converter then runs PDFium in the
+// process, killable.
+func Executable() string {
+	if !serves.Load() {
+		return ""
+	}
+	p, err := os.Executable()
+	if err != nil {
+		return ""
+	}
+	return p
+}
+
+// workerIdle is how long a worker waits for a document before it exits
+// (Options.WorkerIdle's default).
+const workerIdle = time.Minute
+
+// workerMargin is the resident memory a worker may take for a document
+// beyond the reader's cap (the layout analysis, the Go runtime's share)
+// before it is killed.
+const workerMargin = 48 << 20
+
+// workerRequest is one document sent to a worker.
+type workerRequest struct {
+	Body     []byte
+	MaxPages int
+}
+
+// workerReply is a worker's answer: the converted document, or the reason
+// it could not be converted and the reader's error.
+type workerReply struct {
+	Out    ports.Extracted
+	Failed bool
+	Reason ports.DocumentReason
+	Err    string
+}
+
+// serveWorker loads PDFium (not killable), says so with an empty reply,
+// then converts documents until its input closes.
+func serveWorker(spec string, in *os.File, out *os.File) int {
+	var o Options
+	if err := json.Unmarshal([]byte(spec), &o); err != nil {
+		fmt.Fprintln(os.Stderr, "pdf worker:", err)
+		return 2
+	}
+	o.Workers, o.Exec = 1, ""
+	// A worker whose parent died (killed, so it never closed the pipe)
+	// would finish its document unbounded: it exits instead.
+	parent := os.Getppid()
+	go func() {
+		for range time.Tick(time.Second) {
+			if os.Getppid() != parent {
+				os.Exit(1)
+			}
+		}
+	}()
+	c := New(o)
+	c.unkillable = true
+	defer c.Close()
+	c.Warm()
+	<-c.ready
+	w := bufio.NewWriter(out)
+	enc, dec := gob.NewEncoder(w), gob.NewDecoder(bufio.NewReader(in))
+	reply := func(r workerReply) bool { return enc.Encode(r) == nil && w.Flush() == nil }
+	if c.err != nil {
+		reply(workerReply{Failed: true, Reason: ports.DocumentNoReader, Err: c.err.Error()})
+		return 1
+	}
+	if !reply(workerReply{}) {
+		return 1
+	}
+	// Loading PDFium leaves tens of MB of garbage (the cached code read
+	// into the heap before it is copied to executable memory, the
+	// module's decoding): handed back while the first document converts.
+	go debug.FreeOSMemory()
+	for {
+		var req workerRequest
+		if err := dec.Decode(&req); err != nil {
+			return 0 // the parent closed the pipe: idle, or stopping
+		}
+		ex, err := c.Convert(context.Background(), ports.DocumentRequest{Format: ports.DocumentPDF, Body: req.Body, MaxPages: req.MaxPages})
+		r := workerReply{Out: ex}
+		if err != nil {
+			r = workerReply{Failed: true, Reason: ports.DocumentDamaged, Err: err.Error()}
+			var de *ports.DocumentError
+			if errors.As(err, &de) {
+				r.Reason, r.Err = de.Reason, ""
+				if de.Err != nil {
+					r.Err = de.Err.Error()
+				}
+			}
+		}
+		if !reply(r) {
+			return 1
+		}
+	}
+}
+
+// procs are a converter's worker processes.
+type procs struct {
+	opts Options
+	mu   sync.Mutex
+	free []*proc // idle, the most recently used last
+	live map[*proc]struct{}
+	shut bool
+}
+
+// proc is one worker process.
+type proc struct {
+	cmd   *exec.Cmd
+	in    *os.File // the worker's standard input
+	out   *os.File // its standard output
+	w     *bufio.Writer
+	enc   *gob.Encoder
+	dec   *gob.Decoder
+	ready chan error    // the worker's first reply: PDFium loaded, or why not
+	exit  chan struct{} // closed once the process has exited
+	idle  *time.Timer
+}
+
+var errStopped = errors.New("pdf: the worker stopped")
+
+// start runs a worker; its first reply arrives on ready.
+func (ps *procs) start() (*proc, error) {
+	spec, err := json.Marshal(ps.opts)
+	if err != nil {
+		return nil, err
+	}
+	inR, inW, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		inR.Close()
+		inW.Close()
+		return nil, err
+	}
+	cmd := exec.Command(ps.opts.Exec)
+	cmd.Env = append(workerEnviron(), workerEnv+"="+string(spec))
+	cmd.Stdin, cmd.Stdout = inR, outW
+	p := &proc{cmd: cmd, in: inW, out: outR, w: bufio.NewWriter(inW), ready: make(chan error, 1), exit: make(chan struct{})}
+	p.enc, p.dec = gob.NewEncoder(p.w), gob.NewDecoder(bufio.NewReader(outR))
+	ps.mu.Lock()
+	if ps.shut {
+		err = errClosed
+	} else if err = cmd.Start(); err == nil {
+		ps.live[p] = struct{}{}
+	}
+	ps.mu.Unlock()
+	inR.Close()
+	outW.Close()
+	if err != nil {
+		inW.Close()
+		outR.Close()
+		return nil, err
+	}
+	go func() {
+		_ = cmd.Wait()
+		close(p.exit)
+		_ = p.in.Close()
+		_ = p.out.Close() // a read still waiting on it ends
+		ps.mu.Lock()
+		delete(ps.live, p)
+		ps.mu.Unlock()
+	}()
+	go func() {
+		var r workerReply
+		err := p.dec.Decode(&r)
+		if err == nil && r.Failed {
+			err = errors.New(r.Err)
+		}
+		p.ready <- err
+	}()
+	return p, nil
+}
+
+// get returns an idle worker, or starts one.
+func (ps *procs) get() (*proc, error) {
+	ps.mu.Lock()
+	for len(ps.free) > 0 {
+		p := ps.free[len(ps.free)-1]
+		ps.free = ps.free[:len(ps.free)-1]
+		p.idle.Stop()
+		select {
+		case <-p.exit:
+			continue // died while idle
+		default:
+		}
+		ps.mu.Unlock()
+		return p, nil
+	}
+	ps.mu.Unlock()
+	return ps.start()
+}
+
+// put takes a worker back; it exits if no document comes within the idle
+// period.
+func (ps *procs) put(p *proc) {
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	if ps.shut {
+		p.stop()
+		return
+	}
+	ps.free = append(ps.free, p)
+	p.idle = time.AfterFunc(ps.opts.WorkerIdle, func() {
+		ps.mu.Lock()
+		defer ps.mu.Unlock()
+		for i, q := range ps.free {
+			if q == p {
+				ps.free = append(ps.free[:i], ps.free[i+1:]...)
+				p.stop()
+				return
+			}
+		}
+	})
+}
+
+// stop closes an idle worker's input: it exits on its own.
+func (p *proc) stop() { _ = p.in.Close() }
+
+// kill ends a worker wherever it is; what the parent holds of it is
+// released once it has exited.
+func (ps *procs) kill(p *proc) { _ = p.cmd.Process.Kill() }
+
+// close kills every worker, idle or busy.
+func (ps *procs) close() {
+	ps.mu.Lock()
+	ps.shut = true
+	all := make([]*proc, 0, len(ps.live))
+	for p := range ps.live {
+		all = append(all, p)
+	}
+	ps.free = nil
+	ps.mu.Unlock()
+	for _, p := range all {
+		_ = p.cmd.Process.Kill()
+	}
+}
+
+// pids are the live workers' process ids.
+func (ps *procs) pids() []int {
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	var out []int
+	for p := range ps.live {
+		select {
+		case <-p.exit:
+		default:
+			out = append(out, p.cmd.Process.Pid)
+		}
+	}
+	return out
+}
+
+// rssEvery is how often a busy worker's resident memory is read.
+const rssEvery = 20 * time.Millisecond
+
+// convertInWorker sends the document to a worker and waits for its reply
+// within ctx; at the deadline, or past its memory bound, the worker is
+// killed.
+func (c *Converter) convertInWorker(ctx context.Context, r ports.DocumentRequest) (ports.Extracted, error) {
+	select {
+	case c.slots <- struct{}{}:
+	case <-ctx.Done():
+		return ports.Extracted{}, timeout(ctx)
+	}
+	p, err := c.procs.get()
+	if err != nil {
+		<-c.slots
+		return ports.Extracted{}, unavailable(ports.DocumentNoReader, err)
+	}
+	// The worker loads PDFium first (trusted work, no document yet): a
+	// caller whose time runs out meanwhile leaves it loading, and it
+	// serves the next document; its slot is held until then.
+	select {
+	case err, ok := <-p.ready:
+		if ok && err != nil {
+			c.procs.kill(p)
+			<-c.slots
+			return ports.Extracted{}, unavailable(ports.DocumentNoReader, err)
+		}
+		if ok {
+			close(p.ready)
+		}
+	case <-ctx.Done():
+		go func() {
+			if err := <-p.ready; err != nil {
+				c.procs.kill(p)
+			} else {
+				close(p.ready)
+				c.procs.put(p)
+			}
+			<-c.slots
+		}()
+		return ports.Extracted{}, timeout(ctx)
+	}
+	defer func() { <-c.slots }()
+	base := resident(p.cmd.Process.Pid)
+	done := make(chan error, 1)
+	var reply workerReply
+	go func() {
+		err := p.enc.Encode(workerRequest{Body: r.Body, MaxPages: r.MaxPages})
+		if err == nil {
+			err = p.w.Flush()
+		}
+		if err == nil {
+			err = p.dec.Decode(&reply)
+		}
+		done <- err
+	}()
+	tick := time.NewTicker(rssEvery)
+	defer tick.Stop()
+	for {
+		select {
+		case err := <-done:
+			if err != nil {
+				c.procs.kill(p)
+				if ctx.Err() != nil {
+					return ports.Extracted{}, timeout(ctx)
+				}
+				return ports.Extracted{}, unavailable(ports.DocumentDamaged, fmt.Errorf("%w: %v", errStopped, err))
+			}
+			c.procs.put(p)
+			if reply.Failed {
+				var err error
+				if reply.Err != "" {
+					err = errors.New(reply.Err)
+				}
+				return ports.Extracted{}, unavailable(reply.Reason, err)
+			}
+			return reply.Out, nil
+		case <-ctx.Done():
+			c.procs.kill(p)
+			<-done // the pipes close with the process
+			return ports.Extracted{}, timeout(ctx)
+		case <-tick.C:
+			if rss := resident(p.cmd.Process.Pid); base > 0 && rss > base+c.opts.MemoryLimitBytes+workerMargin {
+				c.procs.kill(p)
+				<-done
+				return ports.Extracted{}, unavailable(ports.DocumentDamaged, fmt.Errorf("pdf: the reader took %d MiB, over its %d MiB", (rss-base)>>20, c.opts.MemoryLimitBytes>>20))
+			}
+		}
+	}
+}
+
+// resident is a process's resident memory in bytes, 0 when unknown.
+func resident(pid int) int64 {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/statm")
+	if err != nil {
+		return 0
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 2 {
+		return 0
+	}
+	pages, err := strconv.ParseInt(f[1], 10, 64)
+	if err != nil {
+		return 0
+	}
+	return pages * int64(os.Getpagesize())
+}
+
+// workerEnviron is the part of this process's environment a worker gets:
+// the Go runtime's settings (GOMAXPROCS, GOGC, GOMEMLIMIT, GODEBUG...),
+// not the node's secrets; a worker reads hostile documents.
+func workerEnviron() []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		if strings.HasPrefix(kv, "GO") && !strings.HasPrefix(kv, workerEnv+"=") {
+			env = append(env, kv)
+		}
+	}
+	return env
+}

@@ -1,0 +1,167 @@
+package pdf
+
+import (
+	"context"
+	"os"
+	"runtime"
+	"strconv"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/trawlhq/trawl/core/content"
+	"github.com/trawlhq/trawl/core/failure"
+	"github.com/trawlhq/trawl/ports"
+)
+
+// workerPids are the converter's live worker processes.
+func (c *Converter) workerPids() []int {
+	if c.procs == nil {
+		return nil
+	}
+	return c.procs.pids()
+}
+
+// waitGone waits until process pid no longer exists (exited and reaped).
+func waitGone(t testing.TB, pid int) {
+	t.Helper()
+	for end := time.Now().Add(10 * time.Second); time.Now().Before(end); time.Sleep(10 * time.Millisecond) {
+		if _, err := os.Stat("/proc/" + strconv.Itoa(pid)); os.IsNotExist(err) {
+			return
+		}
+	}
+	t.Fatalf("worker %d still there", pid)
+}
+
+// A worker that dies mid-document (killed from outside, as the kernel's
+// OOM killer would) fails that document cleanly, leaves no goroutine
+// behind, and the next document gets a new worker.
+func TestWorkerDiesMidDocument(t *testing.T) {
+	c := New(Options{Workers: 1, CacheDir: cacheDir, Exec: Executable()})
+	defer c.Close()
+	warm(t, c)
+	pids := c.workerPids()
+	if len(pids) != 1 {
+		t.Fatalf("workers %v, want one", pids)
+	}
+	runtime.GC()
+	before := runtime.NumGoroutine()
+	go func() {
+		time.Sleep(50 * time.Millisecond)
+		_ = syscall.Kill(pids[0], syscall.SIGKILL)
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	_, err := c.Convert(ctx, ports.DocumentRequest{Format: ports.DocumentPDF, Body: read(t, "large.pdf")})
+	if fe, ok := failure.As(content.DocumentFailure(err)); !ok || fe.Kind != failure.Unavailable {
+		t.Fatalf("err = %v; want Unavailable", err)
+	}
+	t.Logf("worker killed mid-document: %v", err)
+	waitGone(t, pids[0])
+	if _, err := c.Convert(ctx, ports.DocumentRequest{Format: ports.DocumentPDF, Body: read(t, "report.pdf")}); err != nil {
+		t.Fatalf("next document: %v", err)
+	}
+	if now := c.workerPids(); len(now) != 1 || now[0] == pids[0] {
+		t.Fatalf("workers %v after %v died", now, pids)
+	}
+	for end := time.Now().Add(5 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if n := runtime.NumGoroutine(); n <= before {
+			break
+		} else if time.Now().After(end) {
+			t.Fatalf("%d goroutines, %d before", n, before)
+		}
+	}
+}
+
+// A worker left without documents exits after the idle period; the next
+// document starts another.
+func TestWorkerExitsWhenIdle(t *testing.T) {
+	c := New(Options{Workers: 1, CacheDir: cacheDir, Exec: Executable(), WorkerIdle: 200 * time.Millisecond})
+	defer c.Close()
+	warm(t, c)
+	pids := c.workerPids()
+	if len(pids) != 1 {
+		t.Fatalf("workers %v, want one", pids)
+	}
+	waitGone(t, pids[0])
+	if now := c.workerPids(); len(now) != 0 {
+		t.Fatalf("workers %v once idle", now)
+	}
+	warm(t, c)
+	if now := c.workerPids(); len(now) != 1 {
+		t.Fatalf("workers %v, want a new one", now)
+	}
+}
+
+// Close kills the workers, busy or idle, and later documents are refused.
+func TestCloseKillsWorkers(t *testing.T) {
+	c := New(Options{Workers: 2, CacheDir: cacheDir, Exec: Executable()})
+	warm(t, c)
+	idle := c.workerPids()
+	done := make(chan error, 1)
+	go func() {
+		_, err := c.Convert(context.Background(), ports.DocumentRequest{Format: ports.DocumentPDF, Body: read(t, "large.pdf")})
+		done <- err
+	}()
+	time.Sleep(100 * time.Millisecond)
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-done:
+		if !failure.Is(content.DocumentFailure(err), failure.Unavailable) {
+			t.Fatalf("busy document: %v", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the busy document was not stopped")
+	}
+	for _, pid := range idle {
+		waitGone(t, pid)
+	}
+	_, err := c.Convert(context.Background(), ports.DocumentRequest{Format: ports.DocumentPDF, Body: read(t, "report.pdf")})
+	if !failure.Is(content.DocumentFailure(err), failure.Unavailable) {
+		t.Fatalf("after close: %v", err)
+	}
+}
+
+// A worker (PDFium without context checks, its own way of reading a page)
+// converts every corpus document exactly as PDFium in the process does:
+// Markdown, HTML, text, metadata and warning.
+func TestWorkerMatchesInProcess(t *testing.T) {
+	skipUnderRace(t)
+	for _, name := range []string{"report.pdf", "two-columns.pdf", "languages.pdf", "owner-password.pdf", "large.pdf", "real/libtasn1.pdf"} {
+		body := read(t, name)
+		var got [2]ports.Extracted
+		for i, c := range []*Converter{inProcess(t), converter(t)} {
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+			ex, err := c.Convert(ctx, ports.DocumentRequest{Format: ports.DocumentPDF, Body: body})
+			cancel()
+			if err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			got[i] = ex
+		}
+		if got[0] != got[1] {
+			t.Errorf("%s: the worker's conversion differs from the process's", name)
+		}
+	}
+}
+
+// A worker gets the Go runtime's settings from the node's environment,
+// not the rest of it (the node's secrets).
+func TestWorkerEnvironment(t *testing.T) {
+	t.Setenv("TRAWL_TEST_SECRET", "s3cr3t")
+	t.Setenv("GOGC", "150")
+	env := workerEnviron()
+	has := func(kv string) bool {
+		for _, e := range env {
+			if e == kv {
+				return true
+			}
+		}
+		return false
+	}
+	if has("TRAWL_TEST_SECRET=s3cr3t") || !has("GOGC=150") {
+		t.Fatalf("worker environment %v", env)
+	}
+}
