@@ -261,7 +261,28 @@ func (cr *run) loop(stop, work context.Context) (cancelled bool, err error) {
 		defer close(written)
 		cr.finisher(work)
 	}()
+	// Concurrency workers read the claimed pages, each one page at a time:
+	// a page is handed over only when one is free (inflight below
+	// Concurrency), so the channel never holds more than it has room for.
+	pages := make(chan ports.CrawlURL, r.opts.Concurrency)
+	for range r.opts.Concurrency {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for u := range pages {
+				if err := cr.process(stop, work, u); err != nil && work.Err() == nil {
+					r.log.Warn("crawl page interrupted; it is read again when its lease runs out", "crawl_id", cr.c.ID, "err", err)
+				}
+				inflight.Add(-1)
+				select {
+				case wake <- struct{}{}:
+				default:
+				}
+			}
+		}()
+	}
 	defer func() {
+		close(pages)
 		wg.Wait()
 		close(cr.writes)
 		<-written
@@ -307,20 +328,7 @@ func (cr *run) loop(stop, work context.Context) (cancelled bool, err error) {
 		if free > 0 && len(ready) > 0 {
 			for _, u := range ready[:min(free, len(ready))] {
 				inflight.Add(1)
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					defer func() {
-						inflight.Add(-1)
-						select {
-						case wake <- struct{}{}:
-						default:
-						}
-					}()
-					if err := cr.process(stop, work, u); err != nil && work.Err() == nil {
-						r.log.Warn("crawl page interrupted; it is read again when its lease runs out", "crawl_id", cr.c.ID, "err", err)
-					}
-				}()
+				pages <- u
 			}
 			ready = ready[min(free, len(ready)):]
 			continue
