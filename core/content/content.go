@@ -257,7 +257,20 @@ type Source struct {
 
 	Shot    *ports.Shot          // the screenshot the browser took
 	Actions []ports.ActionResult // the actions' results
+
+	keep Keep // asked before the HTML is extracted; nil: always
 }
+
+// Keep is asked, once a page's HTML is read (static or rendered) and
+// before it is extracted, whether the page is wanted: a crawl reads the
+// page's canonical link and robots meta from the document first, and an
+// answer of false leaves the page unextracted (ErrNotKept). It may be
+// asked again when the static page steps up to the browser.
+type Keep func(src Source) bool
+
+// ErrNotKept is the error of a page its Keep did not want: fetched, not
+// extracted, nothing charged.
+var ErrNotKept = errors.New("content: the page was not kept")
 
 // ExtractSource is Extract that also returns the document it read, so a
 // crawl reads the page's links from the same fetch (or render).
@@ -268,6 +281,14 @@ func (s *Service) ExtractSource(ctx context.Context, pageURL string, mode Render
 // ExtractSourceWith is ExtractSource with a checked plan (Service.Plan):
 // a crawl's formats and page options.
 func (s *Service) ExtractSourceWith(ctx context.Context, pageURL string, mode RenderMode, plan Plan) (Page, Source, error) {
+	return s.ExtractSourceIf(ctx, pageURL, mode, plan, nil)
+}
+
+// ExtractSourceIf is ExtractSourceWith that asks keep (when not nil)
+// before extracting an HTML page: a page it does not want is returned
+// with its Source and ErrNotKept, unextracted. Pages that are not HTML
+// (plain text, documents) are not asked.
+func (s *Service) ExtractSourceIf(ctx context.Context, pageURL string, mode RenderMode, plan Plan, keep Keep) (Page, Source, error) {
 	u, err := weburl.Parse(pageURL, weburl.Rules{Field: "url"})
 	if err != nil {
 		return Page{URL: pageURL}, Source{}, err
@@ -275,9 +296,15 @@ func (s *Service) ExtractSourceWith(ctx context.Context, pageURL string, mode Re
 	if plan.NeedsBrowser() {
 		mode = RenderAlways
 	}
-	var src Source
+	src := Source{keep: keep}
 	p, err := s.extract(ctx, u, pageURL, mode, &src, plan)
+	src.keep = nil
 	return p, src, err
+}
+
+// kept asks the page's Keep, if any, about the document read into src.
+func (src *Source) kept() bool {
+	return src.keep == nil || src.keep(*src)
 }
 
 // ExtractWith is Extract with a checked plan (Service.Plan): the page
@@ -303,7 +330,7 @@ func (s *Service) extract(ctx context.Context, u *url.URL, pageURL string, mode 
 		// another proxy of the same country.
 		s.proxyRetries.Add(1)
 		plan.Page.Retry++
-		*src = Source{}
+		*src = Source{keep: src.keep}
 		page, err = s.read(ctx, u, pageURL, mode, src, plan)
 	}
 	page.Cache = tracked.Said()
@@ -397,6 +424,9 @@ func (s *Service) extractMarkup(ctx context.Context, u *url.URL, pageURL string,
 			return ex, &p, err
 		}
 	}
+	if !src.kept() {
+		return ex, nil, ErrNotKept
+	}
 	ex, err = s.extractKept(ctx, ports.ExtractRequest{URL: res.FinalURL, HTML: res.Body})
 	outcome.ExtractDone, outcome.ExtractErr = true, err
 	if err != nil && s.renderer != nil && StepUp(mode, outcome) {
@@ -452,6 +482,9 @@ func (s *Service) extractRendered(ctx context.Context, u *url.URL, pageURL strin
 	page := Page{URL: pageURL, StatusCode: r.StatusCode}
 	if r.StatusCode < 200 || r.StatusCode > 299 {
 		return page, failure.Unable(op, StatusReason(r.StatusCode), fmt.Sprintf("The page could not be extracted: the site answered %d %s.", r.StatusCode, http.StatusText(r.StatusCode)))
+	}
+	if !src.kept() {
+		return page, ErrNotKept
 	}
 	ex, err := s.extractKept(ctx, ports.ExtractRequest{URL: r.FinalURL, HTML: r.HTML})
 	if err != nil {

@@ -255,12 +255,34 @@ func (cr *run) loop(stop, work context.Context) (cancelled bool, err error) {
 	var inflight atomic.Int64
 	var wg sync.WaitGroup
 	cr.writes = make(chan pageWrite, r.opts.Concurrency)
+	wake := make(chan struct{}, r.opts.Concurrency)
 	written := make(chan struct{})
 	go func() {
 		defer close(written)
 		cr.finisher(work)
 	}()
+	// Concurrency workers read the claimed pages, each one page at a time:
+	// a page is handed over only when one is free (inflight below
+	// Concurrency), so the channel never holds more than it has room for.
+	pages := make(chan ports.CrawlURL, r.opts.Concurrency)
+	for range r.opts.Concurrency {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for u := range pages {
+				if err := cr.process(stop, work, u); err != nil && work.Err() == nil {
+					r.log.Warn("crawl page interrupted; it is read again when its lease runs out", "crawl_id", cr.c.ID, "err", err)
+				}
+				inflight.Add(-1)
+				select {
+				case wake <- struct{}{}:
+				default:
+				}
+			}
+		}()
+	}
 	defer func() {
+		close(pages)
 		wg.Wait()
 		close(cr.writes)
 		<-written
@@ -268,7 +290,6 @@ func (cr *run) loop(stop, work context.Context) (cancelled bool, err error) {
 	var ready []ports.CrawlURL
 	var claimedAt time.Time
 	defer func() { cr.requeue(context.WithoutCancel(work), ready) }()
-	wake := make(chan struct{}, r.opts.Concurrency)
 	lastCheck := time.Time{}
 	for {
 		if err := stop.Err(); err != nil {
@@ -307,20 +328,7 @@ func (cr *run) loop(stop, work context.Context) (cancelled bool, err error) {
 		if free > 0 && len(ready) > 0 {
 			for _, u := range ready[:min(free, len(ready))] {
 				inflight.Add(1)
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					defer func() {
-						inflight.Add(-1)
-						select {
-						case wake <- struct{}{}:
-						default:
-						}
-					}()
-					if err := cr.process(stop, work, u); err != nil && work.Err() == nil {
-						r.log.Warn("crawl page interrupted; it is read again when its lease runs out", "crawl_id", cr.c.ID, "err", err)
-					}
-				}()
+				pages <- u
 			}
 			ready = ready[min(free, len(ready)):]
 			continue
@@ -392,7 +400,21 @@ func (cr *run) process(stop, ctx context.Context, u ports.CrawlURL) error {
 		case <-r.d.Clock.After(max(retryAt.Sub(r.d.Clock.Now()), 10*time.Millisecond)):
 		}
 	}
-	page, src, err := cr.extract(cr.cacheRequest(ctx), r.d.Pages, u.URL)
+	// The page's links, robots meta and canonical link are read from its
+	// document before it is extracted: a page that is not kept (noindex,
+	// or a duplicate of a page seen) is recorded skipped unextracted.
+	var (
+		o       ports.CrawlOutcome
+		skip    string
+		keepErr error
+		judged  bool
+	)
+	keep := func(src content.Source) bool {
+		judged = true
+		o, skip, keepErr = cr.judgePage(ctx, u, src)
+		return skip == "" && keepErr == nil
+	}
+	page, src, err := cr.extract(cr.cacheRequest(ctx), r.d.Pages, u.URL, keep)
 	var backoff time.Time
 	if page.StatusCode == 429 || page.StatusCode == 503 {
 		wait := src.RetryAfter
@@ -409,6 +431,12 @@ func (cr *run) process(stop, ctx context.Context, u ports.CrawlURL) error {
 		// The site asked to slow down: the host waits, the page is tried again.
 		return r.d.Crawls.RequeueCrawlURL(ctx, cr.c.ID, u.ID, backoff, true)
 	}
+	if errors.Is(err, content.ErrNotKept) {
+		if keepErr != nil {
+			return keepErr
+		}
+		return cr.finishURL(ctx, o, ports.CrawlSkipped, skip, nil)
+	}
 	if err != nil {
 		reason, _ := failure.Outcome(err)
 		u.StatusCode = page.StatusCode
@@ -419,25 +447,14 @@ func (cr *run) process(stop, ctx context.Context, u ports.CrawlURL) error {
 		cr.sendAsync(EventPageFailed, map[string]any{"crawl_id": cr.c.ID, "url": u.URL, "reason": reason, "error": u.Error, "status_code": u.StatusCode, "depth": u.Depth, "parent": u.Parent})
 		return nil
 	}
-	base := src.FinalURL
-	if base == "" {
-		base = u.URL
-	}
-	// The page's outcome, its links and, if it succeeded, its charge are
-	// written in one transaction.
-	links := ExtractLinks(base, src.HTML)
-	o := ports.CrawlOutcome{URL: u}
-	if cr.p.Sitemap != SitemapOnly && !links.NoFollow {
-		o.Links = cr.follow(u, links.URLs)
-		o.HostCap = cr.hostCap(o.Links)
-	}
-	if links.NoIndex {
-		return cr.finishURL(ctx, o, ports.CrawlSkipped, SkipRobots, nil)
-	}
-	if dup, err := cr.duplicate(ctx, &o, base, links.Canonical); err != nil {
-		return err
-	} else if dup {
-		return cr.finishURL(ctx, o, ports.CrawlSkipped, SkipDuplicate, nil)
+	if !judged {
+		// A page that is not HTML (plain text, a document) has no links,
+		// but may have been redirected to a page seen.
+		if o, skip, keepErr = cr.judgePage(ctx, u, src); keepErr != nil {
+			return keepErr
+		} else if skip != "" {
+			return cr.finishURL(ctx, o, ports.CrawlSkipped, skip, nil)
+		}
 	}
 	obj := PageObject{Object: page.Object(), Depth: u.Depth, Parent: u.Parent}
 	body, _ := json.Marshal(obj.Object)
@@ -461,6 +478,34 @@ func (cr *run) process(stop, ctx context.Context, u ports.CrawlURL) error {
 	// The page is stored: it can be listed before its event arrives.
 	cr.sendAsync(EventPage, map[string]any{"crawl_id": cr.c.ID, "page": obj})
 	return nil
+}
+
+// judgePage reads a page's document before it is extracted: the links it
+// adds to the frontier (written with its outcome, in one transaction),
+// and the reason it is skipped when it is not kept (noindex, or a
+// duplicate of a page seen); skip is empty for a page to extract.
+func (cr *run) judgePage(ctx context.Context, u ports.CrawlURL, src content.Source) (o ports.CrawlOutcome, skip string, err error) {
+	base := src.FinalURL
+	if base == "" {
+		base = u.URL
+	}
+	links := ExtractLinks(base, src.HTML)
+	o = ports.CrawlOutcome{URL: u}
+	if cr.p.Sitemap != SitemapOnly && !links.NoFollow {
+		o.Links = cr.follow(u, links.URLs)
+		o.HostCap = cr.hostCap(o.Links)
+	}
+	if links.NoIndex {
+		return o, SkipRobots, nil
+	}
+	dup, err := cr.duplicate(ctx, &o, base, links.Canonical)
+	if err != nil {
+		return o, "", err
+	}
+	if dup {
+		return o, SkipDuplicate, nil
+	}
+	return o, "", nil
 }
 
 // duplicate reports whether a page is one already seen under another URL:
@@ -746,13 +791,13 @@ func newToken() string {
 // extract reads one page of the crawl with its options: those checked
 // when the crawl was accepted, checked again against the server as it is
 // now (a proxy country gone from the pool fails each page, free).
-func (cr *run) extract(ctx context.Context, pages *content.Service, pageURL string) (content.Page, content.Source, error) {
+func (cr *run) extract(ctx context.Context, pages *content.Service, pageURL string, keep content.Keep) (content.Page, content.Source, error) {
 	if cr.p.Options == nil {
-		return pages.ExtractSource(ctx, pageURL, cr.mode)
+		return pages.ExtractSourceIf(ctx, pageURL, cr.mode, content.Plan{}, keep)
 	}
 	plan, mode, err := pages.Plan(*cr.p.Options, cr.mode)
 	if err != nil {
 		return content.Page{URL: pageURL}, content.Source{}, err
 	}
-	return pages.ExtractSourceWith(ctx, pageURL, mode, plan)
+	return pages.ExtractSourceIf(ctx, pageURL, mode, plan, keep)
 }

@@ -227,6 +227,7 @@ type Service struct {
 	worker   *bulk.Worker
 	clock    ports.Clock
 	pages    *content.Service // checks the page options; nil: none are taken
+	memo     countsMemo
 }
 
 // Option configures a Service.
@@ -364,14 +365,40 @@ func StatusOf(j ports.BulkJob, c ports.Crawl) string {
 }
 
 // Status reads a crawl of the caller's account: two reads, never a wait.
+// The counts of a running crawl are this node's memo of them when it is
+// younger than CountsMemo (a crawl's dashboard and its clients' wait
+// loops poll several times a second, and counting a frontier of 10,000
+// URLs costs what extracting a page does); a crawl that is queued, has
+// ended or is being cancelled is counted at every call, so the counts of
+// a finished crawl are exact on every node.
 func (s *Service) Status(ctx context.Context, accountID int64, id string) (Status, error) {
+	return s.status(ctx, accountID, id, true)
+}
+
+// CountsMemo is how long a node reuses the counts of a running crawl for
+// its status: every node's counts are at most this old.
+const CountsMemo = time.Second
+
+func (s *Service) status(ctx context.Context, accountID int64, id string, memo bool) (Status, error) {
 	j, c, err := s.owned(ctx, accountID, id)
 	if err != nil {
 		return Status{}, err
 	}
-	counts, err := s.crawls.CrawlCounts(ctx, id)
-	if err != nil {
-		return Status{}, failure.Wrap("crawl.Status", err)
+	now := s.clock.Now()
+	running := j.Status == ports.JobProcessing && !c.CancelRequested
+	counts, ok := ports.CrawlCounts{}, false
+	if running && memo {
+		counts, ok = s.memo.get(id, now)
+	}
+	if !ok {
+		if counts, err = s.crawls.CrawlCounts(ctx, id); err != nil {
+			return Status{}, failure.Wrap("crawl.Status", err)
+		}
+		if running {
+			s.memo.put(id, counts, now)
+		} else {
+			s.memo.drop(id)
+		}
 	}
 	end := j.CompletedAt
 	if end == nil {
@@ -445,11 +472,11 @@ func (s *Service) Cancel(ctx context.Context, accountID int64, id string) (Statu
 		return Status{}, err
 	}
 	if j.Status == ports.JobCompleted || j.Status == ports.JobFailed {
-		return s.Status(ctx, accountID, id)
+		return s.status(ctx, accountID, id, false)
 	}
 	if err := s.crawls.CancelCrawl(ctx, id); err != nil {
 		return Status{}, failure.Wrap("crawl.Cancel", err)
 	}
 	s.worker.Wake()
-	return s.Status(ctx, accountID, id)
+	return s.status(ctx, accountID, id, false)
 }
