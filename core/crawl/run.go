@@ -611,10 +611,11 @@ func (cr *run) write(ctx context.Context, item ports.KeyedCharge) ports.ChargeRe
 
 // finisher writes the pages' outcomes of this run in group commits: the
 // outcomes handed over while the previous write ran go together in one
-// transaction of the ledger (ChargeEach), each in a savepoint of its own,
-// so a page refused or failed leaves the others written, and every page
-// of a commit that failed is told so (it is read again when its lease
-// runs out; its charge key keeps it charged once). Every page's write
+// transaction of the ledger (ChargeEach): a page refused or failed of
+// itself is left out and the others are written, a group whose
+// transaction failed of itself is written a page at a time, and a page
+// whose write failed is told so (it is read again when its lease runs
+// out; its charge key keeps it charged once). Every page's write
 // touches the same rows (the crawl's counters, the account's credits, the
 // hold), which one commit then writes once for all of them. A page waits
 // for no more than the write before it: the finisher takes what is
