@@ -136,8 +136,8 @@ func TestTimeLimit(t *testing.T) {
 			if took := time.Since(start); took > 2*time.Second {
 				t.Fatalf("stopped after %v", took)
 			}
-			for _, pid := range pids {
-				waitGone(t, pid)
+			if len(pids) > 0 { // the worker that had the document is killed; idle ones may stay
+				waitOneGone(t, pids)
 			}
 			ctx, cancel = context.WithTimeout(context.Background(), 10*time.Minute)
 			defer cancel()

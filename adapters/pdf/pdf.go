@@ -128,9 +128,9 @@ func (c *Converter) init() {
 		WithCloseOnContextDone(!c.unkillable).
 		WithMemoryLimitPages(pages)
 	if dir := c.opts.CacheDir; dir != "" {
-		// wazero's cache is keyed on the module, not on the context
-		// checks: code compiled without them is kept apart, so that it is
-		// never loaded where they are needed.
+		// wazero keys its cache on the module and on the context checks;
+		// code compiled without them is also kept in a directory of its
+		// own, so the two never share a file whatever a later wazero does.
 		if c.unkillable {
 			dir = filepath.Join(dir, "unkillable")
 		}

@@ -9,11 +9,14 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"os/signal"
+	"runtime"
 	"runtime/debug"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/trawlhq/trawl/ports"
@@ -58,6 +61,14 @@ func Executable() string {
 	if !serves.Load() {
 		return ""
 	}
+	// On Linux the running program itself, even once its file on disk
+	// was replaced or removed by an upgrade: a worker is always the
+	// node's own version.
+	if runtime.GOOS == "linux" {
+		if _, err := os.Stat("/proc/self/exe"); err == nil {
+			return "/proc/self/exe"
+		}
+	}
 	p, err := os.Executable()
 	if err != nil {
 		return ""
@@ -98,6 +109,10 @@ func serveWorker(spec string, in *os.File, out *os.File) int {
 		return 2
 	}
 	o.Workers, o.Exec = 1, ""
+	// A stop signal sent to the node's whole group or cgroup (Ctrl-C,
+	// systemd) is the node's to act on: it finishes its requests, which
+	// need their workers, then closes them.
+	signal.Ignore(os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	// A worker whose parent died (killed, so it never closed the pipe)
 	// would finish its document unbounded: it exits instead.
 	parent := os.Getppid()
@@ -278,6 +293,13 @@ func (p *proc) stop() { _ = p.in.Close() }
 // released once it has exited.
 func (ps *procs) kill(p *proc) { _ = p.cmd.Process.Kill() }
 
+// closing tells whether close was called.
+func (ps *procs) closing() bool {
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	return ps.shut
+}
+
 // close kills every worker, idle or busy.
 func (ps *procs) close() {
 	ps.mu.Lock()
@@ -374,6 +396,12 @@ func (c *Converter) convertInWorker(ctx context.Context, r ports.DocumentRequest
 				if ctx.Err() != nil {
 					return ports.Extracted{}, timeout(ctx)
 				}
+				if c.procs.closing() {
+					return ports.Extracted{}, unavailable(ports.DocumentNoReader, fmt.Errorf("%w: %v", errClosed, err))
+				}
+				// A worker ignores stop signals and has no deadline of
+				// its own: one that died converting is taken to have
+				// died of the document.
 				return ports.Extracted{}, unavailable(ports.DocumentDamaged, fmt.Errorf("%w: %v", errStopped, err))
 			}
 			c.procs.put(p)
@@ -417,12 +445,15 @@ func resident(pid int) int64 {
 }
 
 // workerEnviron is the part of this process's environment a worker gets:
-// the Go runtime's settings (GOMAXPROCS, GOGC, GOMEMLIMIT, GODEBUG...),
-// not the node's secrets; a worker reads hostile documents.
+// the Go runtime's settings, not the node's secrets (nor anything else
+// named GO..., such as GOOGLE_APPLICATION_CREDENTIALS); a worker reads
+// hostile documents.
 func workerEnviron() []string {
 	var env []string
 	for _, kv := range os.Environ() {
-		if strings.HasPrefix(kv, "GO") && !strings.HasPrefix(kv, workerEnv+"=") {
+		name, _, _ := strings.Cut(kv, "=")
+		switch name {
+		case "GOMAXPROCS", "GOGC", "GOMEMLIMIT", "GODEBUG", "GOTRACEBACK", "GOCOVERDIR":
 			env = append(env, kv)
 		}
 	}

@@ -2,6 +2,7 @@ package pdf
 
 import (
 	"context"
+	"errors"
 	"os"
 	"runtime"
 	"strconv"
@@ -23,6 +24,19 @@ func (c *Converter) workerPids() []int {
 }
 
 // waitGone waits until process pid no longer exists (exited and reaped).
+// waitOneGone waits until one of pids has exited.
+func waitOneGone(t testing.TB, pids []int) {
+	t.Helper()
+	for end := time.Now().Add(10 * time.Second); time.Now().Before(end); time.Sleep(10 * time.Millisecond) {
+		for _, pid := range pids {
+			if _, err := os.Stat("/proc/" + strconv.Itoa(pid)); os.IsNotExist(err) {
+				return
+			}
+		}
+	}
+	t.Fatalf("workers %v all still there", pids)
+}
+
 func waitGone(t testing.TB, pid int) {
 	t.Helper()
 	for end := time.Now().Add(10 * time.Second); time.Now().Before(end); time.Sleep(10 * time.Millisecond) {
@@ -109,8 +123,9 @@ func TestCloseKillsWorkers(t *testing.T) {
 	}
 	select {
 	case err := <-done:
-		if !failure.Is(content.DocumentFailure(err), failure.Unavailable) {
-			t.Fatalf("busy document: %v", err)
+		var de *ports.DocumentError
+		if !failure.Is(content.DocumentFailure(err), failure.Unavailable) || !errors.As(err, &de) || de.Reason == ports.DocumentDamaged {
+			t.Fatalf("busy document: %v; want unavailable, not damaged", err)
 		}
 	case <-time.After(5 * time.Second):
 		t.Fatal("the busy document was not stopped")
@@ -152,6 +167,8 @@ func TestWorkerMatchesInProcess(t *testing.T) {
 func TestWorkerEnvironment(t *testing.T) {
 	t.Setenv("TRAWL_TEST_SECRET", "s3cr3t")
 	t.Setenv("GOGC", "150")
+	t.Setenv("GOOGLE_APPLICATION_CREDENTIALS", "/secrets/key.json")
+	t.Setenv("GOPROXY", "https://user:token@proxy.example")
 	env := workerEnviron()
 	has := func(kv string) bool {
 		for _, e := range env {
@@ -161,7 +178,8 @@ func TestWorkerEnvironment(t *testing.T) {
 		}
 		return false
 	}
-	if has("TRAWL_TEST_SECRET=s3cr3t") || !has("GOGC=150") {
+	if has("TRAWL_TEST_SECRET=s3cr3t") || has("GOOGLE_APPLICATION_CREDENTIALS=/secrets/key.json") ||
+		has("GOPROXY=https://user:token@proxy.example") || !has("GOGC=150") {
 		t.Fatalf("worker environment %v", env)
 	}
 }
