@@ -44,26 +44,10 @@ func TestGroupCommitFailsWhole(t *testing.T) {
 		testGroupCommitFails(t, s)
 	})
 	t.Run("Postgres", func(t *testing.T) {
-		url := pgtest.NewDatabase(t)
-		s, err := sqlstore.Open(context.Background(), sqlstore.Options{DatabaseURL: url})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { s.Close() })
-		db, err := sql.Open("postgres", url)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer db.Close()
-		for _, q := range []string{
+		s := postgresWith(t, 0,
 			`CREATE FUNCTION fail_at_commit() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'failed at commit'; END $$`,
 			`CREATE CONSTRAINT TRIGGER fail_at_commit AFTER INSERT ON crawl_urls DEFERRABLE INITIALLY DEFERRED
-				FOR EACH ROW WHEN (NEW.url LIKE '%fail-at-commit%') EXECUTE FUNCTION fail_at_commit()`,
-		} {
-			if _, err := db.Exec(q); err != nil {
-				t.Fatal(err)
-			}
-		}
+				FOR EACH ROW WHEN (NEW.url LIKE '%fail-at-commit%') EXECUTE FUNCTION fail_at_commit()`)
 		testGroupCommitFails(t, s)
 	})
 }
@@ -177,25 +161,9 @@ func testGroupCommitFails(t *testing.T, s *sqlstore.Store) {
 // the transaction's, not the page's that happened to be running, and no
 // page is dropped or failed for it.
 func TestGroupOutlastingTheTimeLimitWrittenPageByPage(t *testing.T) {
-	url := pgtest.NewDatabase(t)
-	s, err := sqlstore.Open(context.Background(), sqlstore.Options{DatabaseURL: url, QueryTimeout: time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	db, err := sql.Open("postgres", url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	for _, q := range []string{
+	s := postgresWith(t, time.Second,
 		`CREATE FUNCTION slow_page() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN PERFORM pg_sleep(0.3); RETURN NEW; END $$`,
-		`CREATE TRIGGER slow_page BEFORE UPDATE ON crawl_urls FOR EACH ROW WHEN (NEW.finished_at IS NOT NULL AND OLD.finished_at IS NULL) EXECUTE FUNCTION slow_page()`,
-	} {
-		if _, err := db.Exec(q); err != nil {
-			t.Fatal(err)
-		}
-	}
+		`CREATE TRIGGER slow_page BEFORE UPDATE ON crawl_urls FOR EACH ROW WHEN (NEW.finished_at IS NOT NULL AND OLD.finished_at IS NULL) EXECUTE FUNCTION slow_page()`)
 	ctx := context.Background()
 	f := newGroupFixture(t, s, 6)
 	res, err := f.ledger.ChargeEach(ctx, f.hold, f.items(false))
@@ -213,4 +181,27 @@ func TestGroupOutlastingTheTimeLimitWrittenPageByPage(t *testing.T) {
 	if c, _ := s.CrawlCounts(ctx, "crawl_g"); c.Succeeded != 6 || c.InFlight != 0 {
 		t.Fatalf("counts = %+v", c)
 	}
+}
+
+// postgresWith is a store on a new PostgreSQL database (its statements
+// bounded by timeout, 0 for the default) where stmts ran first.
+func postgresWith(t *testing.T, timeout time.Duration, stmts ...string) *sqlstore.Store {
+	t.Helper()
+	url := pgtest.NewDatabase(t)
+	s, err := sqlstore.Open(context.Background(), sqlstore.Options{DatabaseURL: url, QueryTimeout: timeout})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	db, err := sql.Open("postgres", url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	for _, q := range stmts {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return s
 }

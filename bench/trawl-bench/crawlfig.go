@@ -255,15 +255,8 @@ func crawlFloor(pair int) (float64, int) {
 // 10,000 pages.
 func crawlMemoryFigure(sitesN int) {
 	fmt.Printf("\nCrawl memory: the trawl binary (SQLite) crawling %d x %d pages, resident memory of its process from /proc\n", sitesN, crawlPages)
-	work, err := os.MkdirTemp("", "trawl-bench-crawlmem")
-	if err != nil {
-		log.Fatal(err)
-	}
+	work, bin := buildTrawl("trawl-bench-crawlmem")
 	defer os.RemoveAll(work)
-	bin := filepath.Join(work, "trawl")
-	if out, err := exec.Command("go", "build", "-o", bin, "./app/cmd/trawl").CombinedOutput(); err != nil {
-		log.Fatalf("go build: %v\n%s", err, out)
-	}
 	_, addr, stop := serveCrawlSite(crawlPages)
 	defer stop()
 	ln, _ := net.Listen("tcp", "127.0.0.1:0")

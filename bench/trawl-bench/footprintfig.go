@@ -33,15 +33,8 @@ const footprintCalls = 1000
 // reader is loaded from the data directory).
 func footprintFigure() {
 	fmt.Printf("\nFootprint: the trawl binary, default configuration (per-minute limits lifted, document time limit 10m for a loaded machine), resident memory of its process tree from /proc\n")
-	work, err := os.MkdirTemp("", "trawl-bench-footprint")
-	if err != nil {
-		log.Fatal(err)
-	}
+	work, bin := buildTrawl("trawl-bench-footprint")
 	defer os.RemoveAll(work)
-	bin := filepath.Join(work, "trawl")
-	if out, err := exec.Command("go", "build", "-o", bin, "./app/cmd/trawl").CombinedOutput(); err != nil {
-		log.Fatalf("go build: %v\n%s", err, out)
-	}
 	site := footprintSite()
 	defer site.Close()
 

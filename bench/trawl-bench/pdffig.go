@@ -40,15 +40,8 @@ func pdfFigure() {
 		return
 	}
 	dir := filepath.Join(filepath.Dir(filepath.Dir(articleDir())), "documents")
-	work, err := os.MkdirTemp("", "trawl-bench-pdf")
-	if err != nil {
-		log.Fatal(err)
-	}
+	work, bin := buildTrawl("trawl-bench-pdf")
 	defer os.RemoveAll(work)
-	bin := filepath.Join(work, "trawl")
-	if out, err := exec.Command("go", "build", "-o", bin, "./app/cmd/trawl").CombinedOutput(); err != nil {
-		log.Fatalf("go build: %v\n%s", err, out)
-	}
 	c := pdf.New(pdf.Options{Exec: bin, CacheDir: filepath.Join(work, "pdfium-cache")})
 	defer c.Close()
 	convert := func(body []byte) (ports.Extracted, error) {

@@ -1,7 +1,11 @@
 package main
 
 import (
+	"log"
 	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"runtime"
 
 	"github.com/trawlhq/trawl/core/billing"
@@ -35,4 +39,20 @@ func liftedPlans(groups ...string) billing.Plans {
 		panic(err)
 	}
 	return plans
+}
+
+// buildTrawl builds the trawl binary of the working tree into a new
+// temporary directory (named from prefix): the directory, for the caller
+// to remove, and the binary's path.
+func buildTrawl(prefix string) (work, bin string) {
+	work, err := os.MkdirTemp("", prefix)
+	if err != nil {
+		log.Fatal(err)
+	}
+	bin = filepath.Join(work, "trawl")
+	if out, err := exec.Command("go", "build", "-o", bin, "./app/cmd/trawl").CombinedOutput(); err != nil {
+		os.RemoveAll(work)
+		log.Fatalf("go build: %v\n%s", err, out)
+	}
+	return work, bin
 }
