@@ -44,10 +44,11 @@ func footprintFigure() {
 	data := filepath.Join(work, "data")
 	n := startNode(bin, data, site.addr, "")
 	idle := settledRSS(n.pid())
+	idlePSS := treePSS(n.pid())
 	pages := articlePages()
 	took := n.contentCalls(pages, footprintCalls, 4)
 	after := settledRSS(n.pid())
-	fmt.Printf("%-52s %8.1f MB   (hello-world net/http: %.1f MB; %.1fx)\n", "idle", mb(idle), mb(helloRSS), float64(idle)/float64(helloRSS))
+	fmt.Printf("%-52s %8.1f MB   (hello-world net/http: %.1f MB; %.1fx; PSS %.1f MB; goal <= 80 MB)\n", "idle", mb(idle), mb(helloRSS), float64(idle)/float64(helloRSS), mb(idlePSS))
 	fmt.Printf("%-52s %8.1f MB   (%+.1f MB over idle, in %v)\n", fmt.Sprintf("after %d /v1/content calls", footprintCalls), mb(after), mb(after-idle), took.Round(time.Millisecond))
 
 	cold := n.pdfTime("report.pdf", 1)
@@ -62,6 +63,7 @@ func footprintFigure() {
 		first := n.pdfTime(doc.name, 1)
 		warm := n.pdfTime(doc.name, 3)
 		held := settledRSS(n.pid())
+		heldPSS := treePSS(n.pid())
 		node := statusKB(n.pid(), "VmRSS") << 10
 		var later int64
 		if doc.name == "report.pdf" {
@@ -71,7 +73,7 @@ func footprintFigure() {
 		}
 		n.stop()
 		fmt.Printf("%-52s %8.0f ms   (%.2fx a warm one, %.0f ms; goal <= 2x)\n", fmt.Sprintf("first PDF after a restart, %s (%s)", doc.name, doc.what), ms(first), float64(first)/float64(warm), ms(warm))
-		fmt.Printf("%-52s %8.1f MB   (the node %.1f MB, its PDF worker %.1f MB; %.1f MB at rest before it)\n", "  resident afterwards, PDFium loaded", mb(held), mb(node), mb(held-node), mb(rest))
+		fmt.Printf("%-52s %8.1f MB   (the node %.1f MB, its PDF worker %.1f MB; PSS summed %.1f MB, the binary's shared pages once; %.1f MB at rest before it)\n", "  resident afterwards, PDFium loaded", mb(held), mb(node), mb(held-node), mb(heldPSS), mb(rest))
 		if later > 0 {
 			fmt.Printf("%-52s %8.1f MB\n", "  resident a minute later (an idle worker exits)", mb(later))
 		}
@@ -291,16 +293,31 @@ func settledRSS(pid int) int64 {
 }
 
 // treeRSS is VmRSS of pid and every process below it (the PDF workers).
-// A process's children are listed by the thread that started each, so
-// every thread's list is read.
+// The binary's own pages, which a worker maps as its node does, are
+// counted in each: treePSS counts them once.
 func treeRSS(pid int) int64 {
-	total := statusKB(pid, "VmRSS") << 10
+	return treeSum(pid, func(pid int) int64 { return statusKB(pid, "VmRSS") << 10 })
+}
+
+// treePSS is the proportional set size of pid and every process below it:
+// a page shared by n processes counts 1/n in each, so the tree's pages
+// shared among themselves (the binary's, mapped by the node and its
+// workers) count once.
+func treePSS(pid int) int64 {
+	return treeSum(pid, func(pid int) int64 { return rollupKB(pid, "Pss") << 10 })
+}
+
+// treeSum adds size over pid and every process below it. A process's
+// children are listed by the thread that started each, so every thread's
+// list is read.
+func treeSum(pid int, size func(int) int64) int64 {
+	total := size(pid)
 	tasks, _ := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
 	for _, task := range tasks {
 		kids, _ := os.ReadFile(fmt.Sprintf("/proc/%d/task/%s/children", pid, task.Name()))
 		for _, f := range strings.Fields(string(kids)) {
 			if c, err := strconv.Atoi(f); err == nil {
-				total += treeRSS(c)
+				total += treeSum(c, size)
 			}
 		}
 	}
@@ -308,7 +325,16 @@ func treeRSS(pid int) int64 {
 }
 
 func statusKB(pid int, field string) int64 {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	return procKB(fmt.Sprintf("/proc/%d/status", pid), field)
+}
+
+func rollupKB(pid int, field string) int64 {
+	return procKB(fmt.Sprintf("/proc/%d/smaps_rollup", pid), field)
+}
+
+// procKB reads a "Field:   123 kB" line of a /proc file.
+func procKB(path, field string) int64 {
+	b, err := os.ReadFile(path)
 	if err != nil {
 		return 0
 	}
