@@ -1,10 +1,14 @@
 package e2e
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
+	"os"
+	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -83,4 +87,36 @@ func TestDocumentsWhoseTextDisappearsAreFree(t *testing.T) {
 	if code, cr := get(t, s.base+"/v1/credits", token); code != 200 || cr["balance"] != float64(90000) {
 		t.Fatalf("credits after empty documents = %d %v, want 90000", code, cr)
 	}
+	// The documents were read in a PDF worker, the binary started again
+	// below the node, which waits there for the next document.
+	if runtime.GOOS == "linux" {
+		if w := pdfWorkers(s.cmd.Process.Pid); len(w) != 1 {
+			t.Errorf("PDF workers below the node: %v, want one idle worker", w)
+		}
+	}
+}
+
+// pdfWorkers are the processes below pid started as PDF workers (their
+// environment names TRAWL_PDF_WORKER). A process's children are listed by
+// the thread that started each, so every thread's list is read.
+func pdfWorkers(pid int) []int {
+	var out []int
+	tasks, _ := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
+	for _, task := range tasks {
+		kids, _ := os.ReadFile(fmt.Sprintf("/proc/%d/task/%s/children", pid, task.Name()))
+		for _, f := range strings.Fields(string(kids)) {
+			env, err := os.ReadFile("/proc/" + f + "/environ")
+			if err != nil {
+				continue
+			}
+			for _, kv := range bytes.Split(env, []byte{0}) {
+				if bytes.HasPrefix(kv, []byte("TRAWL_PDF_WORKER=")) {
+					c, _ := strconv.Atoi(f)
+					out = append(out, c)
+					break
+				}
+			}
+		}
+	}
+	return out
 }
