@@ -108,7 +108,9 @@ func lines(p page, pageNo int) []*line {
 			l.text, l.hyphen = strings.TrimSuffix(l.text, softHyphen), true
 		}
 		l.text = strings.TrimSpace(strings.ReplaceAll(l.text, softHyphen, ""))
-		l.text = leaders.ReplaceAllString(l.text, " ")
+		if strings.Count(l.text, ".") >= 4 { // the least leaders holds
+			l.text = leaders.ReplaceAllString(l.text, " ")
+		}
 	}
 	return columnOrder(out, p.Width)
 }
@@ -312,10 +314,20 @@ func bodySize(pages [][]*line) float64 {
 }
 
 var (
-	bullet       = regexp.MustCompile(`^(?:[•◦▪▫●○■□‣⁃∙·]\s*|[*–-]\s+)`)
-	ordinal      = regexp.MustCompile(`^(\(?\d{1,3}[.)]|\(?[a-z][.)])\s+`)
-	endsSentence = regexp.MustCompile(`[.!?…:;"”»)\]]$`)
+	bullet  = regexp.MustCompile(`^(?:[•◦▪▫●○■□‣⁃∙·]\s*|[*–-]\s+)`)
+	ordinal = regexp.MustCompile(`^(\(?\d{1,3}[.)]|\(?[a-z][.)])\s+`)
 )
+
+// endsSentence says whether s ends with a mark that closes a sentence or
+// a clause: . ! ? … : ; " ” » ) ]
+func endsSentence(s string) bool {
+	r, _ := utf8.DecodeLastRuneInString(s)
+	switch r {
+	case '.', '!', '?', '…', ':', ';', '"', '”', '»', ')', ']':
+		return true
+	}
+	return false
+}
 
 // structure turns the lines of a document into blocks: headings by type
 // size, paragraphs re-flowed across lines, columns and pages, hyphenated
@@ -461,7 +473,7 @@ func continues(b docmodel.Block, prev, l *line, body float64, itemLeft float64) 
 	if b.Kind == docmodel.ListItem && l.left < itemLeft-2 {
 		return false
 	}
-	ended := endsSentence.MatchString(b.Text)
+	ended := endsSentence(b.Text)
 	if l.page != prev.page {
 		return !ended
 	}
