@@ -214,11 +214,22 @@ func dropRunning(pages [][]*line, body float64) [][]*line {
 		}
 		return out
 	}
+	// Each page's end lines, and their keys, once.
+	endsOf := make([][]*line, len(pages))
+	keys := map[*line]string{}
+	for i, ls := range pages {
+		endsOf[i] = ends(ls)
+		for _, l := range endsOf[i] {
+			if _, ok := keys[l]; !ok {
+				keys[l] = runningKey(l.text)
+			}
+		}
+	}
 	count := map[string]int{}
-	for _, ls := range pages {
+	for pi := range pages {
 		seen := map[string]bool{}
-		for _, l := range ends(ls) {
-			k := runningKey(l.text)
+		for _, l := range endsOf[pi] {
+			k := keys[l]
 			if !seen[k] {
 				seen[k] = true
 				count[k]++
@@ -231,8 +242,8 @@ func dropRunning(pages [][]*line, body float64) [][]*line {
 	// carries the page number: the printed number is the page index plus
 	// one offset on many pages.
 	offsets := map[int]int{}
-	for pi, ls := range pages {
-		for _, l := range ends(ls) {
+	for pi := range pages {
+		for _, l := range endsOf[pi] {
 			if n, ok := edgeNumber(l.text); ok {
 				offsets[n-pi]++
 			}
@@ -245,18 +256,18 @@ func dropRunning(pages [][]*line, body float64) [][]*line {
 		}
 	}
 	if hits >= max(3, len(pages)/3) {
-		for pi, ls := range pages {
-			for _, l := range ends(ls) {
+		for pi := range pages {
+			for _, l := range endsOf[pi] {
 				if n, ok := edgeNumber(l.text); ok && n-pi == offset && l.size <= body*1.05 {
 					drop[l] = true
 				}
 			}
 		}
 	}
-	for _, ls := range pages {
-		for _, l := range ends(ls) {
+	for pi := range pages {
+		for _, l := range endsOf[pi] {
 			small := l.size <= body*1.05
-			if small && len(pages) >= 2 && count[runningKey(l.text)] >= need {
+			if small && len(pages) >= 2 && count[keys[l]] >= need {
 				drop[l] = true
 			}
 			if pageNumber.MatchString(strings.TrimSpace(l.text)) {
