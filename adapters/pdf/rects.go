@@ -230,7 +230,9 @@ func (e *charIndex) textIn(left, top, right, bottom float32) string {
 	if len(matched) == 0 {
 		return ""
 	}
-	slices.Sort(matched)
+	if lo != hi { // one bucket's chars come in char order already
+		slices.Sort(matched)
+	}
 
 	// Direct port of CPDF_TextPage::GetTextByPredicate. The flag state between
 	// two matched chars only depends on the unmatched chars in the gap:
