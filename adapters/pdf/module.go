@@ -236,7 +236,9 @@ func (d *document) text(i int) ([]run, error) {
 // perCharRects is the number of rectangles on a page past which its text is
 // read a character at a time rather than a rectangle at a time: PDFium
 // scans every character of the page for each rectangle's text (about 80 ns
-// a character), a character read costs three calls into the module. In
+// a character), a character read cost three calls into the module when
+// the crossovers were measured (two now: its origin is read only where a
+// line break is decided, which favours a character at a time more). In
 // killable mode a call costs about 1 µs (wazero starts a goroutine for
 // each) and they cross at about 45 rectangles; without the context checks
 // (a worker process) a call costs about 0.2 µs, and reading a character
