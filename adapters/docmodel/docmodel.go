@@ -38,6 +38,20 @@ type Rendered struct {
 // Render renders blocks; empty blocks are left out.
 func Render(blocks []Block) Rendered {
 	var h, md, tx strings.Builder
+	// Room for the text in each rendering and its markup: the builders
+	// then rarely copy what they hold.
+	size := 0
+	for _, b := range blocks {
+		size += len(b.Text) + 16
+		for _, r := range b.Rows {
+			for _, c := range r {
+				size += len(c) + 16
+			}
+		}
+	}
+	h.Grow(size + size/8)
+	md.Grow(size + size/16)
+	tx.Grow(size)
 	var list string // "ul", "ol" or ""
 	closeList := func() {
 		if list != "" {
@@ -66,8 +80,12 @@ func Render(blocks []Block) Rendered {
 			closeList()
 			lv := min(max(b.Level, 1), 6)
 			tag := "h" + string(rune('0'+lv))
-			h.WriteString("<" + tag + ">" + html.EscapeString(text) + "</" + tag + ">\n")
-			md.WriteString(strings.Repeat("#", lv) + " " + escapeMarkdown(text) + "\n\n")
+			h.WriteString("<" + tag + ">")
+			h.WriteString(html.EscapeString(text))
+			h.WriteString("</" + tag + ">\n")
+			md.WriteString(strings.Repeat("#", lv) + " ")
+			md.WriteString(escapeMarkdown(text))
+			md.WriteString("\n\n")
 		case ListItem:
 			want := "ul"
 			if b.Ordered {
@@ -79,20 +97,29 @@ func Render(blocks []Block) Rendered {
 				h.WriteString("<" + list + ">\n")
 			}
 			n++
-			h.WriteString("<li>" + html.EscapeString(text) + "</li>\n")
+			h.WriteString("<li>")
+			h.WriteString(html.EscapeString(text))
+			h.WriteString("</li>\n")
 			if b.Ordered {
-				md.WriteString(itoa(n) + ". " + escapeMarkdown(text) + "\n")
+				md.WriteString(itoa(n) + ". ")
 			} else {
-				md.WriteString("- " + escapeMarkdown(text) + "\n")
+				md.WriteString("- ")
 			}
-			tx.WriteString(text + "\n\n")
+			md.WriteString(escapeMarkdown(text))
+			md.WriteString("\n")
+			tx.WriteString(text)
+			tx.WriteString("\n\n")
 			continue
 		default:
 			closeList()
-			h.WriteString("<p>" + html.EscapeString(text) + "</p>\n")
-			md.WriteString(escapeMarkdown(text) + "\n\n")
+			h.WriteString("<p>")
+			h.WriteString(html.EscapeString(text))
+			h.WriteString("</p>\n")
+			md.WriteString(escapeMarkdown(text))
+			md.WriteString("\n\n")
 		}
-		tx.WriteString(text + "\n\n")
+		tx.WriteString(text)
+		tx.WriteString("\n\n")
 	}
 	closeList()
 	return Rendered{HTML: strings.TrimSpace(h.String()), Markdown: strings.TrimSpace(md.String()), Text: strings.TrimSpace(tx.String())}
@@ -156,10 +183,51 @@ func cleanRows(rows [][]string) [][]string {
 	return out
 }
 
-var spaces = regexp.MustCompile(`[\s\x{00a0}]+`)
+// collapse turns runs of white space (newlines included) into one space:
+// runs of \t \n \f \r, space and the no-break space U+00A0.
+func collapse(s string) string {
+	i := 0
+	for i < len(s) && spaceAt(s, i) == 0 {
+		i++
+	}
+	if i == len(s) {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	b.WriteString(s[:i])
+	for i < len(s) {
+		if w := spaceAt(s, i); w > 0 {
+			for w > 0 {
+				i += w
+				w = spaceAt(s, i)
+			}
+			b.WriteByte(' ')
+			continue
+		}
+		b.WriteByte(s[i])
+		i++
+	}
+	return b.String()
+}
 
-// collapse turns runs of white space (newlines included) into one space.
-func collapse(s string) string { return spaces.ReplaceAllString(s, " ") }
+// spaceAt is the length in bytes of the white space at s[i] (\t \n \f \r,
+// space, U+00A0), 0 for none. U+00A0's first byte never continues another
+// character, so a byte-wise look is exact whatever precedes it.
+func spaceAt(s string, i int) int {
+	if i >= len(s) {
+		return 0
+	}
+	switch s[i] {
+	case '\t', '\n', '\f', '\r', ' ':
+		return 1
+	case 0xc2:
+		if i+1 < len(s) && s[i+1] == 0xa0 {
+			return 2
+		}
+	}
+	return 0
+}
 
 var (
 	mdInline = strings.NewReplacer(`\`, `\\`, "*", `\*`, "`", "\\`", "[", `\[`, "]", `\]`, "<", `\<`, "_", `\_`)

@@ -108,7 +108,9 @@ func lines(p page, pageNo int) []*line {
 			l.text, l.hyphen = strings.TrimSuffix(l.text, softHyphen), true
 		}
 		l.text = strings.TrimSpace(strings.ReplaceAll(l.text, softHyphen, ""))
-		l.text = leaders.ReplaceAllString(l.text, " ")
+		if strings.Count(l.text, ".") >= 4 { // the least leaders holds
+			l.text = leaders.ReplaceAllString(l.text, " ")
+		}
 	}
 	return columnOrder(out, p.Width)
 }
@@ -212,11 +214,22 @@ func dropRunning(pages [][]*line, body float64) [][]*line {
 		}
 		return out
 	}
+	// Each page's end lines, and their keys, once.
+	endsOf := make([][]*line, len(pages))
+	keys := map[*line]string{}
+	for i, ls := range pages {
+		endsOf[i] = ends(ls)
+		for _, l := range endsOf[i] {
+			if _, ok := keys[l]; !ok {
+				keys[l] = runningKey(l.text)
+			}
+		}
+	}
 	count := map[string]int{}
-	for _, ls := range pages {
+	for pi := range pages {
 		seen := map[string]bool{}
-		for _, l := range ends(ls) {
-			k := runningKey(l.text)
+		for _, l := range endsOf[pi] {
+			k := keys[l]
 			if !seen[k] {
 				seen[k] = true
 				count[k]++
@@ -229,8 +242,8 @@ func dropRunning(pages [][]*line, body float64) [][]*line {
 	// carries the page number: the printed number is the page index plus
 	// one offset on many pages.
 	offsets := map[int]int{}
-	for pi, ls := range pages {
-		for _, l := range ends(ls) {
+	for pi := range pages {
+		for _, l := range endsOf[pi] {
 			if n, ok := edgeNumber(l.text); ok {
 				offsets[n-pi]++
 			}
@@ -243,18 +256,18 @@ func dropRunning(pages [][]*line, body float64) [][]*line {
 		}
 	}
 	if hits >= max(3, len(pages)/3) {
-		for pi, ls := range pages {
-			for _, l := range ends(ls) {
+		for pi := range pages {
+			for _, l := range endsOf[pi] {
 				if n, ok := edgeNumber(l.text); ok && n-pi == offset && l.size <= body*1.05 {
 					drop[l] = true
 				}
 			}
 		}
 	}
-	for _, ls := range pages {
-		for _, l := range ends(ls) {
+	for pi := range pages {
+		for _, l := range endsOf[pi] {
 			small := l.size <= body*1.05
-			if small && len(pages) >= 2 && count[runningKey(l.text)] >= need {
+			if small && len(pages) >= 2 && count[keys[l]] >= need {
 				drop[l] = true
 			}
 			if pageNumber.MatchString(strings.TrimSpace(l.text)) {
@@ -312,10 +325,20 @@ func bodySize(pages [][]*line) float64 {
 }
 
 var (
-	bullet       = regexp.MustCompile(`^(?:[•◦▪▫●○■□‣⁃∙·]\s*|[*–-]\s+)`)
-	ordinal      = regexp.MustCompile(`^(\(?\d{1,3}[.)]|\(?[a-z][.)])\s+`)
-	endsSentence = regexp.MustCompile(`[.!?…:;"”»)\]]$`)
+	bullet  = regexp.MustCompile(`^(?:[•◦▪▫●○■□‣⁃∙·]\s*|[*–-]\s+)`)
+	ordinal = regexp.MustCompile(`^(\(?\d{1,3}[.)]|\(?[a-z][.)])\s+`)
 )
+
+// endsSentence says whether s ends with a mark that closes a sentence or
+// a clause: . ! ? … : ; " ” » ) ]
+func endsSentence(s string) bool {
+	r, _ := utf8.DecodeLastRuneInString(s)
+	switch r {
+	case '.', '!', '?', '…', ':', ';', '"', '”', '»', ')', ']':
+		return true
+	}
+	return false
+}
 
 // structure turns the lines of a document into blocks: headings by type
 // size, paragraphs re-flowed across lines, columns and pages, hyphenated
@@ -461,7 +484,7 @@ func continues(b docmodel.Block, prev, l *line, body float64, itemLeft float64) 
 	if b.Kind == docmodel.ListItem && l.left < itemLeft-2 {
 		return false
 	}
-	ended := endsSentence.MatchString(b.Text)
+	ended := endsSentence(b.Text)
 	if l.page != prev.page {
 		return !ended
 	}

@@ -2,6 +2,7 @@ package pdf
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"math"
 	"reflect"
@@ -30,6 +31,9 @@ type module struct {
 	// perChar is the number of rectangles on a page past which its text
 	// is read a character at a time (perCharRects).
 	perChar int
+	// index holds a page's characters when they are read one at a time;
+	// its memory serves the document's next pages.
+	index charIndex
 }
 
 var errModule = errors.New("pdf: PDFium's module is not reachable")
@@ -89,7 +93,15 @@ func (m *module) call(name string, params ...uint64) uint64 {
 	if m.err != nil {
 		return 0
 	}
-	f := m.fn(name)
+	return m.callFn(m.fn(name), name, params...)
+}
+
+// callFn is call with the function already looked up (a page's characters
+// make hundreds of thousands of calls).
+func (m *module) callFn(f api.Function, name string, params ...uint64) uint64 {
+	if m.err != nil {
+		return 0
+	}
 	if f == nil {
 		m.err = errors.New("pdf: PDFium lacks " + name)
 		return 0
@@ -110,6 +122,17 @@ func f64(v float64) uint64 { return math.Float64bits(v) }
 func (m *module) double(i int) float64 {
 	v, _ := m.mem.ReadFloat64Le(uint32(m.args) + uint32(8*i))
 	return v
+}
+
+// doubles reads the first four doubles of the scratch memory at once.
+func (m *module) doubles() (a, b, c, d float64) {
+	buf, ok := m.mem.Read(uint32(m.args), 32)
+	if !ok || len(buf) < 32 {
+		return 0, 0, 0, 0
+	}
+	le := binary.LittleEndian
+	return math.Float64frombits(le.Uint64(buf)), math.Float64frombits(le.Uint64(buf[8:])),
+		math.Float64frombits(le.Uint64(buf[16:])), math.Float64frombits(le.Uint64(buf[24:]))
 }
 
 // utf16At decodes n UTF-16 code units at ptr, up to a NUL.
@@ -213,7 +236,9 @@ func (d *document) text(i int) ([]run, error) {
 // perCharRects is the number of rectangles on a page past which its text is
 // read a character at a time rather than a rectangle at a time: PDFium
 // scans every character of the page for each rectangle's text (about 80 ns
-// a character), a character read costs three calls into the module. In
+// a character), a character read cost three calls into the module when
+// the crossovers were measured (two now: its origin is read only where a
+// line break is decided, which favours a character at a time more). In
 // killable mode a call costs about 1 µs (wazero starts a goroutine for
 // each) and they cross at about 45 rectangles; without the context checks
 // (a worker process) a call costs about 0.2 µs, and reading a character
@@ -259,28 +284,42 @@ func (m *module) textPerRect(tp uint64, chars, n int) ([]run, error) {
 	return runs, m.err
 }
 
-// textPerChar reads every character's box, origin and code point, and
-// finds each rectangle's text and first character on this side.
+// textPerChar reads every character's box and code point, and finds each
+// rectangle's text and first character on this side. A character's origin
+// is read only where the text of a rectangle needs it (whether a line
+// break comes before the character): for a few characters of each
+// rectangle rather than all of them.
 func (m *module) textPerChar(tp uint64, chars, n int) ([]run, error) {
+	const (
+		getCharBox    = "FPDFText_GetCharBox"
+		getUnicode    = "FPDFText_GetUnicode"
+		getCharOrigin = "FPDFText_GetCharOrigin"
+		getRect       = "FPDFText_GetRect"
+	)
+	box, uni, orig, rect := m.fn(getCharBox), m.fn(getUnicode), m.fn(getCharOrigin), m.fn(getRect)
 	p := m.args
-	cs := make([]pdfChar, 0, chars)
+	ix := &m.index
+	cs := ix.reset(chars)
 	for i := 0; i < chars && m.err == nil; i++ {
-		m.call("FPDFText_GetCharBox", tp, uint64(i), p, p+8, p+16, p+24)
-		left, right, bot, top := m.double(0), m.double(1), m.double(2), m.double(3)
-		u := m.call("FPDFText_GetUnicode", tp, uint64(i))
-		m.call("FPDFText_GetCharOrigin", tp, uint64(i), p, p+8)
+		m.callFn(box, getCharBox, tp, uint64(i), p, p+8, p+16, p+24)
+		left, right, bot, top := m.doubles()
+		u := m.callFn(uni, getUnicode, tp, uint64(i))
 		cs = append(cs, pdfChar{Left: float32(left), Bottom: float32(bot), Right: float32(right), Top: float32(top),
-			OriginY: float32(m.double(1)), Unicode: rune(uint32(u))})
+			Unicode: rune(uint32(u))})
 	}
 	rects := make([]pdfRect, 0, n)
 	for r := 0; r < n && m.err == nil; r++ {
-		m.call("FPDFText_GetRect", tp, uint64(r), p, p+8, p+16, p+24)
-		rects = append(rects, pdfRect{Left: float32(m.double(0)), Top: float32(m.double(1)), Right: float32(m.double(2)), Bottom: float32(m.double(3))})
+		m.callFn(rect, getRect, tp, uint64(r), p, p+8, p+16, p+24)
+		left, top, right, bot := m.doubles()
+		rects = append(rects, pdfRect{Left: float32(left), Top: float32(top), Right: float32(right), Bottom: float32(bot)})
 	}
 	if m.err != nil {
 		return nil, m.err
 	}
-	ix := newCharIndex(cs)
+	ix.build(cs, func(i int) float32 {
+		m.callFn(orig, getCharOrigin, tp, uint64(i), p, p+8)
+		return float32(m.double(1))
+	})
 	first := ix.firstChars(rects)
 	runs := make([]run, 0, n)
 	for i, r := range rects {
@@ -288,6 +327,7 @@ func (m *module) textPerChar(tp uint64, chars, n int) ([]run, error) {
 			Left: float64(r.Left), Right: float64(r.Right), Top: float64(r.Top), Bot: float64(r.Bottom),
 			Size: m.fontSize(tp, int32(first[i]))})
 	}
+	ix.origin = nil
 	return runs, m.err
 }
 

@@ -319,7 +319,7 @@ func (c *Converter) convert(ctx context.Context, inst pdfium.Pdfium, r ports.Doc
 			break
 		}
 	}
-	if chars == 0 || strings.TrimSpace(textOf(pages)) == "" {
+	if chars == 0 || blank(pages) {
 		if count == 0 {
 			return ports.Extracted{}, unavailable(ports.DocumentNoPages, nil)
 		}
@@ -337,14 +337,18 @@ func (c *Converter) convert(ctx context.Context, inst pdfium.Pdfium, r ports.Doc
 	return out, nil
 }
 
-func textOf(pages [][]*line) string {
-	var b strings.Builder
+// blank says the lines hold white space only. Their texts are valid
+// UTF-8 (strings.Map's output, see lines), so this is what trimming
+// their concatenation would say.
+func blank(pages [][]*line) bool {
 	for _, ls := range pages {
 		for _, l := range ls {
-			b.WriteString(l.text)
+			if strings.TrimSpace(l.text) != "" {
+				return false
+			}
 		}
 	}
-	return b.String()
+	return true
 }
 
 // metadata reads the document information dictionary and the catalog's

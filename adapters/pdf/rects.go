@@ -8,22 +8,32 @@ package pdf
 // characters once per rectangle inside the module. The package is internal
 // to go-pdfium, hence the copy; the names are this package's.
 
-import "slices"
+import (
+	"math"
+	"slices"
+	"unicode/utf8"
+)
 
 // pdfChar is the per-character data GetTextByRect operates on, in PDFium's own
 // float32 precision. Box coordinates may be un-normalized, as PDFium stores
-// them.
+// them. The origin is read only for the characters that need it
+// (charIndex.origin).
 type pdfChar struct {
 	Left, Bottom, Right, Top float32
-	OriginY                  float32
 	Unicode                  rune
 }
 
 const charBuckets = 2048
 
 // charIndex answers GetTextByRect queries over a fixed list of page chars.
+// Its memory is kept for the next page (reset, build).
 type charIndex struct {
 	chars []pdfChar
+
+	// origin reads char i's origin's y (FPDFText_GetCharOrigin); the
+	// values read are kept in originY, NaN for one not read yet.
+	origin  func(i int) float32
+	originY []float32
 
 	// normalized boxes, indexed like chars
 	nl, nb, nr, nt []float32
@@ -31,27 +41,52 @@ type charIndex struct {
 	// nonSpacePrefix[i] = number of chars in [0, i) whose Unicode != ' '.
 	nonSpacePrefix []int32
 
-	// y-bucket index over the normalized boxes
-	buckets  [][]int32
-	minY     float32
-	bucketH  float32
-	seen     []int32
-	epoch    int32
-	matchBuf []int32
+	// y-bucket index over the normalized boxes: bucket b holds
+	// bucketChars[bucketStart[b]:bucketStart[b+1]], in char order.
+	bucketStart []int32
+	bucketChars []int32
+	minY        float32
+	bucketH     float32
+	seen        []int32
+	epoch       int32
+	matchBuf    []int32
+	textBuf     []byte
 }
 
-func newCharIndex(chars []pdfChar) *charIndex {
-	e := &charIndex{
-		chars:          chars,
-		nl:             make([]float32, len(chars)),
-		nb:             make([]float32, len(chars)),
-		nr:             make([]float32, len(chars)),
-		nt:             make([]float32, len(chars)),
-		nonSpacePrefix: make([]int32, len(chars)+1),
-		seen:           make([]int32, len(chars)),
+// reset empties the index for a page of n chars and returns the slice
+// to append them to.
+func (e *charIndex) reset(n int) []pdfChar {
+	if cap(e.chars) < n {
+		e.chars = make([]pdfChar, 0, n)
+	}
+	return e.chars[:0]
+}
+
+// grow returns s with length n, its contents unspecified.
+func grow[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n)
+	}
+	return s[:n]
+}
+
+// build indexes chars (the slice reset returned, filled).
+func (e *charIndex) build(chars []pdfChar, origin func(i int) float32) {
+	e.chars, e.origin = chars, origin
+	n := len(chars)
+	e.nl, e.nb, e.nr, e.nt = grow(e.nl, n), grow(e.nb, n), grow(e.nr, n), grow(e.nt, n)
+	e.nonSpacePrefix = grow(e.nonSpacePrefix, n+1)
+	e.seen = grow(e.seen, n)
+	clear(e.seen)
+	e.epoch = 0
+	e.originY = grow(e.originY, n)
+	nan := float32(math.NaN())
+	for i := range e.originY {
+		e.originY[i] = nan
 	}
 
 	minY, maxY := float32(0), float32(0)
+	e.nonSpacePrefix[0] = 0
 	for i := range chars {
 		l, r := chars[i].Left, chars[i].Right
 		if l > r {
@@ -80,25 +115,55 @@ func newCharIndex(chars []pdfChar) *charIndex {
 		}
 	}
 
-	numBuckets := min(max(len(chars)/4, 1), charBuckets)
+	numBuckets := min(max(n/4, 1), charBuckets)
 	if maxY <= minY {
 		numBuckets = 1
 	}
 
 	e.minY = minY
-	e.buckets = make([][]int32, numBuckets)
+	e.bucketH = 0
 	if numBuckets > 1 {
 		e.bucketH = (maxY - minY) / float32(numBuckets)
 	}
 
+	// Counted first, then filled: one slice for all buckets.
+	e.bucketStart = grow(e.bucketStart, numBuckets+1)
+	clear(e.bucketStart)
 	for i := range chars {
 		lo, hi := e.bucketRange(e.nb[i], e.nt[i])
 		for bkt := lo; bkt <= hi; bkt++ {
-			e.buckets[bkt] = append(e.buckets[bkt], int32(i))
+			e.bucketStart[bkt+1]++
 		}
 	}
+	for b := 1; b <= numBuckets; b++ {
+		e.bucketStart[b] += e.bucketStart[b-1]
+	}
+	e.bucketChars = grow(e.bucketChars, int(e.bucketStart[numBuckets]))
+	fill := e.matchBuf[:0]
+	fill = append(fill, e.bucketStart[:numBuckets]...)
+	for i := range chars {
+		lo, hi := e.bucketRange(e.nb[i], e.nt[i])
+		for bkt := lo; bkt <= hi; bkt++ {
+			e.bucketChars[fill[bkt]] = int32(i)
+			fill[bkt]++
+		}
+	}
+	e.matchBuf = fill[:0]
+}
 
-	return e
+// bucket is the chars of bucket b.
+func (e *charIndex) bucket(b int) []int32 {
+	return e.bucketChars[e.bucketStart[b]:e.bucketStart[b+1]]
+}
+
+// originYOf is char i's origin's y, read once.
+func (e *charIndex) originYOf(i int32) float32 {
+	y := e.originY[i]
+	if y != y { // NaN: not read yet
+		y = e.origin(int(i))
+		e.originY[i] = y
+	}
+	return y
 }
 
 func (e *charIndex) bucketRange(b, t float32) (int, int) {
@@ -113,11 +178,12 @@ func (e *charIndex) bucketRange(b, t float32) (int, int) {
 	// Both ends must be clamped: for a rect entirely above the page content lo
 	// alone can land past the last bucket, and the hi < lo fixup below would
 	// then hand that out-of-range index straight to the bucket loop.
-	if lo >= len(e.buckets) {
-		lo = len(e.buckets) - 1
+	last := len(e.bucketStart) - 2 // the number of buckets less one
+	if lo > last {
+		lo = last
 	}
-	if hi >= len(e.buckets) {
-		hi = len(e.buckets) - 1
+	if hi > last {
+		hi = last
 	}
 	if hi < lo {
 		hi = lo
@@ -142,7 +208,7 @@ func (e *charIndex) textIn(left, top, right, bottom float32) string {
 	e.epoch++
 	lo, hi := e.bucketRange(bottom, top)
 	for bkt := lo; bkt <= hi; bkt++ {
-		for _, i := range e.buckets[bkt] {
+		for _, i := range e.bucket(bkt) {
 			if e.seen[i] == e.epoch {
 				continue
 			}
@@ -164,14 +230,16 @@ func (e *charIndex) textIn(left, top, right, bottom float32) string {
 	if len(matched) == 0 {
 		return ""
 	}
-	slices.Sort(matched)
+	if lo != hi { // one bucket's chars come in char order already
+		slices.Sort(matched)
+	}
 
 	// Direct port of CPDF_TextPage::GetTextByPredicate. The flag state between
 	// two matched chars only depends on the unmatched chars in the gap:
 	//   - IsContainPreChar survives only across an empty gap.
 	//   - The first gap char being a space appends one ' '.
 	//   - IsAddLineFeed ends up true iff the gap contains any non-space char.
-	out := make([]rune, 0, len(matched)+8)
+	out := e.textBuf[:0]
 	posy := float32(0)
 	containPre := false
 	addLineFeed := false
@@ -195,8 +263,8 @@ func (e *charIndex) textIn(left, top, right, bottom float32) string {
 		}
 
 		c := &e.chars[m]
-		if posy-c.OriginY != 0 && !containPre && addLineFeed {
-			posy = c.OriginY
+		if !containPre && addLineFeed && posy-e.originYOf(m) != 0 {
+			posy = e.originYOf(m)
 			if len(out) > 0 {
 				out = append(out, '\r', '\n')
 			}
@@ -204,7 +272,7 @@ func (e *charIndex) textIn(left, top, right, bottom float32) string {
 		containPre = true
 		addLineFeed = false
 		if c.Unicode != 0 {
-			out = append(out, c.Unicode)
+			out = utf8.AppendRune(out, c.Unicode)
 		}
 		prev = m
 	}
@@ -214,6 +282,7 @@ func (e *charIndex) textIn(left, top, right, bottom float32) string {
 		out = append(out, ' ')
 	}
 
+	e.textBuf = out
 	return string(out)
 }
 

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -185,6 +186,10 @@ type proc struct {
 	ready chan error    // the worker's first reply: PDFium loaded, or why not
 	exit  chan struct{} // closed once the process has exited
 	idle  *time.Timer
+	// statm is the worker's /proc/<pid>/statm, kept open: its resident
+	// memory is read every rssEvery while it converts, and opening the
+	// file each time cost the node more than reading it.
+	statm *os.File
 }
 
 var errStopped = errors.New("pdf: the worker stopped")
@@ -215,6 +220,7 @@ func (ps *procs) start() (*proc, error) {
 		err = errClosed
 	} else if err = cmd.Start(); err == nil {
 		ps.live[p] = struct{}{}
+		p.statm, _ = os.Open("/proc/" + strconv.Itoa(cmd.Process.Pid) + "/statm")
 	}
 	ps.mu.Unlock()
 	inR.Close()
@@ -229,6 +235,9 @@ func (ps *procs) start() (*proc, error) {
 		close(p.exit)
 		_ = p.in.Close()
 		_ = p.out.Close() // a read still waiting on it ends
+		if p.statm != nil {
+			_ = p.statm.Close()
+		}
 		ps.mu.Lock()
 		delete(ps.live, p)
 		ps.mu.Unlock()
@@ -373,7 +382,7 @@ func (c *Converter) convertInWorker(ctx context.Context, r ports.DocumentRequest
 		return ports.Extracted{}, timeout(ctx)
 	}
 	defer func() { <-c.slots }()
-	base := resident(p.cmd.Process.Pid)
+	base := p.resident()
 	done := make(chan error, 1)
 	var reply workerReply
 	go func() {
@@ -418,7 +427,7 @@ func (c *Converter) convertInWorker(ctx context.Context, r ports.DocumentRequest
 			<-done // the pipes close with the process
 			return ports.Extracted{}, timeout(ctx)
 		case <-tick.C:
-			if rss := resident(p.cmd.Process.Pid); base > 0 && rss > base+c.opts.MemoryLimitBytes+workerMargin {
+			if rss := p.resident(); base > 0 && rss > base+c.opts.MemoryLimitBytes+workerMargin {
 				c.procs.kill(p)
 				<-done
 				return ports.Extracted{}, unavailable(ports.DocumentDamaged, fmt.Errorf("pdf: the reader took %d MiB, over its %d MiB", (rss-base)>>20, c.opts.MemoryLimitBytes>>20))
@@ -427,12 +436,23 @@ func (c *Converter) convertInWorker(ctx context.Context, r ports.DocumentRequest
 	}
 }
 
-// resident is a process's resident memory in bytes, 0 when unknown.
-func resident(pid int) int64 {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/statm")
-	if err != nil {
+// resident is the worker's resident memory in bytes, 0 when unknown (no
+// /proc, or the process has exited).
+func (p *proc) resident() int64 {
+	if p.statm == nil {
 		return 0
 	}
+	var buf [128]byte
+	n, err := p.statm.ReadAt(buf[:], 0)
+	if n == 0 || (err != nil && !errors.Is(err, io.EOF)) {
+		return 0
+	}
+	return statmResident(buf[:n])
+}
+
+// statmResident is the resident memory in a statm line ("size resident
+// shared ..." in pages), 0 when the line is not one.
+func statmResident(b []byte) int64 {
 	f := strings.Fields(string(b))
 	if len(f) < 2 {
 		return 0
