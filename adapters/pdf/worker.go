@@ -42,17 +42,22 @@ const workerEnv = "TRAWL_PDF_WORKER"
 // serves says ServeIfWorker was called: this program can be a worker.
 var serves atomic.Bool
 
+// A worker reads documents on file descriptor 3 and writes its replies on
+// 4, pipes of their own: its standard input and output are /dev/null, so
+// nothing a library prints can corrupt a reply.
+const requestFD, replyFD = 3, 4
+
 // ServeIfWorker is called first thing in main by a program whose PDFs are
 // converted in worker processes. Started as a worker, it serves documents
-// on its standard input and output and exits; otherwise it returns, and
-// Executable names this program as the worker to start.
+// on its pipes and exits; otherwise it returns, and Executable names this
+// program as the worker to start.
 func ServeIfWorker() {
 	spec, ok := os.LookupEnv(workerEnv)
 	if !ok {
 		serves.Store(true)
 		return
 	}
-	os.Exit(serveWorker(spec, os.Stdin, os.Stdout))
+	os.Exit(serveWorker(spec, os.NewFile(requestFD, "pdf-requests"), os.NewFile(replyFD, "pdf-replies")))
 }
 
 // Executable is this program's path when it serves as a worker (it called
@@ -212,7 +217,7 @@ func (ps *procs) start() (*proc, error) {
 	}
 	cmd := exec.Command(ps.opts.Exec)
 	cmd.Env = append(workerEnviron(), workerEnv+"="+string(spec))
-	cmd.Stdin, cmd.Stdout = inR, outW
+	cmd.ExtraFiles = []*os.File{inR, outW} // the worker's requestFD and replyFD
 	p := &proc{cmd: cmd, in: inW, out: outR, w: bufio.NewWriter(inW), ready: make(chan error, 1), exit: make(chan struct{})}
 	p.enc, p.dec = gob.NewEncoder(p.w), gob.NewDecoder(bufio.NewReader(outR))
 	ps.mu.Lock()

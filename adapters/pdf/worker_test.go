@@ -6,6 +6,7 @@ import (
 	"os"
 	"runtime"
 	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -181,5 +182,29 @@ func TestWorkerEnvironment(t *testing.T) {
 	if has("TRAWL_TEST_SECRET=s3cr3t") || has("GOOGLE_APPLICATION_CREDENTIALS=/secrets/key.json") ||
 		has("GOPROXY=https://user:token@proxy.example") || !has("GOGC=150") {
 		t.Fatalf("worker environment %v", env)
+	}
+}
+
+// A worker's standard input and output are not its pipes: a library that
+// prints to standard output cannot corrupt a reply.
+func TestWorkerStandardStreamsAreNotItsPipes(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("reads /proc")
+	}
+	c := New(Options{Workers: 1, CacheDir: cacheDir, Exec: Executable()})
+	defer c.Close()
+	warm(t, c)
+	if _, err := c.Convert(context.Background(), ports.DocumentRequest{Format: ports.DocumentPDF, Body: read(t, "report.pdf")}); err != nil {
+		t.Fatal(err)
+	}
+	pids := c.workerPids()
+	if len(pids) != 1 {
+		t.Fatalf("workers %v, want one", pids)
+	}
+	for fd, want := range map[int]string{0: "/dev/null", 1: "/dev/null", requestFD: "pipe:", replyFD: "pipe:"} {
+		got, err := os.Readlink("/proc/" + strconv.Itoa(pids[0]) + "/fd/" + strconv.Itoa(fd))
+		if err != nil || !strings.HasPrefix(got, want) {
+			t.Errorf("worker's descriptor %d is %q (%v), want %s", fd, got, err, want)
+		}
 	}
 }
