@@ -89,7 +89,7 @@ const workerIdle = time.Minute
 // workerMargin is the resident memory a worker may take for a document
 // beyond the reader's cap (the layout analysis, the Go runtime's share)
 // before it is killed.
-const workerMargin = 48 << 20
+var workerMargin int64 = 48 << 20
 
 // workerRequest is one document sent to a worker.
 type workerRequest struct {
@@ -432,7 +432,14 @@ func (c *Converter) convertInWorker(ctx context.Context, r ports.DocumentRequest
 			<-done // the pipes close with the process
 			return ports.Extracted{}, timeout(ctx)
 		case <-tick.C:
-			if rss := p.resident(); base > 0 && rss > base+c.opts.MemoryLimitBytes+workerMargin {
+			rss := p.resident()
+			if rss > 0 && rss < base {
+				// The worker handed memory back (a new worker's load
+				// garbage is returned while its first document converts):
+				// the bound is taken from its lowest reading.
+				base = rss
+			}
+			if base > 0 && rss > base+c.opts.MemoryLimitBytes+workerMargin {
 				c.procs.kill(p)
 				<-done
 				return ports.Extracted{}, unavailable(ports.DocumentDamaged, fmt.Errorf("pdf: the reader took %d MiB, over its %d MiB", (rss-base)>>20, c.opts.MemoryLimitBytes>>20))

@@ -208,3 +208,35 @@ func TestWorkerStandardStreamsAreNotItsPipes(t *testing.T) {
 		}
 	}
 }
+
+// A worker whose resident memory passes the reader's cap and the margin
+// is killed mid-document: the document fails as damaged, and the next one
+// gets a new worker. The margin is lowered so that every reading of the
+// worker's memory passes the bound.
+func TestWorkerKilledPastItsMemoryBound(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("reads /proc")
+	}
+	c := New(Options{Workers: 1, CacheDir: cacheDir, Exec: Executable()})
+	defer c.Close()
+	warm(t, c)
+	pids := c.workerPids()
+	if len(pids) != 1 {
+		t.Fatalf("workers %v, want one", pids)
+	}
+	defer func(m int64) { workerMargin = m }(workerMargin)
+	workerMargin = -c.opts.MemoryLimitBytes - 1<<40
+	_, err := c.Convert(context.Background(), ports.DocumentRequest{Format: ports.DocumentPDF, Body: read(t, "large.pdf")})
+	var de *ports.DocumentError
+	if !errors.As(err, &de) || de.Reason != ports.DocumentDamaged || de.Err == nil || !strings.Contains(de.Err.Error(), "MiB, over its") {
+		t.Fatalf("err = %v; want the document failed as damaged for its memory", err)
+	}
+	waitGone(t, pids[0])
+	workerMargin = 48 << 20
+	if _, err := c.Convert(context.Background(), ports.DocumentRequest{Format: ports.DocumentPDF, Body: read(t, "report.pdf")}); err != nil {
+		t.Fatalf("next document: %v", err)
+	}
+	if now := c.workerPids(); len(now) != 1 || now[0] == pids[0] {
+		t.Fatalf("workers %v after %v was killed", now, pids)
+	}
+}
