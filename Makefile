@@ -84,12 +84,26 @@ fmt: ## Format the code
 	gofmt -w $$(git ls-files '*.go')
 
 .PHONY: generate
-generate: generate-ts ## Regenerate generated code: protobuf and Connect (buf), mocks (mockery; only the interfaces .mockery.yaml lists), the TypeScript client's types (openapi-typescript)
+generate: generate-ts generate-pdfium ## Regenerate generated code: protobuf and Connect (buf), mocks (mockery; only the interfaces .mockery.yaml lists), the TypeScript client's types (openapi-typescript), PDFium's reduced WebAssembly module (Binaryen)
 	go tool -modfile=tools/go.mod buf generate
 	rm -f testkit/mocks/*.go
 	go tool -modfile=tools/go.mod mockery
 
-GENERATED := adapters/connectapi/gen testkit/mocks sdk/typescript/src/schema.ts
+GENERATED := adapters/connectapi/gen testkit/mocks sdk/typescript/src/schema.ts adapters/pdf/pdfiumwasm
+
+# PDFium's WebAssembly module reduced to the functions Trawl calls
+# (adapters/pdf/pdfiumwasm): Binaryen's wasm-metadce, pinned in
+# tools/binaryen and installed from its lockfile (Debian's binaryen is too
+# old to read the module's exception handling).
+BINARYEN := tools/binaryen
+
+$(BINARYEN)/node_modules/.package-lock.json: $(BINARYEN)/package-lock.json
+	@command -v npm >/dev/null 2>&1 || { echo "Binaryen needs node 18+ and npm (Debian: apt-get install nodejs npm)"; exit 1; }
+	cd $(BINARYEN) && npm ci --no-audit --no-fund
+
+.PHONY: generate-pdfium
+generate-pdfium: $(BINARYEN)/node_modules/.package-lock.json ## Regenerate PDFium's reduced WebAssembly module from go-pdfium's (needs node and npm)
+	go run ./adapters/pdf/pdfiumwasm/internal/generate -binaryen $(BINARYEN)/node_modules/.bin
 
 # The TypeScript client (sdk/typescript): its tools (tsc, openapi-typescript)
 # are pinned devDependencies, installed from the lockfile when it changes.
