@@ -31,6 +31,7 @@ import (
 	"github.com/tetratelabs/wazero/experimental"
 
 	"github.com/trawlhq/trawl/adapters/docmodel"
+	"github.com/trawlhq/trawl/adapters/pdf/pdfiumwasm"
 	"github.com/trawlhq/trawl/ports"
 )
 
@@ -139,7 +140,8 @@ func (c *Converter) init() {
 			c.cache = cache
 		}
 	}
-	pool, err := webassembly.Init(webassembly.Config{
+	pool, err := webassembly.InitWithWASM(webassembly.Config{
+		WASM:    pdfiumwasm.Module, // PDFium reduced to the functions called here
 		Context: experimental.WithMemoryAllocator(context.Background(), c.mem),
 		MinIdle: 0, MaxIdle: c.opts.Workers, MaxTotal: c.opts.Workers,
 		RuntimeConfig: rc,
