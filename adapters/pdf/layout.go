@@ -1,8 +1,10 @@
 package pdf
 
 import (
+	"maps"
 	"math"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"unicode"
@@ -249,9 +251,11 @@ func dropRunning(pages [][]*line, body float64) [][]*line {
 			}
 		}
 	}
+	// The most frequent offset; of offsets as frequent, the lowest (the
+	// same answer on every run, whatever the map's order).
 	offset, hits := 0, 0
-	for o, n := range offsets {
-		if n > hits {
+	for _, o := range slices.Sorted(maps.Keys(offsets)) {
+		if n := offsets[o]; n > hits {
 			offset, hits = o, n
 		}
 	}

@@ -1,6 +1,7 @@
 package pdf
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -89,4 +90,30 @@ func FuzzLayout(f *testing.F) {
 			t.Fatalf("invalid UTF-8 out of valid input")
 		}
 	})
+}
+
+// Two page-number offsets found on as many pages: the lowest is taken on
+// every run (the offsets are counted in a map, whose order changes).
+func TestRunningNumberOffsetTieIsStable(t *testing.T) {
+	edges := []string{"Alpha 1", "Beta 2", "Gamma 3", "Delta 13", "Epsilon 14", "Zeta 15"}
+	bodies := []string{"harbour walls", "quay cranes", "tidal basin", "dry dock", "pilot boats", "ship canal"}
+	for run := range 30 {
+		var pages [][]*line
+		for i := range edges {
+			pages = append(pages, []*line{
+				{text: bodies[i], top: 700, bot: 690, size: 10, page: i},
+				{text: edges[i], top: 40, bot: 30, size: 10, page: i},
+			})
+		}
+		var kept []string
+		for _, ls := range dropRunning(pages, 10) {
+			for _, l := range ls {
+				kept = append(kept, l.text)
+			}
+		}
+		want := []string{"harbour walls", "quay cranes", "tidal basin", "dry dock", "Delta 13", "pilot boats", "Epsilon 14", "ship canal", "Zeta 15"}
+		if !slices.Equal(kept, want) {
+			t.Fatalf("run %d: kept %q, want %q", run, kept, want)
+		}
+	}
 }

@@ -316,10 +316,18 @@ func (m *module) textPerChar(tp uint64, chars, n int) ([]run, error) {
 	if m.err != nil {
 		return nil, m.err
 	}
-	ix.build(cs, func(i int) float32 {
+	// A large page's index is not kept for the next pages.
+	defer func() {
+		if ix.large() {
+			m.index = charIndex{}
+		}
+	}()
+	if err := ix.build(cs, func(i int) float32 {
 		m.callFn(orig, getCharOrigin, tp, uint64(i), p, p+8)
 		return float32(m.double(1))
-	})
+	}); err != nil {
+		return nil, err
+	}
 	first := ix.firstChars(rects)
 	runs := make([]run, 0, n)
 	for i, r := range rects {

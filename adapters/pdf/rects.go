@@ -9,6 +9,7 @@ package pdf
 // to go-pdfium, hence the copy; the names are this package's.
 
 import (
+	"errors"
 	"math"
 	"slices"
 	"unicode/utf8"
@@ -70,8 +71,15 @@ func grow[T any](s []T, n int) []T {
 	return s[:n]
 }
 
+// maxBucketEntries bounds a page's index: a character is listed in every
+// y-bucket its box spans, so a hostile page of many tall characters would
+// need gigabytes (a dense legible page needs a few hundred thousand).
+const maxBucketEntries = 1 << 24
+
+var errPageTooDense = errors.New("pdf: the page's characters are too many and too tall to index")
+
 // build indexes chars (the slice reset returned, filled).
-func (e *charIndex) build(chars []pdfChar, origin func(i int) float32) {
+func (e *charIndex) build(chars []pdfChar, origin func(i int) float32) error {
 	e.chars, e.origin = chars, origin
 	n := len(chars)
 	e.nl, e.nb, e.nr, e.nt = grow(e.nl, n), grow(e.nb, n), grow(e.nr, n), grow(e.nt, n)
@@ -129,8 +137,12 @@ func (e *charIndex) build(chars []pdfChar, origin func(i int) float32) {
 	// Counted first, then filled: one slice for all buckets.
 	e.bucketStart = grow(e.bucketStart, numBuckets+1)
 	clear(e.bucketStart)
+	entries := 0
 	for i := range chars {
 		lo, hi := e.bucketRange(e.nb[i], e.nt[i])
+		if entries += hi - lo + 1; entries > maxBucketEntries {
+			return errPageTooDense
+		}
 		for bkt := lo; bkt <= hi; bkt++ {
 			e.bucketStart[bkt+1]++
 		}
@@ -149,6 +161,16 @@ func (e *charIndex) build(chars []pdfChar, origin func(i int) float32) {
 		}
 	}
 	e.matchBuf = fill[:0]
+	return nil
+}
+
+// keepBucketEntries and keepChars: an index larger than this after a page
+// is not kept for the next one (memory held to the end of the document).
+const keepBucketEntries, keepChars = 1 << 20, 1 << 17
+
+// large tells an index too large to keep.
+func (e *charIndex) large() bool {
+	return cap(e.bucketChars) > keepBucketEntries || cap(e.chars) > keepChars
 }
 
 // bucket is the chars of bucket b.
