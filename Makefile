@@ -89,7 +89,7 @@ generate: generate-ts generate-pdfium ## Regenerate generated code: protobuf and
 	rm -f testkit/mocks/*.go
 	go tool -modfile=tools/go.mod mockery
 
-GENERATED := adapters/connectapi/gen testkit/mocks sdk/typescript/src/schema.ts adapters/pdf/pdfiumwasm
+GENERATED := adapters/connectapi/gen testkit/mocks sdk/typescript/src/schema.ts adapters/pdf/pdfiumwasm/pdfium.wasm adapters/pdf/pdfiumwasm/module_gen.go
 
 # PDFium's WebAssembly module reduced to the functions Trawl calls
 # (adapters/pdf/pdfiumwasm): Binaryen's wasm-metadce, pinned in

@@ -326,6 +326,7 @@ func (m *module) textPerChar(tp uint64, chars, n int) ([]run, error) {
 		m.callFn(orig, getCharOrigin, tp, uint64(i), p, p+8)
 		return float32(m.double(1))
 	}); err != nil {
+		ix.origin = nil
 		return nil, err
 	}
 	first := ix.firstChars(rects)

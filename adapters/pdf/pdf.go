@@ -18,6 +18,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -52,7 +53,9 @@ type Options struct {
 	// CacheDir keeps PDFium's compiled code on disk (wazero's compilation
 	// cache), so that a restarted process loads it instead of compiling
 	// it again; empty, or a directory that cannot be written: every
-	// process compiles.
+	// process compiles. The directory is the converter's own: the code
+	// is kept in a subdirectory named after the module, and every other
+	// entry (code compiled for an earlier module) is removed.
 	CacheDir string
 	// Exec is the program to run as a worker process (Executable): PDFium
 	// runs there without wazero's context checks, and the worker is killed
@@ -129,6 +132,8 @@ func (c *Converter) init() {
 		WithCloseOnContextDone(!c.unkillable).
 		WithMemoryLimitPages(pages)
 	if dir := c.opts.CacheDir; dir != "" {
+		dir = filepath.Join(dir, cacheKey)
+		removeStale(c.opts.CacheDir, cacheKey)
 		// wazero keys its cache on the module and on the context checks;
 		// code compiled without them is also kept in a directory of its
 		// own, so the two never share a file whatever a later wazero does.
@@ -163,6 +168,26 @@ func (c *Converter) init() {
 		return
 	}
 	c.pool, c.err = pool, err
+}
+
+// cacheKey names the cache's subdirectory for this module: a new module
+// (an upgrade of PDFium) compiles into a new one.
+var cacheKey = "module-" + pdfiumwasm.SHA256[:16]
+
+// removeStale removes the entries of dir other than keep: code compiled
+// for an earlier module (about 15-22 MB each), which nothing would read
+// again. One data directory serves one node at a time (its lock), so no
+// running process of another version uses them.
+func removeStale(dir, keep string) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		if e.Name() != keep {
+			_ = os.RemoveAll(filepath.Join(dir, e.Name()))
+		}
+	}
 }
 
 var errClosed = errors.New("pdf: converter closed")

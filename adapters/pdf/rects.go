@@ -73,8 +73,9 @@ func grow[T any](s []T, n int) []T {
 
 // maxBucketEntries bounds a page's index: a character is listed in every
 // y-bucket its box spans, so a hostile page of many tall characters would
-// need gigabytes (a dense legible page needs a few hundred thousand).
-const maxBucketEntries = 1 << 24
+// need gigabytes (a dense legible page needs a few hundred thousand). At
+// 16 MiB it stays inside a worker's margin over the reader's cap.
+const maxBucketEntries = 1 << 22
 
 var errPageTooDense = errors.New("pdf: the page's characters are too many and too tall to index")
 

@@ -57,7 +57,23 @@ func ServeIfWorker() {
 		serves.Store(true)
 		return
 	}
-	os.Exit(serveWorker(spec, os.NewFile(requestFD, "pdf-requests"), os.NewFile(replyFD, "pdf-replies")))
+	in, out := os.NewFile(requestFD, "pdf-requests"), os.NewFile(replyFD, "pdf-replies")
+	if !isPipe(in) || !isPipe(out) {
+		// Set by hand, without a node's pipes: nothing is read from or
+		// written to whatever descriptors 3 and 4 are.
+		fmt.Fprintf(os.Stderr, "%s is set: this process would be a PDF worker, but descriptors %d and %d are not a node's pipes\n", workerEnv, requestFD, replyFD)
+		os.Exit(2)
+	}
+	os.Exit(serveWorker(spec, in, out))
+}
+
+// isPipe tells an open descriptor that is a pipe.
+func isPipe(f *os.File) bool {
+	if f == nil {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeNamedPipe != 0
 }
 
 // Executable is this program's path when it serves as a worker (it called
@@ -183,8 +199,8 @@ type procs struct {
 // proc is one worker process.
 type proc struct {
 	cmd   *exec.Cmd
-	in    *os.File // the worker's standard input
-	out   *os.File // its standard output
+	in    *os.File // the worker's requests pipe (its requestFD)
+	out   *os.File // its replies pipe (its replyFD)
 	w     *bufio.Writer
 	enc   *gob.Encoder
 	dec   *gob.Decoder
@@ -433,7 +449,7 @@ func (c *Converter) convertInWorker(ctx context.Context, r ports.DocumentRequest
 			return ports.Extracted{}, timeout(ctx)
 		case <-tick.C:
 			rss := p.resident()
-			if rss > 0 && rss < base {
+			if rss > 0 && (base == 0 || rss < base) {
 				// The worker handed memory back (a new worker's load
 				// garbage is returned while its first document converts):
 				// the bound is taken from its lowest reading.
@@ -448,8 +464,10 @@ func (c *Converter) convertInWorker(ctx context.Context, r ports.DocumentRequest
 	}
 }
 
-// resident is the worker's resident memory in bytes, 0 when unknown (no
-// /proc, or the process has exited).
+// resident is the worker's anonymous resident memory in bytes (what a
+// document can grow: the instance's memory, the Go heap; not the
+// program's own pages, which the kernel may drop and read back), 0 when
+// unknown (no /proc, or the process has exited).
 func (p *proc) resident() int64 {
 	if p.statm == nil {
 		return 0
@@ -462,18 +480,20 @@ func (p *proc) resident() int64 {
 	return statmResident(buf[:n])
 }
 
-// statmResident is the resident memory in a statm line ("size resident
-// shared ..." in pages), 0 when the line is not one.
+// statmResident is the anonymous resident memory in a statm line ("size
+// resident shared ..." in pages, shared being the pages backed by a file
+// or shared memory): resident less shared; 0 when the line is not one.
 func statmResident(b []byte) int64 {
 	f := strings.Fields(string(b))
-	if len(f) < 2 {
+	if len(f) < 3 {
 		return 0
 	}
-	pages, err := strconv.ParseInt(f[1], 10, 64)
-	if err != nil {
+	resident, err1 := strconv.ParseInt(f[1], 10, 64)
+	shared, err2 := strconv.ParseInt(f[2], 10, 64)
+	if err1 != nil || err2 != nil || shared > resident {
 		return 0
 	}
-	return pages * int64(os.Getpagesize())
+	return (resident - shared) * int64(os.Getpagesize())
 }
 
 // workerEnviron is the part of this process's environment a worker gets:

@@ -4,7 +4,10 @@ import (
 	"context"
 	"errors"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -99,8 +102,12 @@ func TestWorkerExitsWhenIdle(t *testing.T) {
 		t.Fatalf("workers %v, want one", pids)
 	}
 	waitGone(t, pids[0])
-	if now := c.workerPids(); len(now) != 0 {
-		t.Fatalf("workers %v once idle", now)
+	// The process is gone once reaped; the converter learns it as Wait
+	// returns, a moment later.
+	for end := time.Now().Add(5 * time.Second); len(c.workerPids()) != 0; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(end) {
+			t.Fatalf("workers %v once idle", c.workerPids())
+		}
 	}
 	warm(t, c)
 	if now := c.workerPids(); len(now) != 1 {
@@ -224,7 +231,8 @@ func TestWorkerKilledPastItsMemoryBound(t *testing.T) {
 	if len(pids) != 1 {
 		t.Fatalf("workers %v, want one", pids)
 	}
-	defer func(m int64) { workerMargin = m }(workerMargin)
+	margin := workerMargin
+	defer func() { workerMargin = margin }()
 	workerMargin = -c.opts.MemoryLimitBytes - 1<<40
 	_, err := c.Convert(context.Background(), ports.DocumentRequest{Format: ports.DocumentPDF, Body: read(t, "large.pdf")})
 	var de *ports.DocumentError
@@ -232,11 +240,83 @@ func TestWorkerKilledPastItsMemoryBound(t *testing.T) {
 		t.Fatalf("err = %v; want the document failed as damaged for its memory", err)
 	}
 	waitGone(t, pids[0])
-	workerMargin = 48 << 20
+	workerMargin = margin
 	if _, err := c.Convert(context.Background(), ports.DocumentRequest{Format: ports.DocumentPDF, Body: read(t, "report.pdf")}); err != nil {
 		t.Fatalf("next document: %v", err)
 	}
 	if now := c.workerPids(); len(now) != 1 || now[0] == pids[0] {
 		t.Fatalf("workers %v after %v was killed", now, pids)
+	}
+}
+
+// The program started with TRAWL_PDF_WORKER set but without a node's
+// pipes (set by hand) says so and exits, writing nothing to whatever
+// descriptors 3 and 4 are.
+func TestWorkerRefusesDescriptorsThatAreNotPipes(t *testing.T) {
+	dir := t.TempDir()
+	in, err := os.Create(dir + "/in")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer in.Close()
+	out, err := os.Create(dir + "/out")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer out.Close()
+	for _, files := range [][]*os.File{nil, {in, out}} {
+		cmd := exec.Command(Executable())
+		cmd.Env = []string{workerEnv + "={}"}
+		cmd.ExtraFiles = files
+		msg, err := cmd.CombinedOutput()
+		var exit *exec.ExitError
+		if !errors.As(err, &exit) || exit.ExitCode() != 2 || !strings.Contains(string(msg), "not a node's pipes") {
+			t.Errorf("with %d descriptors: %v, %q; want exit 2 and why", len(files), err, msg)
+		}
+	}
+	if fi, err := out.Stat(); err != nil || fi.Size() != 0 {
+		t.Fatalf("descriptor 4, a file: %v, %d bytes written", err, fi.Size())
+	}
+}
+
+func TestStatmResident(t *testing.T) {
+	page := int64(os.Getpagesize())
+	for line, want := range map[string]int64{
+		"306777 557 390 161 0 10201 0\n": (557 - 390) * page,
+		"1000 40 40 1 0 5 0":             0,
+		"1000 40 41 1 0 5 0":             0, // not a reading
+		"1000 40":                        0,
+		"":                               0,
+		"a b c":                          0,
+	} {
+		if got := statmResident([]byte(line)); got != want {
+			t.Errorf("statmResident(%q) = %d, want %d", line, got, want)
+		}
+	}
+}
+
+// Code compiled for an earlier module (the layout before the module's
+// subdirectory, or another module's) is removed; this module's is kept.
+func TestStaleCompiledCodeRemoved(t *testing.T) {
+	dir := t.TempDir()
+	for _, f := range []string{"wazero-v1.12.0-amd64-linux/old", "unkillable/wazero-v1.12.0-amd64-linux/old", "module-0123456789abcdef/unkillable/old", cacheKey + "/unkillable/kept", cacheKey + "/kept"} {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, f)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, f), []byte("code"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	removeStale(dir, cacheKey)
+	var left []string
+	_ = filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			rel, _ := filepath.Rel(dir, p)
+			left = append(left, rel)
+		}
+		return nil
+	})
+	if want := []string{cacheKey + "/kept", cacheKey + "/unkillable/kept"}; !slices.Equal(left, want) {
+		t.Fatalf("left %q, want %q", left, want)
 	}
 }

@@ -16,8 +16,10 @@
 //
 // Licences: PDFium is under the BSD 3-clause licence (parts under the
 // Apache License 2.0), with its third-party libraries under their own
-// (FreeType, libjpeg-turbo, OpenJPEG, Little CMS, zlib, AGG); go-pdfium,
-// which builds it for WebAssembly, is under the MIT licence.
+// (FreeType, libjpeg-turbo, OpenJPEG, Little CMS, zlib, AGG, Abseil);
+// the C and C++ runtimes linked in are Emscripten's libc (MIT) and LLVM's
+// libc++ and libc++abi (Apache License 2.0 with LLVM exceptions);
+// go-pdfium, which builds it for WebAssembly, is under the MIT licence.
 package pdfiumwasm
 
 import _ "embed"
