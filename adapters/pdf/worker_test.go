@@ -192,24 +192,29 @@ func TestWorkerEnvironment(t *testing.T) {
 	}
 }
 
-// A worker's standard input and output are not its pipes: a library that
-// prints to standard output cannot corrupt a reply.
-func TestWorkerStandardStreamsAreNotItsPipes(t *testing.T) {
+// oneWorker is a converter with one worker process, which has converted
+// a document, and that worker's process id (Linux: the tests read /proc).
+func oneWorker(t *testing.T) (*Converter, int) {
+	t.Helper()
 	if runtime.GOOS != "linux" {
 		t.Skip("reads /proc")
 	}
 	c := New(Options{Workers: 1, CacheDir: cacheDir, Exec: Executable()})
-	defer c.Close()
+	t.Cleanup(func() { _ = c.Close() })
 	warm(t, c)
-	if _, err := c.Convert(context.Background(), ports.DocumentRequest{Format: ports.DocumentPDF, Body: read(t, "report.pdf")}); err != nil {
-		t.Fatal(err)
-	}
 	pids := c.workerPids()
 	if len(pids) != 1 {
 		t.Fatalf("workers %v, want one", pids)
 	}
+	return c, pids[0]
+}
+
+// A worker's standard input and output are not its pipes: a library that
+// prints to standard output cannot corrupt a reply.
+func TestWorkerStandardStreamsAreNotItsPipes(t *testing.T) {
+	_, pid := oneWorker(t)
 	for fd, want := range map[int]string{0: "/dev/null", 1: "/dev/null", requestFD: "pipe:", replyFD: "pipe:"} {
-		got, err := os.Readlink("/proc/" + strconv.Itoa(pids[0]) + "/fd/" + strconv.Itoa(fd))
+		got, err := os.Readlink("/proc/" + strconv.Itoa(pid) + "/fd/" + strconv.Itoa(fd))
 		if err != nil || !strings.HasPrefix(got, want) {
 			t.Errorf("worker's descriptor %d is %q (%v), want %s", fd, got, err, want)
 		}
@@ -221,16 +226,7 @@ func TestWorkerStandardStreamsAreNotItsPipes(t *testing.T) {
 // gets a new worker. The margin is lowered so that every reading of the
 // worker's memory passes the bound.
 func TestWorkerKilledPastItsMemoryBound(t *testing.T) {
-	if runtime.GOOS != "linux" {
-		t.Skip("reads /proc")
-	}
-	c := New(Options{Workers: 1, CacheDir: cacheDir, Exec: Executable()})
-	defer c.Close()
-	warm(t, c)
-	pids := c.workerPids()
-	if len(pids) != 1 {
-		t.Fatalf("workers %v, want one", pids)
-	}
+	c, pid := oneWorker(t)
 	margin := workerMargin
 	defer func() { workerMargin = margin }()
 	workerMargin = -c.opts.MemoryLimitBytes - 1<<40
@@ -239,13 +235,13 @@ func TestWorkerKilledPastItsMemoryBound(t *testing.T) {
 	if !errors.As(err, &de) || de.Reason != ports.DocumentDamaged || de.Err == nil || !strings.Contains(de.Err.Error(), "MiB, over its") {
 		t.Fatalf("err = %v; want the document failed as damaged for its memory", err)
 	}
-	waitGone(t, pids[0])
+	waitGone(t, pid)
 	workerMargin = margin
 	if _, err := c.Convert(context.Background(), ports.DocumentRequest{Format: ports.DocumentPDF, Body: read(t, "report.pdf")}); err != nil {
 		t.Fatalf("next document: %v", err)
 	}
-	if now := c.workerPids(); len(now) != 1 || now[0] == pids[0] {
-		t.Fatalf("workers %v after %v was killed", now, pids)
+	if now := c.workerPids(); len(now) != 1 || now[0] == pid {
+		t.Fatalf("workers %v after %d was killed", now, pid)
 	}
 }
 
