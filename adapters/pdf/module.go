@@ -267,7 +267,7 @@ func (m *module) textPerRect(tp uint64, chars, n int) ([]run, error) {
 		if m.i32("FPDFText_GetRect", tp, uint64(r), p, p+8, p+16, p+24) == 0 {
 			continue
 		}
-		left, top, right, bot := m.double(0), m.double(1), m.double(2), m.double(3)
+		left, top, right, bot := m.doubles()
 		got := m.i32("FPDFText_GetBoundedText", tp, f64(left), f64(top), f64(right), f64(bot), buf, uint64(units))
 		text := m.utf16At(buf, int(got))
 		// The font of the rectangle: that of a character inside it (all
