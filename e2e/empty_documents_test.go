@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/trawlhq/trawl/testkit/pdftest"
+	"github.com/trawlhq/trawl/testkit/proctest"
 	"github.com/trawlhq/trawl/testkit/sites"
 )
 
@@ -97,24 +98,18 @@ func TestDocumentsWhoseTextDisappearsAreFree(t *testing.T) {
 }
 
 // pdfWorkers are the processes below pid started as PDF workers (their
-// environment names TRAWL_PDF_WORKER). A process's children are listed by
-// the thread that started each, so every thread's list is read.
+// environment names TRAWL_PDF_WORKER).
 func pdfWorkers(pid int) []int {
 	var out []int
-	tasks, _ := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
-	for _, task := range tasks {
-		kids, _ := os.ReadFile(fmt.Sprintf("/proc/%d/task/%s/children", pid, task.Name()))
-		for _, f := range strings.Fields(string(kids)) {
-			env, err := os.ReadFile("/proc/" + f + "/environ")
-			if err != nil {
-				continue
-			}
-			for _, kv := range bytes.Split(env, []byte{0}) {
-				if bytes.HasPrefix(kv, []byte("TRAWL_PDF_WORKER=")) {
-					c, _ := strconv.Atoi(f)
-					out = append(out, c)
-					break
-				}
+	for _, c := range proctest.Children(pid) {
+		env, err := os.ReadFile("/proc/" + strconv.Itoa(c) + "/environ")
+		if err != nil {
+			continue
+		}
+		for _, kv := range bytes.Split(env, []byte{0}) {
+			if bytes.HasPrefix(kv, []byte("TRAWL_PDF_WORKER=")) {
+				out = append(out, c)
+				break
 			}
 		}
 	}

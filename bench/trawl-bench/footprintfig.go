@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/trawlhq/trawl/bench/extractbench"
+	"github.com/trawlhq/trawl/testkit/proctest"
 )
 
 // footprintCalls is how many /v1/content calls the node serves between
@@ -307,19 +308,11 @@ func treePSS(pid int) int64 {
 	return treeSum(pid, func(pid int) int64 { return rollupKB(pid, "Pss") << 10 })
 }
 
-// treeSum adds size over pid and every process below it. A process's
-// children are listed by the thread that started each, so every thread's
-// list is read.
+// treeSum adds size over pid and every process below it.
 func treeSum(pid int, size func(int) int64) int64 {
 	total := size(pid)
-	tasks, _ := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
-	for _, task := range tasks {
-		kids, _ := os.ReadFile(fmt.Sprintf("/proc/%d/task/%s/children", pid, task.Name()))
-		for _, f := range strings.Fields(string(kids)) {
-			if c, err := strconv.Atoi(f); err == nil {
-				total += treeSum(c, size)
-			}
-		}
+	for _, c := range proctest.Children(pid) {
+		total += treeSum(c, size)
 	}
 	return total
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"log"
@@ -10,14 +9,13 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
-	"strconv"
-	"strings"
 	"syscall"
 	"time"
 	"unsafe"
 
 	"github.com/trawlhq/trawl/adapters/pdf"
 	"github.com/trawlhq/trawl/ports"
+	"github.com/trawlhq/trawl/testkit/proctest"
 )
 
 // pdfPairs is how many alternated runs of each tool the medians come from.
@@ -101,26 +99,8 @@ func medianOf(ds []time.Duration) time.Duration {
 // childrenCPU is the CPU time of this process's live children (the PDF
 // worker) so far, from each one's process CPU clock.
 func childrenCPU() time.Duration {
-	ents, err := os.ReadDir("/proc")
-	if err != nil {
-		return 0
-	}
-	self := os.Getpid()
 	var sum time.Duration
-	for _, e := range ents {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		b, err := os.ReadFile("/proc/" + e.Name() + "/stat")
-		if err != nil {
-			continue
-		}
-		// pid (comm) state ppid ...: comm may hold spaces.
-		f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
-		if len(f) < 2 || f[1] != strconv.Itoa(self) {
-			continue
-		}
+	for _, pid := range proctest.Children(os.Getpid()) {
 		// clock_getcpuclockid: the process-wide CPU clock of pid.
 		clock := uintptr((^pid)<<3 | 2)
 		var ts syscall.Timespec
