@@ -107,6 +107,7 @@ type DocumentConfig struct {
 	DocumentTimeout     time.Duration // TRAWL_DOCUMENT_TIMEOUT: conversion time after the fetch
 	DocumentWorkers     int64         // TRAWL_DOCUMENT_WORKERS: PDFs converted at once
 	DocumentMemoryBytes int64         // TRAWL_DOCUMENT_MEMORY_BYTES: memory of one PDF's reader
+	DocumentWarmWorkers int64         // TRAWL_DOCUMENT_WARM_WORKERS: PDF workers kept loaded while idle (0: none)
 }
 
 // MailConfig is the mail settings: how results reach people and programs
@@ -239,6 +240,13 @@ func (c Config) FromEnv(getenv func(string) string) (Config, error) {
 			}
 			*dst = n
 		}
+	}
+	if v := strings.TrimSpace(getenv("TRAWL_DOCUMENT_WARM_WORKERS")); v != "" {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || n < 0 || n > c.DocumentWorkers {
+			return c, fmt.Errorf("TRAWL_DOCUMENT_WARM_WORKERS must be an integer from 0 to TRAWL_DOCUMENT_WORKERS (%d), got %q", c.DocumentWorkers, v)
+		}
+		c.DocumentWarmWorkers = n
 	}
 	for name, dst := range map[string]*time.Duration{"TRAWL_SHUTDOWN_TIMEOUT": &c.Shutdown, "TRAWL_FETCH_TIMEOUT": &c.FetchTimeout, "TRAWL_FETCH_CONNECT_TIMEOUT": &c.FetchConnectTimeout, "TRAWL_SEARCH_TIMEOUT": &c.SearchTimeout, "TRAWL_LLM_TIMEOUT": &c.LLMTimeout,
 		"TRAWL_LINK_TTL": &c.LinkTTL, "TRAWL_BULK_LEASE": &c.BulkLease, "TRAWL_MONITOR_TICK": &c.MonitorTick, "TRAWL_WEBHOOK_TIMEOUT": &c.WebhookTimeout, "TRAWL_WEBHOOK_BACKOFF": &c.WebhookBackoff,

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"strings"
 	"testing"
 	"time"
 )
@@ -21,5 +22,30 @@ func TestDocumentConfig(t *testing.T) {
 	}
 	if _, err := d.FromEnv(func(k string) string { return map[string]string{"TRAWL_DOCUMENT_MAX_PAGES": "0"}[k] }); err == nil {
 		t.Fatal("a zero page limit was accepted")
+	}
+	for _, tc := range []struct {
+		env  map[string]string
+		want int64 // -1: refused
+	}{
+		{map[string]string{}, 0},
+		{map[string]string{"TRAWL_DOCUMENT_WARM_WORKERS": "0"}, 0},
+		{map[string]string{"TRAWL_DOCUMENT_WARM_WORKERS": "1"}, 1},
+		{map[string]string{"TRAWL_DOCUMENT_WARM_WORKERS": "2"}, 2},
+		{map[string]string{"TRAWL_DOCUMENT_WARM_WORKERS": "3"}, -1}, // more than the 2 workers
+		{map[string]string{"TRAWL_DOCUMENT_WARM_WORKERS": "3", "TRAWL_DOCUMENT_WORKERS": "4"}, 3},
+		{map[string]string{"TRAWL_DOCUMENT_WARM_WORKERS": "-1"}, -1},
+		{map[string]string{"TRAWL_DOCUMENT_WARM_WORKERS": "one"}, -1},
+	} {
+		c, err := d.FromEnv(func(k string) string { return tc.env[k] })
+		switch {
+		case tc.want < 0 && err == nil:
+			t.Errorf("%v accepted", tc.env)
+		case tc.want < 0 && !strings.Contains(err.Error(), "TRAWL_DOCUMENT_WARM_WORKERS"):
+			t.Errorf("%v: error %q does not name the setting", tc.env, err)
+		case tc.want >= 0 && err != nil:
+			t.Errorf("%v: %v", tc.env, err)
+		case tc.want >= 0 && c.DocumentWarmWorkers != tc.want:
+			t.Errorf("%v: %d warm workers, want %d", tc.env, c.DocumentWarmWorkers, tc.want)
+		}
 	}
 }

@@ -64,6 +64,7 @@ type Outbound struct {
 	// Rendering says how pages are rendered, for the start-up log.
 	Rendering string
 	pdf       *pdf.Converter
+	warmPDF   bool // TRAWL_DOCUMENT_WARM_WORKERS is set
 	closers   []func()
 }
 
@@ -73,6 +74,14 @@ func (o Outbound) With(clk ports.Clock, payments ports.PaymentProvider, lim port
 	p := o.Outbound
 	p.Clock, p.Payments, p.Limiter = clk, payments, lim
 	return p
+}
+
+// Warm starts what the configuration keeps ready before the first
+// request: the PDF workers kept loaded (TRAWL_DOCUMENT_WARM_WORKERS).
+func (o Outbound) Warm() {
+	if o.pdf != nil && o.warmPDF {
+		o.pdf.Warm()
+	}
 }
 
 // Close releases what the outbound adapters hold (the PDF reader, the
@@ -175,9 +184,12 @@ func NewOutboundWith(c Config, obs Observers, s Seams) (Outbound, error) {
 	// (when its main called pdf.ServeIfWorker; in the process otherwise),
 	// each killed at its document's deadline; a worker loads PDFium as it
 	// starts and exits when idle, so an idle node holds no compiled
-	// reader. The compiled code is kept in the data directory.
+	// reader, unless TRAWL_DOCUMENT_WARM_WORKERS keeps some loaded
+	// (started with the server, Outbound.Warm). The compiled code is kept
+	// in the data directory.
 	out.pdf = pdf.New(pdf.Options{MaxPages: int(c.DocumentMaxPages), Workers: int(c.DocumentWorkers), MemoryLimitBytes: c.DocumentMemoryBytes,
-		CacheDir: filepath.Join(c.DataDir, "pdfium-cache"), Exec: pdf.Executable()})
+		CacheDir: filepath.Join(c.DataDir, "pdfium-cache"), Exec: pdf.Executable(), WarmWorkers: int(c.DocumentWarmWorkers)})
+	out.warmPDF = c.DocumentWarmWorkers > 0
 	out.Documents = map[ports.DocumentFormat]ports.DocumentConverter{ports.DocumentPDF: out.pdf, ports.DocumentDOCX: docx.New(docx.Options{})}
 	hooks, err := webhook.New(f)
 	if err != nil {
@@ -268,7 +280,7 @@ func OutboundModule() fx.Option {
 			}
 			return o, err
 		}),
-		fx.Invoke(func(lc fx.Lifecycle, out Outbound) { lc.Append(fx.StopHook(out.Close)) }))
+		fx.Invoke(func(lc fx.Lifecycle, out Outbound) { lc.Append(fx.StartStopHook(out.Warm, out.Close)) }))
 }
 
 // CoreModule provides the application: the core services every delivery takes.

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/trawlhq/trawl/testkit/pdftest"
 	"github.com/trawlhq/trawl/testkit/proctest"
@@ -114,4 +115,37 @@ func pdfWorkers(pid int) []int {
 		}
 	}
 	return out
+}
+
+// TestWarmPDFWorkerStartsWithTheServer: with TRAWL_DOCUMENT_WARM_WORKERS
+// the server starts a loaded PDF worker before any request, the first PDF
+// is read there, and it stays once the document is done.
+func TestWarmPDFWorkerStartsWithTheServer(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("reads the process tree from /proc")
+	}
+	site := sites.New(t, "docs.test")
+	site.Handle("/short.pdf", "application/pdf", string(pdftest.Build(
+		[]byte("<< /Type /Catalog /Pages 2 0 R >>"),
+		[]byte("<< /Type /Pages /Kids [3 0 R] /Count 1 >>"),
+		[]byte("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 5 0 R /Resources << /Font << /F1 4 0 R >> >> >>"),
+		[]byte("<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>"),
+		pdftest.Stream("BT /F1 12 Tf 72 700 Td (Tide tables for the harbour, read before the first request.) Tj ET"),
+	)))
+	s := startEnv(t, []string{"--data-dir", t.TempDir(), "--resolve", sites.ResolveFlags(site)[0]},
+		[]string{"TRAWL_DOCUMENT_WARM_WORKERS=1", "TRAWL_DOCUMENT_TIMEOUT=3m"})
+	token := tokenRE.FindString(s.stdout.String())
+	var before []int
+	for end := time.Now().Add(3 * time.Minute); len(before) != 1; time.Sleep(50 * time.Millisecond) {
+		if before = pdfWorkers(s.cmd.Process.Pid); time.Now().After(end) {
+			t.Fatalf("PDF workers below the node before any request: %v, want one", before)
+		}
+	}
+	code, m := get(t, s.base+"/v1/content?url=http://docs.test/short.pdf", token)
+	if code != 200 || !strings.Contains(fmt.Sprint(m["markdown"]), "Tide tables for the harbour") {
+		t.Fatalf("content = %d %v", code, m)
+	}
+	if after := pdfWorkers(s.cmd.Process.Pid); len(after) != 1 || after[0] != before[0] {
+		t.Fatalf("PDF workers after the document: %v, want the warm one %v", after, before)
+	}
 }

@@ -65,6 +65,13 @@ type Options struct {
 	// WorkerIdle is how long a worker process waits for a document before
 	// it exits (default a minute).
 	WorkerIdle time.Duration
+	// WarmWorkers is the number of worker processes kept loaded (with
+	// Exec; at most Workers; default 0): Warm starts them, they do not
+	// exit for idleness, and one that dies is replaced. A document then
+	// does not wait for a worker to start and load PDFium (about a quarter
+	// second), after a start or a quiet minute alike; each costs the
+	// memory of a loaded worker at rest (docs/performance-footprint.md).
+	WarmWorkers int
 }
 
 // Converter implements ports.DocumentConverter for PDF.
@@ -108,6 +115,10 @@ func New(o Options) *Converter {
 	if o.WorkerIdle <= 0 {
 		o.WorkerIdle = workerIdle
 	}
+	if o.WarmWorkers < 0 || o.Exec == "" {
+		o.WarmWorkers = 0
+	}
+	o.WarmWorkers = min(o.WarmWorkers, o.Workers)
 	c := &Converter{opts: o, mem: newRegions(), slots: make(chan struct{}, o.Workers), ready: make(chan struct{})}
 	if o.Exec != "" {
 		c.procs = &procs{opts: o, live: map[*proc]struct{}{}}
@@ -116,10 +127,11 @@ func New(o Options) *Converter {
 }
 
 // Warm compiles PDFium in the background, so that the first document does
-// not wait for it. With worker processes it does nothing: a worker loads
-// PDFium as it starts.
+// not wait for it. With worker processes it starts the WarmWorkers, which
+// load PDFium as they start; with none it does nothing.
 func (c *Converter) Warm() {
 	if c.procs != nil {
+		c.procs.keepWarm()
 		return
 	}
 	c.start.Do(func() { go c.init() })

@@ -13,6 +13,7 @@ import (
 	"os/signal"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -192,25 +193,47 @@ type procs struct {
 	opts Options
 	mu   sync.Mutex
 	free []*proc // idle, the most recently used last
-	live map[*proc]struct{}
-	shut bool
+	// loading are warm workers still loading PDFium: a document that
+	// finds no idle worker takes one rather than start another.
+	loading []*proc
+	live    map[*proc]struct{}
+	shut    bool
+	// warming serialises keepWarm, so that two calls do not both start
+	// the missing worker.
+	warming sync.Mutex
 }
 
 // proc is one worker process.
 type proc struct {
-	cmd   *exec.Cmd
-	in    *os.File // the worker's requests pipe (its requestFD)
-	out   *os.File // its replies pipe (its replyFD)
-	w     *bufio.Writer
-	enc   *gob.Encoder
-	dec   *gob.Decoder
-	ready chan error    // the worker's first reply: PDFium loaded, or why not
-	exit  chan struct{} // closed once the process has exited
-	idle  *time.Timer
+	cmd     *exec.Cmd
+	in      *os.File // the worker's requests pipe (its requestFD)
+	out     *os.File // its replies pipe (its replyFD)
+	w       *bufio.Writer
+	enc     *gob.Encoder
+	dec     *gob.Decoder
+	ready   chan struct{} // closed at the worker's first reply: PDFium loaded, or loadErr
+	loadErr error         // why the worker could not load PDFium; set before ready closes
+	exit    chan struct{} // closed once the process has exited
+	idle    *time.Timer
 	// statm is the worker's /proc/<pid>/statm, kept open: its resident
 	// memory is read every rssEvery while it converts, and opening the
-	// file each time cost the node more than reading it.
-	statm *os.File
+	// file each time cost the node more than reading it. statmMu guards
+	// it and gone (the process exited: statm closed for good).
+	statmMu sync.Mutex
+	statm   *os.File
+	gone    bool
+}
+
+// loaded tells a worker that loaded PDFium (a warm worker that exits is
+// replaced only then, so one that cannot load is not started again and
+// again).
+func (p *proc) loaded() bool {
+	select {
+	case <-p.ready:
+		return p.loadErr == nil
+	default:
+		return false
+	}
 }
 
 var errStopped = errors.New("pdf: the worker stopped")
@@ -234,7 +257,7 @@ func (ps *procs) start() (*proc, error) {
 	cmd := exec.Command(ps.opts.Exec)
 	cmd.Env = append(workerEnviron(), workerEnv+"="+string(spec))
 	cmd.ExtraFiles = []*os.File{inR, outW} // the worker's requestFD and replyFD
-	p := &proc{cmd: cmd, in: inW, out: outR, w: bufio.NewWriter(inW), ready: make(chan error, 1), exit: make(chan struct{})}
+	p := &proc{cmd: cmd, in: inW, out: outR, w: bufio.NewWriter(inW), ready: make(chan struct{}), exit: make(chan struct{})}
 	p.enc, p.dec = gob.NewEncoder(p.w), gob.NewDecoder(bufio.NewReader(outR))
 	ps.mu.Lock()
 	if ps.shut {
@@ -256,12 +279,23 @@ func (ps *procs) start() (*proc, error) {
 		close(p.exit)
 		_ = p.in.Close()
 		_ = p.out.Close() // a read still waiting on it ends
+		p.statmMu.Lock()
+		p.gone = true
 		if p.statm != nil {
 			_ = p.statm.Close()
+			p.statm = nil
 		}
+		p.statmMu.Unlock()
 		ps.mu.Lock()
 		delete(ps.live, p)
+		// Died while idle or loading: no longer handed out.
+		ps.free = slices.DeleteFunc(ps.free, func(q *proc) bool { return q == p })
+		ps.loading = slices.DeleteFunc(ps.loading, func(q *proc) bool { return q == p })
+		refill := !ps.shut && p.loaded() && len(ps.live) < ps.opts.WarmWorkers
 		ps.mu.Unlock()
+		if refill {
+			ps.keepWarm()
+		}
 	}()
 	go func() {
 		var r workerReply
@@ -269,9 +303,48 @@ func (ps *procs) start() (*proc, error) {
 		if err == nil && r.Failed {
 			err = errors.New(r.Err)
 		}
-		p.ready <- err
+		p.loadErr = err
+		close(p.ready)
 	}()
 	return p, nil
+}
+
+// keepWarm starts workers until WarmWorkers are live; each joins the idle
+// ones once it has loaded PDFium, and one that cannot load is killed and
+// not replaced.
+func (ps *procs) keepWarm() {
+	ps.warming.Lock()
+	defer ps.warming.Unlock()
+	for {
+		ps.mu.Lock()
+		short := !ps.shut && len(ps.live) < ps.opts.WarmWorkers
+		ps.mu.Unlock()
+		if !short {
+			return
+		}
+		p, err := ps.start()
+		if err != nil {
+			return
+		}
+		ps.mu.Lock()
+		ps.loading = append(ps.loading, p)
+		ps.mu.Unlock()
+		go func() {
+			<-p.ready
+			ps.mu.Lock()
+			n := len(ps.loading)
+			ps.loading = slices.DeleteFunc(ps.loading, func(q *proc) bool { return q == p })
+			taken := len(ps.loading) == n
+			ps.mu.Unlock()
+			switch {
+			case taken: // by a document, which waited for the load
+			case p.loadErr != nil:
+				ps.kill(p)
+			default:
+				ps.put(p)
+			}
+		}()
+	}
 }
 
 // get returns an idle worker, or starts one.
@@ -289,12 +362,18 @@ func (ps *procs) get() (*proc, error) {
 		ps.mu.Unlock()
 		return p, nil
 	}
+	if len(ps.loading) > 0 {
+		p := ps.loading[0]
+		ps.loading = ps.loading[1:]
+		ps.mu.Unlock()
+		return p, nil
+	}
 	ps.mu.Unlock()
 	return ps.start()
 }
 
 // put takes a worker back; it exits if no document comes within the idle
-// period.
+// period, unless it is one of the WarmWorkers kept idle.
 func (ps *procs) put(p *proc) {
 	ps.mu.Lock()
 	defer ps.mu.Unlock()
@@ -306,6 +385,9 @@ func (ps *procs) put(p *proc) {
 	p.idle = time.AfterFunc(ps.opts.WorkerIdle, func() {
 		ps.mu.Lock()
 		defer ps.mu.Unlock()
+		if len(ps.free) <= ps.opts.WarmWorkers {
+			return // kept loaded; taken, it is put back with a new period
+		}
 		for i, q := range ps.free {
 			if q == p {
 				ps.free = append(ps.free[:i], ps.free[i+1:]...)
@@ -381,21 +463,18 @@ func (c *Converter) convertInWorker(ctx context.Context, r ports.DocumentRequest
 	// caller whose time runs out meanwhile leaves it loading, and it
 	// serves the next document; its slot is held until then.
 	select {
-	case err, ok := <-p.ready:
-		if ok && err != nil {
+	case <-p.ready:
+		if p.loadErr != nil {
 			c.procs.kill(p)
 			<-c.slots
-			return ports.Extracted{}, unavailable(ports.DocumentNoReader, err)
-		}
-		if ok {
-			close(p.ready)
+			return ports.Extracted{}, unavailable(ports.DocumentNoReader, p.loadErr)
 		}
 	case <-ctx.Done():
 		go func() {
-			if err := <-p.ready; err != nil {
+			<-p.ready
+			if p.loadErr != nil {
 				c.procs.kill(p)
 			} else {
-				close(p.ready)
 				c.procs.put(p)
 			}
 			<-c.slots
@@ -469,8 +548,19 @@ func (c *Converter) convertInWorker(ctx context.Context, r ports.DocumentRequest
 // program's own pages, which the kernel may drop and read back), 0 when
 // unknown (no /proc, or the process has exited).
 func (p *proc) resident() int64 {
+	p.statmMu.Lock()
+	defer p.statmMu.Unlock()
 	if p.statm == nil {
-		return 0
+		if p.gone || runtime.GOOS != "linux" {
+			return 0
+		}
+		// Not opened at the start (descriptors short for a moment):
+		// tried again, so that the bound is not off for the worker's life.
+		f, err := os.Open("/proc/" + strconv.Itoa(p.cmd.Process.Pid) + "/statm")
+		if err != nil {
+			return 0
+		}
+		p.statm = f
 	}
 	var buf [128]byte
 	n, err := p.statm.ReadAt(buf[:], 0)

@@ -316,3 +316,182 @@ func TestStaleCompiledCodeRemoved(t *testing.T) {
 		t.Fatalf("left %q, want %q", left, want)
 	}
 }
+
+// idleWorkers are the converter's loaded workers waiting for a document.
+func (c *Converter) idleWorkers() []int {
+	c.procs.mu.Lock()
+	defer c.procs.mu.Unlock()
+	var out []int
+	for _, p := range c.procs.free {
+		out = append(out, p.cmd.Process.Pid)
+	}
+	return out
+}
+
+// waitIdleWorkers waits until n loaded workers wait for a document.
+func waitIdleWorkers(t testing.TB, c *Converter, n int) []int {
+	t.Helper()
+	for end := time.Now().Add(time.Minute); ; time.Sleep(10 * time.Millisecond) {
+		if idle := c.idleWorkers(); len(idle) == n {
+			return idle
+		} else if time.Now().After(end) {
+			t.Fatalf("idle workers %v, want %d", idle, n)
+		}
+	}
+}
+
+// Warm workers are loaded before the first document, serve it, outlive
+// the idle period, and are replaced when they die; the others still exit
+// when idle, and Close ends them all.
+func TestWarmWorkers(t *testing.T) {
+	c := New(Options{Workers: 2, WarmWorkers: 1, CacheDir: cacheDir, Exec: Executable(), WorkerIdle: 200 * time.Millisecond})
+	if got := c.workerPids(); len(got) != 0 {
+		t.Fatalf("workers %v before Warm", got)
+	}
+	c.Warm()
+	c.Warm() // a second call starts nothing more
+	waitIdleWorkers(t, c, 1)
+	if all := c.workerPids(); len(all) != 1 {
+		t.Fatalf("workers %v, want one", all)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	// Two documents at once: the warm worker takes one, a second worker
+	// starts for the other and exits once idle.
+	errs := make(chan error, 2)
+	for range 2 {
+		go func() {
+			_, err := c.Convert(ctx, ports.DocumentRequest{Format: ports.DocumentPDF, Body: read(t, "report.pdf")})
+			errs <- err
+		}()
+	}
+	for range 2 {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	time.Sleep(600 * time.Millisecond) // three idle periods
+	now := waitIdleWorkers(t, c, 1)    // the warm one or the other: either may be kept
+	for end := time.Now().Add(5 * time.Second); len(c.workerPids()) != 1; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(end) {
+			t.Fatalf("workers %v once idle, want the warm one", c.workerPids())
+		}
+	}
+	// Killed from outside, the warm worker is replaced without a document.
+	_ = syscall.Kill(now[0], syscall.SIGKILL)
+	waitGone(t, now[0])
+	var next []int
+	for end := time.Now().Add(time.Minute); ; time.Sleep(10 * time.Millisecond) {
+		if next = c.idleWorkers(); len(next) == 1 && next[0] != now[0] {
+			break
+		} else if time.Now().After(end) {
+			t.Fatalf("idle workers %v after %d was killed", next, now[0])
+		}
+	}
+	if _, err := c.Convert(ctx, ports.DocumentRequest{Format: ports.DocumentPDF, Body: read(t, "report.pdf")}); err != nil {
+		t.Fatal(err)
+	}
+	if got := c.workerPids(); len(got) != 1 || got[0] != next[0] {
+		t.Fatalf("workers %v, want the replacement %v", got, next)
+	}
+	c.Close()
+	waitGone(t, next[0])
+}
+
+// A document that comes while the warm worker still loads PDFium waits
+// for it rather than start (and load) a second worker.
+func TestDocumentTakesTheLoadingWarmWorker(t *testing.T) {
+	c := New(Options{Workers: 2, WarmWorkers: 1, CacheDir: cacheDir, Exec: Executable()})
+	defer c.Close()
+	c.Warm()
+	if idle := c.idleWorkers(); len(idle) != 0 {
+		t.Fatalf("idle workers %v at once: the test needs one still loading", idle)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	if _, err := c.Convert(ctx, ports.DocumentRequest{Format: ports.DocumentPDF, Body: read(t, "report.pdf")}); err != nil {
+		t.Fatal(err)
+	}
+	if all := c.workerPids(); len(all) != 1 {
+		t.Fatalf("workers %v, want the warm one only", all)
+	}
+	waitIdleWorkers(t, c, 1)
+}
+
+// A warm worker that cannot load PDFium is not started again and again:
+// a program that exits at once is started once.
+func TestWarmWorkerThatCannotLoadIsNotRestarted(t *testing.T) {
+	dir := t.TempDir()
+	starts := filepath.Join(dir, "starts")
+	prog := filepath.Join(dir, "worker")
+	if err := os.WriteFile(prog, []byte("#!/bin/sh\necho started >> "+starts+"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	c := New(Options{Workers: 2, WarmWorkers: 2, Exec: prog})
+	defer c.Close()
+	c.Warm()
+	time.Sleep(500 * time.Millisecond)
+	b, _ := os.ReadFile(starts)
+	if n := strings.Count(string(b), "started"); n != 2 {
+		t.Fatalf("started %d times, want 2 (once each)", n)
+	}
+	if got := c.workerPids(); len(got) != 0 {
+		t.Fatalf("workers %v left", got)
+	}
+}
+
+// WarmWorkers is bounded by Workers and needs worker processes.
+func TestWarmWorkersOption(t *testing.T) {
+	for _, tc := range []struct {
+		o    Options
+		want int
+	}{
+		{Options{Exec: "/bin/true"}, 0},
+		{Options{Exec: "/bin/true", WarmWorkers: 1}, 1},
+		{Options{Exec: "/bin/true", Workers: 3, WarmWorkers: 5}, 3},
+		{Options{Exec: "/bin/true", WarmWorkers: -1}, 0},
+		{Options{WarmWorkers: 1}, 0}, // in the process: nothing to keep
+	} {
+		if got := New(tc.o).opts.WarmWorkers; got != tc.want {
+			t.Errorf("%+v: WarmWorkers %d, want %d", tc.o, got, tc.want)
+		}
+	}
+}
+
+// A worker whose memory file could not be opened at its start (the node
+// short of descriptors for a moment) is still watched: the file is opened
+// at the next reading; once the worker has exited, nothing is read.
+func TestWorkerMemoryReadWhenItsFileOpensLate(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("reads /proc")
+	}
+	c := New(Options{Workers: 1, CacheDir: cacheDir, Exec: Executable()})
+	defer c.Close()
+	p, err := c.procs.start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-p.ready
+	p.statmMu.Lock()
+	_ = p.statm.Close()
+	p.statm = nil // as if opening it had failed
+	p.statmMu.Unlock()
+	if rss := p.resident(); rss <= 0 {
+		t.Fatalf("resident %d once the file opens again", rss)
+	}
+	c.procs.kill(p)
+	<-p.exit
+	for end := time.Now().Add(5 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		p.statmMu.Lock()
+		gone := p.gone
+		p.statmMu.Unlock()
+		if gone {
+			break
+		} else if time.Now().After(end) {
+			t.Fatal("the exit was not recorded")
+		}
+	}
+	if rss := p.resident(); rss != 0 {
+		t.Fatalf("resident %d after the worker exited", rss)
+	}
+}

@@ -79,6 +79,22 @@ func footprintFigure() {
 			fmt.Printf("%-52s %8.1f MB\n", "  resident a minute later (an idle worker exits)", mb(later))
 		}
 	}
+	// The other choice: one worker kept loaded (TRAWL_DOCUMENT_WARM_WORKERS=1),
+	// started with the server. The first PDF does not wait for a worker to
+	// load PDFium; the node at rest holds that worker.
+	n = startNode(bin, data, site.addr, n.token, "TRAWL_DOCUMENT_WARM_WORKERS=1")
+	rest := settledRSS(n.pid())
+	restPSS := treePSS(n.pid())
+	node := statusKB(n.pid(), "VmRSS") << 10
+	workers := len(proctest.Children(n.pid()))
+	first := n.pdfTime("report.pdf", 1)
+	warm = n.pdfTime("report.pdf", 3)
+	n.stop()
+	if workers != 1 {
+		log.Fatalf("footprint: %d processes below the node at rest with one PDF worker kept loaded, want 1", workers)
+	}
+	fmt.Printf("%-52s %8.1f MB   (the node %.1f MB, its loaded PDF worker %.1f MB; PSS summed %.1f MB)\n", "idle, one PDF worker kept loaded (WARM_WORKERS=1)", mb(rest), mb(node), mb(rest-node), mb(restPSS))
+	fmt.Printf("%-52s %8.0f ms   (%.2fx a warm one, %.0f ms; goal <= 2x)\n", "  first PDF after a restart, report.pdf", ms(first), float64(first)/float64(warm), ms(warm))
 }
 
 func mb(b int64) float64         { return float64(b) / 1e6 }
@@ -136,8 +152,8 @@ type node struct {
 func (n *node) pid() int { return n.cmd.Process.Pid }
 
 // startNode runs `trawl serve` on a free port with the given data
-// directory, reading the token the first start prints.
-func startNode(bin, data, siteAddr, token string) *node {
+// directory and settings (env), reading the token the first start prints.
+func startNode(bin, data, siteAddr, token string, env ...string) *node {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		log.Fatal(err)
@@ -147,6 +163,7 @@ func startNode(bin, data, siteAddr, token string) *node {
 	cmd := exec.Command(bin, "serve", "--addr", addr, "--data-dir", data,
 		"--resolve", "articles.test:80="+siteAddr, "--resolve", "docs.test:80="+siteAddr)
 	cmd.Env = append(os.Environ(), "TRAWL_DOCUMENT_TIMEOUT=10m", `TRAWL_PLANS={"plans":[{"name":"basic"},{"name":"pro"},{"name":"business","per_minute":{"content":1000000}}]}`)
+	cmd.Env = append(cmd.Env, env...)
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		log.Fatal(err)
