@@ -22,9 +22,11 @@ run: build ## Build and start the server at ADDR (127.0.0.1:8080) with SQLite in
 	./bin/trawl serve --addr $(ADDR) --data-dir $(DATA)
 
 .PHONY: test
-test: ## Run every test with the race detector, printed as go test prints it, then list the skipped tests and why (needs a C compiler: the race detector uses cgo; tests whose service or browser is missing skip locally, CI=true makes them fail)
+test: ## Run every test with the race detector, then the PDF reader's again without it (its throughput tests skip under it), printed as go test prints it, then list the skipped tests and why (needs a C compiler: the race detector uses cgo; tests whose service or browser is missing skip locally, CI=true makes them fail)
 	@command -v "$$(go env CC)" >/dev/null 2>&1 || { echo "make test needs a C compiler ($$(go env CC)): the race detector needs cgo. On Debian: apt-get install gcc"; exit 1; }
-	set -o pipefail; go test -race -count=1 -timeout 30m -json ./... | go run ./testkit/cmd/testreport
+	set -o pipefail; { go test -race -count=1 -timeout 30m -json ./...; race=$$?; \
+		go test -count=1 -timeout 30m -json ./adapters/pdf; plain=$$?; \
+		[ $$race = 0 ] && [ $$plain = 0 ]; } | go run ./testkit/cmd/testreport
 
 # The container image: ko builds the static binary (CGO_ENABLED=0, see
 # .ko.yaml) onto a base made here from nothing but /etc/passwd with the

@@ -2,8 +2,11 @@
 // test` prints without -json (each package's closing line, the output of
 // failed tests, build errors), then a summary of the tests that were
 // skipped and why, so a green run cannot hide a test that did not run
-// (a service or a browser missing). It exits 1 when the stream reports a
-// failure. `make test` pipes the test run through it.
+// (a service or a browser missing). A test skipped in one run of the
+// stream and run in another (`make test` runs the PDF reader's throughput
+// tests again without the race detector) is listed apart, as run. It
+// exits 1 when the stream reports a failure. `make test` pipes the test
+// runs through it.
 package main
 
 import (
@@ -46,6 +49,7 @@ func report(in io.Reader, out io.Writer) (failed bool, err error) {
 	w := bufio.NewWriter(out)
 	defer w.Flush()
 	logs := map[string][]string{} // package + test -> its output lines
+	ran := map[string]bool{}      // package + test that passed or failed in a run
 	var skips []skipped
 	sc := bufio.NewScanner(in)
 	sc.Buffer(make([]byte, 1<<20), 64<<20)
@@ -75,6 +79,7 @@ func report(in io.Reader, out io.Writer) (failed bool, err error) {
 			}
 		case e.Action == "fail":
 			failed = true
+			ran[key] = true
 			fmt.Fprint(w, strings.Join(logs[key], ""))
 			delete(logs, key)
 		case e.Action == "skip" && e.Test != "":
@@ -83,6 +88,7 @@ func report(in io.Reader, out io.Writer) (failed bool, err error) {
 			skips = append(skips, skipped{e.Package, e.Test, reason(logs[key])})
 			delete(logs, key)
 		case e.Action == "pass":
+			ran[key] = true
 			delete(logs, key)
 		}
 		if e.Test == "" && (e.Action == "pass" || e.Action == "fail" || e.Action == "skip") {
@@ -96,27 +102,43 @@ func report(in io.Reader, out io.Writer) (failed bool, err error) {
 	if err := sc.Err(); err != nil {
 		return failed, err
 	}
-	if len(skips) == 0 {
-		fmt.Fprintln(w, "\nNo test was skipped.")
-		return failed, nil
-	}
-	// Grouped by reason, in the order the reasons first came.
-	var reasons []string
-	byReason := map[string][]skipped{}
+	var missing, rerun []skipped
 	for _, s := range skips {
-		if _, ok := byReason[s.reason]; !ok {
+		if ran[s.pkg+" "+s.test] {
+			rerun = append(rerun, s)
+		} else {
+			missing = append(missing, s)
+		}
+	}
+	if len(missing) == 0 {
+		fmt.Fprintln(w, "\nNo test was skipped.")
+	} else {
+		byReason(w, fmt.Sprintf("Skipped: %d %s", len(missing), plural(len(missing), "test", "tests")), missing)
+	}
+	if len(rerun) > 0 {
+		byReason(w, fmt.Sprintf("Skipped in one run and run in another: %d %s", len(rerun), plural(len(rerun), "test", "tests")), rerun)
+	}
+	return failed, nil
+}
+
+// byReason prints the title, then the tests grouped by reason, in the
+// order the reasons first came.
+func byReason(w io.Writer, title string, skips []skipped) {
+	var reasons []string
+	group := map[string][]skipped{}
+	for _, s := range skips {
+		if _, ok := group[s.reason]; !ok {
 			reasons = append(reasons, s.reason)
 		}
-		byReason[s.reason] = append(byReason[s.reason], s)
+		group[s.reason] = append(group[s.reason], s)
 	}
-	fmt.Fprintf(w, "\nSkipped: %d %s, by reason:\n", len(skips), plural(len(skips), "test", "tests"))
+	fmt.Fprintf(w, "\n%s, by reason:\n", title)
 	for _, r := range reasons {
 		fmt.Fprintf(w, "  %s\n", r)
-		for _, s := range byReason[r] {
+		for _, s := range group[r] {
 			fmt.Fprintf(w, "    %s %s\n", s.pkg, s.test)
 		}
 	}
-	return failed, nil
 }
 
 // reason is what a skipped test logged: its t.Skip message, without the

@@ -60,3 +60,30 @@ func TestReportAllRan(t *testing.T) {
 		t.Fatalf("failed %v, err %v, output %q", failed, err, out.String())
 	}
 }
+
+// A test skipped in one run (under the race detector) and run in the next
+// is listed apart, as run; a test skipped in both is still skipped.
+func TestReportRerun(t *testing.T) {
+	var out strings.Builder
+	failed, err := report(strings.NewReader(`{"Action":"output","Package":"example.com/pdf","Test":"TestLarge","Output":"    race_on_test.go:11: too slow under the race detector\n"}
+{"Action":"skip","Package":"example.com/pdf","Test":"TestLarge"}
+{"Action":"output","Package":"example.com/pdf","Test":"TestHostile","Output":"    race_on_test.go:11: too slow under the race detector\n"}
+{"Action":"skip","Package":"example.com/pdf","Test":"TestHostile"}
+{"Action":"output","Package":"example.com/pdf","Output":"ok  \texample.com/pdf\t3s\n"}
+{"Action":"pass","Package":"example.com/pdf"}
+{"Action":"pass","Package":"example.com/pdf","Test":"TestLarge"}
+{"Action":"output","Package":"example.com/pdf","Test":"TestHostile","Output":"    hostile_test.go:3: no fixtures\n"}
+{"Action":"skip","Package":"example.com/pdf","Test":"TestHostile"}
+{"Action":"output","Package":"example.com/pdf","Output":"ok  \texample.com/pdf\t9s\n"}
+{"Action":"pass","Package":"example.com/pdf"}
+`), &out)
+	want := "ok  \texample.com/pdf\t3s\nok  \texample.com/pdf\t9s\n" +
+		"\nSkipped: 2 tests, by reason:\n" +
+		"  too slow under the race detector\n    example.com/pdf TestHostile\n" +
+		"  no fixtures\n    example.com/pdf TestHostile\n" +
+		"\nSkipped in one run and run in another: 1 test, by reason:\n" +
+		"  too slow under the race detector\n    example.com/pdf TestLarge\n"
+	if err != nil || failed || out.String() != want {
+		t.Fatalf("failed %v, err %v, got\n%s\nwant\n%s", failed, err, out.String(), want)
+	}
+}
