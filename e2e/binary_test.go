@@ -3,7 +3,6 @@ package e2e
 
 import (
 	"bufio"
-	"bytes"
 	"debug/buildinfo"
 	"encoding/json"
 	"fmt"
@@ -22,6 +21,7 @@ import (
 
 	"github.com/trawlhq/trawl/testkit/fakellm"
 	"github.com/trawlhq/trawl/testkit/fakesearch"
+	"github.com/trawlhq/trawl/testkit/logtest"
 	"github.com/trawlhq/trawl/testkit/pgtest"
 	"github.com/trawlhq/trawl/testkit/sites"
 )
@@ -105,26 +105,9 @@ func freeAddr(t *testing.T) string {
 type server struct {
 	cmd    *exec.Cmd
 	base   string
-	stdout *syncBuffer
-	stderr *syncBuffer
+	stdout *logtest.Buffer
+	stderr *logtest.Buffer
 	done   chan error
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 func start(t *testing.T, store []string) *server {
@@ -139,7 +122,7 @@ func startEnv(t *testing.T, store, env []string) *server {
 	args := append([]string{"serve", "--addr", addr}, store...)
 	cmd := trawl(t, args...)
 	cmd.Env = append(append(os.Environ(), "TRAWL_LOG_FORMAT=json"), env...)
-	s := &server{cmd: cmd, base: "http://" + addr, stdout: &syncBuffer{}, stderr: &syncBuffer{}, done: make(chan error, 1)}
+	s := &server{cmd: cmd, base: "http://" + addr, stdout: &logtest.Buffer{}, stderr: &logtest.Buffer{}, done: make(chan error, 1)}
 	cmd.Stdout, cmd.Stderr = s.stdout, s.stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

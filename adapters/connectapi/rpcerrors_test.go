@@ -9,7 +9,6 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -20,27 +19,13 @@ import (
 	"github.com/trawlhq/trawl/adapters/sqlstore"
 	"github.com/trawlhq/trawl/ports"
 	"github.com/trawlhq/trawl/testkit/apitest"
+	"github.com/trawlhq/trawl/testkit/logtest"
 	"github.com/trawlhq/trawl/testkit/memstore"
 	"github.com/trawlhq/trawl/testkit/mocks"
 )
 
 // logSink collects a server's log lines.
-type logSink struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (l *logSink) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.Write(p)
-}
-
-func (l *logSink) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.String()
-}
+type logSink struct{ logtest.Buffer }
 
 func (l *logSink) logger() *slog.Logger { return slog.New(slog.NewJSONHandler(l, nil)) }
 

@@ -1,12 +1,10 @@
 package httpapi_test
 
 import (
-	"bytes"
 	"errors"
 	"log/slog"
 	"net/http"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/mock"
@@ -17,26 +15,10 @@ import (
 	"github.com/trawlhq/trawl/core/ratelimit"
 	"github.com/trawlhq/trawl/ports"
 	"github.com/trawlhq/trawl/testkit/apitest"
+	"github.com/trawlhq/trawl/testkit/logtest"
 	"github.com/trawlhq/trawl/testkit/memstore"
 	"github.com/trawlhq/trawl/testkit/mocks"
 )
-
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.String()
-}
 
 // TestEveryServerErrorIsLogged: each 500 the JSON API answers is logged
 // with its cause and the request id: internal errors, panics, and errors of
@@ -44,7 +26,7 @@ func (l *lockedBuffer) String() string {
 func TestEveryServerErrorIsLogged(t *testing.T) {
 	pay := mocks.NewPaymentProvider(t)
 	pay.EXPECT().CreateCheckout(mock.Anything, mock.Anything).Return(ports.Checkout{}, errors.New("dial tcp 10.0.0.7:443: provider refused"))
-	var logs lockedBuffer
+	var logs logtest.Buffer
 	e := apitest.Start(t, memstore.New(), apitest.Options{Payments: pay, Logger: slog.New(slog.NewJSONHandler(&logs, nil)), Mount: func(a *httpapi.API, _ *apitest.Env) {
 		a.Billed("GET /v1/test-panic", ratelimit.Content, func(*http.Request, credits.Call) (int, any, credits.Receipt, error) { panic("kaboom cause") })
 		a.Billed("GET /v1/test-odd-kind", ratelimit.Content, func(*http.Request, credits.Call) (int, any, credits.Receipt, error) {

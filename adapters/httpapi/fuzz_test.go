@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/trawlhq/trawl/testkit/apitest"
+	"github.com/trawlhq/trawl/testkit/logtest"
 	"github.com/trawlhq/trawl/testkit/memstore"
 )
 
@@ -25,7 +26,7 @@ var wildcard = regexp.MustCompile(`\{[^}]*\}`)
 // the JSON API registers, through the real router and middleware: no
 // request may panic, answer 500, or show internals.
 func FuzzREST(f *testing.F) {
-	var logs lockedBuffer
+	var logs logtest.Buffer
 	e := apitest.Start(f, memstore.New(), apitest.Options{NoWorker: true, Logger: slog.New(slog.NewJSONHandler(&logs, nil))})
 	_, tok := e.Account("fuzz@example.com", "business")
 	var routes []string // "METHOD /path"
