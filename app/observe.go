@@ -24,6 +24,9 @@ import (
 type Observers struct {
 	Metrics *metrics.Metrics
 	Tracing *oteltrace.Tracing
+	// Logger takes what an adapter does on its own, outside a request
+	// (a PDF worker kept loaded that cannot start); nil: not logged.
+	Logger *slog.Logger
 }
 
 // Fetcher counts and spans every fetch of f, streamed ones included.
@@ -86,7 +89,9 @@ func MetricsModule() fx.Option {
 			}
 			return metrics.New()
 		}),
-		fx.Provide(func(m *metrics.Metrics, t *oteltrace.Tracing) Observers { return Observers{Metrics: m, Tracing: t} }),
+		fx.Provide(func(m *metrics.Metrics, t *oteltrace.Tracing, log *slog.Logger) Observers {
+			return Observers{Metrics: m, Tracing: t, Logger: log}
+		}),
 		fx.Invoke(serveMetrics),
 	)
 }

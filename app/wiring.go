@@ -187,9 +187,12 @@ func NewOutboundWith(c Config, obs Observers, s Seams) (Outbound, error) {
 	// reader, unless TRAWL_DOCUMENT_WARM_WORKERS keeps some loaded
 	// (started with the server, Outbound.Warm). The compiled code is kept
 	// in the data directory.
+	exe := pdf.Executable()
 	out.pdf = pdf.New(pdf.Options{MaxPages: int(c.DocumentMaxPages), Workers: int(c.DocumentWorkers), MemoryLimitBytes: c.DocumentMemoryBytes,
-		CacheDir: filepath.Join(c.DataDir, "pdfium-cache"), Exec: pdf.Executable(), WarmWorkers: int(c.DocumentWarmWorkers)})
-	out.warmPDF = c.DocumentWarmWorkers > 0
+		CacheDir: filepath.Join(c.DataDir, "pdfium-cache"), Exec: exe, WarmWorkers: int(c.DocumentWarmWorkers), Logger: obs.Logger})
+	// Kept loaded only in workers: a program that is not one (PDFium in
+	// the process) does not compile it at start for the setting.
+	out.warmPDF = c.DocumentWarmWorkers > 0 && exe != ""
 	out.Documents = map[ports.DocumentFormat]ports.DocumentConverter{ports.DocumentPDF: out.pdf, ports.DocumentDOCX: docx.New(docx.Options{})}
 	hooks, err := webhook.New(f)
 	if err != nil {

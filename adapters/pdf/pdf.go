@@ -18,6 +18,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -72,6 +73,10 @@ type Options struct {
 	// second), after a start or a quiet minute alike; each costs the
 	// memory of a loaded worker at rest (docs/performance-footprint.md).
 	WarmWorkers int
+	// Logger takes what the converter does on its own: a worker kept
+	// loaded that cannot start or load PDFium, or dies without a
+	// document; nil: not logged.
+	Logger *slog.Logger `json:"-"`
 }
 
 // Converter implements ports.DocumentConverter for PDF.

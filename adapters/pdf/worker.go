@@ -201,7 +201,15 @@ type procs struct {
 	// warming serialises keepWarm, so that two calls do not both start
 	// the missing worker.
 	warming sync.Mutex
+	// backoff is the wait before a worker kept loaded that died without
+	// a document is started again (doubled each time, up to a minute;
+	// back to none once a worker converts a document): one that an
+	// out-of-memory killer ends as it loads does not take a core.
+	backoff time.Duration
 }
+
+// The bounds of procs.backoff.
+const firstBackoff, maxBackoff = time.Second, time.Minute
 
 // proc is one worker process.
 type proc struct {
@@ -222,6 +230,9 @@ type proc struct {
 	statmMu sync.Mutex
 	statm   *os.File
 	gone    bool
+	// served says the worker converted a document (guarded by the
+	// procs' mu).
+	served bool
 }
 
 // loaded tells a worker that loaded PDFium (a warm worker that exits is
@@ -292,9 +303,19 @@ func (ps *procs) start() (*proc, error) {
 		ps.free = slices.DeleteFunc(ps.free, func(q *proc) bool { return q == p })
 		ps.loading = slices.DeleteFunc(ps.loading, func(q *proc) bool { return q == p })
 		refill := !ps.shut && p.loaded() && len(ps.live) < ps.opts.WarmWorkers
+		var wait time.Duration
+		if refill && !p.served {
+			wait = ps.backoff
+			ps.backoff = min(max(2*ps.backoff, firstBackoff), maxBackoff)
+		}
 		ps.mu.Unlock()
-		if refill {
+		switch {
+		case !refill:
+		case wait == 0:
 			ps.keepWarm()
+		default:
+			ps.logWarn("a PDF worker kept loaded exited without a document; starting another", "after", wait)
+			time.AfterFunc(wait, ps.keepWarm)
 		}
 	}()
 	go func() {
@@ -324,6 +345,9 @@ func (ps *procs) keepWarm() {
 		}
 		p, err := ps.start()
 		if err != nil {
+			if !errors.Is(err, errClosed) {
+				ps.logWarn("a PDF worker kept loaded could not start", "err", err)
+			}
 			return
 		}
 		ps.mu.Lock()
@@ -340,6 +364,9 @@ func (ps *procs) keepWarm() {
 			case taken: // by a document, which waited for the load
 			case p.loadErr != nil:
 				ps.kill(p)
+				if !ps.closing() {
+					ps.logWarn("a PDF worker kept loaded could not load PDFium; the next document starts one", "err", p.loadErr)
+				}
 			default:
 				ps.put(p)
 			}
@@ -381,6 +408,11 @@ func (ps *procs) put(p *proc) {
 		p.stop()
 		return
 	}
+	select {
+	case <-p.exit:
+		return // died since its reply: its exit has been handled
+	default:
+	}
 	ps.free = append(ps.free, p)
 	p.idle = time.AfterFunc(ps.opts.WorkerIdle, func() {
 		ps.mu.Lock()
@@ -396,6 +428,22 @@ func (ps *procs) put(p *proc) {
 			}
 		}
 	})
+}
+
+// served records that p converted a document (a reply came): workers
+// kept loaded work, and one that dies is started again at once.
+func (ps *procs) served(p *proc) {
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	p.served = true
+	ps.backoff = 0
+}
+
+// logWarn logs what the workers do on their own, when a logger is set.
+func (ps *procs) logWarn(msg string, args ...any) {
+	if ps.opts.Logger != nil {
+		ps.opts.Logger.Warn(msg, args...)
+	}
 }
 
 // stop closes an idle worker's input: it exits on its own.
@@ -513,6 +561,7 @@ func (c *Converter) convertInWorker(ctx context.Context, r ports.DocumentRequest
 				// died of the document.
 				return ports.Extracted{}, unavailable(ports.DocumentDamaged, fmt.Errorf("%w: %v", errStopped, err))
 			}
+			c.procs.served(p)
 			c.procs.put(p)
 			if reply.Failed {
 				var err error

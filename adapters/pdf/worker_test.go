@@ -1,8 +1,11 @@
 package pdf
 
 import (
+	"bytes"
 	"context"
+	"encoding/gob"
 	"errors"
+	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,6 +20,7 @@ import (
 	"github.com/trawlhq/trawl/core/content"
 	"github.com/trawlhq/trawl/core/failure"
 	"github.com/trawlhq/trawl/ports"
+	"github.com/trawlhq/trawl/testkit/logtest"
 )
 
 // workerPids are the converter's live worker processes.
@@ -419,7 +423,7 @@ func TestDocumentTakesTheLoadingWarmWorker(t *testing.T) {
 }
 
 // A warm worker that cannot load PDFium is not started again and again:
-// a program that exits at once is started once.
+// a program that exits at once is started once, and the node says so.
 func TestWarmWorkerThatCannotLoadIsNotRestarted(t *testing.T) {
 	dir := t.TempDir()
 	starts := filepath.Join(dir, "starts")
@@ -427,17 +431,69 @@ func TestWarmWorkerThatCannotLoadIsNotRestarted(t *testing.T) {
 	if err := os.WriteFile(prog, []byte("#!/bin/sh\necho started >> "+starts+"\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	c := New(Options{Workers: 2, WarmWorkers: 2, Exec: prog})
+	var logs logtest.Buffer
+	c := New(Options{Workers: 2, WarmWorkers: 2, Exec: prog, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
 	defer c.Close()
 	c.Warm()
-	time.Sleep(500 * time.Millisecond)
-	b, _ := os.ReadFile(starts)
-	if n := strings.Count(string(b), "started"); n != 2 {
+	for end := time.Now().Add(time.Minute); countLines(starts) < 2 || len(c.workerPids()) > 0 || strings.Count(logs.String(), "could not load PDFium") < 2; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(end) {
+			t.Fatalf("started %d times, workers %v, logged %q", countLines(starts), c.workerPids(), logs.String())
+		}
+	}
+	time.Sleep(300 * time.Millisecond)
+	if n := countLines(starts); n != 2 {
 		t.Fatalf("started %d times, want 2 (once each)", n)
 	}
-	if got := c.workerPids(); len(got) != 0 {
-		t.Fatalf("workers %v left", got)
+}
+
+// A warm worker that loads and then dies without a document (an
+// out-of-memory killer at its load) is started again at once, then after
+// a wait that doubles: not in a loop that takes a core.
+func TestWarmWorkerThatDiesAfterLoadingBacksOff(t *testing.T) {
+	dir := t.TempDir()
+	var reply bytes.Buffer
+	if err := gob.NewEncoder(&reply).Encode(workerReply{}); err != nil {
+		t.Fatal(err)
 	}
+	loaded := filepath.Join(dir, "loaded")
+	if err := os.WriteFile(loaded, reply.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	starts := filepath.Join(dir, "starts")
+	prog := filepath.Join(dir, "worker")
+	// Says it loaded PDFium on its replies pipe, then exits.
+	script := "#!/bin/sh\necho started >> " + starts + "\ncat " + loaded + " >&4\nsleep 0.05\n"
+	if err := os.WriteFile(prog, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var logs logtest.Buffer
+	c := New(Options{Workers: 1, WarmWorkers: 1, Exec: prog, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+	defer c.Close()
+	begin := time.Now()
+	c.Warm()
+	// The first death is replaced at once, the second after a second.
+	for end := time.Now().Add(time.Minute); countLines(starts) < 3; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(end) {
+			t.Fatalf("started %d times in a minute", countLines(starts))
+		}
+	}
+	if took := time.Since(begin); took < firstBackoff {
+		t.Fatalf("three starts in %v: no wait before the third", took)
+	}
+	// The next wait is two seconds.
+	time.Sleep(firstBackoff + firstBackoff/2)
+	if n := countLines(starts); n != 3 {
+		t.Fatalf("started %d times within the second wait, want 3", n)
+	}
+	if !strings.Contains(logs.String(), "exited without a document") {
+		t.Fatalf("nothing logged: %q", logs.String())
+	}
+}
+
+// countLines counts the lines of a file (0 when it does not exist).
+func countLines(path string) int {
+	b, _ := os.ReadFile(path)
+	return bytes.Count(b, []byte("\n"))
 }
 
 // WarmWorkers is bounded by Workers and needs worker processes.
