@@ -230,9 +230,10 @@ type proc struct {
 	statmMu sync.Mutex
 	statm   *os.File
 	gone    bool
-	// served says the worker converted a document (guarded by the
-	// procs' mu).
-	served bool
+	// given says the worker was given a document (guarded by the procs'
+	// mu): one that dies after that, of the document or at its deadline,
+	// is replaced at once.
+	given bool
 }
 
 // loaded tells a worker that loaded PDFium (a warm worker that exits is
@@ -289,6 +290,13 @@ func (ps *procs) start() (*proc, error) {
 		_ = cmd.Wait()
 		close(p.exit)
 		_ = p.in.Close()
+		// A worker that wrote its first reply and exited at once: the
+		// reply is read before the pipe closes, so that the worker counts
+		// as loaded (its write end closed with it: the read ends now).
+		select {
+		case <-p.ready:
+		case <-time.After(time.Second):
+		}
 		_ = p.out.Close() // a read still waiting on it ends
 		p.statmMu.Lock()
 		p.gone = true
@@ -304,7 +312,7 @@ func (ps *procs) start() (*proc, error) {
 		ps.loading = slices.DeleteFunc(ps.loading, func(q *proc) bool { return q == p })
 		refill := !ps.shut && p.loaded() && len(ps.live) < ps.opts.WarmWorkers
 		var wait time.Duration
-		if refill && !p.served {
+		if refill && !p.given {
 			wait = ps.backoff
 			ps.backoff = min(max(2*ps.backoff, firstBackoff), maxBackoff)
 		}
@@ -314,7 +322,7 @@ func (ps *procs) start() (*proc, error) {
 		case wait == 0:
 			ps.keepWarm()
 		default:
-			ps.logWarn("a PDF worker kept loaded exited without a document; starting another", "after", wait)
+			ps.logWarn("a PDF worker kept loaded exited before any document; starting another", "after", wait)
 			time.AfterFunc(wait, ps.keepWarm)
 		}
 	}()
@@ -336,13 +344,13 @@ func (ps *procs) start() (*proc, error) {
 func (ps *procs) keepWarm() {
 	ps.warming.Lock()
 	defer ps.warming.Unlock()
-	for {
-		ps.mu.Lock()
-		short := !ps.shut && len(ps.live) < ps.opts.WarmWorkers
-		ps.mu.Unlock()
-		if !short {
-			return
-		}
+	// Counted once: a worker that exits while the others start is not
+	// replaced here (its own exit decides), so a program that fails at
+	// once is not started in a loop.
+	ps.mu.Lock()
+	need := ps.opts.WarmWorkers - len(ps.live)
+	ps.mu.Unlock()
+	for range need {
 		p, err := ps.start()
 		if err != nil {
 			if !errors.Is(err, errClosed) {
@@ -430,12 +438,19 @@ func (ps *procs) put(p *proc) {
 	})
 }
 
-// served records that p converted a document (a reply came): workers
-// kept loaded work, and one that dies is started again at once.
-func (ps *procs) served(p *proc) {
+// give records that p is given a document: if it dies now, it died of
+// the document or at its deadline, not as it loaded.
+func (ps *procs) give(p *proc) {
 	ps.mu.Lock()
 	defer ps.mu.Unlock()
-	p.served = true
+	p.given = true
+}
+
+// served records a worker's reply to a document: workers load and work,
+// and the wait before replacing one that dies unused is back to none.
+func (ps *procs) served() {
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
 	ps.backoff = 0
 }
 
@@ -530,6 +545,7 @@ func (c *Converter) convertInWorker(ctx context.Context, r ports.DocumentRequest
 		return ports.Extracted{}, timeout(ctx)
 	}
 	defer func() { <-c.slots }()
+	c.procs.give(p)
 	base := p.resident()
 	done := make(chan error, 1)
 	var reply workerReply
@@ -561,7 +577,7 @@ func (c *Converter) convertInWorker(ctx context.Context, r ports.DocumentRequest
 				// died of the document.
 				return ports.Extracted{}, unavailable(ports.DocumentDamaged, fmt.Errorf("%w: %v", errStopped, err))
 			}
-			c.procs.served(p)
+			c.procs.served()
 			c.procs.put(p)
 			if reply.Failed {
 				var err error

@@ -485,8 +485,33 @@ func TestWarmWorkerThatDiesAfterLoadingBacksOff(t *testing.T) {
 	if n := countLines(starts); n != 3 {
 		t.Fatalf("started %d times within the second wait, want 3", n)
 	}
-	if !strings.Contains(logs.String(), "exited without a document") {
+	if !strings.Contains(logs.String(), "exited before any document") {
 		t.Fatalf("nothing logged: %q", logs.String())
+	}
+}
+
+// A warm worker killed at a document's deadline died of the document, not
+// as it loaded: it is replaced at once, whatever wait earlier deaths set.
+func TestWarmWorkerKilledAtADeadlineIsReplacedAtOnce(t *testing.T) {
+	c := New(Options{Workers: 1, WarmWorkers: 1, CacheDir: cacheDir, Exec: Executable()})
+	defer c.Close()
+	c.Warm()
+	first := waitIdleWorkers(t, c, 1)
+	c.procs.mu.Lock()
+	c.procs.backoff = maxBackoff // as after deaths before any document
+	c.procs.mu.Unlock()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Millisecond)
+	defer cancel()
+	if _, err := c.Convert(ctx, ports.DocumentRequest{Format: ports.DocumentPDF, Body: read(t, "large.pdf")}); err == nil {
+		t.Skip("large.pdf converted within 30 ms: no deadline to kill at")
+	}
+	waitGone(t, first[0])
+	for end := time.Now().Add(maxBackoff / 2); ; time.Sleep(10 * time.Millisecond) {
+		if idle := c.idleWorkers(); len(idle) == 1 && idle[0] != first[0] {
+			return
+		} else if time.Now().After(end) {
+			t.Fatalf("idle workers %v half a minute after %d was killed at a deadline", idle, first[0])
+		}
 	}
 }
 
