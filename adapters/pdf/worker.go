@@ -223,10 +223,11 @@ type proc struct {
 	loadErr error         // why the worker could not load PDFium; set before ready closes
 	exit    chan struct{} // closed once the process has exited
 	idle    *time.Timer
-	// statm is the worker's /proc/<pid>/statm, kept open: its resident
-	// memory is read every rssEvery while it converts, and opening the
-	// file each time cost the node more than reading it. statmMu guards
-	// it and gone (the process exited: statm closed for good).
+	// statm is the worker's /proc/<pid>/statm, opened at the first
+	// reading and kept open: its resident memory is read every rssEvery
+	// while it converts, and opening the file each time cost the node
+	// more than reading it. statmMu guards it and gone (the process
+	// exited: statm closed for good).
 	statmMu sync.Mutex
 	statm   *os.File
 	gone    bool
@@ -276,7 +277,6 @@ func (ps *procs) start() (*proc, error) {
 		err = errClosed
 	} else if err = cmd.Start(); err == nil {
 		ps.live[p] = struct{}{}
-		p.statm, _ = os.Open("/proc/" + strconv.Itoa(cmd.Process.Pid) + "/statm")
 	}
 	ps.mu.Unlock()
 	inR.Close()
@@ -364,10 +364,12 @@ func (ps *procs) keepWarm() {
 		go func() {
 			<-p.ready
 			ps.mu.Lock()
-			n := len(ps.loading)
-			ps.loading = slices.DeleteFunc(ps.loading, func(q *proc) bool { return q == p })
-			taken := len(ps.loading) == n
+			i := slices.Index(ps.loading, p)
+			if i >= 0 {
+				ps.loading = slices.Delete(ps.loading, i, i+1)
+			}
 			ps.mu.Unlock()
+			taken := i < 0
 			switch {
 			case taken: // by a document, which waited for the load
 			case p.loadErr != nil:
@@ -619,8 +621,9 @@ func (p *proc) resident() int64 {
 		if p.gone || runtime.GOOS != "linux" {
 			return 0
 		}
-		// Not opened at the start (descriptors short for a moment):
-		// tried again, so that the bound is not off for the worker's life.
+		// Opened at the first reading; one that fails (descriptors short
+		// for a moment) is tried again at the next, so that the bound is
+		// not off for the worker's life.
 		f, err := os.Open("/proc/" + strconv.Itoa(p.cmd.Process.Pid) + "/statm")
 		if err != nil {
 			return 0

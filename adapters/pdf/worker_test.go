@@ -539,9 +539,9 @@ func TestWarmWorkersOption(t *testing.T) {
 	}
 }
 
-// A worker whose memory file could not be opened at its start (the node
-// short of descriptors for a moment) is still watched: the file is opened
-// at the next reading; once the worker has exited, nothing is read.
+// A worker whose memory file could not be opened (the node short of
+// descriptors for a moment) is still watched: the file is opened at the
+// next reading; once the worker has exited, nothing is read.
 func TestWorkerMemoryReadWhenItsFileOpensLate(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("reads /proc")
@@ -553,6 +553,9 @@ func TestWorkerMemoryReadWhenItsFileOpensLate(t *testing.T) {
 		t.Fatal(err)
 	}
 	<-p.ready
+	if rss := p.resident(); rss <= 0 {
+		t.Fatalf("resident %d at the first reading", rss)
+	}
 	p.statmMu.Lock()
 	_ = p.statm.Close()
 	p.statm = nil // as if opening it had failed
