@@ -307,9 +307,10 @@ func (ps *procs) start() (*proc, error) {
 		p.statmMu.Unlock()
 		ps.mu.Lock()
 		delete(ps.live, p)
-		// Died while idle or loading: no longer handed out.
+		// Died while idle: no longer handed out. One still loading is left
+		// to its keepWarm, which tells a worker taken by a document from
+		// one that could not load by finding it in loading.
 		ps.free = slices.DeleteFunc(ps.free, func(q *proc) bool { return q == p })
-		ps.loading = slices.DeleteFunc(ps.loading, func(q *proc) bool { return q == p })
 		refill := !ps.shut && p.loaded() && len(ps.live) < ps.opts.WarmWorkers
 		var wait time.Duration
 		if refill && !p.given {
