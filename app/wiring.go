@@ -64,7 +64,6 @@ type Outbound struct {
 	// Rendering says how pages are rendered, for the start-up log.
 	Rendering string
 	pdf       *pdf.Converter
-	warmPDF   bool // TRAWL_DOCUMENT_WARM_WORKERS is set
 	closers   []func()
 }
 
@@ -79,8 +78,8 @@ func (o Outbound) With(clk ports.Clock, payments ports.PaymentProvider, lim port
 // Warm starts what the configuration keeps ready before the first
 // request: the PDF workers kept loaded (TRAWL_DOCUMENT_WARM_WORKERS).
 func (o Outbound) Warm() {
-	if o.pdf != nil && o.warmPDF {
-		o.pdf.Warm()
+	if o.pdf != nil {
+		o.pdf.KeepWarm()
 	}
 }
 
@@ -187,12 +186,8 @@ func NewOutboundWith(c Config, obs Observers, s Seams) (Outbound, error) {
 	// reader, unless TRAWL_DOCUMENT_WARM_WORKERS keeps some loaded
 	// (started with the server, Outbound.Warm). The compiled code is kept
 	// in the data directory.
-	exe := pdf.Executable()
 	out.pdf = pdf.New(pdf.Options{MaxPages: int(c.DocumentMaxPages), Workers: int(c.DocumentWorkers), MemoryLimitBytes: c.DocumentMemoryBytes,
-		CacheDir: filepath.Join(c.DataDir, "pdfium-cache"), Exec: exe, WarmWorkers: int(c.DocumentWarmWorkers), Logger: obs.Logger})
-	// Kept loaded only in workers: a program that is not one (PDFium in
-	// the process) does not compile it at start for the setting.
-	out.warmPDF = c.DocumentWarmWorkers > 0 && exe != ""
+		CacheDir: filepath.Join(c.DataDir, "pdfium-cache"), Exec: pdf.Executable(), WarmWorkers: int(c.DocumentWarmWorkers), Logger: obs.Logger})
 	out.Documents = map[ports.DocumentFormat]ports.DocumentConverter{ports.DocumentPDF: out.pdf, ports.DocumentDOCX: docx.New(docx.Options{})}
 	hooks, err := webhook.New(f)
 	if err != nil {

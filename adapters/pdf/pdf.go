@@ -67,7 +67,7 @@ type Options struct {
 	// it exits (default a minute).
 	WorkerIdle time.Duration
 	// WarmWorkers is the number of worker processes kept loaded (with
-	// Exec; at most Workers; default 0): Warm starts them, they do not
+	// Exec; at most Workers; default 0): KeepWarm starts them, they do not
 	// exit for idleness, and one that dies is replaced. A document then
 	// does not wait for a worker to start and load PDFium (about a quarter
 	// second), after a start or a quiet minute alike; each costs the
@@ -132,14 +132,21 @@ func New(o Options) *Converter {
 }
 
 // Warm compiles PDFium in the background, so that the first document does
-// not wait for it. With worker processes it starts the WarmWorkers, which
-// load PDFium as they start; with none it does nothing.
+// not wait for it. With worker processes it does nothing: a worker loads
+// PDFium as it starts.
 func (c *Converter) Warm() {
 	if c.procs != nil {
-		c.procs.keepWarm()
 		return
 	}
 	c.start.Do(func() { go c.init() })
+}
+
+// KeepWarm starts the WarmWorkers, which load PDFium before any document
+// comes; with none (or PDFium in the process) it does nothing.
+func (c *Converter) KeepWarm() {
+	if c.procs != nil {
+		c.procs.keepWarm()
+	}
 }
 
 func (c *Converter) init() {

@@ -352,8 +352,8 @@ func TestWarmWorkers(t *testing.T) {
 	if got := c.workerPids(); len(got) != 0 {
 		t.Fatalf("workers %v before Warm", got)
 	}
-	c.Warm()
-	c.Warm() // a second call starts nothing more
+	c.KeepWarm()
+	c.KeepWarm() // a second call starts nothing more
 	waitIdleWorkers(t, c, 1)
 	if all := c.workerPids(); len(all) != 1 {
 		t.Fatalf("workers %v, want one", all)
@@ -407,7 +407,7 @@ func TestWarmWorkers(t *testing.T) {
 func TestDocumentTakesTheLoadingWarmWorker(t *testing.T) {
 	c := New(Options{Workers: 2, WarmWorkers: 1, CacheDir: cacheDir, Exec: Executable()})
 	defer c.Close()
-	c.Warm()
+	c.KeepWarm()
 	if idle := c.idleWorkers(); len(idle) != 0 {
 		t.Fatalf("idle workers %v at once: the test needs one still loading", idle)
 	}
@@ -434,7 +434,7 @@ func TestWarmWorkerThatCannotLoadIsNotRestarted(t *testing.T) {
 	var logs logtest.Buffer
 	c := New(Options{Workers: 2, WarmWorkers: 2, Exec: prog, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
 	defer c.Close()
-	c.Warm()
+	c.KeepWarm()
 	for end := time.Now().Add(time.Minute); countLines(starts) < 2 || len(c.workerPids()) > 0 || strings.Count(logs.String(), "could not load PDFium") < 2; time.Sleep(10 * time.Millisecond) {
 		if time.Now().After(end) {
 			t.Fatalf("started %d times, workers %v, logged %q", countLines(starts), c.workerPids(), logs.String())
@@ -470,7 +470,7 @@ func TestWarmWorkerThatDiesAfterLoadingBacksOff(t *testing.T) {
 	c := New(Options{Workers: 1, WarmWorkers: 1, Exec: prog, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
 	defer c.Close()
 	begin := time.Now()
-	c.Warm()
+	c.KeepWarm()
 	// The first death is replaced at once, the second after a second.
 	for end := time.Now().Add(time.Minute); countLines(starts) < 3; time.Sleep(10 * time.Millisecond) {
 		if time.Now().After(end) {
@@ -495,7 +495,7 @@ func TestWarmWorkerThatDiesAfterLoadingBacksOff(t *testing.T) {
 func TestWarmWorkerKilledAtADeadlineIsReplacedAtOnce(t *testing.T) {
 	c := New(Options{Workers: 1, WarmWorkers: 1, CacheDir: cacheDir, Exec: Executable()})
 	defer c.Close()
-	c.Warm()
+	c.KeepWarm()
 	first := waitIdleWorkers(t, c, 1)
 	c.procs.mu.Lock()
 	c.procs.backoff = maxBackoff // as after deaths before any document
