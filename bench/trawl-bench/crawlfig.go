@@ -155,7 +155,13 @@ func crawlTrawl(pair int) (float64, int) {
 	for {
 		st, err := svc.Crawl.Status(ctx, acct.ID, ack.CrawlID)
 		if err == nil && (st.Status == "completed" || st.Status == "failed" || st.Status == "cancelled") {
-			return float64(st.Counts.Succeeded) / time.Since(start).Seconds(), st.Counts.Succeeded
+			// The crawl's own end, not the poll that saw it: a poll every
+			// 250 ms would round a 4 s crawl up by 3 % on average.
+			end := time.Now()
+			if st.CompletedAt != nil && st.CompletedAt.Before(end) {
+				end = *st.CompletedAt
+			}
+			return float64(st.Counts.Succeeded) / end.Sub(start).Seconds(), st.Counts.Succeeded
 		}
 		// The status counts the whole frontier: asked rarely, so that the
 		// figure is the crawl's and not the polling's.
