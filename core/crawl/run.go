@@ -142,6 +142,11 @@ type run struct {
 	// writes are the pages' outcomes on their way to the finisher, which
 	// writes those that wait together in one transaction (see finisher).
 	writes chan pageWrite
+	// pending counts the pages handed to the finisher whose commit and
+	// what follows it (their event, or their refusal written) are not
+	// done yet; wake tells the loop a commit freed the frontier.
+	pending sync.WaitGroup
+	wake    chan struct{}
 }
 
 // RunJob runs a claimed crawl until its frontier is done, its limit is
@@ -256,6 +261,7 @@ func (cr *run) loop(stop, work context.Context) (cancelled bool, err error) {
 	var wg sync.WaitGroup
 	cr.writes = make(chan pageWrite, r.opts.Concurrency)
 	wake := make(chan struct{}, r.opts.Concurrency)
+	cr.wake = wake
 	written := make(chan struct{})
 	go func() {
 		defer close(written)
@@ -284,6 +290,7 @@ func (cr *run) loop(stop, work context.Context) (cancelled bool, err error) {
 	defer func() {
 		close(pages)
 		wg.Wait()
+		cr.pending.Wait()
 		close(cr.writes)
 		<-written
 	}()
@@ -361,8 +368,9 @@ func (cr *run) requeue(ctx context.Context, urls []ports.CrawlURL) {
 	}
 }
 
-// process reads one claimed URL: robots.txt, the host's politeness, the
-// page, its charge, its record, its event and its links.
+// process reads one claimed URL: robots.txt, the host's politeness and
+// the page, then hands its outcome (its charge, its record and its links)
+// to the finisher, its event to follow the commit.
 func (cr *run) process(stop, ctx context.Context, u ports.CrawlURL) error {
 	r := cr.r
 	pu, err := url.Parse(u.URL)
@@ -441,11 +449,9 @@ func (cr *run) process(stop, ctx context.Context, u ports.CrawlURL) error {
 		reason, _ := failure.Outcome(err)
 		u.StatusCode = page.StatusCode
 		u.Error = failure.Public(err, "The page could not be extracted.")
-		if ferr := cr.finishURL(ctx, ports.CrawlOutcome{URL: u}, ports.CrawlFailed, string(reason), nil); ferr != nil {
-			return ferr
-		}
-		cr.sendAsync(EventPageFailed, map[string]any{"crawl_id": cr.c.ID, "url": u.URL, "reason": reason, "error": u.Error, "status_code": u.StatusCode, "depth": u.Depth, "parent": u.Parent})
-		return nil
+		return cr.finishURL(ctx, ports.CrawlOutcome{URL: u}, ports.CrawlFailed, string(reason), func() {
+			cr.sendAsync(EventPageFailed, map[string]any{"crawl_id": cr.c.ID, "url": u.URL, "reason": reason, "error": u.Error, "status_code": u.StatusCode, "depth": u.Depth, "parent": u.Parent})
+		})
 	}
 	if !judged {
 		// A page that is not HTML (plain text, a document) has no links,
@@ -462,22 +468,25 @@ func (cr *run) process(stop, ctx context.Context, u ports.CrawlURL) error {
 	done.URL.StatusCode, done.URL.Engine = page.StatusCode, string(page.Engine)
 	done.URL.State, done.URL.Content, done.Now = ports.CrawlSucceeded, body, r.d.Clock.Now()
 	svc, _ := billing.ServiceByType(billing.Crawl)
-	cerr := cr.write(ctx, ports.KeyedCharge{Key: fmt.Sprintf("%s:%d", cr.c.ID, u.ID), Charge: ports.Charge{Credits: CostPerPage, ServiceType: string(svc.Type), ServiceName: svc.DisplayName,
-		Metadata: ports.TransactionMetadata{URL: u.URL, JobID: cr.c.ID, RequestID: cr.job.RequestID}, Outcome: &done}}).Err
-	switch {
-	case failure.Is(cerr, failure.InsufficientCredits):
-		o.URL.Error = "Insufficient credits to extract this page."
-		if err := cr.finishURL(ctx, o, ports.CrawlFailed, string(failure.ReasonUnavailable), nil); err != nil {
-			return err
+	// The worker goes on to its next page while this one waits for its
+	// commit; what follows the commit runs once it is done.
+	return cr.write(ctx, ports.KeyedCharge{Key: fmt.Sprintf("%s:%d", cr.c.ID, u.ID), Charge: ports.Charge{Credits: CostPerPage, ServiceType: string(svc.Type), ServiceName: svc.DisplayName,
+		Metadata: ports.TransactionMetadata{URL: u.URL, JobID: cr.c.ID, RequestID: cr.job.RequestID}, Outcome: &done}}, func(res ports.ChargeResult) {
+		switch {
+		case failure.Is(res.Err, failure.InsufficientCredits):
+			o.URL.Error = "Insufficient credits to extract this page."
+			if err := cr.finishURL(ctx, o, ports.CrawlFailed, string(failure.ReasonUnavailable), func() {
+				cr.sendAsync(EventPageFailed, map[string]any{"crawl_id": cr.c.ID, "url": u.URL, "reason": failure.ReasonUnavailable, "error": o.URL.Error, "status_code": page.StatusCode, "depth": u.Depth, "parent": u.Parent})
+			}); err != nil {
+				cr.interrupted(ctx, err)
+			}
+		case res.Err != nil:
+			cr.interrupted(ctx, res.Err)
+		default:
+			// The page is stored: it can be listed before its event arrives.
+			cr.sendAsync(EventPage, map[string]any{"crawl_id": cr.c.ID, "page": obj})
 		}
-		cr.sendAsync(EventPageFailed, map[string]any{"crawl_id": cr.c.ID, "url": u.URL, "reason": failure.ReasonUnavailable, "error": o.URL.Error, "status_code": page.StatusCode, "depth": u.Depth, "parent": u.Parent})
-		return nil
-	case cerr != nil:
-		return cerr
-	}
-	// The page is stored: it can be listed before its event arrives.
-	cr.sendAsync(EventPage, map[string]any{"crawl_id": cr.c.ID, "page": obj})
-	return nil
+	})
 }
 
 // judgePage reads a page's document before it is extracted: the links it
@@ -580,33 +589,54 @@ func (cr *run) hostCap(add []ports.CrawlURL) int {
 	return 0
 }
 
-// finishURL records a page's outcome, with its links, uncharged.
-func (cr *run) finishURL(ctx context.Context, o ports.CrawlOutcome, state ports.CrawlURLState, reason string, body []byte) error {
-	o.URL.State, o.URL.Reason, o.URL.Content, o.Now = state, reason, body, cr.r.d.Clock.Now()
-	return cr.write(ctx, ports.KeyedCharge{Charge: ports.Charge{Outcome: &o}}).Err
+// finishURL hands a page's outcome, with its links, uncharged, to the
+// finisher; then, if not nil, runs once it is committed.
+func (cr *run) finishURL(ctx context.Context, o ports.CrawlOutcome, state ports.CrawlURLState, reason string, then func()) error {
+	o.URL.State, o.URL.Reason, o.Now = state, reason, cr.r.d.Clock.Now()
+	return cr.write(ctx, ports.KeyedCharge{Charge: ports.Charge{Outcome: &o}}, func(res ports.ChargeResult) {
+		if res.Err != nil {
+			cr.interrupted(ctx, res.Err)
+		} else if then != nil {
+			then()
+		}
+	})
+}
+
+// interrupted logs a page whose write failed: it is read again when its
+// lease runs out, and its charge key keeps it charged once.
+func (cr *run) interrupted(ctx context.Context, err error) {
+	if ctx.Err() == nil {
+		cr.r.log.Warn("crawl page interrupted; it is read again when its lease runs out", "crawl_id", cr.c.ID, "err", err)
+	}
 }
 
 // pageWrite is a page's outcome, with its charge if it has one, waiting
-// for its commit; done receives what the write came to.
+// for its commit; then receives what the write came to.
 type pageWrite struct {
 	item ports.KeyedCharge
-	done chan ports.ChargeResult
+	then func(ports.ChargeResult)
 }
 
 // maxGroup bounds the pages one commit writes.
 const maxGroup = 64
 
-// write hands a page's outcome to the finisher and waits for its commit:
-// a page is written (and visible in the pages list) before the caller
-// hears of it and sends its event.
-func (cr *run) write(ctx context.Context, item ports.KeyedCharge) ports.ChargeResult {
-	w := pageWrite{item: item, done: make(chan ports.ChargeResult, 1)}
+// write hands a page's outcome to the finisher and returns without
+// waiting for its commit: the page's worker goes on to its next page, so
+// reading pages does not wait on the store's writer. then runs once the
+// page is committed or its write failed (after the commit, beside the
+// next one; the run waits for it before it ends): a page is written, and
+// listed in its crawl's pages, before its event is sent. The writes
+// channel holds at most Concurrency pages: a worker that finds it full
+// waits.
+func (cr *run) write(ctx context.Context, item ports.KeyedCharge, then func(ports.ChargeResult)) error {
+	cr.pending.Add(1)
 	select {
-	case cr.writes <- w:
+	case cr.writes <- pageWrite{item: item, then: then}:
+		return nil
 	case <-ctx.Done():
-		return ports.ChargeResult{Err: ctx.Err()}
+		cr.pending.Done()
+		return ctx.Err()
 	}
-	return <-w.done
 }
 
 // finisher writes the pages' outcomes of this run in group commits: the
@@ -640,12 +670,23 @@ func (cr *run) finisher(ctx context.Context) {
 			items[i] = w.item
 		}
 		results, err := cr.r.d.Ledger.ChargeEach(ctx, cr.hold, items)
-		for i, w := range group {
-			if err != nil {
-				w.done <- ports.ChargeResult{Err: err}
-				continue
+		// What follows each commit (events, a refusal's own write) runs
+		// beside the next commit, never in the finisher, which a write it
+		// makes would wait on.
+		go func() {
+			for i, w := range group {
+				res := ports.ChargeResult{Err: err}
+				if err == nil {
+					res = results[i]
+				}
+				w.then(res)
+				cr.pending.Done()
 			}
-			w.done <- results[i]
+		}()
+		// The pages' links are in the frontier now: the loop may claim them.
+		select {
+		case cr.wake <- struct{}{}:
+		default:
 		}
 	}
 }
