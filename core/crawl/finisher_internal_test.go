@@ -32,19 +32,16 @@ func (l *groupLedger) ChargeEach(_ context.Context, _ ports.Hold, items []ports.
 
 // finishGroup hands the finisher keys as pages waiting together and
 // returns what each page was told, once the run's pages are done.
-func finishGroup(l *groupLedger, keys ...string) []ports.ChargeResult {
-	cr := &run{r: &Runner{d: RunnerDeps{Ledger: l}}, writes: make(chan pageWrite, len(keys)), wake: make(chan struct{}, 1)}
+func finishGroup(l ports.Ledger, keys ...string) []ports.ChargeResult {
+	cr := &run{r: &Runner{d: RunnerDeps{Ledger: l}}}
+	cr.openWrites(len(keys), make(chan struct{}, 1))
 	out := make([]ports.ChargeResult, len(keys))
 	for i, k := range keys {
 		if err := cr.write(context.Background(), ports.KeyedCharge{Key: k}, func(r ports.ChargeResult) { out[i] = r }); err != nil {
 			panic(err)
 		}
 	}
-	done := make(chan struct{})
-	go func() { defer close(done); cr.finisher(context.Background()) }()
-	cr.pending.Wait()
-	close(cr.writes)
-	<-done
+	cr.startFinisher(context.Background())()
 	return out
 }
 
@@ -68,15 +65,42 @@ func TestFinisherTellsEveryPageOfAFailedCommit(t *testing.T) {
 	}
 }
 
-// heldLedger holds each group's commit until release is closed.
+// heldLedger holds each group's commit until release is closed, and
+// with refuse refuses the charged pages for want of credits.
 type heldLedger struct {
 	groupLedger
 	release chan struct{}
+	refuse  bool
 }
 
 func (l *heldLedger) ChargeEach(ctx context.Context, h ports.Hold, items []ports.KeyedCharge) ([]ports.ChargeResult, error) {
 	<-l.release
-	return l.groupLedger.ChargeEach(ctx, h, items)
+	out, err := l.groupLedger.ChargeEach(ctx, h, items)
+	for i, it := range items {
+		if l.refuse && it.Key != "" {
+			out[i] = ports.ChargeResult{Err: failure.E("test", failure.InsufficientCredits, "no credits")}
+		}
+	}
+	return out, err
+}
+
+// testRun is a run of n slots over l, its finisher started.
+func testRun(l ports.Ledger, n int) (cr *run, end func()) {
+	cr = &run{r: &Runner{d: RunnerDeps{Ledger: l, Clock: testkit.NewClock(time.Now())}}}
+	cr.openWrites(n, make(chan struct{}, 1))
+	return cr, cr.startFinisher(context.Background())
+}
+
+// returnsWithin reports whether fn returns within d.
+func returnsWithin(d time.Duration, fn func()) bool {
+	done := make(chan struct{})
+	go func() { defer close(done); fn() }()
+	select {
+	case <-done:
+		return true
+	case <-time.After(d):
+		return false
+	}
 }
 
 // A page's worker goes on once its page is handed to the finisher; what
@@ -84,20 +108,13 @@ func (l *heldLedger) ChargeEach(ctx context.Context, h ports.Hold, items []ports
 // for that.
 func TestWriteDoesNotWaitForTheCommit(t *testing.T) {
 	l := &heldLedger{release: make(chan struct{})}
-	cr := &run{r: &Runner{d: RunnerDeps{Ledger: l}}, writes: make(chan pageWrite, 1), wake: make(chan struct{}, 1)}
-	done := make(chan struct{})
-	go func() { defer close(done); cr.finisher(context.Background()) }()
+	cr, end := testRun(l, 1)
 	told := make(chan ports.ChargeResult, 1)
-	returned := make(chan error, 1)
-	go func() {
-		returned <- cr.write(context.Background(), ports.KeyedCharge{Key: "c:1"}, func(r ports.ChargeResult) { told <- r })
-	}()
-	select {
-	case err := <-returned:
-		if err != nil {
-			t.Fatal(err)
+	if !returnsWithin(5*time.Second, func() {
+		if err := cr.write(context.Background(), ports.KeyedCharge{Key: "c:1"}, func(r ports.ChargeResult) { told <- r }); err != nil {
+			t.Error(err)
 		}
-	case <-time.After(5 * time.Second):
+	}) {
 		t.Fatal("write waited for the commit")
 	}
 	select {
@@ -106,10 +123,10 @@ func TestWriteDoesNotWaitForTheCommit(t *testing.T) {
 	case <-time.After(50 * time.Millisecond):
 	}
 	ended := make(chan struct{})
-	go func() { cr.pending.Wait(); close(ended) }()
+	go func() { end(); close(ended) }()
 	select {
 	case <-ended:
-		t.Fatal("the run's pages counted done before their commit")
+		t.Fatal("the run ended before its page was committed")
 	case <-time.After(50 * time.Millisecond):
 	}
 	close(l.release)
@@ -119,48 +136,79 @@ func TestWriteDoesNotWaitForTheCommit(t *testing.T) {
 	<-ended
 	select {
 	case <-cr.wake:
-	case <-time.After(5 * time.Second):
+	default:
 		t.Fatal("the loop was not woken after the commit")
 	}
-	close(cr.writes)
-	<-done
 }
 
-// refusingLedger refuses the charged pages for want of credits and
-// writes the uncharged ones.
-type refusingLedger struct{ groupLedger }
-
-func (l *refusingLedger) ChargeEach(ctx context.Context, h ports.Hold, items []ports.KeyedCharge) ([]ports.ChargeResult, error) {
-	out, err := l.groupLedger.ChargeEach(ctx, h, items)
-	for i, it := range items {
-		if it.Key != "" {
-			out[i] = ports.ChargeResult{Err: failure.E("test", failure.InsufficientCredits, "no credits")}
+// At most n pages wait for their commit: the next worker waits for one
+// to be written.
+func TestPagesWaitingForTheirCommitAreBounded(t *testing.T) {
+	l := &heldLedger{release: make(chan struct{})}
+	cr, end := testRun(l, 2)
+	write := func() {
+		if err := cr.write(context.Background(), ports.KeyedCharge{Key: "c:1"}, func(ports.ChargeResult) {}); err != nil {
+			t.Error(err)
 		}
 	}
-	return out, err
+	for i := range 2 {
+		if !returnsWithin(5*time.Second, write) {
+			t.Fatalf("write %d of 2 waited", i+1)
+		}
+	}
+	third := make(chan struct{})
+	go func() { write(); close(third) }()
+	select {
+	case <-third:
+		t.Fatal("a third page was taken while two wait for their commit")
+	case <-time.After(100 * time.Millisecond):
+	}
+	close(l.release)
+	<-third
+	end()
 }
 
 // A page refused at its commit is written again as failed from what
-// follows the commit: the run's end waits for that second write too.
+// follows the commit, never from the finisher itself: with every slot
+// taken by the next page, a write made in the finisher would wait for a
+// slot only the finisher frees. The run's end waits for that write too.
 func TestRefusedPageWrittenAgainBeforeTheRunEnds(t *testing.T) {
-	l := &refusingLedger{}
-	cr := &run{r: &Runner{d: RunnerDeps{Ledger: l, Clock: testkit.NewClock(time.Now())}}, writes: make(chan pageWrite, 1), wake: make(chan struct{}, 1)}
-	done := make(chan struct{})
-	go func() { defer close(done); cr.finisher(context.Background()) }()
+	l := &heldLedger{release: make(chan struct{}), refuse: true}
+	cr, end := testRun(l, 1)
 	var refused, failed bool
-	err := cr.write(context.Background(), ports.KeyedCharge{Key: "c:1"}, func(r ports.ChargeResult) {
+	if err := cr.write(context.Background(), ports.KeyedCharge{Key: "c:1"}, func(r ports.ChargeResult) {
 		refused = failure.Is(r.Err, failure.InsufficientCredits)
 		if err := cr.finishURL(context.Background(), ports.CrawlOutcome{}, ports.CrawlFailed, "unavailable", func() { failed = true }); err != nil {
 			t.Error(err)
 		}
-	})
-	if err != nil {
+	}); err != nil {
 		t.Fatal(err)
 	}
-	cr.pending.Wait()
-	close(cr.writes)
-	<-done
-	if !refused || !failed || len(l.groups) != 2 || l.groups[1][0].Charge.Outcome.URL.State != ports.CrawlFailed {
+	// The next page waits for the one slot, which it takes as the first
+	// page's commit frees it.
+	next := make(chan struct{})
+	go func() {
+		defer close(next)
+		if err := cr.write(context.Background(), ports.KeyedCharge{}, func(ports.ChargeResult) {}); err != nil {
+			t.Error(err)
+		}
+	}()
+	time.Sleep(50 * time.Millisecond) // the next page waiting for the slot (not needed for the test to pass)
+	close(l.release)
+	if !returnsWithin(5*time.Second, end) {
+		t.Fatal("the run did not end: the refused page's write waited on the finisher")
+	}
+	<-next
+	if !refused || !failed || len(l.groups) != 3 {
 		t.Fatalf("refused %v, failed written %v, groups %v", refused, failed, l.groups)
+	}
+	n := 0
+	for _, g := range l.groups {
+		if it := g[0]; it.Key == "" && it.Charge.Outcome != nil && it.Charge.Outcome.URL.State == ports.CrawlFailed {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Fatalf("groups %v: want the refused page written once more, uncharged and failed", l.groups)
 	}
 }

@@ -142,11 +142,14 @@ type run struct {
 	// writes are the pages' outcomes on their way to the finisher, which
 	// writes those that wait together in one transaction (see finisher).
 	writes chan pageWrite
-	// pending counts the pages handed to the finisher whose commit and
-	// what follows it (their event, or their refusal written) are not
-	// done yet; wake tells the loop a commit freed the frontier.
-	pending sync.WaitGroup
-	wake    chan struct{}
+	// slots bound the pages handed to the finisher and not committed yet
+	// (unwritten counts them); pending counts those whose commit, or what
+	// follows it (their event, their refusal written), is not done yet;
+	// wake tells the loop a commit added to the frontier.
+	slots     chan struct{}
+	unwritten atomic.Int64
+	pending   sync.WaitGroup
+	wake      chan struct{}
 }
 
 // RunJob runs a claimed crawl until its frontier is done, its limit is
@@ -251,22 +254,17 @@ func (cr *run) frontierURL(v Verdict, depth int, parent string) ports.CrawlURL {
 
 // loop claims and reads URLs, Concurrency at a time, until there is
 // nothing left to read. cancelled reports a crawl stopped by its owner.
-// A claim takes up to Concurrency URLs whenever none is left over from the
-// last, so pages finishing together start their successors from one claim
-// rather than one claim each; what is left over when the loop ends goes
-// back to the queue.
+// A claim takes up to Concurrency URLs whenever at most half of the last
+// is left, so pages finishing together start their successors from one
+// claim rather than one claim each, and a free worker finds a URL
+// waiting; what is left over when the loop ends goes back to the queue.
 func (cr *run) loop(stop, work context.Context) (cancelled bool, err error) {
 	r := cr.r
 	var inflight atomic.Int64
 	var wg sync.WaitGroup
-	cr.writes = make(chan pageWrite, r.opts.Concurrency)
 	wake := make(chan struct{}, r.opts.Concurrency)
-	cr.wake = wake
-	written := make(chan struct{})
-	go func() {
-		defer close(written)
-		cr.finisher(work)
-	}()
+	cr.openWrites(r.opts.Concurrency, wake)
+	endWrites := cr.startFinisher(work)
 	// Concurrency workers read the claimed pages, each one page at a time:
 	// a page is handed over only when one is free (inflight below
 	// Concurrency), so the channel never holds more than it has room for.
@@ -290,9 +288,7 @@ func (cr *run) loop(stop, work context.Context) (cancelled bool, err error) {
 	defer func() {
 		close(pages)
 		wg.Wait()
-		cr.pending.Wait()
-		close(cr.writes)
-		<-written
+		endWrites()
 	}()
 	var ready []ports.CrawlURL
 	var claimedAt time.Time
@@ -325,12 +321,19 @@ func (cr *run) loop(stop, work context.Context) (cancelled bool, err error) {
 			cr.requeue(work, ready)
 			ready = nil
 		}
-		if free > 0 && len(ready) == 0 {
+		if len(ready) <= r.opts.Concurrency/2 {
+			// The next claim is made while half of the last one still
+			// waits for a worker, so that a worker that frees up does not
+			// wait for a claim, which waits for the store's writer. The
+			// oldest claim's time decides when the waiting URLs go back.
 			claimed, err := r.d.Crawls.ClaimCrawlURLs(work, cr.c.ID, r.opts.Concurrency, cr.c.Limit, now, r.opts.URLLease)
 			if err != nil {
 				return false, err
 			}
-			ready, claimedAt = claimed, now
+			if len(ready) == 0 {
+				claimedAt = now
+			}
+			ready = append(ready, claimed...)
 		}
 		if free > 0 && len(ready) > 0 {
 			for _, u := range ready[:min(free, len(ready))] {
@@ -340,7 +343,9 @@ func (cr *run) loop(stop, work context.Context) (cancelled bool, err error) {
 			ready = ready[min(free, len(ready)):]
 			continue
 		}
-		if inflight.Load() == 0 && len(ready) == 0 {
+		// A page waiting for its commit is in flight in the store: its
+		// commit wakes the loop, which counts then.
+		if inflight.Load() == 0 && len(ready) == 0 && cr.unwritten.Load() == 0 {
 			counts, err := r.d.Crawls.CrawlCounts(work, cr.c.ID)
 			if err != nil {
 				return false, err
@@ -592,7 +597,7 @@ func (cr *run) hostCap(add []ports.CrawlURL) int {
 // finishURL hands a page's outcome, with its links, uncharged, to the
 // finisher; then, if not nil, runs once it is committed.
 func (cr *run) finishURL(ctx context.Context, o ports.CrawlOutcome, state ports.CrawlURLState, reason string, then func()) error {
-	o.URL.State, o.URL.Reason, o.Now = state, reason, cr.r.d.Clock.Now()
+	o.URL.State, o.URL.Reason, o.URL.Content, o.Now = state, reason, nil, cr.r.d.Clock.Now()
 	return cr.write(ctx, ports.KeyedCharge{Charge: ports.Charge{Outcome: &o}}, func(res ports.ChargeResult) {
 		if res.Err != nil {
 			cr.interrupted(ctx, res.Err)
@@ -620,23 +625,49 @@ type pageWrite struct {
 // maxGroup bounds the pages one commit writes.
 const maxGroup = 64
 
+// openWrites makes room for at most n pages waiting for their commit;
+// wake is told of each commit.
+func (cr *run) openWrites(n int, wake chan struct{}) {
+	cr.writes, cr.slots, cr.wake = make(chan pageWrite, n), make(chan struct{}, n), wake
+}
+
+// startFinisher starts the run's finisher and returns what ends it: it
+// waits for every page handed over and what follows its commit, then
+// stops the finisher.
+func (cr *run) startFinisher(ctx context.Context) (end func()) {
+	written := make(chan struct{})
+	go func() {
+		defer close(written)
+		cr.finisher(ctx)
+	}()
+	return func() {
+		// Only workers, all returned, and what follows a commit, counted
+		// in pending, write: none writes once pending is done.
+		cr.pending.Wait()
+		close(cr.writes)
+		<-written
+	}
+}
+
 // write hands a page's outcome to the finisher and returns without
 // waiting for its commit: the page's worker goes on to its next page, so
 // reading pages does not wait on the store's writer. then runs once the
 // page is committed or its write failed (after the commit, beside the
 // next one; the run waits for it before it ends): a page is written, and
-// listed in its crawl's pages, before its event is sent. The writes
-// channel holds at most Concurrency pages: a worker that finds it full
-// waits.
+// listed in its crawl's pages, before its event is sent. At most the
+// crawl's concurrency of pages wait for their commit (a worker that finds
+// none of the slots free waits), so a run holds at most twice its
+// concurrency of pages: those being read and those being written.
 func (cr *run) write(ctx context.Context, item ports.KeyedCharge, then func(ports.ChargeResult)) error {
-	cr.pending.Add(1)
 	select {
-	case cr.writes <- pageWrite{item: item, then: then}:
-		return nil
+	case cr.slots <- struct{}{}:
 	case <-ctx.Done():
-		cr.pending.Done()
 		return ctx.Err()
 	}
+	cr.pending.Add(1)
+	cr.unwritten.Add(1)
+	cr.writes <- pageWrite{item: item, then: then} // room for every slot
+	return nil
 }
 
 // finisher writes the pages' outcomes of this run in group commits: the
@@ -670,6 +701,11 @@ func (cr *run) finisher(ctx context.Context) {
 			items[i] = w.item
 		}
 		results, err := cr.r.d.Ledger.ChargeEach(ctx, cr.hold, items)
+		for i := range group {
+			group[i].item = ports.KeyedCharge{} // the page's body, written
+			<-cr.slots
+		}
+		cr.unwritten.Add(-int64(len(group)))
 		// What follows each commit (events, a refusal's own write) runs
 		// beside the next commit, never in the finisher, which a write it
 		// makes would wait on.
