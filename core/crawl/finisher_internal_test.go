@@ -3,6 +3,8 @@ package crawl
 import (
 	"context"
 	"errors"
+	"runtime"
+	"strings"
 	"testing"
 	"time"
 
@@ -82,6 +84,26 @@ func (l *heldLedger) ChargeEach(ctx context.Context, h ports.Hold, items []ports
 		}
 	}
 	return out, err
+}
+
+// waitingInWrite waits until n goroutines wait in run.write for a slot.
+func waitingInWrite(t *testing.T, n int) {
+	t.Helper()
+	buf := make([]byte, 1<<20)
+	for range 500 {
+		stacks := string(buf[:runtime.Stack(buf, true)])
+		waiting := 0
+		for _, g := range strings.Split(stacks, "\n\n") {
+			if strings.Contains(g, "[select") && strings.Contains(g, "crawl.(*run).write(") {
+				waiting++
+			}
+		}
+		if waiting >= n {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatalf("no %d goroutines waiting in write", n)
 }
 
 // testRun is a run of n slots over l, its finisher started.
@@ -193,12 +215,11 @@ func TestRefusedPageWrittenAgainBeforeTheRunEnds(t *testing.T) {
 			t.Error(err)
 		}
 	}()
-	time.Sleep(50 * time.Millisecond) // the next page waiting for the slot (not needed for the test to pass)
+	waitingInWrite(t, 1)
 	close(l.release)
-	if !returnsWithin(5*time.Second, end) {
+	if !returnsWithin(5*time.Second, func() { <-next; end() }) {
 		t.Fatal("the run did not end: the refused page's write waited on the finisher")
 	}
-	<-next
 	if !refused || !failed || len(l.groups) != 3 {
 		t.Fatalf("refused %v, failed written %v, groups %v", refused, failed, l.groups)
 	}

@@ -254,10 +254,11 @@ func (cr *run) frontierURL(v Verdict, depth int, parent string) ports.CrawlURL {
 
 // loop claims and reads URLs, Concurrency at a time, until there is
 // nothing left to read. cancelled reports a crawl stopped by its owner.
-// A claim takes up to Concurrency URLs whenever at most half of the last
-// is left, so pages finishing together start their successors from one
-// claim rather than one claim each, and a free worker finds a URL
-// waiting; what is left over when the loop ends goes back to the queue.
+// A claim takes up to Concurrency URLs whenever at most half Concurrency
+// claimed URLs wait for a worker (claimQueue), so pages finishing together
+// start their successors from one claim rather than one claim each, and a
+// free worker finds a URL waiting; what is left over when the loop ends
+// goes back to the queue.
 func (cr *run) loop(stop, work context.Context) (cancelled bool, err error) {
 	r := cr.r
 	var inflight atomic.Int64
@@ -290,9 +291,8 @@ func (cr *run) loop(stop, work context.Context) (cancelled bool, err error) {
 		wg.Wait()
 		endWrites()
 	}()
-	var ready []ports.CrawlURL
-	var claimedAt time.Time
-	defer func() { cr.requeue(context.WithoutCancel(work), ready) }()
+	var ready claimQueue
+	defer func() { cr.requeue(context.WithoutCancel(work), ready.take(ready.len())) }()
 	lastCheck := time.Time{}
 	for {
 		if err := stop.Err(); err != nil {
@@ -313,39 +313,28 @@ func (cr *run) loop(stop, work context.Context) (cancelled bool, err error) {
 			}
 		}
 		free := r.opts.Concurrency - int(inflight.Load())
-		if len(ready) > 0 && now.Sub(claimedAt) >= r.opts.URLLease/2 {
-			// URLs claimed together and still waiting for a free slot (a
-			// slow or polite host) are given back before their leases run
-			// out: a URL whose lease ran out while it waits would be
-			// claimed again and counted out of the limit.
-			cr.requeue(work, ready)
-			ready = nil
+		// URLs claimed and still waiting for a free worker (a slow or
+		// polite host) go back before their leases run out.
+		if old := ready.expired(now, r.opts.URLLease/2); len(old) > 0 {
+			cr.requeue(work, old)
 		}
-		if len(ready) <= r.opts.Concurrency/2 {
-			// The next claim is made while half of the last one still
-			// waits for a worker, so that a worker that frees up does not
-			// wait for a claim, which waits for the store's writer. The
-			// oldest claim's time decides when the waiting URLs go back.
+		if ready.low(r.opts.Concurrency) {
 			claimed, err := r.d.Crawls.ClaimCrawlURLs(work, cr.c.ID, r.opts.Concurrency, cr.c.Limit, now, r.opts.URLLease)
 			if err != nil {
 				return false, err
 			}
-			if len(ready) == 0 {
-				claimedAt = now
-			}
-			ready = append(ready, claimed...)
+			ready.add(claimed, now)
 		}
-		if free > 0 && len(ready) > 0 {
-			for _, u := range ready[:min(free, len(ready))] {
+		if free > 0 && ready.len() > 0 {
+			for _, u := range ready.take(free) {
 				inflight.Add(1)
 				pages <- u
 			}
-			ready = ready[min(free, len(ready)):]
 			continue
 		}
 		// A page waiting for its commit is in flight in the store: its
 		// commit wakes the loop, which counts then.
-		if inflight.Load() == 0 && len(ready) == 0 && cr.unwritten.Load() == 0 {
+		if inflight.Load() == 0 && ready.len() == 0 && cr.unwritten.Load() == 0 {
 			counts, err := r.d.Crawls.CrawlCounts(work, cr.c.ID)
 			if err != nil {
 				return false, err
@@ -473,6 +462,7 @@ func (cr *run) process(stop, ctx context.Context, u ports.CrawlURL) error {
 	done.URL.StatusCode, done.URL.Engine = page.StatusCode, string(page.Engine)
 	done.URL.State, done.URL.Content, done.Now = ports.CrawlSucceeded, body, r.d.Clock.Now()
 	svc, _ := billing.ServiceByType(billing.Crawl)
+	status := page.StatusCode // what follows the commit keeps no more of the page than its event
 	// The worker goes on to its next page while this one waits for its
 	// commit; what follows the commit runs once it is done.
 	return cr.write(ctx, ports.KeyedCharge{Key: fmt.Sprintf("%s:%d", cr.c.ID, u.ID), Charge: ports.Charge{Credits: CostPerPage, ServiceType: string(svc.Type), ServiceName: svc.DisplayName,
@@ -481,7 +471,7 @@ func (cr *run) process(stop, ctx context.Context, u ports.CrawlURL) error {
 		case failure.Is(res.Err, failure.InsufficientCredits):
 			o.URL.Error = "Insufficient credits to extract this page."
 			if err := cr.finishURL(ctx, o, ports.CrawlFailed, string(failure.ReasonUnavailable), func() {
-				cr.sendAsync(EventPageFailed, map[string]any{"crawl_id": cr.c.ID, "url": u.URL, "reason": failure.ReasonUnavailable, "error": o.URL.Error, "status_code": page.StatusCode, "depth": u.Depth, "parent": u.Parent})
+				cr.sendAsync(EventPageFailed, map[string]any{"crawl_id": cr.c.ID, "url": u.URL, "reason": failure.ReasonUnavailable, "error": o.URL.Error, "status_code": status, "depth": u.Depth, "parent": u.Parent})
 			}); err != nil {
 				cr.interrupted(ctx, err)
 			}
@@ -657,7 +647,8 @@ func (cr *run) startFinisher(ctx context.Context) (end func()) {
 // listed in its crawl's pages, before its event is sent. At most the
 // crawl's concurrency of pages wait for their commit (a worker that finds
 // none of the slots free waits), so a run holds at most twice its
-// concurrency of pages: those being read and those being written.
+// concurrency of pages being read or written, besides the events still
+// being sent.
 func (cr *run) write(ctx context.Context, item ports.KeyedCharge, then func(ports.ChargeResult)) error {
 	select {
 	case cr.slots <- struct{}{}:
@@ -716,6 +707,7 @@ func (cr *run) finisher(ctx context.Context) {
 					res = results[i]
 				}
 				w.then(res)
+				group[i] = pageWrite{} // what the page's event holds, sent
 				cr.pending.Done()
 			}
 		}()
