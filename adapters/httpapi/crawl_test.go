@@ -147,8 +147,16 @@ func TestCrawlHoldAndOwnership(t *testing.T) {
 	if m := waitCrawl(t, e, tok, id); m["status"] != "cancelled" || m["succeeded"] != float64(0) {
 		t.Fatalf("cancelled crawl = %v", m)
 	}
-	end, _ := e.Credits.Status(context.Background(), acct.ID)
-	if _, held, _ := e.Store.ReadCredits(context.Background(), acct.ID, e.Clock.Now()); end.Balance != st.Balance || held != 0 {
+	// A queued crawl reads "cancelled" as soon as it is cancelled; its hold
+	// comes back once a worker takes the job up and ends it.
+	var held int64
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		if _, held, _ = e.Store.ReadCredits(context.Background(), acct.ID, e.Clock.Now()); held == 0 {
+			break
+		}
+		e.Clock.Advance(20 * time.Millisecond)
+	}
+	if end, _ := e.Credits.Status(context.Background(), acct.ID); end.Balance != st.Balance || held != 0 {
 		t.Fatalf("balance after cancel = %d (held %d), want %d", end.Balance, held, st.Balance)
 	}
 }
