@@ -143,13 +143,12 @@ type run struct {
 	// writes those that wait together in one transaction (see finisher).
 	writes chan pageWrite
 	// slots bound the pages handed to the finisher and not committed yet
-	// (unwritten counts them); pending counts those whose commit, or what
+	// (as many as are taken); pending counts those whose commit, or what
 	// follows it (their event, their refusal written), is not done yet;
 	// wake tells the loop a commit added to the frontier.
-	slots     chan struct{}
-	unwritten atomic.Int64
-	pending   sync.WaitGroup
-	wake      chan struct{}
+	slots   chan struct{}
+	pending sync.WaitGroup
+	wake    chan struct{}
 }
 
 // RunJob runs a claimed crawl until its frontier is done, its limit is
@@ -275,8 +274,8 @@ func (cr *run) loop(stop, work context.Context) (cancelled bool, err error) {
 		go func() {
 			defer wg.Done()
 			for u := range pages {
-				if err := cr.process(stop, work, u); err != nil && work.Err() == nil {
-					r.log.Warn("crawl page interrupted; it is read again when its lease runs out", "crawl_id", cr.c.ID, "err", err)
+				if err := cr.process(stop, work, u); err != nil {
+					cr.interrupted(work, err)
 				}
 				inflight.Add(-1)
 				select {
@@ -334,7 +333,7 @@ func (cr *run) loop(stop, work context.Context) (cancelled bool, err error) {
 		}
 		// A page waiting for its commit is in flight in the store: its
 		// commit wakes the loop, which counts then.
-		if inflight.Load() == 0 && ready.len() == 0 && cr.unwritten.Load() == 0 {
+		if inflight.Load() == 0 && ready.len() == 0 && len(cr.slots) == 0 {
 			counts, err := r.d.Crawls.CrawlCounts(work, cr.c.ID)
 			if err != nil {
 				return false, err
@@ -656,7 +655,6 @@ func (cr *run) write(ctx context.Context, item ports.KeyedCharge, then func(port
 		return ctx.Err()
 	}
 	cr.pending.Add(1)
-	cr.unwritten.Add(1)
 	cr.writes <- pageWrite{item: item, then: then} // room for every slot
 	return nil
 }
@@ -696,7 +694,6 @@ func (cr *run) finisher(ctx context.Context) {
 			group[i].item = ports.KeyedCharge{} // the page's body, written
 			<-cr.slots
 		}
-		cr.unwritten.Add(-int64(len(group)))
 		// What follows each commit (events, a refusal's own write) runs
 		// beside the next commit, never in the finisher, which a write it
 		// makes would wait on.
